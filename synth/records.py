@@ -1,0 +1,271 @@
+"""Every record that crosses a stage boundary.
+
+Records are frozen pydantic models with ``extra="forbid"``. Ids are content hashes
+(canonical JSON, then sha256), so the same inputs always give the same ids, whatever
+the order or concurrency they were made in.
+
+Flow::
+
+    ServerSpec/ToolSpec -> Scenario -> Query -> Plan -> Trajectory -> Review
+                                                          |
+                                            Conversation (accepted gold) -> ScoredCall
+    any stage -> StageFailure (counted in the funnel, written to rejected.jsonl)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JSON = Any
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def content_hash(value: Any, length: int = 16) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:length]
+
+
+def make_id(kind: str, *parts: Any) -> str:
+    """A readable, content-derived id such as ``conv_3f2a...``."""
+    return f"{kind}_{content_hash(list(parts))}"
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+# --- registry -------------------------------------------------------------------------
+
+
+class ToolSpec(Record):
+    """One usable tool, with its input schema normalised (see synth.registry.normalize)."""
+
+    server: str
+    name: str
+    description: str = ""
+    input_schema: dict[str, JSON]
+    output_schema: dict[str, JSON] | None = None
+    schema_hash: str  # hash of the schema as the registry gave it, before normalisation
+    annotations: dict[str, JSON] | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.server}/{self.name}"
+
+    @property
+    def properties(self) -> dict[str, JSON]:
+        return self.input_schema.get("properties") or {}
+
+    @property
+    def required(self) -> list[str]:
+        return list(self.input_schema.get("required") or [])
+
+
+class ServerSpec(Record):
+    id: str  # qualifiedName, or the file stem when the file gives none
+    name: str
+    description: str = ""
+    source: str  # file, relative to the registry folder
+    category: str | None = None
+    license: str | None = None
+    tools: tuple[ToolSpec, ...]
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+
+class Problem(Record):
+    """One thing wrong with a registry file, said so a person can fix it."""
+
+    severity: Literal["error", "warning"]
+    file: str
+    server: str | None = None
+    tool: str | None = None
+    pointer: str = ""  # JSON pointer into the file's document
+    what: str
+    fix: str
+
+    def line(self) -> str:
+        where = ": ".join(x for x in (self.file, self.server, self.tool) if x)
+        ptr = f" at {self.pointer}" if self.pointer else ""
+        return f"{where}{ptr}: {self.severity}: {self.what} (fix: {self.fix})"
+
+
+class Registry(Record):
+    root: str
+    servers: tuple[ServerSpec, ...]
+    problems: tuple[Problem, ...] = ()
+    skipped_tools: int = 0
+    skipped_servers: int = 0
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        return [t for s in self.servers for t in s.tools]
+
+    def server(self, server_id: str) -> ServerSpec:
+        return next(s for s in self.servers if s.id == server_id)
+
+
+# --- conversation ---------------------------------------------------------------------
+
+
+class ToolCall(Record):
+    id: str
+    name: str
+    arguments: dict[str, JSON]
+
+
+class Message(Record):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+
+
+class Link(Record):
+    """An output field of one step feeds an input parameter of a later step."""
+
+    from_step: int
+    field: str  # key in the earlier step's result that carries the value
+    to_step: int
+    param: str
+
+
+class Scenario(Record):
+    id: str
+    index: int
+    server: str
+    tools: tuple[str, ...]  # in call order
+    links: tuple[Link, ...] = ()
+    persona: str
+    multi_turn: bool = False
+
+
+class Query(Record):
+    id: str
+    scenario_id: str
+    text: str
+    parent_id: str | None = None  # a refined query points at its draft
+    withheld: tuple[str, ...] = ()  # "step.param" values the user gives only when asked
+
+
+class PlanStep(Record):
+    step: int
+    tool: str
+    arguments: dict[str, JSON]
+    depends_on: tuple[int, ...] = ()
+
+
+class Plan(Record):
+    id: str
+    scenario_id: str
+    steps: tuple[PlanStep, ...]
+
+
+class Trajectory(Record):
+    id: str
+    scenario_id: str
+    messages: tuple[Message, ...]
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        return [c for m in self.messages for c in m.tool_calls]
+
+
+class GateResult(Record):
+    gate: Literal["tool_exists", "schema_valid", "grounded"]
+    call_id: str
+    passed: bool
+    detail: str = ""
+
+
+class Review(Record):
+    trajectory_id: str
+    gates: tuple[GateResult, ...]
+    step_labels: tuple[str, ...] = ()  # T-Eval style, one per call
+    verdict: Literal["accept", "reject", "human"]
+    confidence: float = 1.0
+    reasons: tuple[str, ...] = ()
+
+
+class Conversation(Record):
+    """An accepted gold conversation with everything known about how it was made."""
+
+    id: str
+    scenario: Scenario
+    query: Query
+    plan: Plan
+    messages: tuple[Message, ...]
+    tools: tuple[str, ...]  # names of the server's tools offered to the assistant
+    review: Review
+    split: Literal["train", "valid", "test"] | None = None
+
+    @property
+    def server(self) -> str:
+        return self.scenario.server
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        return [c for m in self.messages for c in m.tool_calls]
+
+
+Label = Literal["correct", "incorrect_tool", "incorrect_parameter_names", "incorrect_parameter_values"]
+LABELS: tuple[str, ...] = (
+    "correct",
+    "incorrect_tool",
+    "incorrect_parameter_names",
+    "incorrect_parameter_values",
+)
+
+
+class ScoredCall(Record):
+    """A tool call with a label, limbic style: the gold call itself or a derived negative."""
+
+    id: str
+    conversation_id: str
+    server: str
+    call_index: int  # which gold call of the conversation (0-based)
+    history: tuple[Message, ...]  # the conversation up to, not including, the call
+    tool_call: ToolCall
+    gold_call: ToolCall
+    score: Label
+    subtype: str  # "gold" for correct; e.g. "sibling_tool", "missing_required", "out_of_range"
+    failure_reason: str = ""
+
+
+class StageFailure(Record):
+    """Why an item left the pipeline. Never a silent None."""
+
+    stage: str
+    item_id: str
+    reason: str  # a short code, counted in the funnel
+    detail: str = ""  # what happened, in words
+    raw: JSON = None
+
+
+class Funnel(BaseModel):
+    """How many items entered and left each stage, and why they left. Mutable: a tally."""
+
+    entered: dict[str, int] = Field(default_factory=dict)
+    left: dict[str, int] = Field(default_factory=dict)
+    reasons: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+    def enter(self, stage: str, n: int = 1) -> None:
+        self.entered[stage] = self.entered.get(stage, 0) + n
+
+    def leave(self, stage: str, n: int = 1) -> None:
+        self.left[stage] = self.left.get(stage, 0) + n
+
+    def drop(self, failure: StageFailure) -> None:
+        by_reason = self.reasons.setdefault(failure.stage, {})
+        by_reason[failure.reason] = by_reason.get(failure.reason, 0) + 1
