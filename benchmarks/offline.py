@@ -1,0 +1,75 @@
+"""Offline generation speed and memory: prints one JSON line.
+
+    python benchmarks/offline.py [--servers registry/] [--n 10000] [--sizes 1000,5000]
+
+Each size runs in its own process so peak memory (max RSS) is measured per run; flat memory
+means the peak barely moves as N grows. Timings are wall clock on one core (the pipeline is
+single-threaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def one(servers: str, n: int) -> dict:
+    from synth.config import Settings
+    from synth.pipeline import generate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        cpu0 = time.process_time()
+        manifest = generate(Settings(servers=Path(servers), out=Path(tmp) / "run", n=n, seed=0))
+        wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu0
+    accepted = manifest["funnel"]["accepted"]
+    scored = sum(manifest["counts"]["scored"].values())
+    return {
+        "n": n,
+        "accepted": accepted,
+        "scenarios": manifest["funnel"]["scenarios"],
+        "scored": scored,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "conversations_per_s": round(accepted / wall, 1),
+        "scored_per_s": round(scored / wall, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--servers", default=str(Path(__file__).resolve().parents[1] / "registry"))
+    parser.add_argument("--n", type=int, default=10000)
+    parser.add_argument("--sizes", default="1000,5000", help="smaller runs to compare peak memory against")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(one(args.servers, args.child)))
+        return
+    runs = []
+    for n in [*(int(x) for x in args.sizes.split(",") if x), args.n]:
+        out = subprocess.run([sys.executable, __file__, "--servers", args.servers, "--child", str(n)],
+                             check=True, capture_output=True, text=True).stdout
+        runs.append(json.loads(out.strip().splitlines()[-1]))
+    final = runs[-1]
+    print(json.dumps({
+        "servers": args.servers,
+        "n": final["n"],
+        "conversations_per_s": final["conversations_per_s"],
+        "scored_per_s": final["scored_per_s"],
+        "peak_rss_mb": final["peak_rss_mb"],
+        "peak_rss_mb_by_n": {r["n"]: r["peak_rss_mb"] for r in runs},
+        "runs": runs,
+    }))
+
+
+if __name__ == "__main__":
+    main()

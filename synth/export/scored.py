@@ -1,0 +1,35 @@
+"""Scored tool calls in the limbic layout, plus what a judge-builder needs to trace them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from synth.export.chat import openai_messages
+from synth.records import ScoredCall, ServerSpec, ToolCall
+
+
+def _call(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
+
+
+def scored_line(record: ScoredCall, server: ServerSpec, offered: tuple[str, ...], split: str) -> dict[str, Any]:
+    """One limbic-style row. Tool names stay as the MCP server spells them."""
+    return {
+        "id": record.id,
+        "conversation_id": record.conversation_id,
+        "call_index": record.call_index,
+        "server": record.server,
+        "split": split,
+        "available_tools": [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in server.tools if t.name in offered
+        ],
+        "message_history": openai_messages(record.history, lambda n: n),
+        "tool_call": _call(record.tool_call),
+        "score": record.score,
+        "subtype": record.subtype,
+        "failure_reason": record.failure_reason,
+        "gold_call": _call(record.gold_call),
+    }

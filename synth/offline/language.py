@@ -1,0 +1,216 @@
+"""The offline writer: user requests, clarifying questions and final answers in plain English.
+
+Requests are built from what each tool does (its description, else its name) and state every
+value the calls need, so a model trained on them learns to take values from the user, not to
+invent them. Tool names never appear in a request.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from synth.offline import vocab
+from synth.offline.simulate import kind as tool_kind
+from synth.offline.simulate import noun, singular
+from synth.offline.values import human, words
+from synth.records import ToolSpec
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LEAD = re.compile(
+    r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"
+    r"|(?:use this tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
+    re.I,
+)
+_MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
+VERBS = {
+    "get", "retrieve", "fetch", "search", "list", "find", "create", "add", "send", "post", "update", "delete",
+    "remove", "set", "write", "upload", "read", "check", "look", "query", "calculate", "convert", "generate",
+    "return", "provide", "show", "display", "analyze", "analyse", "compare", "translate", "summarize",
+    "summarise", "download", "run", "execute", "book", "schedule", "cancel", "track", "monitor", "browse",
+    "explore", "discover", "validate", "verify", "extract", "parse", "open", "close", "save", "load", "scrape",
+    "crawl", "lookup", "resolve", "estimate", "predict", "recommend", "identify", "count", "merge", "move",
+    "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
+    "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "fetches",
+    "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
+}
+
+
+def intent(tool: ToolSpec) -> str:
+    """What the tool does, as an imperative clause: "get the weather forecast for a city"."""
+    for sentence in _SENTENCE.split(_MARKUP.sub("", tool.description or "").strip()):
+        text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
+        text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|\bReturns?\b", text)[0].strip().rstrip(",")
+        w = text.split()
+        if len(w) < 2 or not text.isascii():
+            continue
+        first = _base_verb(w[0].lower())
+        if first not in VERBS:
+            w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
+        else:
+            w[0] = first
+        if len(w) > 16:
+            w = w[:16]
+            while w and w[-1].lower() in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on"}:
+                w.pop()
+        return " ".join(w)
+    name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api"}]
+    if name_words and _base_verb(name_words[0]) not in VERBS:
+        name_words = ["look", "up", *name_words]
+    return " ".join(name_words) or "help with this"
+
+
+def _base_verb(word: str) -> str:
+    if word in VERBS:
+        return word
+    if word.endswith("ies") and word[:-3] + "y" in VERBS:
+        return word[:-3] + "y"
+    if word.endswith("es") and word[:-2] in VERBS:
+        return word[:-2]
+    if word.endswith("s") and word[:-1] in VERBS:
+        return word[:-1]
+    return word
+
+
+def show(value: Any, kind: str) -> str:
+    """A value as a person would write it in a message."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        shown = [show(v, kind.removeprefix("list:")) for v in value]
+        return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1] if shown else "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{human(k)} {show(v, 'text')}" for k, v in value.items())
+    if kind in ("query", "text", "code") and isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def inline(clause: str, param: str, value: Any, kind: str) -> str | None:
+    """Put a place or name straight into the intent: "forecast for a specific city" -> "forecast for Porto"."""
+    if kind not in ("place", "name", "id") or not isinstance(value, str):
+        return None
+    word = words(param)[-1] if words(param) else param
+    pattern = rf"\b(?:a|an|the)\s+(?:specific\s+|given\s+|specified\s+|particular\s+|provided\s+|target\s+)?{re.escape(word)}\b"
+    new, n = re.subn(pattern, value if kind == "place" else f"{word} {value}", clause, count=1, flags=re.I)
+    return new if n else None
+
+
+def clause(param: str, value: Any, kind: str, rng: random.Random) -> str:
+    """One value stated in words: "the city is Porto", "set the limit to 5"."""
+    h = human(param)
+    v = show(value, kind)
+    if isinstance(value, bool):
+        return rng.choice((f"{h}: {v}", f"set {h} to {'true' if value else 'false'}"))
+    if kind == "number":
+        return rng.choice((f"set {h} to {v}", f"use {v} for {h}", f"{h} should be {v}"))
+    if kind == "query":
+        return rng.choice((f"search for {v}", f"the {h} is {v}"))
+    if kind in ("text", "code"):
+        return rng.choice((f"the {h} should be {v}", f"{h}: {v}"))
+    if kind == "object":
+        return f"for {h} use {v}"
+    if kind == "email":
+        return rng.choice((f"the {h} is {v}", f"use {v} as the {h}"))
+    return rng.choice((f"the {h} is {v}", f"use {v} as the {h}", f"{h}: {v}"))
+
+
+class Step:
+    """What the writer needs to know about one planned call."""
+
+    def __init__(self, tool: ToolSpec, args: dict[str, Any], kinds: dict[str, str],
+                 linked: dict[str, str], withheld: set[str]):
+        self.tool, self.args, self.kinds, self.linked, self.withheld = tool, args, kinds, linked, withheld
+
+
+def request(steps: list[Step], persona: str | None, rng: random.Random) -> str:
+    """The user's first message: every stated value, no tool names."""
+    parts: list[str] = [f"{persona}." if persona else ""]
+    for i, step in enumerate(steps):
+        text = intent(step.tool)
+        stated = [p for p in step.args if p not in step.linked and p not in step.withheld]
+        for p in list(stated):
+            new = inline(text, p, step.args[p], step.kinds.get(p, "text"))
+            if new:
+                text, stated = new, [x for x in stated if x != p]
+        for p, field in step.linked.items():
+            found = f"the {human(field)} from the first result"
+            text = inline(text, p, found, "place") or f"{text} for {found}"
+        clauses = [clause(p, step.args[p], step.kinds.get(p, "text"), rng) for p in stated]
+        if i == 0:
+            lead = rng.choice(vocab.OPENERS)
+            sentence = f"{lead} {text}"
+            sentence += "?" if lead in ("Can you", "Could you", "Would you") else "."
+        else:
+            sentence = f"{rng.choice(('Then', 'After that,', 'Once you have that,', 'Also,'))} {text}."
+        parts.append(sentence)
+        if clauses:
+            joined = _join(clauses)
+            parts.append(joined[0].upper() + joined[1:] + ".")
+    return " ".join(p for p in parts if p)
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def ask(tool: ToolSpec, param: str, rng: random.Random) -> str:
+    """The assistant asks for a value the user left out."""
+    h = human(param)
+    hint = ""
+    desc = str((tool.properties.get(param) or {}).get("description") or "")
+    if desc and len(desc) < 90 and desc.isascii():
+        hint = f" ({desc.strip().rstrip('.')})"
+    return rng.choice((
+        f"I can do that. Which {h} should I use{hint}?",
+        f"Sure. What {h} would you like{hint}?",
+        f"Happy to help. Could you tell me the {h}{hint}?",
+    ))
+
+
+def give(param: str, value: Any, kind: str, rng: random.Random) -> str:
+    """The user's answer to a clarifying question."""
+    v = show(value, kind)
+    return rng.choice((f"{v}, please.", f"Let's go with {v}.", f"The {human(param)} is {v}.", f"Use {v}."))
+
+
+_UNITS = {"c": "°C", "pct": "%", "kph": " km/h", "usd": " USD", "bytes": " bytes"}
+
+
+def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> str:
+    """One sentence about a result, using its actual values and not repeating the request."""
+    k = tool_kind(tool)
+    thing = human(noun(tool))
+    lists = [(key, v) for key, v in result.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    if k == "list" and lists:
+        key, items = lists[0]
+        total = result.get("total", len(items))
+        return f"I found {total} {human(key)}; the first is {_facts(items[0], 3, set())}."
+    if k == "action":
+        return f"Done: the {thing} request went through ({_facts(result, 3, set())})."
+    facts = _facts(result, 4, set(args))
+    if lists:
+        key, items = lists[0]
+        facts += f"; {human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
+    return f"Here is what I got for the {thing}: {facts}."
+
+
+def fact(key: str, value: Any) -> str:
+    """``temperature_c: 21`` -> "temperature 21°C"."""
+    w = words(key)
+    if len(w) > 1 and w[-1] in _UNITS:
+        return f"{' '.join(w[:-1])} {value}{_UNITS[w[-1]]}"
+    return f"{' '.join(w) or key} {value}"
+
+
+def _facts(record: dict[str, Any], limit: int, skip: set[str]) -> str:
+    facts = [fact(key, value) for key, value in record.items()
+             if key not in skip and isinstance(value, (str, int, float)) and not isinstance(value, bool)]
+    return _join(facts[:limit]) if facts else "no further details"
+
+
+def answer(steps: list[tuple[ToolSpec, dict[str, Any], dict[str, Any]]]) -> str:
+    """The assistant's closing message, built on every result."""
+    return " ".join(summarise(tool, args, result) for tool, args, result in steps)

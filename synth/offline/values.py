@@ -1,0 +1,329 @@
+"""Realistic argument values from a parameter's name, schema and description.
+
+Each value comes with a *kind* ("city", "email", "query", ...) that the request writer
+uses to phrase it the way a person would. Randomness comes only from the ``random.Random``
+passed in (seeded per conversation), so values never depend on the order of work.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from faker import Faker
+
+from synth.offline import vocab
+
+_FAKER = Faker("en_US")
+ANCHOR = dt.date(2026, 6, 1)  # dates are drawn around a fixed day, never "today", for determinism
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_EXAMPLE = re.compile(r"""(?:e\.g\.?|for example|example:|such as|like)\s*[:,]?\s*['"`]([^'"`]{2,40})['"`]""", re.I)
+_RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(-?\d+(?:\.\d+)?)")
+_MAX = re.compile(r"\b(?:max(?:imum)?|up to|at most)\s*(?:of\s*|is\s*|:\s*)?(\d+)", re.I)
+
+
+def words(name: str) -> list[str]:
+    """``startDate`` / ``start_date`` / ``start-date`` -> ["start", "date"]."""
+    return [w for w in re.split(r"[_\-\s.]+", _CAMEL.sub("_", name).lower()) if w]
+
+
+def human(name: str) -> str:
+    """A parameter name as words: ``maxResults`` -> "max results"."""
+    return " ".join(words(name)) or name
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a value may depend on besides its own parameter."""
+
+    rng: random.Random
+    topic: str = "general"  # a key of vocab.QUERIES, from the server's category and tools
+    city: str | None = None  # keeps one place per conversation
+    subject: str = ""  # what the current tool is about ("location", "issue"), from its name
+
+
+def seed_faker(rng: random.Random) -> Faker:
+    _FAKER.seed_instance(rng.getrandbits(32))
+    return _FAKER
+
+
+def schema_type(schema: dict[str, Any]) -> str | None:
+    t = schema.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), None)
+    if t is None:
+        if "properties" in schema:
+            return "object"
+        if "items" in schema:
+            return "array"
+        if "enum" in schema and schema["enum"]:
+            return {bool: "boolean", int: "integer", float: "number"}.get(type(schema["enum"][0]), "string")
+    return t if isinstance(t, str) else None
+
+
+def bounds(schema: dict[str, Any], description: str) -> tuple[float | None, float | None]:
+    lo = schema.get("minimum", schema.get("exclusiveMinimum"))
+    hi = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if "exclusiveMinimum" in schema and isinstance(lo, (int, float)) and not isinstance(lo, bool):
+        lo = lo + 1
+    if "exclusiveMaximum" in schema and isinstance(hi, (int, float)) and not isinstance(hi, bool):
+        hi = hi - 1
+    if lo is None and hi is None and description:
+        m = _RANGE.search(description)
+        if m and float(m.group(1)) < float(m.group(2)) <= 100000:
+            lo, hi = float(m.group(1)), float(m.group(2))
+        elif (m := _MAX.search(description)) is not None:
+            hi = float(m.group(1))
+    return (lo if isinstance(lo, (int, float)) else None, hi if isinstance(hi, (int, float)) else None)
+
+
+def make_value(name: str, schema: dict[str, Any], ctx: Context, depth: int = 0) -> tuple[Any, str]:
+    """A value for one parameter, and its kind."""
+    description = str(schema.get("description") or "")
+    if "const" in schema:
+        return schema["const"], "enum"
+    enum = [v for v in schema.get("enum") or [] if v is not None]
+    if enum:
+        return ctx.rng.choice(enum), "enum"
+    t = schema_type(schema)
+    if t == "boolean":
+        return ctx.rng.random() < 0.6, "bool"
+    if t in ("integer", "number"):
+        return _number(name, schema, description, t, ctx), "number"
+    if t == "array":
+        return _array(name, schema, ctx, depth)
+    if t == "object":
+        return _object(name, schema, ctx, depth), "object"
+    return _string(name, schema, description, ctx)
+
+
+def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Context) -> int | float:
+    w = set(words(name))
+    lo, hi = bounds(schema, description)
+    rng = ctx.rng
+    if w & {"lat", "latitude"}:
+        return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[0]
+    if w & {"lon", "lng", "longitude"}:
+        return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[1]
+    if w & {"year"}:
+        guess = (2019, 2026)
+    elif w & {"limit", "count", "size", "top", "k", "max", "num", "results", "number", "n", "amount"} and not w & {"price"}:
+        guess = (3, 20)
+    elif w & {"page", "offset", "skip"}:
+        guess = (1, 3)
+    elif w & {"days", "day"}:
+        guess = (2, 7)
+    elif w & {"hours", "hour"}:
+        guess = (1, 12)
+    elif w & {"price", "budget", "cost"}:
+        guess = (20, 500)
+    elif w & {"quantity", "qty", "adults", "guests", "people", "rooms"}:
+        guess = (1, 4)
+    elif w & {"id"}:
+        guess = (1000, 99999)
+    elif w & {"rating", "stars"}:
+        guess = (3, 5)
+    elif w & {"temperature"}:
+        guess = (0, 1) if t == "number" else (15, 30)
+    else:
+        guess = (1, 50)
+    a = lo if lo is not None else guess[0]
+    b = hi if hi is not None else max(guess[1], a)
+    if lo is not None and hi is None:
+        b = max(a, a + guess[1] - guess[0])
+    if hi is not None and lo is None:
+        a = min(guess[0], b)
+    if t == "integer" or (float(a).is_integer() and float(b).is_integer() and "temperature" not in w):
+        value: int | float = rng.randint(int(a), int(b))
+        if t == "number" and not float(a).is_integer():
+            value = float(value)
+    else:
+        value = round(rng.uniform(float(a), float(b)), 2)
+    multiple = schema.get("multipleOf")
+    if isinstance(multiple, (int, float)) and multiple > 0 and not isinstance(multiple, bool):
+        value = type(value)(round(value / multiple) * multiple)
+    return value
+
+
+def _array(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple[list[Any], str]:
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
+    lo = schema.get("minItems", 1) or 1
+    hi = schema.get("maxItems", 3)
+    count = ctx.rng.randint(min(lo, 3), max(min(lo, 3), min(hi if isinstance(hi, int) else 3, 3)))
+    singular = name[:-1] if name.endswith("s") and len(name) > 3 else name
+    out: list[Any] = []
+    kind = "list"
+    for _ in range(count * 3):  # a few extra draws to find distinct items
+        if len(out) == count or depth > 3:
+            break
+        value, kind = make_value(singular, items, ctx, depth + 1)
+        if value not in out:
+            out.append(value)
+    return out, f"list:{kind}"
+
+
+def _object(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> dict[str, Any]:
+    props = schema.get("properties") or {}
+    if not props:  # a free-form object: a small, plausible filter
+        key = ctx.rng.choice(("status", "category", "tag"))
+        pool = {"status": vocab.STATUSES, "category": vocab.CATEGORIES, "tag": vocab.TAGS}[key]
+        return {key: ctx.rng.choice(pool)}
+    if depth > 3:
+        return {}
+    required = set(schema.get("required") or [])
+    out: dict[str, Any] = {}
+    for key, sub in props.items():
+        if not isinstance(sub, dict):
+            continue
+        if key in required or ctx.rng.random() < 0.3:
+            out[key], _ = make_value(key, sub, ctx, depth + 1)
+    return out
+
+
+def _date(ctx: Context, span: int = 120) -> dt.date:
+    return ANCHOR + dt.timedelta(days=ctx.rng.randint(-span // 4, span))
+
+
+def _string(name: str, schema: dict[str, Any], description: str, ctx: Context) -> tuple[str, str]:
+    rng = ctx.rng
+    w = set(words(name))
+    fmt = str(schema.get("format") or "")
+    fake = seed_faker(rng)
+    text = f"{name} {description}".lower()
+
+    if fmt == "email" or w & {"email", "mail"} and not w & {"subject", "body", "message", "id"}:
+        return fake.email(), "email"
+    if fmt == "date-time" or w & {"datetime", "timestamp"}:
+        d = _date(ctx)
+        return f"{d.isoformat()}T{rng.randint(8, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}:00Z", "datetime"
+    if fmt == "date" or w & {"date", "since", "until", "from", "to", "start", "end", "day", "birthday"} and (
+        "date" in text or "yyyy" in text
+    ):
+        if "start" in w or "from" in w or "since" in w:
+            return _date(ctx, 30).isoformat(), "date"
+        return _date(ctx).isoformat(), "date"
+    if fmt == "time" or w == {"time"}:
+        return f"{rng.randint(8, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}", "time"
+    if fmt in ("uri", "url", "uri-reference") or w & {"url", "uri", "link", "href", "website"}:
+        return rng.choice(vocab.URLS), "url"
+    if fmt == "uuid" or "uuid" in w:
+        return str(fake.uuid4()), "id"
+    if fmt in ("ipv4", "ip") or w & {"ip"}:
+        return fake.ipv4_public(), "id"
+    if w & {"domain", "hostname", "host"}:
+        return rng.choice(vocab.DOMAINS), "name"
+    if example := _example(description, rng):
+        return example, "text"
+    if w & {"city", "location", "place", "destination", "origin", "town", "address"} and not w & {"id", "type"}:
+        if w & {"address"}:
+            return fake.address().replace("\n", ", "), "place"
+        return ctx.city or rng.choice(vocab.CITIES)[0], "place"
+    if w & {"country"}:
+        return rng.choice(vocab.CITIES)[1], "place"
+    if w & {"airport", "iata"}:
+        return rng.choice(vocab.AIRPORTS), "id"
+    if w & {"timezone", "tz"}:
+        return rng.choice(vocab.TIMEZONES), "name"
+    if w & {"language", "lang", "locale"}:
+        code, lang = rng.choice(vocab.LANGUAGES)
+        return (code if "code" in text or len(name) <= 4 else lang), "name"
+    if w & {"currency"}:
+        return rng.choice(vocab.CURRENCIES), "id"
+    if w & {"symbol", "ticker", "stock"}:
+        if ctx.topic == "crypto":
+            return rng.choice(vocab.CRYPTO)[1], "id"
+        return rng.choice(vocab.TICKERS), "id"
+    if w & {"coin", "token", "crypto"} and not w & {"address"}:
+        return rng.choice(vocab.CRYPTO)[0], "name"
+    if w & {"owner", "org", "organization"}:
+        return rng.choice(vocab.GITHUB_OWNERS), "name"
+    if w & {"repo", "repository"} and not w & {"url"}:
+        return rng.choice(vocab.GITHUB_REPOS), "name"
+    if w & {"branch", "ref"}:
+        return rng.choice(vocab.BRANCHES), "name"
+    if w & {"path", "file", "filename", "filepath"}:
+        return rng.choice(vocab.FILE_PATHS), "path"
+    if w & {"dir", "directory", "folder"}:
+        return rng.choice(vocab.DIRECTORIES), "path"
+    if w & {"hash", "tx", "txhash", "signature"} or "hex" in text or (w & {"address", "wallet", "contract"} and ctx.topic == "crypto"):
+        return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40 if "address" in w else 64)), "id"
+    if w & {"connection", "dsn"} or "connection string" in text:
+        return f"postgresql://analyst@db.internal:5432/{rng.choice(('sales', 'inventory', 'crm'))}", "id"
+    if w & {"query", "q", "search", "keyword", "name", "term"} and ctx.subject in {"location", "place", "city", "geocode", "address", "town"}:
+        return ctx.city or rng.choice(vocab.CITIES)[0], "place"
+    if w & {"sql"} or (w & {"query"} and ctx.topic == "data"):
+        return rng.choice(vocab.SQL), "code"
+    if w & {"table", "collection"}:
+        return rng.choice(vocab.TABLES), "name"
+    if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "topic", "prompt", "question"}:
+        return rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"])), "query"
+    if w & {"phone", "mobile"}:
+        return f"+1-{rng.randint(200, 989)}-{rng.randint(200, 989)}-{rng.randint(1000, 9999)}", "id"
+    if w & {"zip", "postal", "postcode"}:
+        return fake.postcode(), "id"
+    if w & {"username", "user", "login", "handle", "author", "assignee"} and not w & {"id"}:
+        return fake.user_name(), "name"
+    if w & {"name", "firstname", "lastname", "fullname", "recipient", "contact", "person"} and not w & {"id"}:
+        if w & {"company", "business"}:
+            return fake.company(), "name"
+        if w & {"product", "item"}:
+            return rng.choice(vocab.PRODUCTS), "name"
+        if w & {"file"}:
+            return rng.choice(vocab.FILE_PATHS).rsplit("/", 1)[-1], "name"
+        if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel"}:
+            return rng.choice(("marketing-site", "analytics", "q3-launch", "customer-portal")), "name"
+        return fake.name(), "name"
+    if w & {"company", "business", "brand"}:
+        return fake.company(), "name"
+    if w & {"product", "item"} and not w & {"id"}:
+        return rng.choice(vocab.PRODUCTS), "name"
+    if w & {"category", "genre", "type", "kind"}:
+        return rng.choice(vocab.CATEGORIES), "name"
+    if w & {"color", "colour"}:
+        return rng.choice(vocab.COLORS), "name"
+    if w & {"tag", "tags", "label", "labels"}:
+        return rng.choice(vocab.TAGS), "name"
+    if w & {"status", "state"}:
+        return rng.choice(vocab.STATUSES), "name"
+    if w & {"message", "body", "content", "text", "comment", "reply", "description", "summary"}:
+        return rng.choice(vocab.MESSAGES), "text"
+    if w & {"title", "subject", "heading"}:
+        return rng.choice(vocab.TITLES), "text"
+    if w & {"note", "notes", "memo"}:
+        return rng.choice(vocab.NOTES), "text"
+    if w & {"code", "script", "snippet"}:
+        return "print(sum(range(10)))", "code"
+    if w & {"key", "id", "identifier", "slug", "number", "ref", "sku"} or name.endswith("Id"):
+        return _identifier(name, rng), "id"
+    if w & {"password", "secret", "token", "apikey"}:
+        return f"demo-{fake.lexify('????????')}", "id"
+    if w & {"version"}:
+        return f"{rng.randint(1, 4)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}", "id"
+    if w & {"format", "mode", "sort", "order"}:
+        return rng.choice(("json", "markdown", "csv")) if "format" in w else rng.choice(("desc", "asc")), "name"
+    return _fallback(name, rng), "text"
+
+
+def _example(description: str, rng: random.Random) -> str | None:
+    """A value the schema's own description offers as an example ("e.g. 'AAPL'")."""
+    found = _EXAMPLE.findall(description)
+    return rng.choice(found).strip() if found else None
+
+
+def _identifier(name: str, rng: random.Random) -> str:
+    stem = [w for w in words(name) if w not in {"id", "key", "identifier", "number", "ref"}]
+    prefix = (stem[-1][:3] if stem else "id").lower()
+    return f"{prefix}_{rng.randint(10000, 99999)}"
+
+
+_LABELS = ("spring-launch", "q3-report", "customer-onboarding", "north-region", "team-sync", "v2-migration",
+           "lisbon-office", "beta-feedback")
+
+
+def _fallback(name: str, rng: random.Random) -> str:
+    """A short, specific label for a text parameter nothing else recognises."""
+    return rng.choice(_LABELS)

@@ -1,0 +1,251 @@
+"""The only orchestrator: scenario -> query/plan/trajectory -> gates -> dedup -> split -> inject -> export.
+
+Items are made one at a time and written as they are accepted, so memory does not grow with
+the run (only the dedup index does, by one small set per request). Every scenario ends either
+in the exports or in rejected.jsonl, and the funnel counts both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+import synth
+from synth.config import Settings
+from synth.export.chat import ToolNames, chat_line, eval_items
+from synth.export.scored import scored_line
+from synth.offline.scenario import Planner, rng_for
+from synth.offline.writer import write
+from synth.records import Conversation, Funnel, Registry, ServerSpec, StageFailure, make_id
+from synth.registry import load_registry
+from synth.stages import gates
+from synth.stages.dedup import Dedup
+from synth.stages.inject import inject_call
+from synth import templates
+
+FILES = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl")
+SPLITS = ("train", "valid", "test")
+
+
+def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
+    """The split a conversation belongs to, from its id alone: adding data never moves it."""
+    h = int(hashlib.sha256(conversation_id.encode()).hexdigest()[:12], 16) / 16**12
+    if h < shares[0]:
+        return "train"
+    return "valid" if h < shares[0] + shares[1] else "test"
+
+
+def _dump(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+@dataclass
+class Tally:
+    funnel: Funnel = field(default_factory=Funnel)
+    splits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPLITS, 0))
+    labels: dict[str, int] = field(default_factory=dict)
+    subtypes: dict[str, int] = field(default_factory=dict)
+    used_tools: set[str] = field(default_factory=set)
+    eval_items: int = 0
+    turns: int = 0
+    calls: int = 0
+    multi_turn: int = 0
+
+
+class RunWriter:
+    """Opens the run's JSONL files and writes each record to where it belongs."""
+
+    def __init__(self, out: Path):
+        out.mkdir(parents=True, exist_ok=True)
+        self.out = out
+        self.files: dict[str, TextIO] = {name: open(out / name, "w", encoding="utf-8") for name in FILES}
+
+    def write(self, name: str, record: Any) -> None:
+        self.files[name].write(_dump(record))
+
+    def close(self) -> None:
+        for f in self.files.values():
+            f.close()
+
+
+def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limit: int, seed: int) -> tuple[str, ...]:
+    """The tools shown to the assistant: the used ones plus siblings, up to ``limit``, in server order."""
+    others = [t.name for t in server.tools if t.name not in used]
+    rng = rng_for(seed, "offer", conv_key)
+    rng.shuffle(others)
+    keep = set(used) | set(others[: max(0, limit - len(set(used)))])
+    return tuple(t.name for t in server.tools if t.name in keep)
+
+
+def generate(settings: Settings, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run the whole offline pipeline into ``settings.out``; returns the manifest."""
+    registry = load_registry(settings.servers)
+    planner = Planner(registry, settings.seed)
+    names = ToolNames(registry.servers)
+    servers = {s.id: s for s in registry.servers}
+    tally = Tally()
+    dedup = Dedup()
+    writer = RunWriter(settings.out)
+    accepted = attempts = 0
+    max_attempts = settings.n * 2 + 20 if planner.order else 0
+    try:
+        while accepted < settings.n and attempts < max_attempts:
+            scenario = planner.scenario(attempts)
+            attempts += 1
+            result = _one(scenario, servers[scenario.server], planner, settings, tally, dedup)
+            if isinstance(result, StageFailure):
+                tally.funnel.drop(result)
+                writer.write("rejected.jsonl", result.to_json())
+            else:
+                conv, scored = result
+                _export(conv, scored, servers[conv.server], names, writer, tally)
+                accepted += 1
+            if progress:
+                progress(accepted, attempts)
+    finally:
+        writer.close()
+    manifest = _manifest(settings, registry, names, tally, accepted, attempts)
+    (settings.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+def _one(scenario, server: ServerSpec, planner: Planner, settings: Settings, tally: Tally, dedup: Dedup):
+    funnel = tally.funnel
+    funnel.enter("generate")
+    try:
+        query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed)
+    except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
+        return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
+                            detail=f"{server.id} {scenario.tools}: {exc}"[:500])
+    funnel.leave("generate")
+    funnel.enter("gate")
+    review = gates.review(trajectory, server)
+    if review.verdict != "accept":
+        return gates.failure(review, scenario.id).model_copy(update={"raw": {"server": server.id, "tools": list(scenario.tools)}})
+    funnel.leave("gate")
+    funnel.enter("dedup")
+    conv_id = make_id("conv", [m.to_json() for m in trajectory.messages])
+    seen = dedup.check(server.id, query.text, conv_id)
+    if seen:
+        return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
+    funnel.leave("dedup")
+    used = tuple(dict.fromkeys(scenario.tools))
+    conv = Conversation(
+        id=conv_id, scenario=scenario, query=query, plan=plan, messages=trajectory.messages,
+        tools=offered_tools(conv_id, server, used, settings.max_tools, settings.seed), review=review,
+        split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
+    )
+    funnel.enter("inject", len(conv.calls))
+    scored = []
+    siblings_of = {t.name: [s for s in server.tools if s.name != t.name and s.name in conv.tools] for t in server.tools if t.name in used}
+    call_index = 0
+    for position, message in enumerate(conv.messages):
+        for call in message.tool_calls:
+            tool = server.tool(call.name)
+            assert tool is not None  # the gates checked it
+            made, failed = inject_call(tool, siblings_of[call.name], call, conv.messages[:position],
+                                       conversation_id=conv.id, call_index=call_index, seed=settings.seed)
+            scored.extend(made)
+            for f in failed:
+                funnel.drop(f)
+            call_index += 1
+    funnel.leave("inject", len(conv.calls))
+    return conv, scored
+
+
+def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter, tally: Tally) -> None:
+    split = conv.split or "train"
+    writer.write("conversations.jsonl", conv.to_json())
+    if split in ("train", "valid"):
+        writer.write(f"{split}.jsonl", chat_line(conv, server, names))
+    else:
+        for item in eval_items(conv, server, names):
+            writer.write("eval.jsonl", item)
+            tally.eval_items += 1
+    for record in scored:
+        writer.write("scored.jsonl", scored_line(record, server, conv.tools, split))
+        tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
+        key = f"{record.score}/{record.subtype}"
+        tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
+    tally.splits[split] += 1
+    tally.used_tools.update(f"{server.id}/{c.name}" for c in conv.calls)
+    tally.turns += len(conv.messages)
+    tally.calls += len(conv.calls)
+    tally.multi_turn += bool(conv.query.withheld)
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int) -> dict[str, Any]:
+    usable = [t.key for t in registry.tools]
+    unused = sorted(set(usable) - tally.used_tools)
+    files = {}
+    for name in FILES:
+        data = (settings.out / name).read_bytes()
+        files[name] = {"lines": data.count(b"\n"), "sha256": hashlib.sha256(data).hexdigest()}
+    errors = [p for p in registry.problems if p.severity == "error"]
+    return {
+        "synth_version": synth.__version__,
+        "backend": settings.backend,
+        "model": None,
+        "config": {
+            "servers": settings.servers.as_posix(),
+            "n": settings.n,
+            "seed": settings.seed,
+            "split": dict(zip(SPLITS, settings.split)),
+            "max_tools": settings.max_tools,
+        },
+        "versions": {
+            "python": ".".join(platform.python_version_tuple()[:2]),
+            **{p: _version(p) for p in ("pydantic", "jsonschema", "faker", "jinja2")},
+        },
+        "prompts": {name: templates.template_hash(name) for name in templates.names()},
+        "registry": {
+            "servers": len(registry.servers),
+            "usable_tools": len(usable),
+            "skipped_servers": registry.skipped_servers,
+            "skipped_tools": registry.skipped_tools,
+            "errors": [p.line() for p in errors],
+            "warnings": sum(1 for p in registry.problems if p.severity == "warning"),
+            "snapshot": [
+                {"id": s.id, "source": s.source,
+                 "tools": [{"name": t.name, "schema_hash": t.schema_hash} for t in s.tools]}
+                for s in registry.servers
+            ],
+        },
+        "tool_names": names.renamed(),
+        "funnel": {
+            "scenarios": attempts,
+            "accepted": accepted,
+            "entered": tally.funnel.entered,
+            "left": tally.funnel.left,
+            "dropped": tally.funnel.reasons,
+        },
+        "counts": {
+            "conversations": accepted,
+            "splits": tally.splits,
+            "multi_turn": tally.multi_turn,
+            "tool_calls": tally.calls,
+            "messages": tally.turns,
+            "eval_items": tally.eval_items,
+            "scored": dict(sorted(tally.labels.items())),
+            "scored_subtypes": dict(sorted(tally.subtypes.items())),
+        },
+        "coverage": {
+            "usable_tools": len(usable),
+            "used_tools": len(usable) - len(unused),
+            "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
+            "unused": unused,
+        },
+        "files": files,
+    }

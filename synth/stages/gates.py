@@ -1,0 +1,155 @@
+"""Deterministic gates on every gold call, before any reviewer is asked.
+
+1. tool_exists: the call names a tool of the server.
+2. schema_valid: the arguments validate against the tool's input schema (jsonschema).
+3. grounded: every argument value appears in a user turn or an earlier tool result, or is a
+   schema default, enum or const value. Booleans are a closed two-value domain and count as
+   grounded, as enum values do.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any, Iterator
+
+import jsonschema
+from jsonschema.validators import validator_for
+
+from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, Trajectory, canonical_json
+
+
+@lru_cache(maxsize=8192)
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_json)
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    return cls(schema)
+
+
+def validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """A cached validator of the schema's own draft (2020-12 when it names none)."""
+    return _validator(canonical_json(schema))
+
+
+def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """The first validation error as one line, or None when the arguments are valid."""
+    error = jsonschema.exceptions.best_match(validator(schema).iter_errors(arguments))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"
+    return f"{where}: {error.message[:200]}"
+
+
+def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """Every scalar inside a value, with a JSON-pointer-like path."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from leaves(v, f"{path}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from leaves(v, f"{path}/{i}")
+    else:
+        yield path, value
+
+
+def _allowed(schema: dict[str, Any], path: str) -> list[Any]:
+    """Default, enum and const values found in the schema along a path."""
+    node: Any = schema
+    for part in path.strip("/").split("/") if path.strip("/") else []:
+        if not isinstance(node, dict):
+            return []
+        if part.isdigit() and isinstance(node.get("items"), dict):
+            node = node["items"]
+        else:
+            node = (node.get("properties") or {}).get(part)
+    if not isinstance(node, dict):
+        return []
+    out = list(node.get("enum") or [])
+    for key in ("default", "const"):
+        if key in node:
+            out.append(node[key])
+    return out
+
+
+class Evidence:
+    """What a call may draw its values from: user words and earlier tool results."""
+
+    def __init__(self, messages: list[Message]):
+        user = [m.content or "" for m in messages if m.role == "user"]
+        self.text = "\n".join(user).casefold()
+        self.values: set[str] = set()
+        for m in messages:
+            if m.role != "tool" or not m.content:
+                continue
+            try:
+                parsed = json.loads(m.content)
+            except ValueError:
+                self.text += "\n" + m.content.casefold()
+                continue
+            for _, leaf in leaves(parsed):
+                if leaf is not None:
+                    self.values.add(str(leaf).casefold())
+                    if isinstance(leaf, str):
+                        self.text += "\n" + leaf.casefold()
+
+    def has(self, value: Any) -> bool:
+        if isinstance(value, bool) or value is None:
+            return True
+        s = str(value).casefold()
+        if s in self.values:
+            return True
+        if isinstance(value, (int, float)):
+            if isinstance(value, float) and value.is_integer():
+                s = str(int(value))
+            return re.search(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\d)", self.text) is not None
+        return bool(s.strip()) and s in self.text
+
+
+def ungrounded(call: ToolCall, schema: dict[str, Any], evidence: Evidence) -> list[str]:
+    out = []
+    for path, value in leaves(call.arguments):
+        if value in _allowed(schema, path) or evidence.has(value):
+            continue
+        out.append(f"{path.lstrip('/')}={json.dumps(value, ensure_ascii=False)[:80]}")
+    return out
+
+
+def review(trajectory: Trajectory, server: ServerSpec) -> Review:
+    """Run the three gates on each call; accept only when all pass."""
+    gates: list[GateResult] = []
+    reasons: list[str] = []
+    messages = list(trajectory.messages)
+    for index, message in enumerate(messages):
+        for call in message.tool_calls:
+            tool = server.tool(call.name)
+            gates.append(GateResult(gate="tool_exists", call_id=call.id, passed=tool is not None,
+                                    detail="" if tool else f"{call.name!r} is not a tool of {server.id}"))
+            if tool is None:
+                reasons.append(f"unknown tool {call.name!r}")
+                continue
+            error = schema_error(tool.input_schema, call.arguments)
+            gates.append(GateResult(gate="schema_valid", call_id=call.id, passed=error is None, detail=error or ""))
+            if error:
+                reasons.append(f"{call.name}: arguments invalid: {error}")
+            missing = ungrounded(call, tool.input_schema, Evidence(messages[:index]))
+            detail = "; ".join(missing)
+            gates.append(GateResult(gate="grounded", call_id=call.id, passed=not missing, detail=detail))
+            if missing:
+                reasons.append(f"{call.name}: values not said by the user or returned by a tool: {detail}")
+    passed = all(g.passed for g in gates) and bool(gates)
+    return Review(
+        trajectory_id=trajectory.id,
+        gates=tuple(gates),
+        step_labels=tuple("success" for g in gates if g.gate == "tool_exists"),
+        verdict="accept" if passed else "reject",
+        confidence=1.0,
+        reasons=tuple(reasons) if reasons else (() if gates else ("no tool calls",)),
+    )
+
+
+def failure(review: Review, item_id: str) -> StageFailure:
+    """The StageFailure for a rejected review, named after the first gate that failed."""
+    first = next((g for g in review.gates if not g.passed), None)
+    reason = first.gate if first else "no_tool_calls"
+    return StageFailure(stage="gate", item_id=item_id, reason=reason, detail=" | ".join(review.reasons))

@@ -1,0 +1,49 @@
+"""The closing summary of a run, printed from its manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def print_summary(manifest: dict[str, Any], out: Path, console: Console | None = None) -> None:
+    console = console or Console()
+    funnel = manifest["funnel"]
+    counts = manifest["counts"]
+    cov = manifest["coverage"]
+    reg = manifest["registry"]
+    console.print(
+        f"[bold green]{funnel['accepted']}[/] conversations accepted of {funnel['scenarios']} scenarios "
+        f"({counts['multi_turn']} multi-turn, {counts['tool_calls']} gold calls) on "
+        f"{reg['servers']} servers; backend [bold]{manifest['backend']}[/]"
+    )
+    splits = counts["splits"]
+    console.print(f"splits: train {splits['train']}, valid {splits['valid']}, test {splits['test']} "
+                  f"-> {counts['eval_items']} eval items")
+
+    dropped = Table(title="rejected, by stage and reason", show_header=True, header_style="bold")
+    dropped.add_column("stage")
+    dropped.add_column("reason")
+    dropped.add_column("count", justify="right")
+    for stage, reasons in sorted(funnel["dropped"].items()):
+        for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
+            dropped.add_row(stage, reason, str(count))
+    if dropped.row_count:
+        console.print(dropped)
+    else:
+        console.print("rejected: none")
+
+    labels = Table(title="scored calls, by label", show_header=True, header_style="bold")
+    labels.add_column("label")
+    labels.add_column("count", justify="right")
+    for label, count in counts["scored"].items():
+        labels.add_row(label, str(count))
+    console.print(labels)
+
+    console.print(f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
+                  f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
+                  f"reasons in manifest.json")
+    console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + ", manifest.json")

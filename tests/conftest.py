@@ -1,0 +1,30 @@
+"""Shared fixtures, and a guard that keeps every test off the network (loopback is allowed)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TINY = FIXTURES / "tiny_registry"
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self, address):  # type: ignore[no-untyped-def]
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and not (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")):
+        raise RuntimeError(f"tests must not touch the network (tried {address!r})")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+
+
+@pytest.fixture(scope="session")
+def tiny_registry() -> Path:
+    return TINY
