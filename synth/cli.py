@@ -37,7 +37,7 @@ def generate(
         None, "--servers", "-s", help="Folder of server definitions (Smithery JSON/YAML, MCP tools/list, "
         "OpenAI tools arrays), read recursively. Default: the registry shipped with synth."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run folder. Default: outputs/<servers>-seed<S>-n<N>."),
-    n: int = typer.Option(300, "--n", "-n", min=1, help="Conversations to aim for in total, spread over servers and tools."),
+    n: int = typer.Option(500, "--n", "-n", min=1, help="Conversations to aim for in total, spread over servers and tools."),
     seed: int = typer.Option(0, "--seed", help="Same registry + seed = byte-identical output."),
     split: str = typer.Option("0.8,0.1,0.1", "--split", help="train,valid,test shares, by hash of the conversation id."),
     max_tools: int = typer.Option(24, "--max-tools", min=1, help="Tools offered per conversation (used ones always)."),

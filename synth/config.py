@@ -14,7 +14,7 @@ class Settings(BaseModel):
 
     servers: Path
     out: Path
-    n: int = Field(300, ge=1, description="conversations to aim for in total")
+    n: int = Field(500, ge=1, description="conversations to aim for in total")
     seed: int = 0
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
     backend: str = "offline"

@@ -14,14 +14,14 @@ from typing import Any
 
 from synth.offline import vocab
 from synth.offline.simulate import kind as tool_kind
-from synth.offline.simulate import noun, singular
+from synth.offline.simulate import noun, subject
 from synth.offline.values import human, words
 from synth.records import ToolSpec
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = re.compile(
     r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"
-    r"|(?:use this tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
+    r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
     re.I,
 )
 _MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
@@ -35,6 +35,15 @@ VERBS = {
     "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
     "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "fetches",
     "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
+    "disconnect", "connect", "reload", "take", "click", "navigate", "fill", "press", "scroll", "hover",
+    "select", "enable", "disable", "reset", "clear", "sync", "import", "export", "share", "follow", "transfer",
+    "swap", "approve", "sign", "deposit", "withdraw", "buy", "sell", "trade", "ping", "wait", "refresh", "restart",
+    "inspect", "review", "fork", "clone", "commit", "pull", "push", "watch", "play", "pause", "capture",
+    "sum", "compute", "solve", "sort", "filter", "replace", "compress", "resize", "crop", "rotate",
+    "transcribe", "think", "remember", "recall", "forget", "modify", "change", "install", "deploy", "build", "debug",
+    "lint", "preview", "visualize", "geocode", "shorten", "check", "initialize", "configure",
+    "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
+    "retweet", "subscribe", "unsubscribe", "mute", "vote", "query",
 }
 
 
@@ -112,6 +121,8 @@ def clause(param: str, value: Any, kind: str, rng: random.Random) -> str:
         return rng.choice((f"the {h} should be {v}", f"{h}: {v}"))
     if kind == "object":
         return f"for {h} use {v}"
+    if isinstance(value, list) and len(value) > 1:
+        return rng.choice((f"the {h} are {v}", f"{h}: {v}"))
     if kind == "email":
         return rng.choice((f"the {h} is {v}", f"use {v} as the {h}"))
     return rng.choice((f"the {h} is {v}", f"use {v} as the {h}", f"{h}: {v}"))
@@ -189,7 +200,7 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         total = result.get("total", len(items))
         return f"I found {total} {human(key)}; the first is {_facts(items[0], 3, set())}."
     if k == "action":
-        return f"Done: the {thing} request went through ({_facts(result, 3, set())})."
+        return f"Done: the {human(' '.join(subject(tool)))} request went through ({_facts(result, 3, set(args))})."
     facts = _facts(result, 4, set(args))
     if lists:
         key, items = lists[0]

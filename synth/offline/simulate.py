@@ -43,11 +43,15 @@ def kind(tool: ToolSpec) -> str:
     return "get"
 
 
+def subject(tool: ToolSpec) -> list[str]:
+    """The words naming what a tool is about: ``pull_requests_create`` -> ["pull", "request"]."""
+    rest = [w for w in words(tool.name) if w not in _STOP and w not in LIST_VERBS and w not in ACTION_VERBS]
+    return [*rest[:-1], singular(rest[-1])] if rest else ["item"]
+
+
 def noun(tool: ToolSpec) -> str:
     """The thing a tool is about: ``search_locations_tool`` -> "location"."""
-    rest = [w for w in words(tool.name) if w not in _STOP and w not in LIST_VERBS and w not in ACTION_VERBS]
-    base = rest[-1] if rest else "item"
-    return singular(base)
+    return subject(tool)[-1]
 
 
 def singular(word: str) -> str:
@@ -62,9 +66,26 @@ def singular(word: str) -> str:
 
 # Field packs: what a record about a topic looks like, by keyword in the tool's name.
 def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any]:
+    """A record about what the tool is about: its name decides first, its description second."""
+    first_sentence = re.split(r"(?<=[.!?])\s|\n", tool.description.strip().lower(), maxsplit=1)[0][:160]
+    for text in (" ".join(words(tool.name)), first_sentence):
+        themed = _themed(text, tool, args, ctx, index)
+        if themed is not None:
+            return themed
+    described = _described_fields(tool.description)
+    if described:
+        out: dict[str, Any] = {}
+        for field in described:
+            schema = {"type": "number"} if set(field.split("_")) & _NUMERIC else {"type": "string"}
+            out[field], _ = make_value(field, schema, ctx)
+        return out
+    return {"name": f"{noun(tool)} {ctx.rng.randint(100, 999)}".replace("_", " "),
+            "status": ctx.rng.choice(vocab.STATUSES), "updated_at": "2026-05-29T15:20:00Z"}
+
+
+def _themed(text: str, tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
     rng = ctx.rng
     fake = seed_faker(rng)
-    text = " ".join(words(tool.name)) + " " + tool.description.lower()[:200]
     city = next((v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"city", "location", "place"}), None)
     city = city or ctx.city or rng.choice(vocab.CITIES)[0]
     if index:  # later items of a list are other things, not copies of the first
@@ -84,10 +105,13 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
         return {"location": city, "temperature_c": rng.randint(4, 32), "conditions": rng.choice(
             ("sunny", "partly cloudy", "overcast", "light rain", "fog")), "humidity_pct": rng.randint(30, 90),
             "wind_kph": rng.randint(2, 35)}
-    if has("stock", "quote", "ticker", "share price"):
+    if has("stock", "quote", "ticker", "share price", "earning", "dividend"):
         price = round(rng.uniform(20, 900), 2)
         return {"price": price, "currency": "USD", "change_pct": round(rng.uniform(-4, 4), 2),
                 "volume": rng.randint(10**5, 10**8), "as_of": "2026-06-01T16:00:00Z"}
+    if has("tvl", "defi", "protocol", "fees", "yield"):
+        return {"protocol": rng.choice(vocab.PROTOCOLS), "tvl_usd": rng.randint(10**7, 3 * 10**10),
+                "fees_24h_usd": rng.randint(10**4, 5 * 10**6), "change_7d_pct": round(rng.uniform(-12, 12), 2)}
     if has("crypto", "coin", "token", "bitcoin", "price"):
         return {"price_usd": round(rng.uniform(0.1, 70000), 2), "change_24h_pct": round(rng.uniform(-9, 9), 2),
                 "market_cap_usd": rng.randint(10**8, 10**12)}
@@ -103,6 +127,11 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
     if has("event", "calendar", "meeting", "appointment"):
         return {"title": rng.choice(vocab.TITLES), "start": "2026-06-03T14:00:00Z", "end": "2026-06-03T15:00:00Z",
                 "attendees": [fake.email() for _ in range(2)]}
+    if has("story", "stories", "post", "thread", "hacker"):
+        return {"title": rng.choice(vocab.QUERIES["news"]).capitalize(), "by": fake.user_name(),
+                "score": rng.randint(5, 900), "comments": rng.randint(0, 300), "url": rng.choice(vocab.URLS)}
+    if has("doc", "page", "note", "wiki"):
+        return {"title": rng.choice(vocab.TITLES), "excerpt": rng.choice(vocab.NOTES), "updated_at": "2026-05-27T11:00:00Z"}
     if has("news", "article", "headline"):
         return {"title": rng.choice(vocab.QUERIES["news"]).capitalize() + ": what we know",
                 "source": rng.choice(("Reuters", "BBC News", "The Guardian", "AP")),
@@ -122,8 +151,32 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
     if has("paper", "arxiv", "research", "publication"):
         return {"title": rng.choice(vocab.QUERIES["paper"]).title(), "authors": [fake.name(), fake.name()],
                 "year": rng.randint(2021, 2026), "citations": rng.randint(0, 800)}
-    return {"name": f"{noun(tool)} {rng.randint(100, 999)}".replace("_", " "), "status": rng.choice(vocab.STATUSES),
-            "updated_at": "2026-05-29T15:20:00Z"}
+    return None
+
+
+_NUMERIC = {"temperature", "humidity", "price", "count", "total", "rate", "score", "size", "speed", "wind", "volume",
+            "amount", "balance", "percentage", "distance", "duration", "population", "rank", "rating", "level", "usage",
+            "load", "latency", "pressure", "elevation", "calories", "cost", "value", "result", "risk", "index", "bmi"}
+_RETURNS = re.compile(r"(?=\b(?:returns?|including|includes|such as|containing|contains)\s*:?\s*([^.\n]{5,160}))", re.I)
+
+
+def _described_fields(description: str) -> list[str]:
+    """Field names from "Returns temperature, conditions and humidity" in a tool's description."""
+    best: list[str] = []
+    for m in _RETURNS.finditer(description or ""):
+        fields = []
+        for part in re.split(r",|\band\b|\bor\b|;", m.group(1)):
+            w = re.findall(r"[a-zA-Z]+", part.lower())
+            w = [x for x in w if x not in _FILLER]
+            if 1 <= len(w) <= 3:
+                fields.append("_".join(w))
+        fields = list(dict.fromkeys(fields))[:5]
+        if len(fields) >= len(best):  # on a tie the later, more specific list wins
+            best = fields
+    return best if len(best) >= 2 else []
+
+
+_FILLER = {"the", "a", "an", "of", "its", "their", "etc", "current", "data", "information", "details", "list", "with"}
 
 
 def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -81,8 +81,63 @@ def bounds(schema: dict[str, Any], description: str) -> tuple[float | None, floa
     return (lo if isinstance(lo, (int, float)) else None, hi if isinstance(hi, (int, float)) else None)
 
 
+def branch(schema: dict[str, Any]) -> dict[str, Any]:
+    """One concrete alternative of an anyOf/oneOf/allOf schema (the first that is not null)."""
+    for key in ("anyOf", "oneOf"):
+        options = [o for o in schema.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"]
+        if options:
+            merged = {k: v for k, v in schema.items() if k != key}
+            return branch({**merged, **options[0]})
+    if isinstance(schema.get("allOf"), list):
+        merged = {k: v for k, v in schema.items() if k != "allOf"}
+        for part in schema["allOf"]:
+            if isinstance(part, dict):
+                merged.update({k: v for k, v in part.items() if k not in merged or k != "description"})
+        return merged
+    return schema
+
+
 def make_value(name: str, schema: dict[str, Any], ctx: Context, depth: int = 0) -> tuple[Any, str]:
     """A value for one parameter, and its kind."""
+    schema = branch(schema)
+    value, kind = _value(name, schema, ctx, depth)
+    if isinstance(value, str):
+        value = _fit_pattern(_fit_length(value, schema), schema, ctx.rng)
+    return value, kind
+
+
+_DIGITS = re.compile(r"^\^?\\d(?:\{(\d+)(?:,(\d+))?\}|\+|\*)\$?$")
+
+
+def _fit_pattern(value: str, schema: dict[str, Any], rng: random.Random) -> str:
+    """Digits-only patterns (``^\\d{14}$``, ``^\\d+$``) are common for national ids and codes."""
+    pattern = schema.get("pattern")
+    if not isinstance(pattern, str):
+        return value
+    try:
+        if re.search(pattern, value):
+            return value
+    except re.error:
+        return value
+    m = _DIGITS.match(pattern)
+    if m:
+        length = int(m.group(1)) if m.group(1) else 8
+        return "".join(rng.choice("0123456789") for _ in range(length))
+    return value
+
+
+def _fit_length(value: str, schema: dict[str, Any]) -> str:
+    """Respect minLength/maxLength: a state code where two letters are allowed, not "pending"."""
+    hi = schema.get("maxLength")
+    lo = schema.get("minLength")
+    if isinstance(hi, int) and len(value) > hi:
+        value = value[:hi].rstrip() or value[:hi]
+    if isinstance(lo, int) and len(value) < lo:
+        value = (value + " " + "for the spring product launch review" * (1 + lo // 30))[: max(lo, len(value))]
+    return value
+
+
+def _value(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple[Any, str]:
     description = str(schema.get("description") or "")
     if "const" in schema:
         return schema["const"], "enum"
@@ -109,6 +164,9 @@ def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Co
         return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[0]
     if w & {"lon", "lng", "longitude"}:
         return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[1]
+    if w & {"timestamp", "epoch", "ts"} or (w & {"start", "end", "from", "to", "since", "until"} and w & {"time"}):
+        base = 1780272000  # ANCHOR as unix seconds
+        return base + rng.randint(-30, 90) * 86400 * (1000 if "ms" in w or "millis" in description.lower() else 1)
     if w & {"year"}:
         guess = (2019, 2026)
     elif w & {"limit", "count", "size", "top", "k", "max", "num", "results", "number", "n", "amount"} and not w & {"price"}:
@@ -137,6 +195,8 @@ def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Co
         b = max(a, a + guess[1] - guess[0])
     if hi is not None and lo is None:
         a = min(guess[0], b)
+    if max(a, guess[0]) <= min(b, guess[1]):  # a person asks for 10 results, not 82, when 1-100 is allowed
+        a, b = max(a, guess[0]), min(b, guess[1])
     if t == "integer" or (float(a).is_integer() and float(b).is_integer() and "temperature" not in w):
         value: int | float = rng.randint(int(a), int(b))
         if t == "number" and not float(a).is_integer():
@@ -168,6 +228,8 @@ def _array(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple
 
 def _object(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> dict[str, Any]:
     props = schema.get("properties") or {}
+    if not props and schema.get("additionalProperties") is False:
+        return {}
     if not props:  # a free-form object: a small, plausible filter
         key = ctx.rng.choice(("status", "category", "tag"))
         pool = {"status": vocab.STATUSES, "category": vocab.CATEGORIES, "tag": vocab.TAGS}[key]
@@ -218,6 +280,15 @@ def _string(name: str, schema: dict[str, Any], description: str, ctx: Context) -
         return rng.choice(vocab.DOMAINS), "name"
     if example := _example(description, rng):
         return example, "text"
+    if name.endswith(("Id", "ID", "_id", "Ids", "_ids")) or w & {"id", "uuid", "sku"}:
+        return _identifier(name, rng), "id"
+    if name.endswith("YN") or re.search(r"\bY/N\b|'Y' or 'N'|\(Y/N\)", description):
+        return rng.choice(("Y", "N")), "enum"
+    if w & {"password", "secret", "apikey", "access", "auth", "bearer"} or (w & {"token"} and w & {"api", "access"}):
+        return f"demo-{fake.lexify('????????')}", "id"
+    if w & {"frequency", "duration", "size", "amount", "count", "limit", "port", "timeout", "interval", "width",
+            "height", "offset", "page", "year", "quantity", "row", "rows", "number", "max", "min"} and not w & {"id"}:
+        return str(_number(name, {}, description, "integer", ctx)), "number"
     if w & {"city", "location", "place", "destination", "origin", "town", "address"} and not w & {"id", "type"}:
         if w & {"address"}:
             return fake.address().replace("\n", ", "), "place"
@@ -237,6 +308,10 @@ def _string(name: str, schema: dict[str, Any], description: str, ctx: Context) -
         if ctx.topic == "crypto":
             return rng.choice(vocab.CRYPTO)[1], "id"
         return rng.choice(vocab.TICKERS), "id"
+    if w & {"protocol", "protocols"} and ctx.topic == "crypto":
+        return rng.choice(vocab.PROTOCOLS), "name"
+    if w & {"chain", "network", "blockchain"} and ctx.topic == "crypto":
+        return rng.choice(vocab.CHAINS), "name"
     if w & {"coin", "token", "crypto"} and not w & {"address"}:
         return rng.choice(vocab.CRYPTO)[0], "name"
     if w & {"owner", "org", "organization"}:
@@ -267,6 +342,8 @@ def _string(name: str, schema: dict[str, Any], description: str, ctx: Context) -
         return fake.postcode(), "id"
     if w & {"username", "user", "login", "handle", "author", "assignee"} and not w & {"id"}:
         return fake.user_name(), "name"
+    if w & {"class", "collection", "property", "field", "schema", "entity", "model", "type"} and w & {"name"}:
+        return rng.choice(vocab.ENTITIES), "name"
     if w & {"name", "firstname", "lastname", "fullname", "recipient", "contact", "person"} and not w & {"id"}:
         if w & {"company", "business"}:
             return fake.company(), "name"

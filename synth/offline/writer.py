@@ -55,7 +55,7 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
             schema = tool.properties.get(param)
             if not isinstance(schema, dict):
                 continue
-            if param in chosen and param not in linked and _fits(chosen[param][0], schema):
+            if param in chosen and _fits(chosen[param][0], schema):  # one symbol/city per conversation
                 args[param], kinds[param] = chosen[param]
                 continue
             value, kind = make_value(param, schema, ctx)

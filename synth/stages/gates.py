@@ -34,7 +34,11 @@ def validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
 
 def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """The first validation error as one line, or None when the arguments are valid."""
-    error = jsonschema.exceptions.best_match(validator(schema).iter_errors(arguments))
+    try:
+        error = jsonschema.exceptions.best_match(validator(schema).iter_errors(arguments))
+    except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType,
+            jsonschema.exceptions._WrappedReferencingError) as exc:  # the registry should have caught it
+        return f"(schema): cannot be checked: {str(exc).splitlines()[0][:200]}"
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"

@@ -1,0 +1,60 @@
+"""The CLI as a user meets it: help, a run with its summary, clear errors, lint exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from typer.testing import CliRunner
+
+from synth.cli import app
+
+runner = CliRunner()
+
+
+def test_help_reads_well():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "generate" in result.output and "registry" in result.output
+    result = runner.invoke(app, ["generate", "--help"])
+    assert result.exit_code == 0 and "--servers" in result.output and "--split" in result.output
+
+
+def test_generate_end_to_end_prints_a_summary(tiny_registry, tmp_path):
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "--n", "25", "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert "25 conversations accepted" in result.output
+    assert "tool coverage" in result.output and str(out) in result.output.replace("\n", "")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["n"] == 25 and manifest["config"]["seed"] == 2
+
+
+def test_bad_split_and_missing_folder_are_clear_errors(tiny_registry, tmp_path):
+    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path), "--split", "0.5,0.1"])
+    assert result.exit_code == 2 and "0.8,0.1,0.1" in result.output
+    result = runner.invoke(app, ["generate", "--servers", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "nope" in result.output
+
+
+def test_lint_exits_one_only_for_errors(tiny_registry, tmp_path):
+    clean = tmp_path / "clean"
+    shutil.copytree(tiny_registry, clean)
+    result = runner.invoke(app, ["registry", "lint", str(clean)])
+    assert result.exit_code == 0, result.output
+    (clean / "broken.json").write_text('{"qualifiedName": "x/broken", "tools": [')
+    result = runner.invoke(app, ["registry", "lint", str(clean)])
+    assert result.exit_code == 1
+    line = next(x for x in result.output.splitlines() if "broken.json" in x)
+    assert "error" in line and "fix" in line
+
+
+def test_a_bad_file_does_not_stop_generation(tiny_registry, tmp_path):
+    folder = tmp_path / "reg"
+    shutil.copytree(tiny_registry, folder)
+    (folder / "broken.json").write_text("{ not json")
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["generate", "--servers", str(folder), "--out", str(out), "--n", "10"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert any("broken.json" in e for e in manifest["registry"]["errors"])

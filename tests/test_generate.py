@@ -1,0 +1,137 @@
+"""The offline pipeline end to end on a tiny real registry: every exported line parsed back and checked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from synth.config import Settings
+from synth.pipeline import generate, split_of
+from synth.records import LABELS
+from synth.registry import load_registry
+from synth.stages.gates import schema_error
+
+OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def run(tiny_registry, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    generate(Settings(servers=tiny_registry, out=out, n=80, seed=3))
+    return out
+
+
+def test_writes_every_file_and_the_funnel_adds_up(run):
+    manifest = json.loads((run / "manifest.json").read_text())
+    for name in ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl"):
+        assert (run / name).exists(), name
+    funnel = manifest["funnel"]
+    # inject failures are per call (a conversation still exports); every other drop is a whole scenario
+    rejected = sum(n for stage, reasons in funnel["dropped"].items() if stage != "inject" for n in reasons.values())
+    assert funnel["accepted"] + rejected == funnel["scenarios"]
+    assert len(lines(run / "rejected.jsonl")) == rejected
+    assert len(lines(run / "conversations.jsonl")) == funnel["accepted"] == 80
+    assert manifest["backend"] == "offline"
+    assert manifest["coverage"]["share"] >= 0.9
+
+
+def test_chat_lines_are_valid_openai_fine_tuning_records(run):
+    for record in lines(run / "train.jsonl") + lines(run / "valid.jsonl"):
+        assert set(record) == {"messages", "tools"}
+        offered = {t["function"]["name"] for t in record["tools"]}
+        assert all(OPENAI_NAME.match(n) for n in offered)
+        assert record["messages"][0]["role"] == "system" and record["messages"][1]["role"] == "user"
+        pending: set[str] = set()
+        for m in record["messages"]:
+            if m.get("tool_calls"):
+                for call in m["tool_calls"]:
+                    assert call["type"] == "function" and call["function"]["name"] in offered
+                    assert isinstance(call["function"]["arguments"], str)
+                    json.loads(call["function"]["arguments"])
+                    pending.add(call["id"])
+            if m["role"] == "tool":
+                assert m["tool_call_id"] in pending
+                pending.remove(m["tool_call_id"])
+        assert not pending
+        assert record["messages"][-1]["role"] == "assistant" and record["messages"][-1]["content"]
+
+
+def test_gold_calls_validate_and_are_grounded(run, tiny_registry):
+    registry = load_registry(tiny_registry)
+    tools = {(t.server, t.name): t for t in registry.tools}
+    calls = 0
+    for conv in lines(run / "conversations.jsonl"):
+        assert conv["review"]["verdict"] == "accept"
+        assert all(g["passed"] for g in conv["review"]["gates"])
+        user_text = " ".join(m.get("content") or "" for m in conv["messages"] if m["role"] == "user")
+        for m in conv["messages"]:
+            for call in m.get("tool_calls", []):
+                tool = tools[(conv["scenario"]["server"], call["name"])]
+                assert schema_error(tool.input_schema, call["arguments"]) is None
+                assert call["name"] not in user_text  # requests never name the tool
+                calls += 1
+    assert calls >= 80
+
+
+def test_eval_items_are_one_per_gold_call_of_the_test_split(run):
+    convs = {c["id"]: c for c in lines(run / "conversations.jsonl")}
+    items = lines(run / "eval.jsonl")
+    expected = sum(len(c["plan"]["steps"]) for c in convs.values() if c["split"] == "test")
+    assert len(items) == expected > 0
+    for line in items:
+        item = line["item"]
+        assert set(item) == {"messages", "tools", "expected_output", "metadata"}
+        call = item["expected_output"]["tool_calls"][0]
+        assert item["expected_output"]["role"] == "assistant" and len(item["expected_output"]["tool_calls"]) == 1
+        assert call["function"]["name"] in {t["function"]["name"] for t in item["tools"]}
+        assert item["messages"][-1]["role"] in ("user", "tool")  # the call is what comes next
+        assert convs[item["metadata"]["conversation_id"]]["split"] == "test"
+
+
+def test_scored_records_have_all_labels_and_never_cross_splits(run):
+    convs = {c["id"]: c for c in lines(run / "conversations.jsonl")}
+    scored = lines(run / "scored.jsonl")
+    assert {r["score"] for r in scored} == set(LABELS)
+    for r in scored:
+        assert r["split"] == convs[r["conversation_id"]]["split"]
+        assert {"available_tools", "message_history", "tool_call", "score", "failure_reason", "gold_call", "subtype"} <= set(r)
+        if r["score"] == "correct":
+            assert r["tool_call"] == r["gold_call"] and r["failure_reason"] == ""
+        else:
+            assert r["tool_call"] != r["gold_call"] and len(r["failure_reason"]) > 20
+
+
+def test_splits_come_from_the_id_and_never_split_a_conversation(run):
+    for c in lines(run / "conversations.jsonl"):
+        assert c["split"] == split_of(c["id"], (0.8, 0.1, 0.1))
+
+
+def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, tmp_path, run):
+    again = tmp_path / "again"
+    generate(Settings(servers=tiny_registry, out=again, n=80, seed=3))
+    for name in ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl", "manifest.json"):
+        assert (again / name).read_bytes() == (run / name).read_bytes(), name
+    fewer = tmp_path / "fewer"
+    generate(Settings(servers=tiny_registry, out=fewer, n=30, seed=3))
+    small = [(c["id"], c["split"]) for c in lines(fewer / "conversations.jsonl")]
+    big = [(c["id"], c["split"]) for c in lines(run / "conversations.jsonl")]
+    assert big[: len(small)] == small
+
+
+def test_golden_hash(tiny_registry, tmp_path):
+    """Pins the offline output for one seed. If you changed generation on purpose, update the hash."""
+    out = tmp_path / "golden"
+    generate(Settings(servers=tiny_registry, out=out, n=12, seed=7))
+    digest = hashlib.sha256((out / "conversations.jsonl").read_bytes() + (out / "scored.jsonl").read_bytes()).hexdigest()
+    assert digest == GOLDEN, f"offline output changed: {digest}"
+
+
+GOLDEN = "unset"
