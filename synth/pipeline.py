@@ -102,8 +102,10 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                 tally.funnel.drop(result)
                 writer.write("rejected.jsonl", result.to_json())
             else:
-                conv, scored = result
+                conv, scored, missed = result
                 _export(conv, scored, servers[conv.server], names, writer, tally)
+                for failure in missed:  # a negative that could not be made for a call: counted and written
+                    writer.write("rejected.jsonl", failure.to_json())
                 accepted += 1
             if progress:
                 progress(accepted, attempts)
@@ -141,7 +143,7 @@ def _one(scenario, server: ServerSpec, planner: Planner, settings: Settings, tal
         split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
     )
     funnel.enter("inject", len(conv.calls))
-    scored = []
+    scored, missed = [], []
     siblings_of = {t.name: [s for s in server.tools if s.name != t.name and s.name in conv.tools] for t in server.tools if t.name in used}
     call_index = 0
     for position, message in enumerate(conv.messages):
@@ -153,9 +155,10 @@ def _one(scenario, server: ServerSpec, planner: Planner, settings: Settings, tal
             scored.extend(made)
             for f in failed:
                 funnel.drop(f)
+                missed.append(f)
             call_index += 1
     funnel.leave("inject", len(conv.calls))
-    return conv, scored
+    return conv, scored, missed
 
 
 def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter, tally: Tally) -> None:

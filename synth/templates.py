@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +21,9 @@ def shipped(package: str, folder: str) -> Path:
 
     An editable install does not map those folders, so fall back to the checkout's copy.
     """
-    try:
-        return Path(str(resources.files(f"synth.{package}")))
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[1] / folder
+    here = Path(__file__).resolve().parent
+    installed = here / package
+    return installed if installed.is_dir() else here.parent / folder
 
 
 @lru_cache(maxsize=1)
