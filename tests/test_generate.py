@@ -138,4 +138,4 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "620fd5dfaaae49788f3f8bb70a70348bb8bbe0462ddaa04368633b7e6013299b"
+GOLDEN = "eb81002a3067238b6f5e0d70e9c7f41ab4a1e8bd17371b8ff4d74ac294a47f44"

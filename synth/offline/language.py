@@ -24,6 +24,9 @@ _LEAD = re.compile(
     r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
     re.I,
 )
+# Instructions aimed at the model inside a tool description are data, not a request a user would make.
+_INJECTED = re.compile(r"\b(?:ignore (?:all |any )?(?:previous|prior|above)|when you (?:read|see|use) this|you must|"
+                       r"system prompt|do not tell|before using this tool|<important>|instead of the user)", re.I)
 _MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
 VERBS = {
     "get", "retrieve", "fetch", "search", "list", "find", "create", "add", "send", "post", "update", "delete",
@@ -33,7 +36,9 @@ VERBS = {
     "explore", "discover", "validate", "verify", "extract", "parse", "open", "close", "save", "load", "scrape",
     "crawl", "lookup", "resolve", "estimate", "predict", "recommend", "identify", "count", "merge", "move",
     "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
-    "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "fetches",
+    "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "perform",
+    "simulate", "calculate", "create", "make", "tell", "give", "convert", "list", "visit", "send", "place", "cancel",
+    "submit", "process", "log", "finish", "continue", "print", "batch", "record", "report", "request", "reserve",
     "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
     "disconnect", "connect", "reload", "take", "click", "navigate", "fill", "press", "scroll", "hover",
     "select", "enable", "disable", "reset", "clear", "sync", "import", "export", "share", "follow", "transfer",
@@ -49,14 +54,15 @@ VERBS = {
 
 def intent(tool: ToolSpec) -> str:
     """What the tool does, as an imperative clause: "get the weather forecast for a city"."""
-    for sentence in _SENTENCE.split(_MARKUP.sub("", tool.description or "").strip()):
+    description = "" if _INJECTED.search(tool.description or "") else tool.description or ""
+    for sentence in _SENTENCE.split(_MARKUP.sub("", description).strip()):
         text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
         text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|\bReturns?\b", text)[0].strip().rstrip(",")
         w = text.split()
         if len(w) < 2 or not text.isascii():
             continue
         first = _base_verb(w[0].lower())
-        if first not in VERBS:
+        if not _is_verb(first, w[0]):
             w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
         else:
             w[0] = first
@@ -71,16 +77,27 @@ def intent(tool: ToolSpec) -> str:
     return " ".join(name_words) or "help with this"
 
 
+_NOT_VERBS = {"news", "status", "statistics", "details", "analytics", "settings", "metrics", "series", "this", "is",
+              "has", "was", "access", "process", "address", "its", "us", "class", "glass", "always", "various", "previous"}
+
+
 def _base_verb(word: str) -> str:
+    """``fetches`` -> fetch, ``retrieves`` -> retrieve, ``queries`` -> query; other words unchanged."""
     if word in VERBS:
         return word
-    if word.endswith("ies") and word[:-3] + "y" in VERBS:
-        return word[:-3] + "y"
-    if word.endswith("es") and word[:-2] in VERBS:
-        return word[:-2]
-    if word.endswith("s") and word[:-1] in VERBS:
-        return word[:-1]
+    for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("es", "e"), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and word[: -len(suffix)] + repl in VERBS:
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word not in _NOT_VERBS:
+        # a description's first word in the third person ("Performs", "Analyzes") is a verb
+        for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("zes", "ze"), ("s", "")):
+            if word.endswith(suffix):
+                return word[: -len(suffix)] + repl
     return word
+
+
+def _is_verb(word: str, original: str) -> bool:
+    return word in VERBS or word != original.lower() or word.endswith(("ate", "ize", "ise", "ify"))
 
 
 def show(value: Any, kind: str) -> str:

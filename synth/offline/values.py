@@ -102,7 +102,7 @@ def make_value(name: str, schema: dict[str, Any], ctx: Context, depth: int = 0) 
     schema = branch(schema)
     value, kind = _value(name, schema, ctx, depth)
     if isinstance(value, str):
-        value = _fit_pattern(_fit_length(value, schema), schema, ctx.rng)
+        value = _fit_pattern(_fit_length(value, schema, ctx.rng), schema, ctx.rng)
     return value, kind
 
 
@@ -126,14 +126,20 @@ def _fit_pattern(value: str, schema: dict[str, Any], rng: random.Random) -> str:
     return value
 
 
-def _fit_length(value: str, schema: dict[str, Any]) -> str:
-    """Respect minLength/maxLength: a state code where two letters are allowed, not "pending"."""
+def _fit_length(value: str, schema: dict[str, Any], rng: random.Random) -> str:
+    """Respect minLength/maxLength: a state code where two letters are allowed, a long key where 64 are needed."""
     hi = schema.get("maxLength")
     lo = schema.get("minLength")
     if isinstance(hi, int) and len(value) > hi:
         value = value[:hi].rstrip() or value[:hi]
     if isinstance(lo, int) and len(value) < lo:
-        value = (value + " " + "for the spring product launch review" * (1 + lo // 30))[: max(lo, len(value))]
+        if " " in value:  # text: say more, in whole sentences
+            extra = iter(rng.sample(vocab.MESSAGES, len(vocab.MESSAGES)) * (1 + lo // 40))
+            while len(value) < lo:
+                value = f"{value} {next(extra)}"
+        else:  # a key or code: more of the same kind of characters
+            alphabet = "0123456789abcdef" if re.fullmatch(r"(0x)?[0-9a-f]+", value) else "abcdefghjkmnpqrstuvwxyz23456789"
+            value += "".join(rng.choice(alphabet) for _ in range(lo - len(value)))
     return value
 
 
@@ -153,7 +159,7 @@ def _value(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple
         return _array(name, schema, ctx, depth)
     if t == "object":
         return _object(name, schema, ctx, depth), "object"
-    return _string(name, schema, description, ctx)
+    return string_value(name, schema, description, ctx)
 
 
 def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Context) -> int | float:
@@ -246,161 +252,6 @@ def _object(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> dict
     return out
 
 
-def _date(ctx: Context, span: int = 120) -> dt.date:
-    return ANCHOR + dt.timedelta(days=ctx.rng.randint(-span // 4, span))
 
 
-def _string(name: str, schema: dict[str, Any], description: str, ctx: Context) -> tuple[str, str]:
-    rng = ctx.rng
-    w = set(words(name))
-    fmt = str(schema.get("format") or "")
-    fake = seed_faker(rng)
-    text = f"{name} {description}".lower()
-
-    if fmt == "email" or w & {"email", "mail"} and not w & {"subject", "body", "message", "id"}:
-        return fake.email(), "email"
-    if fmt == "date-time" or w & {"datetime", "timestamp"}:
-        d = _date(ctx)
-        return f"{d.isoformat()}T{rng.randint(8, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}:00Z", "datetime"
-    if fmt == "date" or w & {"date", "since", "until", "from", "to", "start", "end", "day", "birthday"} and (
-        "date" in text or "yyyy" in text
-    ):
-        if "start" in w or "from" in w or "since" in w:
-            return _date(ctx, 30).isoformat(), "date"
-        return _date(ctx).isoformat(), "date"
-    if fmt == "time" or w == {"time"}:
-        return f"{rng.randint(8, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}", "time"
-    if fmt in ("uri", "url", "uri-reference") or w & {"url", "uri", "link", "href", "website"}:
-        return rng.choice(vocab.URLS), "url"
-    if fmt == "uuid" or "uuid" in w:
-        return str(fake.uuid4()), "id"
-    if fmt in ("ipv4", "ip") or w & {"ip"}:
-        return fake.ipv4_public(), "id"
-    if w & {"domain", "hostname", "host"}:
-        return rng.choice(vocab.DOMAINS), "name"
-    if example := _example(description, rng):
-        return example, "text"
-    if name.endswith(("Id", "ID", "_id", "Ids", "_ids")) or w & {"id", "uuid", "sku"}:
-        return _identifier(name, rng), "id"
-    if name.endswith("YN") or re.search(r"\bY/N\b|'Y' or 'N'|\(Y/N\)", description):
-        return rng.choice(("Y", "N")), "enum"
-    if w & {"password", "secret", "apikey", "access", "auth", "bearer"} or (w & {"token"} and w & {"api", "access"}):
-        return f"demo-{fake.lexify('????????')}", "id"
-    if w & {"frequency", "duration", "size", "amount", "count", "limit", "port", "timeout", "interval", "width",
-            "height", "offset", "page", "year", "quantity", "row", "rows", "number", "max", "min"} and not w & {"id"}:
-        return str(_number(name, {}, description, "integer", ctx)), "number"
-    if w & {"city", "location", "place", "destination", "origin", "town", "address"} and not w & {"id", "type"}:
-        if w & {"address"}:
-            return fake.address().replace("\n", ", "), "place"
-        return ctx.city or rng.choice(vocab.CITIES)[0], "place"
-    if w & {"country"}:
-        return rng.choice(vocab.CITIES)[1], "place"
-    if w & {"airport", "iata"}:
-        return rng.choice(vocab.AIRPORTS), "id"
-    if w & {"timezone", "tz"}:
-        return rng.choice(vocab.TIMEZONES), "name"
-    if w & {"language", "lang", "locale"}:
-        code, lang = rng.choice(vocab.LANGUAGES)
-        return (code if "code" in text or len(name) <= 4 else lang), "name"
-    if w & {"currency"}:
-        return rng.choice(vocab.CURRENCIES), "id"
-    if w & {"symbol", "ticker", "stock"}:
-        if ctx.topic == "crypto":
-            return rng.choice(vocab.CRYPTO)[1], "id"
-        return rng.choice(vocab.TICKERS), "id"
-    if w & {"protocol", "protocols"} and ctx.topic == "crypto":
-        return rng.choice(vocab.PROTOCOLS), "name"
-    if w & {"chain", "network", "blockchain"} and ctx.topic == "crypto":
-        return rng.choice(vocab.CHAINS), "name"
-    if w & {"coin", "token", "crypto"} and not w & {"address"}:
-        return rng.choice(vocab.CRYPTO)[0], "name"
-    if w & {"owner", "org", "organization"}:
-        return rng.choice(vocab.GITHUB_OWNERS), "name"
-    if w & {"repo", "repository"} and not w & {"url"}:
-        return rng.choice(vocab.GITHUB_REPOS), "name"
-    if w & {"branch", "ref"}:
-        return rng.choice(vocab.BRANCHES), "name"
-    if w & {"path", "file", "filename", "filepath"}:
-        return rng.choice(vocab.FILE_PATHS), "path"
-    if w & {"dir", "directory", "folder"}:
-        return rng.choice(vocab.DIRECTORIES), "path"
-    if w & {"hash", "tx", "txhash", "signature"} or "hex" in text or (w & {"address", "wallet", "contract"} and ctx.topic == "crypto"):
-        return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40 if "address" in w else 64)), "id"
-    if w & {"connection", "dsn"} or "connection string" in text:
-        return f"postgresql://analyst@db.internal:5432/{rng.choice(('sales', 'inventory', 'crm'))}", "id"
-    if w & {"query", "q", "search", "keyword", "name", "term"} and ctx.subject in {"location", "place", "city", "geocode", "address", "town"}:
-        return ctx.city or rng.choice(vocab.CITIES)[0], "place"
-    if w & {"sql"} or (w & {"query"} and ctx.topic == "data"):
-        return rng.choice(vocab.SQL), "code"
-    if w & {"table", "collection"}:
-        return rng.choice(vocab.TABLES), "name"
-    if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "topic", "prompt", "question"}:
-        return rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"])), "query"
-    if w & {"phone", "mobile"}:
-        return f"+1-{rng.randint(200, 989)}-{rng.randint(200, 989)}-{rng.randint(1000, 9999)}", "id"
-    if w & {"zip", "postal", "postcode"}:
-        return fake.postcode(), "id"
-    if w & {"username", "user", "login", "handle", "author", "assignee"} and not w & {"id"}:
-        return fake.user_name(), "name"
-    if w & {"class", "collection", "property", "field", "schema", "entity", "model", "type"} and w & {"name"}:
-        return rng.choice(vocab.ENTITIES), "name"
-    if w & {"name", "firstname", "lastname", "fullname", "recipient", "contact", "person"} and not w & {"id"}:
-        if w & {"company", "business"}:
-            return fake.company(), "name"
-        if w & {"product", "item"}:
-            return rng.choice(vocab.PRODUCTS), "name"
-        if w & {"file"}:
-            return rng.choice(vocab.FILE_PATHS).rsplit("/", 1)[-1], "name"
-        if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel"}:
-            return rng.choice(("marketing-site", "analytics", "q3-launch", "customer-portal")), "name"
-        return fake.name(), "name"
-    if w & {"company", "business", "brand"}:
-        return fake.company(), "name"
-    if w & {"product", "item"} and not w & {"id"}:
-        return rng.choice(vocab.PRODUCTS), "name"
-    if w & {"category", "genre", "type", "kind"}:
-        return rng.choice(vocab.CATEGORIES), "name"
-    if w & {"color", "colour"}:
-        return rng.choice(vocab.COLORS), "name"
-    if w & {"tag", "tags", "label", "labels"}:
-        return rng.choice(vocab.TAGS), "name"
-    if w & {"status", "state"}:
-        return rng.choice(vocab.STATUSES), "name"
-    if w & {"message", "body", "content", "text", "comment", "reply", "description", "summary"}:
-        return rng.choice(vocab.MESSAGES), "text"
-    if w & {"title", "subject", "heading"}:
-        return rng.choice(vocab.TITLES), "text"
-    if w & {"note", "notes", "memo"}:
-        return rng.choice(vocab.NOTES), "text"
-    if w & {"code", "script", "snippet"}:
-        return "print(sum(range(10)))", "code"
-    if w & {"key", "id", "identifier", "slug", "number", "ref", "sku"} or name.endswith("Id"):
-        return _identifier(name, rng), "id"
-    if w & {"password", "secret", "token", "apikey"}:
-        return f"demo-{fake.lexify('????????')}", "id"
-    if w & {"version"}:
-        return f"{rng.randint(1, 4)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}", "id"
-    if w & {"format", "mode", "sort", "order"}:
-        return rng.choice(("json", "markdown", "csv")) if "format" in w else rng.choice(("desc", "asc")), "name"
-    return _fallback(name, rng), "text"
-
-
-def _example(description: str, rng: random.Random) -> str | None:
-    """A value the schema's own description offers as an example ("e.g. 'AAPL'")."""
-    found = _EXAMPLE.findall(description)
-    return rng.choice(found).strip() if found else None
-
-
-def _identifier(name: str, rng: random.Random) -> str:
-    stem = [w for w in words(name) if w not in {"id", "key", "identifier", "number", "ref"}]
-    prefix = (stem[-1][:3] if stem else "id").lower()
-    return f"{prefix}_{rng.randint(10000, 99999)}"
-
-
-_LABELS = ("spring-launch", "q3-report", "customer-onboarding", "north-region", "team-sync", "v2-migration",
-           "lisbon-office", "beta-feedback")
-
-
-def _fallback(name: str, rng: random.Random) -> str:
-    """A short, specific label for a text parameter nothing else recognises."""
-    return rng.choice(_LABELS)
+from synth.offline.strings import string_value  # noqa: E402  (strings uses Context and words from here)

@@ -129,3 +129,108 @@ PERSONAS = {
                 "I'm helping a colleague", "Quick one"),
 }
 OPENERS = ("Can you", "Could you", "Please", "I need you to", "Would you", "Help me")
+
+# --- names of things people create or work in ------------------------------------------------
+RESOURCE_STEMS = ("sales", "analytics", "billing", "inventory", "marketing", "crm", "payments", "support",
+                  "growth", "checkout")
+RESOURCE_SUFFIX = {"database": "_db", "db": "_db", "schema": "", "namespace": "", "project": "", "workspace": "",
+                   "dataset": "_daily", "bucket": "-exports", "index": "-index", "store": "-logs", "mart": "_mart",
+                   "cluster": "-cluster", "instance": "-prod", "service": "-api", "app": "-app", "application": "-app",
+                   "environment": "", "env": "", "module": "", "package": "-utils", "packages": "-utils",
+                   "library": "-ui", "block": "-hero", "component": "-card", "components": "-card", "plugin": "-plugin",
+                   "table": "", "channel": "", "repo": "", "branch": ""}
+NAMED_THINGS = {
+    "playlist": ("Sunday morning jazz", "Road trip 2026", "Deep focus", "Running mix"),
+    "project": ("Website redesign", "Q3 launch", "Mobile app v2", "Customer survey"),
+    "task": ("Draft the release notes", "Book the venue", "Review the pull request", "Renew the SSL certificate"),
+    "event": ("Team offsite", "Quarterly planning", "Dentist appointment", "Product demo"),
+    "note": ("Meeting notes 12 March", "Ideas for the launch", "Packing list"),
+    "list": ("Groceries", "Reading list", "Launch checklist"),
+    "board": ("Product roadmap", "Sprint 14", "Marketing ideas"),
+    "document": ("Onboarding guide", "Q3 sales summary", "API migration plan"),
+    "page": ("Onboarding guide", "Team handbook", "Release notes v2.4"),
+    "collection": ("Articles", "Products", "Support tickets"),
+    "memory": ("Favourite coffee order", "Sister's birthday", "Office wifi network"),
+    "entity": ("Maria Santos", "Acme Corp", "Project Atlas"),
+    "resource": ("Style guide", "Onboarding video", "API reference"),
+    "workflow": ("Nightly data sync", "Invoice approval", "New hire onboarding"),
+    "agent": ("Research assistant", "Support triage bot", "Code reviewer"),
+    "template": ("Weekly report", "Invoice", "Meeting agenda"),
+    "group": ("Design team", "Book club", "On-call engineers"),
+    "room": ("Blue room", "Main hall", "Studio 3"),
+    "style": ("streets", "satellite", "dark-gray"),
+}
+DESCRIPTIONS = {
+    "playlist": ("Upbeat songs for the morning run.", "Quiet piano for deep work."),
+    "project": ("Redesign of the marketing site before the autumn launch.", "Internal tools for the support team."),
+    "task": ("Collect feedback from the beta users and summarise it.", "Update the onboarding docs for the new API."),
+    "event": ("Quarterly planning with the product and sales leads.", "Catch-up over coffee."),
+    "resource": ("Reference material for new team members.", "The latest version of the brand guidelines."),
+    "issue": ("Login fails on Safari 17 after the last release.", "The export button does nothing on large reports."),
+}
+GITHUB_PAIRS = ("pallets/flask", "psf/requests", "tiangolo/fastapi", "vercel/next.js", "microsoft/vscode",
+                "denoland/deno", "rust-lang/rustlings", "yamadashy/repomix")
+CURSORS = ("eyJwYWdlIjoyfQ", "dXNlcjoxMjM0NQ", "c2VxOjIwMjYwNjAx")
+REGIONS = ("us-en", "uk-en", "de-de", "fr-fr", "es-es", "jp-jp")
+CLOUD_REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-1", "eu-central-1")
+EXCHANGES = ("binance", "coinbase", "kraken", "okx", "bybit")
+PAIRS = ("BTC-USDT", "ETH-USDT", "SOL-USDT", "BTC/USD", "ETH/EUR")
+SQL_WHERE = ("country = 'Portugal'", "created_at >= '2026-05-01'", "status = 'active' AND total > 100")
+EXPRESSIONS = ("(15 + 27) * 3", "sqrt(144) + 2^5", "1250 * 0.075", "365 / 7")
+JS_SNIPPETS = ("document.title", "[...document.querySelectorAll('a')].map(a => a.href).slice(0, 5)",
+               "value * 1.2")
+PY_SNIPPETS = ("print(sum(range(1, 101)))", "import statistics\nprint(statistics.mean([12, 15, 9, 20]))",
+               "print(sorted(['pear', 'apple', 'fig']))")
+COMMANDS = ("ls -la", "git status", "df -h", "npm test", "python --version", "docker ps", "tail -n 50 app.log")
+SELECTORS = ("#login-button", "button[type='submit']", ".product-card h2", "input[name='email']", "nav a.active")
+ELEMENTS = ("Sign in button", "Search field", "Accept cookies button", "Country dropdown", "Add to cart button")
+INDUSTRIES = ("renewable energy", "fintech", "healthcare", "logistics", "e-commerce")
+MODELS = ("gpt-4o-mini", "claude-3-5-sonnet", "llama-3.1-8b-instruct", "flux-schnell")
+WORDS = ("serendipity", "ephemeral", "resilience", "wanderlust", "benevolent", "cadence")
+SMILES = ("CC(=O)OC1=CC=CC=C1C(=O)O", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", "CC(C)CC1=CC=C(C=C1)C(C)C(=O)O")
+WORDS_BIP = ("abandon", "ability", "able", "about", "above", "absent", "absorb", "abstract", "absurd", "abuse",
+             "access", "accident", "account", "accuse", "achieve", "acid", "acoustic", "acquire", "across", "act")
+DOIS = ("10.1038/s41586-021-03819-2", "10.1126/science.abj8754", "10.1056/NEJMoa2034577", "10.48550/arXiv.2310.06770")
+ISBNS = ("9780143127741", "9780262046305", "9781492056355", "9780735219090")
+PARAGRAPHS = (
+    "Welcome to the team! This guide covers the tools we use, who to ask for help and what to do in your first week.",
+    "Revenue grew 12% over the quarter, driven by the new subscription plans. Churn fell to 3.1%.",
+    "Today we looked at how heat pumps move heat instead of making it, which is why they use less energy than boilers.",
+    "The release adds dark mode, fixes the login bug on Safari and speeds up report exports by about 40%.",
+)
+# Statements for reasoning-style parameters (thought, problem, hypothesis, steps...), by topic.
+REASONING = {
+    "general": ("The checkout page is slow for users on mobile networks.",
+                "Compare the cost of leasing and buying a car over five years.",
+                "Most support tickets this week mention the new billing page.",
+                "Break the migration into smaller steps that can be rolled back.",
+                "Caching the product catalogue should cut the page load time in half.",
+                "Decide whether to launch in Spain or Portugal first."),
+    "code": ("The login endpoint returns 500 when the session cookie has expired.",
+             "Memory grows steadily while the worker processes large uploads.",
+             "Add retries with backoff around the payment client.",
+             "Split the monolith's user module into its own service."),
+    "data": ("Monthly revenue dropped in March although orders went up.",
+             "Customers from the spring campaign churn faster than the rest."),
+    "finance": ("Tech stocks look overvalued compared with their five-year average.",
+                "Rebalance towards bonds if rates keep rising."),
+    "health": ("Resting heart rate has risen by 8 bpm over two weeks.",
+               "Increase weekly running distance by no more than 10%."),
+}
+CODE_NAMES = ("total_count", "user_id", "created_at", "is_active", "parse_invoice", "retry_count", "buffer_size")
+COUNTRY_CODES = {"Portugal": "PT", "Spain": "ES", "France": "FR", "Germany": "DE", "Netherlands": "NL", "Denmark": "DK",
+                 "Sweden": "SE", "Norway": "NO", "Finland": "FI", "Ireland": "IE", "United Kingdom": "GB", "Italy": "IT",
+                 "Austria": "AT", "Czech Republic": "CZ", "Poland": "PL", "Greece": "GR", "Turkey": "TR", "Egypt": "EG",
+                 "Kenya": "KE", "South Africa": "ZA", "Nigeria": "NG", "United Arab Emirates": "AE", "India": "IN",
+                 "Singapore": "SG", "Thailand": "TH", "Japan": "JP", "South Korea": "KR", "China": "CN",
+                 "Australia": "AU", "New Zealand": "NZ", "Canada": "CA", "United States": "US", "Mexico": "MX",
+                 "Colombia": "CO", "Peru": "PE", "Chile": "CL", "Argentina": "AR", "Brazil": "BR"}
+MEDIA_PATHS = {
+    "video": ("videos/product-demo.mp4", "videos/onboarding.mov"),
+    "image": ("images/logo.png", "photos/team-offsite.jpg"), "photo": ("photos/team-offsite.jpg",),
+    "audio": ("audio/interview-2026-05-12.mp3", "audio/podcast-ep12.wav"),
+    "pdf": ("invoices/INV-2026-0142.pdf", "reports/annual-report-2025.pdf"),
+    "csv": ("data/sales_2025.csv", "exports/customers.csv"), "excel": ("reports/budget-2026.xlsx",),
+    "json": ("config/settings.json", "data/products.json"), "markdown": ("docs/getting-started.md", "README.md"),
+    "python": ("src/app/main.py", "scripts/cleanup.py"), "log": ("logs/app.log",), "zip": ("backups/site-2026-05.zip",),
+}
