@@ -182,6 +182,16 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
     tally.multi_turn += bool(conv.query.withheld)
 
 
+def _file_facts(path: Path) -> dict[str, Any]:
+    """Line count and sha256 of a file, read in chunks so memory stays flat however big it is."""
+    digest, lines = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            lines += chunk.count(b"\n")
+    return {"lines": lines, "sha256": digest.hexdigest()}
+
+
 def _version(package: str) -> str:
     try:
         return metadata.version(package)
@@ -192,10 +202,7 @@ def _version(package: str) -> str:
 def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int) -> dict[str, Any]:
     usable = [t.key for t in registry.tools]
     unused = sorted(set(usable) - tally.used_tools)
-    files = {}
-    for name in FILES:
-        data = (settings.out / name).read_bytes()
-        files[name] = {"lines": data.count(b"\n"), "sha256": hashlib.sha256(data).hexdigest()}
+    files = {name: _file_facts(settings.out / name) for name in FILES}
     errors = [p for p in registry.problems if p.severity == "error"]
     return {
         "synth_version": synth.__version__,

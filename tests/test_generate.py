@@ -138,4 +138,4 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "eb81002a3067238b6f5e0d70e9c7f41ab4a1e8bd17371b8ff4d74ac294a47f44"
+GOLDEN = "f2de628d1ee3006b0be92134a0377ce77fafba33cb0e5b127828074a4fe71b86"

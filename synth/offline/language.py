@@ -38,6 +38,8 @@ VERBS = {
     "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
     "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "perform",
     "simulate", "calculate", "create", "make", "tell", "give", "convert", "list", "visit", "send", "place", "cancel",
+    "multiply", "subtract", "divide", "type", "switch", "go", "use", "view", "decrypt", "encrypt", "broadcast",
+    "handle", "reverse", "launch", "reveal", "hash", "ping", "roll", "flip", "draw", "greet", "echo", "wait",
     "submit", "process", "log", "finish", "continue", "print", "batch", "record", "report", "request", "reserve",
     "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
     "disconnect", "connect", "reload", "take", "click", "navigate", "fill", "press", "scroll", "hover",
@@ -61,6 +63,8 @@ def intent(tool: ToolSpec) -> str:
         w = text.split()
         if len(w) < 2 or not text.isascii():
             continue
+        if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
+            w = ["use", w[0].lower(), *w[1:]]
         first = _base_verb(w[0].lower())
         if not _is_verb(first, w[0]):
             w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
@@ -109,7 +113,7 @@ def show(value: Any, kind: str) -> str:
         return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1] if shown else "none"
     if isinstance(value, dict):
         return ", ".join(f"{human(k)} {show(v, 'text')}" for k, v in value.items())
-    if kind in ("query", "text", "code") and isinstance(value, str):
+    if kind in ("query", "text", "code", "guess") and isinstance(value, str):
         return f'"{value}"'
     return str(value)
 
@@ -134,6 +138,8 @@ def clause(param: str, value: Any, kind: str, rng: random.Random) -> str:
         return rng.choice((f"set {h} to {v}", f"use {v} for {h}", f"{h} should be {v}"))
     if kind == "query":
         return rng.choice((f"search for {v}", f"the {h} is {v}"))
+    if kind == "guess":
+        return f"the {h} should be {v}"
     if kind in ("text", "code"):
         return rng.choice((f"the {h} should be {v}", f"{h}: {v}"))
     if kind == "object":
@@ -217,7 +223,8 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         total = result.get("total", len(items))
         return f"I found {total} {human(key)}; the first is {_facts(items[0], 3, set())}."
     if k == "action":
-        return f"Done: the {human(' '.join(subject(tool)))} request went through ({_facts(result, 3, set(args))})."
+        what = human(" ".join(subject(tool))).removesuffix(" request")
+        return f"Done: the {what} request went through ({_facts(result, 3, set(args))})."
     facts = _facts(result, 4, set(args))
     if lists:
         key, items = lists[0]

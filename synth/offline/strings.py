@@ -170,7 +170,7 @@ def _code(w: set[str], name: str, text: str, ctx: Context) -> tuple[Any, str]:
 
 RULES: tuple[Rule, ...] = (
     _rule(lambda w, n, t, c: n.endswith(("Id", "ID", "_id", "Ids", "_ids")) or bool(w & {"id", "sku"}),
-          lambda w, n, t, c: (_identifier(n, c.rng), "id")),
+          lambda w, n, t, c: (str(seed_faker(c.rng).uuid4()) if "uuid" in t else _identifier(n, c.rng), "id")),
     _rule(lambda w, n, t, c: n.endswith("YN") or re.search(r"\by/n\b|'y' or 'n'", t) is not None,
           lambda w, n, t, c: (c.rng.choice(("Y", "N")), "enum")),
     _rule(_any("password", "secret", "apikey", "passphrase", "bearer", "credentials", "senha"),
@@ -239,7 +239,7 @@ RULES: tuple[Rule, ...] = (
     _rule(_any("company", "business", "brand", "industry"),
           lambda w, n, t, c: (c.rng.choice(vocab.INDUSTRIES) if "industry" in w else seed_faker(c.rng).company(), "name")),
     _rule(_any("product", "item"), lambda w, n, t, c: (c.rng.choice(vocab.PRODUCTS), "name")),
-    _rule(_any("source", "target", "from", "to", "entity", "subject", "object", unless=("id", "language", "lang", "currency", "date", "time")),
+    _rule(lambda w, n, t, c: bool(w) and w <= {"source", "target", "from", "to", "entity", "subject", "object", "node", "name"},
           lambda w, n, t, c: (c.rng.choice(vocab.NAMED_THINGS["entity"]), "name")),
     _rule(_any("category", "genre", "kind", "type"), lambda w, n, t, c: (c.rng.choice(vocab.CATEGORIES), "name")),
     _rule(_any("color", "colour"), lambda w, n, t, c: (c.rng.choice(vocab.COLORS), "name")),
@@ -324,6 +324,10 @@ def _body(w: set[str], text: str, ctx: Context) -> str:
 
 
 def _about(w: set[str], name: str, ctx: Context) -> tuple[str, str]:
-    """Last resort: a phrase about what the conversation is about, never a filler label."""
+    """Last resort: a phrase about what the conversation is about, never a filler label.
+
+    Its kind is ``guess``: the writer fills a required parameter with it but leaves an optional
+    one out, as a person who does not know what a parameter wants would.
+    """
     pool = vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"])
-    return ctx.rng.choice(pool), "query"
+    return ctx.rng.choice(pool), "guess"

@@ -23,10 +23,22 @@ CITIES = (
     ("Buenos Aires", "Argentina"), ("Sao Paulo", "Brazil"), ("Rio de Janeiro", "Brazil"),
 )
 CITY_COORDS = {
-    "Porto": (41.15, -8.61), "Lisbon": (38.72, -9.14), "Madrid": (40.42, -3.7),
-    "Paris": (48.86, 2.35), "Berlin": (52.52, 13.4), "London": (51.51, -0.13),
-    "Tokyo": (35.68, 139.69), "New York": (40.71, -74.01), "Sydney": (-33.87, 151.21),
-    "San Francisco": (37.77, -122.42), "Toronto": (43.65, -79.38), "Singapore": (1.35, 103.82),
+    "Porto": (41.15, -8.61), "Lisbon": (38.72, -9.14), "Madrid": (40.42, -3.7), "Barcelona": (41.39, 2.17),
+    "Paris": (48.86, 2.35), "Lyon": (45.76, 4.84), "Berlin": (52.52, 13.4), "Munich": (48.14, 11.58),
+    "Amsterdam": (52.37, 4.9), "Copenhagen": (55.68, 12.57), "Stockholm": (59.33, 18.07), "Oslo": (59.91, 10.75),
+    "Helsinki": (60.17, 24.94), "Dublin": (53.35, -6.26), "London": (51.51, -0.13), "Edinburgh": (55.95, -3.19),
+    "Rome": (41.9, 12.5), "Milan": (45.46, 9.19), "Vienna": (48.21, 16.37), "Prague": (50.08, 14.44),
+    "Warsaw": (52.23, 21.01), "Athens": (37.98, 23.73), "Istanbul": (41.01, 28.98), "Cairo": (30.04, 31.24),
+    "Nairobi": (-1.29, 36.82), "Cape Town": (-33.92, 18.42), "Lagos": (6.52, 3.38), "Dubai": (25.2, 55.27),
+    "Mumbai": (19.08, 72.88), "Bangalore": (12.97, 77.59), "Singapore": (1.35, 103.82), "Bangkok": (13.76, 100.5),
+    "Tokyo": (35.68, 139.69), "Osaka": (34.69, 135.5), "Seoul": (37.57, 126.98), "Shanghai": (31.23, 121.47),
+    "Hong Kong": (22.32, 114.17), "Sydney": (-33.87, 151.21), "Melbourne": (-37.81, 144.96),
+    "Auckland": (-36.85, 174.76), "Toronto": (43.65, -79.38), "Vancouver": (49.28, -123.12),
+    "Montreal": (45.5, -73.57), "New York": (40.71, -74.01), "San Francisco": (37.77, -122.42),
+    "Seattle": (47.61, -122.33), "Chicago": (41.88, -87.63), "Austin": (30.27, -97.74), "Boston": (42.36, -71.06),
+    "Denver": (39.74, -104.99), "Mexico City": (19.43, -99.13), "Bogota": (4.71, -74.07), "Lima": (-12.05, -77.04),
+    "Santiago": (-33.45, -70.67), "Buenos Aires": (-34.6, -58.38), "Sao Paulo": (-23.55, -46.63),
+    "Rio de Janeiro": (-22.91, -43.17),
 }
 AIRPORTS = ("LIS", "OPO", "MAD", "CDG", "LHR", "FRA", "AMS", "JFK", "SFO", "NRT", "SIN", "DXB", "YYZ")
 TIMEZONES = ("Europe/Lisbon", "Europe/Berlin", "America/New_York", "America/Los_Angeles",

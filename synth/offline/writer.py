@@ -59,6 +59,8 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
                 args[param], kinds[param] = chosen[param]
                 continue
             value, kind = make_value(param, schema, ctx)
+            if kind == "guess" and param not in tool.required:
+                continue  # an optional parameter we cannot fill well is left out, not invented
             args[param], kinds[param] = value, kind
             if param not in linked:
                 chosen[param] = (value, kind)
