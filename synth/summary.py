@@ -45,5 +45,9 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
 
     console.print(f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
                   f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
-                  f"reasons in manifest.json")
+                  f"{len(reg['errors'])} errors, reasons in manifest.json")
+    for line in reg["errors"][:5]:
+        console.print(f"  [yellow]{line}[/]", highlight=False)
+    if len(reg["errors"]) > 5:
+        console.print(f"  ... and {len(reg['errors']) - 5} more: synth registry lint {manifest['config']['servers']}")
     console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + ", manifest.json")

@@ -229,6 +229,7 @@ RULES: tuple[Rule, ...] = (
                "condition", "conditions", "diseases", "disease"),
           lambda w, n, t, c: (c.rng.choice(vocab.QUERIES.get(c.topic, vocab.QUERIES["general"])), "query")),
     _rule(_any("phone", "mobile"), lambda w, n, t, c: (f"+1-{c.rng.randint(200, 989)}-{c.rng.randint(200, 989)}-{c.rng.randint(1000, 9999)}", "id")),
+    _rule(_any("barcode", "ean", "upc", "gtin"), lambda w, n, t, c: ("".join(c.rng.choice("0123456789") for _ in range(13)), "id")),
     _rule(_any("zip", "postal", "postcode", "cep"), lambda w, n, t, c: (seed_faker(c.rng).postcode(), "id")),
     _rule(_any("username", "user", "login", "handle", "author", "assignee", "user1", "user2", "author1", "author2", unless=("id",)),
           lambda w, n, t, c: (seed_faker(c.rng).user_name() if w & {"username", "login", "handle", "user1", "user2"} or "username" in t else seed_faker(c.rng).name(), "name")),
@@ -290,7 +291,7 @@ def _named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
         return ctx.rng.choice(vocab.FILE_PATHS).rsplit("/", 1)[-1], "name"
     if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel", "repo", "branch"}:
         return _slug(ctx, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name"
-    subject = ctx.subject
+    subject = next((x for x in sorted(w) if x in vocab.NAMED_THINGS), ctx.subject)  # "stop_name" names a stop
     if w & {"firstname", "lastname", "fullname", "recipient", "contact", "person"} or subject in _PEOPLE \
             or re.search(r"\b(?:person|user|customer|contact|patient|employee)'?s? name\b", text):
         return (fake.first_name() if "first" in w else fake.last_name() if "last" in w else fake.name()), "name"

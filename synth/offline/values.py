@@ -159,6 +159,8 @@ def _value(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple
         return _array(name, schema, ctx, depth)
     if t == "object":
         return _object(name, schema, ctx, depth), "object"
+    from synth.offline.strings import string_value  # strings builds on this module's Context and numbers
+
     return string_value(name, schema, description, ctx)
 
 
@@ -173,6 +175,9 @@ def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Co
     if w & {"timestamp", "epoch", "ts"} or (w & {"start", "end", "from", "to", "since", "until"} and w & {"time"}):
         base = 1780272000  # ANCHOR as unix seconds
         return base + rng.randint(-30, 90) * 86400 * (1000 if "ms" in w or "millis" in description.lower() else 1)
+    if (body := _BODY.get(next(iter(sorted(w & set(_BODY))), ""))) is not None and lo is None and hi is None:
+        a, b = body
+        return rng.randint(int(a), int(b)) if t == "integer" or isinstance(a, int) else round(rng.uniform(a, b), 1)
     if w & {"year"}:
         guess = (2019, 2026)
     elif w & {"limit", "count", "size", "top", "k", "max", "num", "results", "number", "n", "amount"} and not w & {"price"}:
@@ -215,6 +220,16 @@ def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Co
     return value
 
 
+# Plausible adult values for body and vital-sign parameters, so a dosage calculator gets a real patient.
+_BODY: dict[str, tuple[float, float]] = {
+    "age": (18, 85), "weight": (52, 110), "height": (152, 196), "scr": (0.6, 1.6), "creatinine": (0.6, 1.6),
+    "systolic": (105, 160), "diastolic": (65, 100), "sbp": (105, 160), "dbp": (65, 100), "heart": (55, 110),
+    "hr": (55, 110), "bmi": (18.5, 34.0), "glucose": (70, 180), "cholesterol": (150, 260), "hdl": (35, 80),
+    "ldl": (70, 190), "sodium": (132, 146), "potassium": (3.4, 5.2), "albumin": (2.8, 4.8), "bilirubin": (0.3, 2.5),
+    "inr": (0.9, 2.5), "hemoglobin": (10.5, 16.5), "platelets": (140, 380), "temp": (36.2, 38.9),
+}
+
+
 def _array(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple[list[Any], str]:
     items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
     lo = schema.get("minItems", 1) or 1
@@ -250,8 +265,3 @@ def _object(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> dict
         if key in required or ctx.rng.random() < 0.3:
             out[key], _ = make_value(key, sub, ctx, depth + 1)
     return out
-
-
-
-
-from synth.offline.strings import string_value  # noqa: E402  (strings uses Context and words from here)

@@ -171,6 +171,14 @@ NAMED_THINGS = {
     "group": ("Design team", "Book club", "On-call engineers"),
     "room": ("Blue room", "Main hall", "Studio 3"),
     "style": ("streets", "satellite", "dark-gray"),
+    "stop": ("Central Station", "Market Street & 5th", "Airport Terminal 2", "City Hall"),
+    "station": ("Central Station", "Union Square", "Harbourfront", "Airport Terminal 2"),
+    "team": ("Lakers", "Arsenal", "Golden State Warriors", "Real Madrid"),
+    "game": ("Catan", "Wingspan", "Terraforming Mars"),
+    "book": ("Sapiens", "The Pragmatic Programmer", "Dune"),
+    "artist": ("Radiohead", "Taylor Swift", "Miles Davis"),
+    "song": ("Bohemian Rhapsody", "Blinding Lights", "So What"),
+    "movie": ("Inception", "Dune: Part Two", "Spirited Away"),
 }
 DESCRIPTIONS = {
     "playlist": ("Upbeat songs for the morning run.", "Quiet piano for deep work."),

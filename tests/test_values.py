@@ -1,0 +1,88 @@
+"""Offline argument values: what a person would type, from the parameter's name, schema and description.
+
+The cases are parameters as real servers declare them (names and descriptions copied from the
+Toucan crawl of Smithery servers).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from synth.offline.strings import examples
+from synth.offline.values import Context, make_value
+from synth.registry import load_registry
+
+FILLER = re.compile(r"^(string|text|value|example|test|foo|bar|lorem.*|placeholder)$", re.I)
+
+
+def value(name: str, schema: dict, seed: int = 1, topic: str = "general", subject: str = "") -> tuple[object, str]:
+    return make_value(name, schema, Context(rng=random.Random(seed), topic=topic, city="Porto", subject=subject))
+
+
+@pytest.mark.parametrize("description, expected", [
+    ("Region code (e.g., wt-wt, us-en, uk-en)", {"wt-wt", "us-en", "uk-en"}),
+    ("Exchange ID (e.g., binance, coinbase)", {"binance", "coinbase"}),
+    ("Client name (cline, roo_code, windsurf, claude)", {"cline", "roo_code", "windsurf", "claude"}),
+    ('At what frequency. Valid frequencies: "yearly", "quarterly"', {"yearly", "quarterly"}),
+    ("Instrument ID (e.g. BTC-USDT)", {"BTC-USDT"}),
+    ("Title for the pull request. Example: \"Add new feature\"", {"Add new feature"}),
+])
+def test_values_offered_by_the_description_are_used(description, expected):
+    assert set(examples(description)) == expected
+    for seed in range(5):
+        assert value("whatever", {"type": "string", "description": description}, seed)[0] in expected
+
+
+@pytest.mark.parametrize("name, schema, pattern", [
+    ("startTime", {"type": "string", "description": "Start time in ISO format"}, r"^2026-\d\d-\d\dT\d\d:\d\d:00Z$"),
+    ("checkin", {"type": "string", "description": "Check-in date (YYYY-MM-DD)"}, r"^2026-\d\d-\d\d$"),
+    ("pmid", {}, r"^\d{8}$"),
+    ("doi", {"type": "string"}, r"^10\.\d{4,5}/"),
+    ("barcode", {"type": "string"}, r"^\d{13}$"),
+    ("selector", {"type": "string", "description": "CSS selector for the HTML fragment to extract"}, r"[#.\[]|^\w+ "),
+    ("command", {"type": "string", "description": "The command to run"}, r"^[a-z]+( |$)"),
+    ("country_code", {"type": "string"}, r"^[A-Z]{2}$"),
+    ("id", {"type": "string", "description": "The UUID of the object to retrieve"}, r"^[0-9a-f-]{36}$"),
+    ("privateKey", {"type": "string", "minLength": 64}, r"^\S{64,}$"),
+])
+def test_parameters_get_values_of_their_kind(name, schema, pattern):
+    for seed in range(4):
+        got, _ = value(name, schema, seed)
+        assert re.search(pattern, str(got)), (name, got)
+
+
+def test_people_things_and_resources_get_names_that_fit():
+    assert value("stop_name", {"type": "string"})[0] in {"Central Station", "Market Street & 5th", "Airport Terminal 2", "City Hall"}
+    playlist, _ = value("name", {"type": "string"}, subject="playlist")
+    assert playlist in {"Sunday morning jazz", "Road trip 2026", "Deep focus", "Running mix"}
+    person, _ = value("name", {"type": "string"}, subject="contact")
+    assert len(person.split()) >= 2 and person[0].isupper()
+    database, _ = value("database", {"type": "string", "description": "Database name"})
+    assert database.endswith("_db")
+
+
+def test_body_measures_are_plausible_for_an_adult():
+    for seed in range(10):
+        assert 52 <= value("weight", {"type": "number"}, seed)[0] <= 110
+        assert 0.6 <= value("scr", {"type": "number"}, seed)[0] <= 1.6
+        assert 18 <= value("age", {"type": "integer"}, seed)[0] <= 85
+
+
+def test_an_unknown_parameter_gets_a_guess_the_writer_can_leave_out():
+    got, kind = value("call_benefit", {"type": "string"})
+    assert kind == "guess" and len(got.split()) >=2 and not FILLER.match(got)
+
+
+def test_every_value_of_the_default_registry_validates_and_is_never_filler():
+    registry = load_registry("registry")
+    for tool in registry.tools:
+        for param, schema in tool.properties.items():
+            got, _ = value(param, schema, seed=len(param))
+            errors = list(Draft202012Validator(schema).iter_errors(got)) if isinstance(schema, dict) else []
+            assert not errors or "pattern" in str(errors[0].validator), (tool.key, param, got, errors[0].message)
+            if isinstance(got, str) and got not in str(schema):  # enum values and examples are the schema's own
+                assert got.strip() and not FILLER.match(got), (tool.key, param, got)
