@@ -138,4 +138,23 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "f2de628d1ee3006b0be92134a0377ce77fafba33cb0e5b127828074a4fe71b86"
+GOLDEN = "5462d66816d730ae9e995267892d8611aed6c21ba77baac259bfd608c0226281"
+
+
+def test_chained_calls_use_the_first_result_and_agree_with_it(tmp_path):
+    """An id a list returned is the one the next call uses, and the detail repeats that item's facts."""
+    out = tmp_path / "chains"
+    generate(Settings(servers=Path(__file__).parents[1] / "registry", out=out, n=300, seed=5))
+    chained = 0
+    for conv in lines(out / "conversations.jsonl"):
+        results = [json.loads(m["content"]) for m in conv["messages"] if m["role"] == "tool"]
+        calls = [c for m in conv["messages"] for c in m.get("tool_calls", [])]
+        for link in conv["scenario"]["links"]:
+            first = next(v[0] for v in results[link["from_step"]].values() if isinstance(v, list) and v)
+            value = calls[link["to_step"]]["arguments"][link["param"]]
+            assert first[link["field"]] == value
+            detail = results[link["to_step"]]
+            shared = {k for k in first if k in detail and k not in calls[link["to_step"]]["arguments"]}
+            assert all(detail[k] == first[k] for k in shared), (first, detail)
+            chained += 1
+    assert chained >= 20

@@ -7,7 +7,6 @@ invent them. Tool names never appear in a request.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import Any
@@ -232,17 +231,34 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
     return f"Here is what I got for the {thing}: {facts}."
 
 
+def _number(value: Any) -> Any:
+    """Floats as a person reads them: 1.1717557 -> 1.1718, 199.99999999 -> 200."""
+    if isinstance(value, float):
+        value = round(value, 4 if abs(value) < 10 else 2)
+        return int(value) if value.is_integer() and abs(value) >= 10 else value
+    return value
+
+
 def fact(key: str, value: Any) -> str:
-    """``temperature_c: 21`` -> "temperature 21°C"."""
+    """``temperature_c: 21`` -> "temperature 21°C"; ``rates: {"EUR": 1.17}`` -> "rates EUR 1.17"."""
     w = words(key)
+    if isinstance(value, dict):
+        value = ", ".join(f"{k} {_number(v)}" for k, v in list(value.items())[:4])
+    value = _number(value)
     if len(w) > 1 and w[-1] in _UNITS:
         return f"{' '.join(w[:-1])} {value}{_UNITS[w[-1]]}"
     return f"{' '.join(w) or key} {value}"
 
 
+def _scalars(value: Any) -> bool:
+    if isinstance(value, dict):
+        return bool(value) and all(_scalars(v) and not isinstance(v, (dict, str)) for v in value.values())
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def _facts(record: dict[str, Any], limit: int, skip: set[str]) -> str:
     facts = [fact(key, value) for key, value in record.items()
-             if key not in skip and isinstance(value, (str, int, float)) and not isinstance(value, bool)]
+             if key not in skip and _scalars(value) and not (isinstance(value, str) and "\n" in value)]
     return _join(facts[:limit]) if facts else "no further details"
 
 

@@ -1,10 +1,14 @@
 """The offline tool runtime: a plausible result for a call, consistent with the call.
 
-The result is shaped by the tool's ``outputSchema`` when it has one; otherwise by what the
-tool does (search and list tools return items, getters return a record about what was
-asked, actions return a confirmation). Identifiers the call used are echoed back, and a
-field a later step needs (``provide``) is put where that step will read it, so chains stay
-consistent.
+The result is shaped by the tool's ``outputSchema`` when it has one. Otherwise, in order:
+what the tool *does*, from the verbs in its name and description (``results``: summarize,
+calculate, validate, a browser click, a command, market trades, a status check ...); what
+it is *about*, from its nouns (``themes`` for weather, quotes, issues, files, news;
+``entities``, ``catalog`` and ``domains`` for tasks, pods, leads, packages, tables, papers
+...); the fields its description promises; and only then a named record of its kind.
+Search and list tools return items with ids; actions return a confirmation. Identifiers the
+call used are echoed back, and a field a later step needs (``provide``) is put where that
+step will read it, so chains stay consistent. All randomness comes from ``ctx.rng``.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from synth.offline import vocab
-from synth.offline.values import Context, make_value, seed_faker, words
+from synth.offline import catalog, domains, entities, results, texts, themes, vocab
+from synth.offline.values import Context, make_value, words
 from synth.records import ToolSpec
 
 LIST_VERBS = {"search", "list", "find", "query", "lookup", "browse", "discover", "explore", "scan", "filter"}
@@ -57,106 +61,121 @@ def noun(tool: ToolSpec) -> str:
 def singular(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("ses", "xes", "ches", "shes")):
+    if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
         return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3 and word not in _PLURAL_ONLY:
         return word[:-1]
     return word
 
 
-# Field packs: what a record about a topic looks like, by keyword in the tool's name.
+_PLURAL_ONLY = {"news", "series", "species", "canvas", "alias", "atlas", "analytics", "physics", "mathematics", "economics", "kudos"}
+
+
 def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any]:
-    """A record about what the tool is about: its name decides first, its description second."""
-    first_sentence = re.split(r"(?<=[.!?])\s|\n", tool.description.strip().lower(), maxsplit=1)[0][:160]
-    for text in (" ".join(words(tool.name)), first_sentence):
-        themed = _themed(text, tool, args, ctx, index)
-        if themed is not None:
-            return themed
-    described = _described_fields(tool.description)
-    if described:
-        out: dict[str, Any] = {}
-        for field in described:
-            schema = {"type": "number"} if set(field.split("_")) & _NUMERIC else {"type": "string"}
-            out[field], _ = make_value(field, schema, ctx)
-        return out
-    return {"name": f"{noun(tool)} {ctx.rng.randint(100, 999)}".replace("_", " "),
-            "status": ctx.rng.choice(vocab.STATUSES), "updated_at": "2026-05-29T15:20:00Z"}
+    """The record a getter returns: by the tool's purpose, theme, nouns, then described fields."""
+    name = " ".join(words(tool.name))
+    first = _first_sentence(tool)
+    w = words(tool.name)
+    sql = any(isinstance(v, str) and _SQL.match(v) for v in args.values())
+    steps = (
+        lambda: results.shape("run", tool, args, ctx) if sql else None,
+        lambda: _by_purpose(results.purposes(tool, strong=True), tool, args, ctx),
+        lambda: texts.transform(w, args),
+        lambda: texts.ack(w, tool.description, ctx),
+        lambda: _head(tool, args, ctx, index),
+        lambda: themes.themed(name, tool, args, ctx, index),
+        lambda: _by_purpose(results.purposes(tool, strong=False), tool, args, ctx),
+        lambda: _by_purpose([p] if (p := results.described_purpose(tool)) else [], tool, args, ctx),
+        lambda: _kind_of_thing(tool, args, ctx, index, description=False),
+        lambda: themes.themed(first, tool, args, ctx, index),
+        lambda: _kind_of_thing(tool, args, ctx, index),
+        lambda: _described(tool, args, ctx),
+    )
+    return _first(steps) or entities.fallback(_head_noun(tool), ctx, index)
 
 
-def _themed(text: str, tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
-    rng = ctx.rng
-    fake = seed_faker(rng)
-    city = next((v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"city", "location", "place"}), None)
-    city = city or ctx.city or rng.choice(vocab.CITIES)[0]
-    if index:  # later items of a list are other things, not copies of the first
-        city = rng.choice([c for c, _ in vocab.CITIES if c != city])
+def _first(steps: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The first shape that recognises the tool, most specific first."""
+    return next((out for step in steps if (out := step()) is not None), None)
 
-    def has(*keys: str) -> bool:
-        return any(re.search(rf"\b{k}", text) for k in keys)
 
-    if has("sql", "execute", "query") and ctx.topic == "data":
-        return {"rows": [{"name": fake.name(), "email": fake.email()} for _ in range(2)], "row_count": 2}
-    if has("forecast"):
-        return {"location": city, "days": [
-            {"date": f"2026-06-{d:02d}", "high_c": rng.randint(14, 31), "low_c": rng.randint(5, 14),
-             "conditions": rng.choice(("sunny", "partly cloudy", "light rain", "showers", "clear"))}
-            for d in range(1, 4)]}
-    if has("weather", "temperature", "temp", "air quality"):
-        return {"location": city, "temperature_c": rng.randint(4, 32), "conditions": rng.choice(
-            ("sunny", "partly cloudy", "overcast", "light rain", "fog")), "humidity_pct": rng.randint(30, 90),
-            "wind_kph": rng.randint(2, 35)}
-    if has("stock", "quote", "ticker", "share price", "earning", "dividend"):
-        price = round(rng.uniform(20, 900), 2)
-        return {"price": price, "currency": "USD", "change_pct": round(rng.uniform(-4, 4), 2),
-                "volume": rng.randint(10**5, 10**8), "as_of": "2026-06-01T16:00:00Z"}
-    if has("tvl", "defi", "protocol", "fees", "yield"):
-        return {"protocol": rng.choice(vocab.PROTOCOLS), "tvl_usd": rng.randint(10**7, 3 * 10**10),
-                "fees_24h_usd": rng.randint(10**4, 5 * 10**6), "change_7d_pct": round(rng.uniform(-12, 12), 2)}
-    if has("crypto", "coin", "token", "bitcoin", "price"):
-        return {"price_usd": round(rng.uniform(0.1, 70000), 2), "change_24h_pct": round(rng.uniform(-9, 9), 2),
-                "market_cap_usd": rng.randint(10**8, 10**12)}
-    if has("repo", "issue", "pull", "commit", "branch"):
-        return {"title": rng.choice(vocab.TITLES), "state": rng.choice(("open", "closed")),
-                "author": fake.user_name(), "updated_at": "2026-05-28T10:12:00Z", "comments": rng.randint(0, 14)}
-    if has("file", "directory", "folder", "path"):
-        return {"path": rng.choice(vocab.FILE_PATHS), "size_bytes": rng.randint(200, 2_000_000),
-                "modified": "2026-05-30T09:41:00Z"}
-    if has("email", "message", "mail", "chat"):
-        return {"from": fake.email(), "subject": rng.choice(vocab.TITLES), "snippet": rng.choice(vocab.MESSAGES),
-                "received_at": "2026-05-31T08:05:00Z"}
-    if has("event", "calendar", "meeting", "appointment"):
-        return {"title": rng.choice(vocab.TITLES), "start": "2026-06-03T14:00:00Z", "end": "2026-06-03T15:00:00Z",
-                "attendees": [fake.email() for _ in range(2)]}
-    if has("story", "stories", "post", "thread", "hacker"):
-        return {"title": rng.choice(vocab.QUERIES["news"]).capitalize(), "by": fake.user_name(),
-                "score": rng.randint(5, 900), "comments": rng.randint(0, 300), "url": rng.choice(vocab.URLS)}
-    if has("doc", "page", "note", "wiki"):
-        return {"title": rng.choice(vocab.TITLES), "excerpt": rng.choice(vocab.NOTES), "updated_at": "2026-05-27T11:00:00Z"}
-    if has("news", "article", "headline"):
-        return {"title": rng.choice(vocab.QUERIES["news"]).capitalize() + ": what we know",
-                "source": rng.choice(("Reuters", "BBC News", "The Guardian", "AP")),
-                "published_at": "2026-05-30T07:30:00Z", "url": rng.choice(vocab.URLS)}
-    if has("place", "location", "geocode", "address", "map", "route", "direction"):
-        country = dict(vocab.CITIES).get(city, "Portugal")
-        lat, lon = vocab.CITY_COORDS.get(city, (round(rng.uniform(-60, 60), 2), round(rng.uniform(-120, 120), 2)))
-        return {"name": city, "country": country, "lat": lat, "lon": lon}
-    if has("product", "order", "cart", "shop", "price"):
-        return {"name": rng.choice(vocab.PRODUCTS), "price": round(rng.uniform(15, 400), 2), "currency": "USD",
-                "in_stock": rng.random() < 0.8, "rating": round(rng.uniform(3.2, 4.9), 1)}
-    if has("user", "profile", "account", "contact", "customer"):
-        return {"name": fake.name(), "email": fake.email(), "company": fake.company(), "created_at": "2025-11-02T12:00:00Z"}
-    if has("flight", "hotel", "booking", "trip"):
-        return {"price": round(rng.uniform(80, 900), 2), "currency": "EUR", "provider": rng.choice(
-            ("TAP Air Portugal", "Lufthansa", "Booking.com", "Marriott")), "available": True}
-    if has("paper", "arxiv", "research", "publication"):
-        return {"title": rng.choice(vocab.QUERIES["paper"]).title(), "authors": [fake.name(), fake.name()],
-                "year": rng.randint(2021, 2026), "citations": rng.randint(0, 800)}
+def _item(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any]:
+    """One item of a list/search result: a thing of the kind the tool lists."""
+    name = " ".join(words(tool.name))
+    first = _first_sentence(tool)
+    steps = (
+        lambda: _head(tool, args, ctx, index),
+        lambda: themes.themed(name, tool, args, ctx, index),
+        lambda: _kind_of_thing(tool, args, ctx, index, description=False),
+        lambda: _web(tool, args, ctx, index),
+        lambda: themes.themed(first, tool, args, ctx, index),
+        lambda: _kind_of_thing(tool, args, ctx, index),
+        lambda: _described(tool, args, ctx),
+    )
+    return _first(steps) or entities.fallback(_head_noun(tool), ctx, index)
+
+
+def _head(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
+    """A record of the kind the head noun names ("crm_get_contact_properties" -> a property), if one is known."""
+    text = " ".join(words(tool.name)) + " " + _first_sentence(tool)
+    for module in (entities, catalog, domains):
+        out = module.record([_head_noun(tool)], text, args, ctx, index)
+        if out is not None:
+            return out
     return None
 
 
-_NUMERIC = {"temperature", "humidity", "price", "count", "total", "rate", "score", "size", "speed", "wind", "volume",
-            "amount", "balance", "percentage", "distance", "duration", "population", "rank", "rating", "level", "usage",
-            "load", "latency", "pressure", "elevation", "calories", "cost", "value", "result", "risk", "index", "bmi"}
+def _kind_of_thing(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int, description: bool = True) -> dict[str, Any] | None:
+    """A record of the kind of thing the tool's name (then its description's first sentence) is about."""
+    text = " ".join(words(tool.name)) + " " + _first_sentence(tool)
+    w = words(tool.name)
+    cut = next((i for i, x in enumerate(w) if x in _LINKERS and i > 1), len(w))  # "find_posts_by_tag": posts, not tags
+    nouns = [singular(x) for x in w[:cut] if x not in _STOP and x not in LIST_VERBS and x not in ACTION_VERBS] or subject(tool)
+    for module in (entities, catalog, domains):
+        out = module.record(nouns, text, args, ctx, index)
+        if out is not None:
+            return out
+    if description:
+        said = [singular(x) for x in re.findall(r"[a-z]+", _first_sentence(tool))[:14] if x not in _STOP and singular(x) not in _VAGUE]
+        for module in (entities, catalog, domains):
+            out = module.record(said[::-1], text, args, ctx, index)  # record() tries the last noun first
+            if out is not None:
+                return out
+    return None
+
+
+def _first_sentence(tool: ToolSpec) -> str:
+    return re.split(r"(?<=[.!?])\s|\n", tool.description.strip().lower(), maxsplit=1)[0][:160]
+
+
+def _by_purpose(found: list[str], tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
+    for p in found:
+        out = results.shape(p, tool, args, ctx)
+        if out is not None:
+            return out
+    return None
+
+
+_SEARCHY = {"search", "web", "internet", "google", "bing", "duckduckgo", "brave", "exa", "tavily", "serp", "result", "item", "crawl"}
+_SITES = ("en.wikipedia.org/wiki", "www.britannica.com/topic", "www.bbc.com/news", "medium.com/@techwriter", "www.theguardian.com/science")
+
+
+def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
+    """A web search hit about the query, for search tools about no particular kind of thing."""
+    if not set(words(tool.name)) & _SEARCHY:
+        return None
+    _, query = entities.focus(args)
+    query = (query or ctx.rng.choice(vocab.QUERIES["general"])).strip()
+    site = _SITES[index % len(_SITES)]
+    slug = re.sub(r"[^a-z0-9]+", "_" if "wiki" in site else "-", query.lower()).strip("_-")
+    title = (query[0].upper() + query[1:]) if query else "Results"
+    titles = (f"{title} - Wikipedia", f"{title} | Britannica", f"{title}: what you need to know - BBC News",
+              f"A practical guide to {query.lower()} | Medium", f"{title} | The Guardian")
+    return {"title": titles[index % len(titles)], "url": f"https://{site}/{slug}",
+            "snippet": f"An overview of {query.lower()}: background, key facts and recent developments.",
+            "published_at": entities.stamp(ctx, -400, -2)}
+
+
 _RETURNS = re.compile(r"(?=\b(?:returns?|including|includes|such as|containing|contains)\s*:?\s*([^.\n]{5,160}))", re.I)
 
 
@@ -176,6 +195,16 @@ def _described_fields(description: str) -> list[str]:
     return best if len(best) >= 2 else []
 
 
+def _described(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
+    """The fields a description promises, when at least two have names that say what they hold."""
+    out = {}
+    for field in _described_fields(tool.description):
+        value = texts.field_value(field, ctx, args)
+        if value is not None:
+            out[field] = value
+    return out if len(out) >= 2 else None
+
+
 _FILLER = {"the", "a", "an", "of", "its", "their", "etc", "current", "data", "information", "details", "list", "with"}
 
 
@@ -190,26 +219,122 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
             result.update(provide)
             return result
     k = kind(tool)
-    thing = noun(tool)
+    w = words(tool.name)
+    if k == "get" and w and (w[0] in _CHANGES or (w[0] not in _GETTERS and any(x in ACTION_VERBS for x in w[1:]))):
+        k = "action"  # "discord_add_reaction" changes something, whatever its first word
+    thing = _head_noun(tool)
     if k == "list":
+        special = _by_purpose([p for p in results.purposes(tool, True) + results.purposes(tool, False) if p in _LISTING], tool, args, ctx)
+        if special is None and any(isinstance(v, str) and _SQL.match(v) for v in args.values()):
+            special = results.shape("run", tool, args, ctx)
+        if special is not None:
+            return _provided(special, provide)
         n = rng.randint(2, 4)
         items = []
         for i in range(n):
-            item = {f"{thing}_id" if thing != "item" else "id": f"{thing[:3]}_{rng.randint(10000, 99999)}"}
-            item.update(_pack(tool, args, ctx, i))
+            record = _item(tool, args, ctx, i)
+            item = {} if "id" in record else {f"{thing}_id" if thing != "item" else "id": f"{thing[:3]}_{rng.randint(10000, 99999)}"}
+            item.update(record)
             if i == 0:
                 item.update(provide)
             items.append(item)
-        return {f"{thing}s" if not thing.endswith("s") else thing: items, "total": n + rng.randint(0, 30)}
+        return {_plural(thing): items, "total": n + rng.randint(0, 30)}
     if k == "action":
-        out: dict[str, Any] = {"status": "success", f"{thing}_id": f"{thing[:3]}_{rng.randint(10000, 99999)}"}
-        out.update(_echo(tool, args))
+        found = [p for p in results.purposes(tool, True) if p in _ACTING]
+        found += [p for p in results.purposes(tool, False) if p in ("browser", "export")]
+        if w and w[0] in ACTION_VERBS | _CHANGES:  # "terminate_simulator_session" ends a session; it simulates nothing
+            lead = results.STRONG.get(w[0]) or results.WEAK.get(w[0])
+            found = [p for p in found if p == lead or (p == "generate" and w[0] in ("write", "create"))]
+        shaped = _by_purpose(found, tool, args, ctx)
+        if shaped is not None:
+            out = _echo(tool, args)
+            out.update(shaped)
+            out.update(provide)
+            return out
+        out = _confirm(tool, args, ctx, thing)
         out.update(provide)
         return out
     out = _echo(tool, args)
-    out.update(_pack(tool, args, ctx))
+    for key, value in _pack(tool, args, ctx).items():  # a name or symbol the call asked for stays the one it asked for
+        if not (isinstance(value, str) and isinstance(out.get(key), str)):
+            out[key] = value
     out.update(provide)
     return out
+
+
+_MAKING = {"create", "add", "insert", "register", "book", "schedule", "upload", "publish", "post", "submit", "invite", "send",
+           "reply", "comment"}
+
+
+def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> dict[str, Any]:
+    """What an API says after a change: success, the new id when something was made, and when it happened."""
+    w = words(tool.name)
+    v = next((x for x in w if x in ACTION_VERBS), verb(tool))
+    named = any("id" in words(key) or key.endswith("Id") for key in args)  # the call already names the thing
+    out: dict[str, Any] = {"status": "success"}
+    if v in _MAKING and not (named and v in ("send", "reply", "comment")):
+        out[f"{thing}_id"] = f"{thing[:3]}_{ctx.rng.randint(10000, 99999)}"
+    out.update(_echo(tool, args))
+    listed = [x for x in args.values() if isinstance(x, list)]
+    if "batch" in w or (listed and "bulk" in w):
+        out["processed"] = max(1, sum(len(x) for x in listed))
+    now = entities.stamp(ctx, 0, 0.001)
+    if v in _MAKING - {"send", "reply", "comment"} or v in ("install", "deploy", "save"):
+        out["created_at"] = now
+    elif v in ("delete", "remove"):
+        out["deleted"] = True
+    elif v in ("cancel", "archive", "close"):
+        out["state"] = {"cancel": "cancelled", "archive": "archived"}.get(v, "closed")
+    elif v in ("send", "reply", "comment"):
+        out["sent_at"] = now
+    elif v in ("push", "trigger", "start", "run", "execute"):
+        out["started_at"] = now
+    else:
+        out["updated_at"] = now
+    return out
+
+
+_GETTERS = LIST_VERBS | {"get", "fetch", "read", "show", "retrieve", "describe", "check", "view", "download", "export", "count",
+                        "calculate", "compute", "analyze", "validate", "summarize", "translate", "is", "has", "can"}
+_CHANGES = {"unregister", "deregister", "revoke", "disable", "enable", "approve", "reject", "pause", "resume", "restart", "reset",
+            "unsubscribe", "uninstall", "unlink", "unpin", "unfollow", "block", "unblock", "mute", "unmute", "kick", "ban",
+            "launch", "spawn", "boot", "shutdown", "terminate", "kill"}
+_VAGUE = {"service", "server", "function", "resource", "instance", "app", "application", "host", "node", "object", "call", "type",
+          "state", "context", "change", "history", "content", "text", "page", "source", "data", "result", "item", "option", "mode",
+          "model", "key", "name", "id", "value", "code", "user", "project", "system", "session", "time", "list", "file"}
+_LINKERS = {"by", "for", "from", "with", "in", "on", "of", "using", "via", "to"}
+
+
+def _plural(word: str) -> str:
+    if word.endswith("s"):
+        return word
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("x", "ch", "sh")) else "s")
+
+
+def _head_noun(tool: ToolSpec) -> str:
+    """The thing a tool returns: ``find_posts_by_tag`` -> "post" (``noun`` would say "tag")."""
+    w = words(tool.name)
+    cut = next((i for i, x in enumerate(w) if x in _LINKERS and i > 1), None)
+    if cut is None:
+        return noun(tool)
+    rest = [x for x in w[:cut] if x not in _STOP and x not in LIST_VERBS and x not in ACTION_VERBS]
+    return singular(rest[-1]) if rest else noun(tool)
+
+
+_LISTING = {"market", "logs", "run", "browser"}
+_ACTING = {"summarize", "translate", "calculate", "analyze", "generate", "validate", "simulate", "think", "browser", "run",
+           "crypt", "connect", "echo"}
+_SQL = re.compile(r"\s*(select|with|insert|update|delete|show)\s", re.I)
+
+
+def _provided(result: dict[str, Any], provide: dict[str, Any]) -> dict[str, Any]:
+    """Put the values a later step reads into the first item of the result's list (or at the top)."""
+    if provide:
+        lists = [v for v in result.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        (lists[0][0] if lists else result).update(provide)
+    return result
 
 
 def _echo(tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:

@@ -209,6 +209,9 @@ RULES: tuple[Rule, ...] = (
     _rule(_any("owner", "org", "organization"), lambda w, n, t, c: (c.rng.choice(vocab.GITHUB_OWNERS), "name")),
     _rule(_any("repo", "repository"), lambda w, n, t, c: (c.rng.choice(vocab.GITHUB_PAIRS) if "/" in t or "owner/" in t else c.rng.choice(vocab.GITHUB_REPOS), "name")),
     _rule(_any("branch", "ref", "rev", "onto"), lambda w, n, t, c: (c.rng.choice(vocab.BRANCHES), "name")),
+    _rule(lambda w, n, t, c: "cell" in w or (bool(w & {"range"}) and ("excel" in c.about or "sheet" in c.about)),
+          lambda w, n, t, c: (_cell(w, c), "id")),
+    _rule(lambda w, n, t, c: "sheet" in w or "worksheet" in w, lambda w, n, t, c: (c.rng.choice(("Sheet1", "Q3 Sales", "Budget 2026")), "name")),
     _rule(_any("path", "file", "filename", "filepath", "cwd"), lambda w, n, t, c: (_path(w, t, c), "path")),
     _rule(_any("dir", "directory", "folder"), lambda w, n, t, c: (c.rng.choice(vocab.DIRECTORIES), "path")),
     _rule(lambda w, n, t, c: bool(w & {"connection", "dsn"}) or "connection string" in t,
@@ -300,13 +303,25 @@ def _named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     return _titled(ctx, subject), "name"
 
 
+def _cell(w: set[str], ctx: Context) -> str:
+    """Spreadsheet cells as a spreadsheet names them: A1, a range A1:D20."""
+    if w & {"range"}:
+        return ctx.rng.choice(("A1:D20", "B2:F14", "A1:C50"))
+    if w & {"top", "start", "first"}:
+        return ctx.rng.choice(("A1", "B2"))
+    if w & {"bottom", "end", "last"}:
+        return ctx.rng.choice(("D20", "F14", "C50"))
+    return f"{ctx.rng.choice('ABCDEF')}{ctx.rng.randint(1, 40)}"
+
+
 def _path(w: set[str], text: str, ctx: Context) -> str:
     """A path whose extension fits what the tool works on: a video for a video, a folder for a cwd."""
     if "cwd" in w or "directory" in text.split()[:6]:
         return ctx.rng.choice(vocab.DIRECTORIES)
-    for media, paths in vocab.MEDIA_PATHS.items():
-        if media in w or media in text:
-            return ctx.rng.choice(paths)
+    for where in (" ".join(w), text, ctx.about):  # the parameter first, then the tool it belongs to
+        for media, paths in vocab.MEDIA_PATHS.items():
+            if re.search(rf"\b{media}", where):
+                return ctx.rng.choice(paths)
     return ctx.rng.choice(vocab.FILE_PATHS)
 
 

@@ -44,6 +44,7 @@ class Context:
     topic: str = "general"  # a key of vocab.QUERIES, from the server's category and tools
     city: str | None = None  # keeps one place per conversation
     subject: str = ""  # what the current tool is about ("location", "issue"), from its name
+    about: str = ""  # the current tool's name and first sentence, lower-cased: "excel", "wikipedia" live here
 
 
 def seed_faker(rng: random.Random) -> Faker:

@@ -15,7 +15,7 @@ from synth.offline.simulate import simulate
 import dataclasses
 
 from synth.offline.simulate import noun
-from synth.offline.values import Context, make_value
+from synth.offline.values import Context, make_value, words
 from synth.offline import vocab
 from synth.templates import render
 from synth.records import (
@@ -45,7 +45,8 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
     steps: list[language.Step] = []
     for i, tool in enumerate(tools):
         assert tool is not None
-        ctx = dataclasses.replace(ctx, subject=noun(tool))
+        about = f"{' '.join(words(tool.name))} {tool.description[:200]}".lower()
+        ctx = dataclasses.replace(ctx, subject=noun(tool), about=about)
         linked = {lk.param: lk.field for lk in scenario.links if lk.to_step == i}
         optional = [p for p in tool.properties if p not in tool.required]
         picked = [p for p in optional if rng.random() < 0.35][:_MAX_OPTIONAL]
@@ -101,6 +102,9 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
         messages.append(Message(role="assistant", tool_calls=(call,)))
         provide = {lk.field: steps[lk.to_step].args[lk.param] for lk in scenario.links if lk.from_step == i}
         result = simulate(step.tool, step.args, ctx, provide)
+        for lk in scenario.links:  # a detail call about the item a list returned agrees with that item
+            if lk.to_step == i and (item := _first_item(results[lk.from_step][2])) is not None:
+                result.update({k: v for k, v in item.items() if k in result and k not in step.args})
         results.append((step.tool, step.args, result))
         messages.append(Message(role="tool", tool_call_id=call.id, content=json.dumps(result, ensure_ascii=False)))
     messages.append(Message(role="assistant", content=language.answer(results)))
@@ -108,6 +112,15 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
     trajectory = Trajectory(id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
                             scenario_id=scenario.id, messages=tuple(messages))
     return query, plan, trajectory
+
+
+def _first_item(result: Any) -> dict[str, Any] | None:
+    """The first record of a list result (``{"authors": [{...}, ...]}``), which a chained call is about."""
+    if isinstance(result, dict):
+        for value in result.values():
+            if isinstance(value, list) and value and isinstance(value[0], dict):
+                return value[0]
+    return None
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:

@@ -104,9 +104,8 @@ class Evidence:
         if s in self.values:
             return True
         if isinstance(value, (int, float)):
-            if isinstance(value, float) and value.is_integer():
-                s = str(int(value))
-            return re.search(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\d)", self.text) is not None
+            spellings = {s, str(int(value))} if isinstance(value, float) and value.is_integer() else {s}
+            return any(re.search(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)", self.text) for x in spellings)
         return bool(s.strip()) and s in self.text
 
 

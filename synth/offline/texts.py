@@ -1,0 +1,213 @@
+"""Text the offline results quote: what known pages, files and messages say; values for
+fields a description names; plain text transforms (reverse, upper-case, word count) and a
+past-tense acknowledgement for command-like tools ("Make the avatar jump." -> "Made the avatar jump")."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from synth.offline import entities as E
+from synth.offline import vocab
+from synth.offline.values import Context, seed_faker, words
+
+_PARAGRAPHS = (  # (title, text) of pages with no URL given
+    ("Shipping and returns", "Our support team is available Monday to Friday, 9:00-18:00 CET. Orders placed before 14:00 ship the same day; "
+    "returns are free within 30 days if the item is unused and in its original packaging."),
+    ("Getting started", "To get started, install the CLI, run the login command and create a project. The free plan includes 3 projects, "
+    "1 GB of storage and community support; paid plans add SSO and audit logs."),
+    ("City approves new cycling network", "The city council approved the new cycling network on Tuesday. Construction of the first 12 km starts in September "
+    "and is expected to finish by mid-2027, at a cost of EUR 18 million."),
+)
+KNOWN = {  # short, true-to-source summaries of values the writer uses
+    "Running about ten minutes late, start without me.": "The sender is running about ten minutes late and asks everyone to start without them.",
+    "Can we move our 1:1 to Thursday afternoon?": "A request to move the 1:1 meeting to Thursday afternoon.",
+    "The quarterly report is ready for review.": "The quarterly report is finished and waiting for review.",
+    "Reminder: the team offsite is on Friday at 9am.": "A reminder that the team offsite starts on Friday at 9am.",
+    "Thanks for the quick turnaround on the invoice.": "A thank-you for turning the invoice around quickly.",
+    "Please review the draft before the client call.": "A request to review the draft before the client call.",
+    "Deployment finished, all checks are green.": "The deployment completed and every check passed.",
+    "https://en.wikipedia.org/wiki/Porto": "Porto is Portugal's second-largest city, on the Douro estuary; it is known for port wine, the Ribeira district and the Dom Luís I Bridge.",
+    "https://docs.python.org/3/library/asyncio.html": "asyncio is Python's library for concurrent code with async/await; the page covers the event loop, tasks, streams, synchronisation primitives and subprocesses.",
+    "https://github.com/pallets/flask": "Flask is a lightweight WSGI web framework; the README covers installing it with pip, a minimal 'Hello, World!' app and links to the documentation.",
+    "https://www.bbc.com/news/technology": "BBC technology news: the top stories cover new EU rules for AI assistants, a record quarter for chipmakers and a look at battery recycling.",
+    "https://www.nytimes.com/section/science": "The New York Times science section: today's stories cover a new exoplanet atmosphere result, coral reef heat stress and a long read on sleep research.",
+    "https://example-shop.com/products/trail-runner-2": "Trail Runner 2: a lightweight trail shoe with a grippy lug outsole and 8 mm drop, USD 129, free returns within 30 days.",
+    "https://news.ycombinator.com/": "The Hacker News front page: a Show HN for a local-first notes app, a post on Postgres query planning and a discussion about four-day work weeks.",
+    "https://arxiv.org/abs/2310.06770": "SWE-bench evaluates language models on 2,294 real GitHub issues from 12 Python repositories; a model must write a patch that makes the failing tests pass.",
+    "reports/q3-summary.md": "Q3 revenue grew 8% over Q2, driven by the enterprise plan; churn fell to 2.1% and two hires are planned for Q4.",
+    "src/app/main.py": "The app's entry point: it builds the FastAPI application, registers the orders and users routers and starts Uvicorn on port 8000.",
+    "docs/getting-started.md": "How to install the package, set the API key and run a first example in under five minutes.",
+    "data/sales_2025.csv": "Monthly 2025 sales by region (4,812 rows); EMEA is the largest region and December the strongest month.",
+    "notes/meeting-2026-03-12.txt": "Notes from the 12 March meeting: the launch moves to April, Ana owns the pricing page and the next sync is on the 19th.",
+    "invoices/INV-2026-0142.pdf": "Invoice INV-2026-0142 for EUR 2,340.00 from Northwind Supplies, due 30 June 2026, for 12 hours of consulting and one licence.",
+}
+FILE_TEXT = {
+    "reports/q3-summary.md": "# Q3 summary\n\nRevenue: EUR 1.84M (+8% QoQ), driven by the enterprise plan.\nChurn: 2.1% (down from 2.6%).\nNext: two hires in Q4.",
+    "src/app/main.py": "from fastapi import FastAPI\n\nfrom app.routers import orders, users\n\napp = FastAPI()\napp.include_router(orders.router)\napp.include_router(users.router)",
+    "docs/getting-started.md": "# Getting started\n\n1. `pip install acme-sdk`\n2. `export ACME_API_KEY=...`\n3. `acme hello`",
+    "data/sales_2025.csv": "month,region,revenue\n2025-01,EMEA,182340\n2025-01,AMER,151200\n2025-02,EMEA,176905",
+    "notes/meeting-2026-03-12.txt": "Launch moves to April.\nAna owns the pricing page.\nNext sync: 19 March.",
+    "config/settings.yaml": "database_url: postgresql://app@db.internal:5432/app\nlog_level: info\nretries: 3\ntimeout_s: 30",
+}
+URL_TITLES = {"https://www.bbc.com/news/technology": "Technology - BBC News", "https://en.wikipedia.org/wiki/Porto": "Porto - Wikipedia",
+              "https://docs.python.org/3/library/asyncio.html": "asyncio — Asynchronous I/O — Python 3 documentation",
+              "https://github.com/pallets/flask": "GitHub - pallets/flask: The Python micro framework for building web applications.",
+              "https://www.nytimes.com/section/science": "Science - The New York Times",
+              "https://example-shop.com/products/trail-runner-2": "Trail Runner 2 – Example Shop",
+              "https://arxiv.org/abs/2310.06770": "[2310.06770] SWE-bench: Can Language Models Resolve Real-World GitHub Issues?",
+              "https://news.ycombinator.com/": "Hacker News"}
+
+def page_text(url: str | None, text: str, args: dict[str, Any], i: int) -> tuple[str, str]:
+    """(title, text) of a page: known pages say what they really say; others only what their address implies."""
+    if url and url in KNOWN:
+        return URL_TITLES.get(url, E.host(url)), KNOWN[url]
+    if url:
+        topic = E.url_topic(url)
+        return f"{topic.capitalize()} | {E.host(url)}", f"This page on {E.host(url)} covers {topic}: an overview, the main details and links to related pages."
+    return _PARAGRAPHS[E.slot(text, args, i, len(_PARAGRAPHS))]
+
+
+# --- fields named in a description ("Returns temperature, humidity and wind speed") ---------------
+
+
+def field_value(field: str, ctx: Context, args: dict[str, Any]) -> Any:
+    """A realistic value for a field name, or None when the name says too little to choose one."""
+    rng = ctx.rng
+    w = set(words(field))
+    fake = seed_faker(rng)
+    if w & {"temperature", "temp"}:
+        return rng.randint(4, 31)
+    if w & {"humidity", "percentage", "percent", "pct", "probability", "confidence", "accuracy"}:
+        return rng.randint(12, 96) if not w & {"confidence", "accuracy", "probability"} else round(rng.uniform(0.6, 0.98), 2)
+    if w & {"wind", "speed"}:
+        return rng.randint(3, 40)
+    if w & {"price", "cost", "amount", "balance", "revenue", "income", "value", "fee", "fees"}:
+        return round(rng.uniform(12, 4800), 2)
+    if w & {"count", "total", "number", "population", "volume", "views", "downloads", "followers"}:
+        return rng.randint(3, 90000)
+    if w & {"score", "rating", "rank"}:
+        return round(rng.uniform(3.2, 4.9), 1) if "rating" in w else rng.randint(1, 100)
+    if w & {"rate", "change", "growth", "ratio"}:
+        return round(rng.uniform(-6, 9), 2)
+    if w & {"distance"}:
+        return round(rng.uniform(0.4, 900), 1)
+    if w & {"duration", "latency", "time"} and not w & {"zone"}:
+        return rng.randint(5, 900) if not w & {"time"} else E.stamp(ctx, -2, 0)
+    if w & {"date", "timestamp", "created", "updated", "published", "at"}:
+        return E.stamp(ctx, -10, 0)
+    if w & {"latitude", "lat"}:
+        return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[0]
+    if w & {"longitude", "lon", "lng"}:
+        return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[1]
+    if w & {"city", "location", "place"}:
+        return ctx.city or rng.choice(vocab.CITIES)[0]
+    if w & {"country"}:
+        return dict(vocab.CITIES).get(ctx.city or "", "Portugal")
+    if w & {"email"}:
+        return fake.email()
+    if w & {"phone"}:
+        return fake.phone_number()
+    if w & {"address"}:
+        return fake.address().replace("\n", ", ")
+    if w & {"url", "link", "website"}:
+        return rng.choice(vocab.URLS)
+    if w & {"author", "owner", "user", "username", "creator"}:
+        return fake.user_name() if w & {"username"} else fake.name()
+    if w & {"company", "organization", "publisher"}:
+        return fake.company()
+    if w & {"name"}:
+        return fake.name()
+    if w & {"title", "headline"}:
+        return rng.choice(vocab.TITLES)
+    if w & {"description", "summary", "text", "content", "message", "snippet"}:
+        return rng.choice(vocab.MESSAGES)
+    if w & {"status", "state"}:
+        return rng.choice(("active", "completed", "pending"))
+    if w & {"currency"}:
+        return "USD"
+    if w & {"language"}:
+        return rng.choice(vocab.LANGUAGES)[1]
+    if w & {"version"}:
+        return f"{rng.randint(1, 4)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}"
+    if w & {"conditions", "condition", "weather"}:
+        return rng.choice(("sunny", "partly cloudy", "light rain"))
+    if w & {"tags", "keywords", "categories"}:
+        return rng.sample(vocab.TAGS, 2)
+    if w & {"id", "identifier"}:
+        return E.ident(field, ctx)
+    return None
+
+
+# --- text transforms and acknowledgements --------------------------------------------------------
+
+TRANSFORMS = {"reverse", "uppercase", "upper", "lowercase", "lower", "capitalize", "slugify", "slug", "wordcount", "length"}
+
+
+def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | None:
+    """Plain text operations computed for real: reverse, change case, slugify, count words."""
+    _, value = E.focus(args)
+    value = FILE_TEXT.get(value, value)  # a known file's text, not its path
+    w = set(tool_words)
+    if "longest" in w and w & {"word", "words"}:
+        found = [x for v in args.values() for s in (v if isinstance(v, list) else [v]) if isinstance(s, str) for x in re.findall(r"[A-Za-z]+", s)]
+        best = max(found, key=len) if found else ""
+        return {"word": best, "length": len(best)}
+    if tool_words[:1] and tool_words[0] in ("is", "has", "can") and len(tool_words) > 1:
+        return {"_".join(tool_words): bool(len(value) % 3), "checked_at": "2026-06-01T09:00:00Z"}
+    if "reverse" in w:
+        return {"result": value[::-1]}
+    if w & {"uppercase", "upper"}:
+        return {"result": value.upper()}
+    if w & {"lowercase", "lower"}:
+        return {"result": value.lower()}
+    if "capitalize" in w:
+        return {"result": value.title()}
+    if w & {"slugify", "slug"}:
+        return {"result": re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")}
+    if w & {"wordcount", "count", "length"} and w & {"word", "words", "wordcount", "character", "characters", "text", "string", "length"}:
+        return {"words": len(value.split()), "characters": len(value), "characters_no_spaces": len(value.replace(" ", ""))}
+    return None
+
+
+COMMANDS = {"make", "apply", "toggle", "restart", "reboot", "play", "push", "force", "swipe", "tap", "press", "jump", "scale", "change",
+            "plot", "open", "perform", "handle", "move", "look", "start", "stop", "pause", "resume", "enable", "disable", "reset",
+            "refresh", "clear", "mark", "sync", "trigger", "switch", "turn", "rotate", "zoom", "speak", "say", "draw", "paint",
+            "place", "drop", "attack", "equip", "cast", "walk", "follow", "mine", "craft", "dig", "teleport", "focus", "highlight",
+            "copy", "paste", "undo", "redo", "import", "install", "uninstall", "upgrade", "deploy", "rollback", "subscribe",
+            "unsubscribe", "join", "leave", "kick", "ban", "mute", "pin", "react", "approve", "reject", "archive", "restore",
+            "lock", "unlock", "schedule", "confirm", "finalize", "complete", "store", "remember", "forget", "attach", "detach",
+            "mount", "unmount", "link", "unlink", "greet", "notify", "combine", "merge", "split", "resize", "crop", "record",
+            "set", "send", "request", "stream", "broadcast", "continue", "step", "kill", "flush", "reload", "wake", "sleep", "chat"}
+_IRREGULAR = {"make": "made", "set": "set", "send": "sent", "stream": "streamed", "split": "split", "dig": "dug", "run": "ran",
+              "leave": "left", "say": "said", "speak": "spoke", "draw": "drew", "cast": "cast", "sleep": "slept", "wake": "woke",
+              "build": "built", "put": "put", "find": "found", "give": "gave", "take": "took", "write": "wrote", "hold": "held"}
+
+
+def past(verb: str) -> str:
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ied"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgklmnprt]", verb) and len(verb) <= 4:
+        return verb + verb[-1] + "ed"
+    return verb + "ed"
+
+
+def ack(tool_name_words: list[str], description: str, ctx: Context) -> dict[str, Any] | None:
+    """For a command-like tool ("Make the avatar jump."): a success flag and what was done, in the past tense."""
+    first = re.split(r"(?<=[.!?])\s|\n", description.strip(), maxsplit=1)[0].strip().rstrip(".!")
+    lead = re.findall(r"[A-Za-z]+", first[:20])
+    verb = lead[0].lower() if lead and first[:1].isalpha() and first.isascii() else ""
+    if verb.endswith("s") and verb[:-1] in COMMANDS:
+        verb = verb[:-1]
+    if verb in COMMANDS and len(first) <= 120:
+        rest = first[len(lead[0]):].strip()
+        message = f"{past(verb).capitalize()} {rest}".strip()
+    elif tool_name_words and tool_name_words[0] in COMMANDS and not description.strip():
+        message = f"{past(tool_name_words[0]).capitalize()} {' '.join(tool_name_words[1:])}".strip()
+    else:
+        return None
+    return {"success": True, "message": message, "completed_at": E.stamp(ctx, 0, 0.001)}
