@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synth.errors import ConfigError
+
+ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
+
+# USD per million tokens (input, output); extend or override with [prices] in synth.toml.
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1": (2.00, 8.00), "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40), "gpt-5": (1.25, 10.00), "gpt-5-mini": (0.25, 2.00), "gpt-5-nano": (0.05, 0.40),
+    "o4-mini": (1.10, 4.40),
+}
+
+
+class Endpoint(BaseModel):
+    """Where one role's requests go. Unset fields fall back to the run's defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
 
 
 class Settings(BaseModel):
@@ -19,6 +40,18 @@ class Settings(BaseModel):
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
     backend: str = "offline"
     max_tools: int = Field(24, ge=1, description="tools offered per conversation (the used ones always are)")
+    # the LLM path
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    roles: dict[str, Endpoint] = Field(default_factory=dict)
+    concurrency: int = Field(16, ge=1)
+    rpm: int | None = None
+    tpm: int | None = None
+    timeout: float = 60.0
+    budget_usd: float | None = None
+    cache: Path | None = None  # default: <out>/cache.sqlite
+    prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(PRICES))
 
     @field_validator("split")
     @classmethod
@@ -26,6 +59,27 @@ class Settings(BaseModel):
         if any(x < 0 for x in v) or abs(sum(v) - 1.0) > 1e-6:
             raise ValueError("split must be three non-negative shares that add up to 1, e.g. 0.8,0.1,0.1")
         return v
+
+    @field_validator("roles")
+    @classmethod
+    def _known_roles(cls, v: dict[str, Endpoint]) -> dict[str, Endpoint]:
+        unknown = sorted(set(v) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown roles {unknown}; roles are {', '.join(ROLES)}")
+        return v
+
+    def endpoint(self, role: str) -> Endpoint:
+        """The model, URL and key variable one role uses: its own settings, else the run's."""
+        own = self.roles.get(role, Endpoint())
+        return Endpoint(model=own.model or self.model, base_url=own.base_url or self.base_url,
+                        api_key_env=own.api_key_env or self.api_key_env)
+
+    def models(self) -> dict[str, str]:
+        return {role: self.endpoint(role).model or self.model for role in ROLES}
+
+    @property
+    def cache_path(self) -> Path:
+        return self.cache or self.out / "cache.sqlite"
 
 
 def parse_split(text: str) -> tuple[float, float, float]:
@@ -37,3 +91,28 @@ def parse_split(text: str) -> tuple[float, float, float]:
     if len(parts) != 3 or any(x < 0 for x in parts) or abs(sum(parts) - 1.0) > 1e-6:
         raise ConfigError(f"--split {text!r} must be three non-negative shares adding up to 1, e.g. 0.8,0.1,0.1")
     return parts  # type: ignore[return-value]
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """``synth.toml``: [llm] defaults (model, base_url, api_key_env, concurrency, ...), [roles.<role>], [prices].
+
+    Returns Settings fields; flags given on the command line override them.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read as TOML: {exc}. Fix the file or pass --config another one.") from None
+    allowed = {"llm", "roles", "prices"}
+    if set(data) - allowed:
+        raise ConfigError(f"{path}: unknown sections {sorted(set(data) - allowed)}; use [llm], [roles.<role>] and [prices]")
+    out: dict[str, Any] = dict(data.get("llm", {}))
+    if "roles" in data:
+        out["roles"] = data["roles"]
+    if "prices" in data:
+        out["prices"] = {**PRICES, **{k: tuple(v) for k, v in data["prices"].items()}}
+    try:  # check the shapes now, with the file's name in the message
+        Settings(servers=Path("."), out=Path("."), **out)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"{path}: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+    return out

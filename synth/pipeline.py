@@ -13,15 +13,16 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 import synth
+from synth.agents.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
 from synth.offline.scenario import Planner, rng_for
 from synth.offline.writer import write
-from synth.records import Conversation, Funnel, Registry, ServerSpec, StageFailure, make_id
+from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id
 from synth.registry import load_registry
 from synth.stages import gates
 from synth.stages.dedup import Dedup
@@ -82,22 +83,38 @@ def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limi
     return tuple(t.name for t in server.tools if t.name in keep)
 
 
-def generate(settings: Settings, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run the whole offline pipeline into ``settings.out``; returns the manifest."""
+def generate(settings: Settings, progress: Callable[[int, int], None] | None = None,
+             backends: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run the whole pipeline into ``settings.out``; returns the manifest.
+
+    ``backends`` maps each agent role to a ChatBackend (the LLM path); without it the offline
+    backend writes the conversations. Either way items reach the exports in scenario order, so
+    the output does not depend on concurrency or timing.
+    """
     registry = load_registry(settings.servers)
     planner = Planner(registry, settings.seed)
     names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
     tally = Tally()
     dedup = Dedup()
+    spend = Spend(settings.prices)
     writer = RunWriter(settings.out)
     accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
+    offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
+    if backends is None:
+        items: Iterator[tuple[Scenario, Any]] = (
+            (sc, _offline(sc, servers[sc.server], offer(sc), planner, settings))
+            for sc in map(planner.scenario, range(max_attempts)))
+    else:
+        from synth.agents.engine import ordered_items
+
+        items = ordered_items(planner, servers, offer, backends, names, settings, max_attempts, spend)
     try:
-        while accepted < settings.n and attempts < max_attempts:
-            scenario = planner.scenario(attempts)
+        for scenario, written in items:
             attempts += 1
-            result = _one(scenario, servers[scenario.server], planner, settings, tally, dedup)
+            tally.funnel.enter("generate")
+            result = written if isinstance(written, StageFailure) else _finish(scenario, written, servers[scenario.server], offer(scenario), settings, tally, dedup)
             if isinstance(result, StageFailure):
                 tally.funnel.drop(result)
                 writer.write("rejected.jsonl", result.to_json())
@@ -109,39 +126,49 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                 accepted += 1
             if progress:
                 progress(accepted, attempts)
+            if accepted >= settings.n:
+                break
     finally:
+        close = getattr(items, "close", None)
+        if close:
+            close()
         writer.close()
-    manifest = _manifest(settings, registry, names, tally, accepted, attempts)
+    manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     (settings.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
 
-def _one(scenario, server: ServerSpec, planner: Planner, settings: Settings, tally: Tally, dedup: Dedup):
-    funnel = tally.funnel
-    funnel.enter("generate")
+def _offline(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...], planner: Planner,
+             settings: Settings) -> Written | StageFailure:
+    """The offline writer plus the gates: what the agents give on the LLM path."""
     try:
         query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed)
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
         return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
                             detail=f"{server.id} {scenario.tools}: {exc}"[:500])
-    funnel.leave("generate")
-    funnel.enter("gate")
     review = gates.review(trajectory, server)
     if review.verdict != "accept":
         return gates.failure(review, scenario.id).model_copy(update={"raw": {"server": server.id, "tools": list(scenario.tools)}})
-    funnel.leave("gate")
+    return Written(query=query, plan=plan, trajectory=trajectory, review=review)
+
+
+def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: tuple[str, ...], settings: Settings,
+            tally: Tally, dedup: Dedup):
+    """Dedup, split and inject one written conversation."""
+    funnel = tally.funnel
+    funnel.leave("generate")
+    query, trajectory = written.query, written.trajectory
     funnel.enter("dedup")
     conv_id = make_id("conv", [m.to_json() for m in trajectory.messages])
     seen = dedup.check(server.id, query.text, conv_id)
     if seen:
         return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
     funnel.leave("dedup")
-    used = tuple(dict.fromkeys(scenario.tools))
     conv = Conversation(
-        id=conv_id, scenario=scenario, query=query, plan=plan, messages=trajectory.messages,
-        tools=offered_tools(conv_id, server, used, settings.max_tools, settings.seed), review=review,
-        split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
+        id=conv_id, scenario=scenario, query=query, plan=written.plan, messages=trajectory.messages,
+        tools=offered, review=written.review, split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
     )
+    used = {c.name for c in conv.calls}
     funnel.enter("inject", len(conv.calls))
     scored, missed = [], []
     siblings_of = {t.name: [s for s in server.tools if s.name != t.name and s.name in conv.tools] for t in server.tools if t.name in used}
@@ -199,7 +226,8 @@ def _version(package: str) -> str:
         return "unknown"
 
 
-def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int) -> dict[str, Any]:
+def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int,
+              spend: Spend) -> dict[str, Any]:
     usable = [t.key for t in registry.tools]
     unused = sorted(set(usable) - tally.used_tools)
     files = {name: _file_facts(settings.out / name) for name in FILES}
@@ -207,7 +235,10 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
     return {
         "synth_version": synth.__version__,
         "backend": settings.backend,
-        "model": None,
+        "model": None if settings.backend == "offline" else settings.models(),
+        "tokens": spend.by,
+        "cost_usd": round(spend.usd(), 6),
+        "stopped_by_budget": settings.budget_usd is not None and accepted < settings.n and spend.usd() >= settings.budget_usd,
         "config": {
             "servers": settings.servers.as_posix(),
             "n": settings.n,

@@ -198,6 +198,15 @@ class Review(Record):
     reasons: tuple[str, ...] = ()
 
 
+class Written(Record):
+    """What a writer (offline, or the agents) hands on for one scenario: gates and reviewer passed."""
+
+    query: Query
+    plan: Plan
+    trajectory: Trajectory
+    review: Review
+
+
 class Conversation(Record):
     """An accepted gold conversation with everything known about how it was made."""
 

@@ -1,19 +1,44 @@
+"""Every prompt renders from records through the agents' request builders; registry text stays data."""
+
 import pytest
 
 from synth import templates
+from synth.agents import roles
 from synth.errors import TemplateError
-from synth.records import ServerSpec
+from synth.records import Link, Scenario, ServerSpec, ToolSpec
+
+INJECTED = "{{ server.secret }} {% raw %}"
+TOOL = ToolSpec(server="x/y", name="get_forecast", description=f"Forecast for a city. {INJECTED}",
+                input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+                schema_hash="h")
+SERVER = ServerSpec(id="x/y", name=f"Weather {INJECTED}", source="y.json", tools=(TOOL,))
+SCENARIO = Scenario(id="scn_1", index=0, server="x/y", tools=("get_forecast",), persona="I run a cafe",
+                    multi_turn=True, links=(Link(from_step=0, field="city", to_step=1, param="city"),))
 
 
-def test_every_template_renders_with_records():
-    server = ServerSpec(id="x/y", name="Weather {{ server.secret }}", source="y.json", tools=())
-    names = templates.names()
-    assert "conversation.system.j2" in names
-    for name in names:
-        text = templates.render(name, server=server)
-        assert text.strip()
-    # text from a registry is data: template syntax inside it is not evaluated
-    assert "{{ server.secret }}" in templates.render("conversation.system.j2", server=server)
+def requests():
+    yield roles.query_request("m", 1, SCENARIO, SERVER)
+    yield roles.refine_request("m", 1, f"Forecast for Porto please {INJECTED}", ["get_forecast"])
+    yield roles.plan_request("m", 1, "Forecast for Porto please", [TOOL])
+    yield roles.user_request("m", 1, "Forecast for Porto", {"days": 4}, f"assistant: How many days? {INJECTED}")
+    yield roles.tool_request("m", 1, TOOL, {"city": "Porto"}, ["city"], [{"city": "Porto"}])
+    yield roles.review_request("m", 1, f"user: hi {INJECTED}")
+
+
+def test_every_template_renders_through_a_request_builder():
+    rendered = {"conversation.system.j2": templates.render("conversation.system.j2", server=SERVER),
+                "executor.plan.j2": roles.plan_note([roles.PlanItem(tool="get_forecast")])}
+    for request in requests():
+        assert request.template_hash and len(request.messages) == 2
+        system, user = (m["content"] for m in request.messages)
+        assert system.startswith("You are synth's") and user.strip()
+        rendered[request.role] = system + user
+    used = {"query", "refine", "plan", "user", "tool", "review", "conversation.system.j2", "executor.plan.j2"}
+    assert set(rendered) == used
+    assert len(templates.names()) == 2 * 6 + 2  # a system and a user template per role, plus two
+    # text from a registry or a model is data: template syntax inside it is not evaluated
+    for role in ("query", "refine", "user", "tool", "review", "conversation.system.j2"):
+        assert "{{ server.secret }}" in rendered[role], role
 
 
 def test_missing_variable_is_a_clear_error():

@@ -1,0 +1,82 @@
+"""Structured answers: JSON that validates against a pydantic model, or a counted failure.
+
+The request carries the model's JSON schema (so the backend can ask for ``json_schema`` output);
+whatever comes back is parsed leniently (code fences, prose around the object), validated, and
+on failure re-asked once with the validation error shown to the model. A second failure is a
+``StageFailure``, never an exception and never a silent None.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from synth.errors import BackendError
+from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.records import StageFailure
+
+M = TypeVar("M", bound=BaseModel)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def extract_json(text: str | None) -> Any:
+    """The JSON value in a model's text: the whole text, a fenced block, or the first object in prose."""
+    if not text or not text.strip():
+        raise ValueError("the answer is empty")
+    for candidate in (text.strip(), *(m.strip() for m in _FENCE.findall(text))):
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"\{", text):
+        try:
+            return decoder.raw_decode(text, m.start())[0]
+        except ValueError:
+            continue
+    raise ValueError(f"no JSON object found in the answer: {text[:120]!r}")
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage: str, item_id: str,
+              spent: list[ChatResponse]) -> M | StageFailure:
+    """Ask for a ``model``; one re-ask that shows the validation error; then a StageFailure.
+
+    Every response (the re-ask's too) is appended to ``spent`` so tokens are counted.
+    """
+    if request.response_schema is None:
+        request = request.model_copy(update={"response_schema": schema_of(model), "schema_name": model.__name__})
+    error = ""
+    for attempt in range(2):
+        try:
+            response = await backend.complete(request)
+        except BackendError as exc:
+            return StageFailure(stage=stage, item_id=item_id, reason="backend_error", detail=str(exc)[:500])
+        spent.append(response)
+        try:
+            return model.model_validate(extract_json(response.content))
+        except (ValueError, ValidationError) as exc:
+            error = _short(exc)
+            if attempt == 0:
+                request = request.model_copy(update={"messages": (
+                    *request.messages,
+                    {"role": "assistant", "content": response.content or ""},
+                    {"role": "user", "content": f"That answer could not be used: {error}. Answer again with only "
+                                                f"a JSON object that follows the schema {model.__name__}."},
+                )})
+    return StageFailure(stage=stage, item_id=item_id, reason="invalid_output",
+                        detail=f"{model.__name__} did not validate after one re-ask: {error}"[:500])
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "(answer)"
+        return f"{where}: {first.get('msg', 'invalid')}"
+    return str(exc).splitlines()[0][:200]

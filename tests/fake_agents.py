@@ -1,0 +1,183 @@
+"""A deterministic stand-in for a model behind the loopback OpenAI server: it answers every agent role.
+
+It reads only what a real model would see (the request's messages and tools), recognises the role
+from the system prompt, and answers plausibly: the query generator states values as
+``<parameter words> <JSON value>``, the executor finds them there (or in earlier tool results, or
+asks the user), the tool simulator uses the offline simulator. The same request always gets the
+same answer, so runs are reproducible and a cache hit equals a fresh call.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from synth.offline.language import intent
+from synth.offline.simulate import simulate
+from synth.offline.values import Context, human, make_value
+from synth.records import ToolSpec, content_hash
+
+ROLE_OF = {"query generator": "query", "query refiner": "refine", "planner": "plan", "user simulator": "user",
+           "tool simulator": "tool", "reviewer": "review"}
+
+
+def _tag(text: str, tag: str) -> Any:
+    m = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.S)
+    return json.loads(m.group(1)) if m else None
+
+
+def _rng(body: Any) -> random.Random:
+    return random.Random(int(content_hash(body, 16), 16))
+
+
+def _spec(t: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(server="fake", name=t["name"], description=t.get("description", ""),
+                    input_schema=t.get("input_schema") or t.get("parameters") or {"type": "object"}, schema_hash="x")
+
+
+def role_of(request: dict[str, Any]) -> str:
+    system = request["messages"][0].get("content") or ""
+    m = re.match(r"You are synth's ([a-z ]+?)\.", system)
+    return ROLE_OF.get(m.group(1), "unknown") if m else "executor"
+
+
+def respond(request: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message for one chat completions request body."""
+    role = role_of(request)
+    user = request["messages"][1]["content"] if len(request["messages"]) > 1 else ""
+    rng = _rng([request["messages"], request.get("tools")])
+    answer = {"query": _query, "refine": _refine, "plan": _plan, "user": _user, "tool": _tool,
+              "review": _review}.get(role)
+    if answer is None:
+        return _executor(request)
+    return {"content": json.dumps(answer(user, rng), ensure_ascii=False)}
+
+
+def say(param: str, value: Any) -> str:
+    return f"{human(param)} {json.dumps(value, ensure_ascii=False)}"
+
+
+def _query(text: str, rng: random.Random) -> dict[str, Any]:
+    data = _tag(text, "scenario")
+    tools = [_spec(t) for t in data["tools"]]
+    linked = {(lk["to_step"], lk["param"]) for lk in data["links"]}
+    ctx = Context(rng=rng, city=rng.choice(["Porto", "Lisbon", "Tokyo", "Denver"]))
+    parts, details = [], {}
+    for i, tool in enumerate(tools):
+        stated = []
+        for p in tool.required:
+            schema = tool.properties.get(p)
+            if not isinstance(schema, dict):
+                continue
+            if (i, p) in linked:
+                stated.append(f"the {human(p)} from the first result")
+                continue
+            value, _ = make_value(p, schema, ctx)
+            if data["multi_turn"] and not details and i == 0 and isinstance(value, (str, int)):
+                details[p] = value
+                continue
+            stated.append(say(p, value))
+        clause = intent(tool) + (" with " + ", ".join(stated) if stated else "")
+        parts.append(clause if i == 0 else f"then {clause}")
+    opener = f"{data['persona']}. " if data.get("persona") else ""
+    return {"request": f"{opener}Could you {'; '.join(parts)}?", "details": details}
+
+
+def _refine(text: str, rng: random.Random) -> dict[str, Any]:
+    draft = re.search(r"<draft>(.*?)</draft>", text, re.S).group(1).strip()
+    return {"request": draft if draft.startswith(("Hi", "Hello")) else f"Hi! {draft}"}
+
+
+def _plan(text: str, rng: random.Random) -> dict[str, Any]:
+    tools = _tag(text, "tools")
+    return {"steps": [{"tool": t["name"], "purpose": intent(_spec(t)), "depends_on": [i - 1] if i else []}
+                      for i, t in enumerate(tools)]}
+
+
+def _user(text: str, rng: random.Random) -> dict[str, Any]:
+    details = _tag(text, "details") or {}
+    last = [line for line in text.split("\n") if line.startswith("assistant:")][-1:]
+    for p, v in details.items():
+        if last and human(p) in last[0].lower():
+            return {"reply": f"{say(p, v)}, please."}
+    return {"reply": "Yes, please go ahead."}
+
+
+def _tool(text: str, rng: random.Random) -> dict[str, Any]:
+    tool = _spec(_tag(text, "tool"))
+    arguments = _tag(text, "arguments")
+    m = re.search(r"Fields later steps will read from this result: (.*)", text)
+    ctx = Context(rng=rng)
+    provide = {f: make_value(f, {"type": "string"}, ctx)[0] for f in (m.group(1).split(", ") if m else [])}
+    return {"result": simulate(tool, arguments, ctx, provide), "is_error": False}
+
+
+def _review(text: str, rng: random.Random) -> dict[str, Any]:
+    calls = text.count("assistant calls ")
+    return {"step_labels": ["success"] * calls, "verdict": "accept",
+            "reasons": ["each call follows the request and uses stated or returned values"], "confidence": 0.9}
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _find(text: str, param: str) -> Any:
+    """The JSON value stated right after the parameter's words ("days 4", 'city "Porto"')."""
+    for m in re.finditer(rf"(?<![\w]){re.escape(human(param))} (?=[\"\[{{\-\dtf])", text, re.I):
+        try:
+            return _DECODER.raw_decode(text, m.end())[0]
+        except ValueError:
+            continue
+    return None
+
+
+def _from_results(results: list[Any], param: str) -> Any:
+    for result in reversed(results):
+        stack = [result]
+        while stack:
+            node = stack.pop(0)
+            if isinstance(node, dict):
+                if param in node and not isinstance(node[param], (dict, list)):
+                    return node[param]
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node[:1])
+    return None
+
+
+def _executor(request: dict[str, Any]) -> dict[str, Any]:
+    messages = request["messages"]
+    plan = next((_tag(m["content"], "plan") for m in messages if m["role"] == "system" and "<plan>" in (m["content"] or "")), [])
+    users = [m["content"] or "" for m in messages if m["role"] == "user"]
+    steps = users[0].split("; then ") if users else [""]
+    results = []
+    for m in messages:
+        if m["role"] == "tool":
+            try:
+                results.append(json.loads(m["content"]))
+            except ValueError:
+                results.append(m["content"])
+    done = sum(1 for m in messages if m["role"] == "tool")
+    if done >= len(plan):
+        last = results[-1] if results else {}
+        facts = ", ".join(f"{human(k)} {v}" for k, v in list(last.items())[:3]) if isinstance(last, dict) else str(last)[:80]
+        return {"content": f"All done. Here is what I found: {facts}."}
+    step = plan[done]
+    tools = {t["function"]["name"]: t["function"] for t in request.get("tools") or []}
+    fn = tools.get(step["tool"]) or next(iter(tools.values()))
+    schema = fn.get("parameters") or {}
+    args: dict[str, Any] = {}
+    for p in schema.get("properties") or {}:
+        # this step's part of the request first, then the user's later answers, then anything said
+        value = next((v for text in (steps[min(done, len(steps) - 1)], *users[1:], "\n".join(users))
+                      if (v := _find(text, p)) is not None), None)
+        if value is None and p in (schema.get("required") or []):
+            value = _from_results(results, p)
+            if value is None:
+                return {"content": f"Sure. What {human(p)} should I use?"}
+        if value is not None:
+            args[p] = value
+    return {"tool_calls": [{"id": f"call_{done}", "type": "function",
+                            "function": {"name": fn["name"], "arguments": json.dumps(args, ensure_ascii=False)}}]}

@@ -1,0 +1,102 @@
+"""The agents (synth.agents) end to end through a scripted backend: the same records, gates and exports
+as the offline path, identical bytes whatever the concurrency, every failure counted with its reason."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from fake_agents import respond
+from synth.agents.roles import ROLES
+from synth.config import Settings
+from synth.llm.base import ChatRequest, ChatResponse
+from synth.llm.scripted import ScriptedBackend
+from synth.llm.structured import ask, extract_json
+from synth.agents.roles import Refined
+from synth.pipeline import FILES, generate
+from synth.records import StageFailure
+
+REGISTRY = Path(__file__).parents[1] / "registry"
+
+
+def run(out: Path, answer=respond, n: int = 24, concurrency: int = 4) -> tuple[dict, ScriptedBackend]:
+    backend = ScriptedBackend(answer)
+    settings = Settings(servers=REGISTRY, out=out, n=n, seed=2, backend="openai", concurrency=concurrency)
+    return generate(settings, backends={role: backend for role in ROLES}), backend
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_agents_write_every_file_with_gold_calls_that_pass_the_gates(tmp_path):
+    manifest, backend = run(tmp_path / "a")
+    for name in FILES:
+        assert (tmp_path / "a" / name).exists()
+    convs = lines(tmp_path / "a" / "conversations.jsonl")
+    assert len(convs) == manifest["funnel"]["accepted"] == 24
+    assert all(c["review"]["verdict"] == "accept" and all(g["passed"] for g in c["review"]["gates"]) for c in convs)
+    assert all(c["query"]["parent_id"] for c in convs)  # the refined request points at its draft
+    assert any(c["query"]["withheld"] for c in convs)  # multi-turn: the user gave a value when asked
+    assert {r["score"] for r in lines(tmp_path / "a" / "scored.jsonl")} >= {"correct", "incorrect_tool"}
+    roles_used = {key.split(":")[0] for key in manifest["tokens"]}
+    assert roles_used == set(ROLES)
+    assert sum(row["calls"] for row in manifest["tokens"].values()) >= backend.calls - 40  # in-flight extras are cancelled
+    assert manifest["cost_usd"] > 0
+
+
+def test_same_bytes_whatever_the_concurrency(tmp_path):
+    run(tmp_path / "one", concurrency=1)
+    run(tmp_path / "many", concurrency=12)
+    for name in FILES:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "many" / name).read_bytes(), name
+
+
+def test_a_model_that_breaks_its_answers_costs_only_those_items(tmp_path):
+    """Every fifth executor call names a tool that does not exist; every seventh query answer is not JSON."""
+    seen = {"n": 0}
+
+    def flaky(body):
+        seen["n"] += 1
+        message = respond(body)
+        if message.get("tool_calls") and seen["n"] % 5 == 0:
+            message["tool_calls"][0]["function"]["name"] = "delete_everything"
+        if "query generator" in body["messages"][0]["content"] and seen["n"] % 7 == 0:
+            return {"content": "Sure! Here is a request: find me a hotel"}
+        return message
+
+    manifest, _ = run(tmp_path / "f", flaky, n=20)
+    funnel = manifest["funnel"]
+    scenario_drops = sum(v for stage, reasons in funnel["dropped"].items() if stage != "inject" for v in reasons.values())
+    assert funnel["accepted"] + scenario_drops == funnel["scenarios"]
+    rejected = lines(tmp_path / "f" / "rejected.jsonl")
+    assert any(r["reason"] == "tool_exists" for r in rejected)
+    assert all(r["detail"] for r in rejected)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"request": "Book a table for two"}', "Book a table for two"),
+    ('Sure!\n```json\n{"request": "Book a table for two"}\n```', "Book a table for two"),
+    ('Here you go: {"request": "Book a table for two"} Anything else?', "Book a table for two"),
+])
+def test_structured_answers_are_found_in_what_models_write(text, expected):
+    assert extract_json(text)["request"] == expected
+
+
+def test_one_re_ask_shows_the_error_then_a_stage_failure():
+    asked: list[ChatRequest] = []
+
+    class Stubborn:
+        async def complete(self, request: ChatRequest) -> ChatResponse:
+            asked.append(request)
+            return ChatResponse(content='{"text": "no request field"}')
+
+    request = ChatRequest(role="refine", model="m", messages=({"role": "user", "content": "hi"},))
+    spent: list[ChatResponse] = []
+    out = asyncio.run(ask(Stubborn(), request, Refined, "refine", "scn_1", spent))
+    assert isinstance(out, StageFailure) and out.reason == "invalid_output" and "request" in out.detail
+    assert len(asked) == 2 == len(spent)
+    assert "could not be used" in asked[1].messages[-1]["content"] and asked[1].response_schema
