@@ -103,16 +103,17 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     max_attempts = settings.n * 2 + 20 if planner.order else 0
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
     if backends is None:
-        items: Iterator[tuple[Scenario, Any]] = (
-            (sc, _offline(sc, servers[sc.server], offer(sc), planner, settings))
+        items: Iterator[tuple[Scenario, Any, list[Any]]] = (
+            (sc, _offline(sc, servers[sc.server], offer(sc), planner, settings), [])
             for sc in map(planner.scenario, range(max_attempts)))
     else:
-        from synth.agents.engine import ordered_items
+        from synth.agents.engine import OrderedRun
 
-        items = ordered_items(planner, servers, offer, backends, names, settings, max_attempts, spend)
+        items = OrderedRun(planner, servers, offer, backends, names, settings, max_attempts)
     try:
-        for scenario, written in items:
+        for scenario, written, responses in items:
             attempts += 1
+            spend.add(responses)
             tally.funnel.enter("generate")
             result = written if isinstance(written, StageFailure) else _finish(scenario, written, servers[scenario.server], offer(scenario), settings, tally, dedup)
             if isinstance(result, StageFailure):
@@ -128,10 +129,11 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                 progress(accepted, attempts)
             if accepted >= settings.n:
                 break
+        if hasattr(items, "finish"):
+            items.finish()
     finally:
-        close = getattr(items, "close", None)
-        if close:
-            close()
+        if hasattr(items, "close"):
+            items.close()
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     (settings.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

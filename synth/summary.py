@@ -50,4 +50,10 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
         console.print(f"  [yellow]{line}[/]", highlight=False)
     if len(reg["errors"]) > 5:
         console.print(f"  ... and {len(reg['errors']) - 5} more: synth registry lint {manifest['config']['servers']}")
+    if manifest.get("tokens"):
+        used = manifest["tokens"].values()
+        console.print(f"model calls that made the data: {sum(r['calls'] for r in used)}, tokens "
+                      f"{sum(r['prompt_tokens'] for r in used):,} in / {sum(r['completion_tokens'] for r in used):,} out, "
+                      f"about ${manifest['cost_usd']:.4f}" + (" (stopped: budget reached; --resume with a larger "
+                      "--budget-usd to go on)" if manifest.get("stopped_by_budget") else ""))
     console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + ", manifest.json")

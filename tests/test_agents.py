@@ -44,7 +44,8 @@ def test_agents_write_every_file_with_gold_calls_that_pass_the_gates(tmp_path):
     assert {r["score"] for r in lines(tmp_path / "a" / "scored.jsonl")} >= {"correct", "incorrect_tool"}
     roles_used = {key.split(":")[0] for key in manifest["tokens"]}
     assert roles_used == set(ROLES)
-    assert sum(row["calls"] for row in manifest["tokens"].values()) >= backend.calls - 40  # in-flight extras are cancelled
+    counted = sum(row["calls"] for row in manifest["tokens"].values())
+    assert 24 * 6 <= counted <= backend.calls  # scenarios still in flight when the run ended are not counted
     assert manifest["cost_usd"] > 0
 
 

@@ -25,78 +25,103 @@ from synth.records import Scenario, ServerSpec, StageFailure, Written
 _DONE = object()
 
 
-def ordered_items(planner: Planner, servers: dict[str, ServerSpec], offer: Callable[[Scenario], tuple[str, ...]],
-                  backends: dict[str, Any], names: ToolNames, settings: Settings, max_attempts: int,
-                  spend: Spend) -> Iterator[tuple[Scenario, Written | StageFailure]]:
-    """(scenario, written or failure) for scenario 0, 1, 2, ... until the consumer stops or the budget is spent."""
-    agents = Agents(backends=backends, models=settings.models(), seed=settings.seed, names=names)
-    out: queue.Queue[Any] = queue.Queue(maxsize=settings.concurrency * 2)
-    stop = threading.Event()
+class OrderedRun:
+    """Iterate it for (scenario, written or failure, responses) of scenario 0, 1, 2, ...; then ``finish()``
+    (the run ended normally: the look-ahead is completed so a rerun is free) or ``close()`` (cancel).
 
-    async def one(index: int) -> tuple[Scenario, Written | StageFailure]:
-        scenario = planner.scenario(index)
-        spent: list[ChatResponse] = []
-        try:
-            result = await write(scenario, servers[scenario.server], offer(scenario), agents, spent)
-        except Exception as exc:  # a bug in one item must not sink the run; it is counted with its type
-            result = StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500])
-        spend.add(spent)
-        return scenario, result
+    The budget is checked against everything received so far, the scenarios in flight included; the
+    manifest counts only what the consumer took, so it does not depend on timing.
+    """
 
-    async def run() -> None:
-        window = max(1, settings.concurrency)
-        pending: dict[int, asyncio.Task] = {}
-        launched = emitted = 0
-        try:
-            while emitted < max_attempts and not stop.is_set():
-                while launched < max_attempts and len(pending) < window and not _over_budget(settings, spend):
-                    pending[launched] = asyncio.create_task(one(launched))
-                    launched += 1
-                if emitted not in pending:
-                    break  # the budget stopped new work: hand on what was started, then end
-                item = await pending.pop(emitted)
-                emitted += 1
-                while not stop.is_set():
-                    try:
-                        out.put(item, timeout=0.05)
-                        break
-                    except queue.Full:
-                        await asyncio.sleep(0.01)
-        finally:
-            for task in pending.values():
-                task.cancel()
-            await asyncio.gather(*pending.values(), return_exceptions=True)
-            for backend in {id(b): b for b in backends.values()}.values():
-                close = getattr(backend, "aclose", None)
-                if close:
-                    await close()
+    def __init__(self, planner: Planner, servers: dict[str, ServerSpec], offer: Callable[[Scenario], tuple[str, ...]],
+                 backends: dict[str, Any], names: ToolNames, settings: Settings, max_attempts: int):
+        self.planner, self.servers, self.offer, self.backends = planner, servers, offer, backends
+        self.settings, self.max_attempts = settings, max_attempts
+        self.agents = Agents(backends=backends, models=settings.models(), seed=settings.seed, names=names)
+        self.spend = Spend(settings.prices)
+        self.out: queue.Queue[Any] = queue.Queue()
+        self.stop = threading.Event()  # cancel: end now
+        self.finished = threading.Event()  # the consumer ended normally
+        self.taken = 0  # items the consumer has taken; only the consumer's thread writes it
+        self.window = max(1, settings.concurrency)
+        self.thread = threading.Thread(target=self._thread_main, name="synth-agents", daemon=True)
+        self.thread.start()
 
-    def thread_main() -> None:
-        try:
-            asyncio.run(run())
-        except BaseException as exc:  # surfaced to the consumer, which re-raises it
-            out.put(exc)
-        finally:
-            out.put(_DONE)
-
-    thread = threading.Thread(target=thread_main, name="synth-agents", daemon=True)
-    thread.start()
-    try:
+    def __iter__(self) -> Iterator[tuple[Scenario, Written | StageFailure, list[ChatResponse]]]:
         while True:
-            item = out.get()
+            item = self.out.get()
             if item is _DONE:
                 return
             if isinstance(item, BaseException):
                 raise item
+            self.taken += 1
             yield item
-    finally:
-        stop.set()
-        while thread.is_alive():  # drain so the loop thread is never stuck on a full queue
-            try:
-                out.get(timeout=0.05)
-            except queue.Empty:
-                pass
-        thread.join()
+
+    def finish(self) -> None:
+        self.finished.set()
+        self.thread.join()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    async def _one(self, index: int) -> tuple[Scenario, Written | StageFailure, list[ChatResponse]]:
+        scenario = self.planner.scenario(index)
+        spent: list[ChatResponse] = []
+        try:
+            result = await write(scenario, self.servers[scenario.server], self.offer(scenario), self.agents, spent)
+        except Exception as exc:  # a bug in one item must not sink the run; it is counted with its type
+            result = StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500])
+        self.spend.add(spent)
+        return scenario, result, spent
+
+    async def _run(self) -> None:
+        # Scenario i starts only when i < taken + window: the look-ahead depends on what the consumer
+        # took, never on timing, so a rerun starts exactly the scenarios this run started.
+        pending: dict[int, asyncio.Task] = {}
+        launched = emitted = 0
+
+        def launch() -> None:
+            nonlocal launched
+            while launched < min(self.max_attempts, self.taken + self.window) and not _over_budget(self.settings, self.spend):
+                pending[launched] = asyncio.create_task(self._one(launched))
+                launched += 1
+
+        try:
+            while not (self.stop.is_set() or self.finished.is_set()):
+                launch()
+                if emitted not in pending:
+                    if launched >= self.max_attempts or _over_budget(self.settings, self.spend):
+                        break  # nothing more will start: what was started has been handed on
+                    await asyncio.sleep(0.002)  # the consumer has not taken enough yet
+                    continue
+                if not pending[emitted].done():
+                    await asyncio.wait([pending[emitted]], timeout=0.05)
+                    continue
+                self.out.put(pending.pop(emitted).result())
+                emitted += 1
+            self.out.put(_DONE)
+            while not (self.stop.is_set() or self.finished.is_set()):
+                await asyncio.sleep(0.01)
+            if self.finished.is_set() and not self.stop.is_set():
+                launch()
+                await asyncio.gather(*pending.values(), return_exceptions=True)
+        finally:
+            for task in pending.values():
+                task.cancel()
+            await asyncio.gather(*pending.values(), return_exceptions=True)
+            for backend in {id(b): b for b in self.backends.values()}.values():
+                close = getattr(backend, "aclose", None)
+                if close:
+                    await close()
+
+    def _thread_main(self) -> None:
+        try:
+            asyncio.run(self._run())
+        except BaseException as exc:  # surfaced to the consumer, which re-raises it
+            self.out.put(exc)
+        finally:
+            self.out.put(_DONE)
 
 
 def _over_budget(settings: Settings, spend: Spend) -> bool:

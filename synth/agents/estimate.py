@@ -1,0 +1,68 @@
+"""``--dry-run``: how many calls, tokens and dollars a run would take, before anything is sent.
+
+The scenarios are the ones the run would make; the prompts are rendered for real and counted at
+about four characters a token. What models write back, and how long conversations get, can only
+be guessed: completion sizes are typical figures per role, and each scenario is assumed to take
+one executor turn per tool call plus a final answer (and a question when it is multi-turn).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from synth.agents import roles
+from synth.config import ROLES, Settings
+from synth.export.chat import ToolNames, openai_tool
+from synth.offline.scenario import Planner
+from synth.registry import load_registry
+
+COMPLETION_TOKENS = {"query": 120, "refine": 90, "plan": 120, "executor": 70, "user": 30, "tool": 220, "review": 90}
+SPARE = 1.1  # scenarios beyond n, for those the gates, reviewer and dedup will turn away
+
+
+def _tokens(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+def estimate(settings: Settings) -> dict[str, Any]:
+    registry = load_registry(settings.servers)
+    planner = Planner(registry, settings.seed)
+    names = ToolNames(registry.servers)
+    servers = {s.id: s for s in registry.servers}
+    models = settings.models()
+    calls = dict.fromkeys(ROLES, 0)
+    prompt = dict.fromkeys(ROLES, 0)
+    count = math.ceil(settings.n * SPARE) if planner.order else 0
+    for index in range(count):
+        sc = planner.scenario(index)
+        server = servers[sc.server]
+        tools = [t for t in (server.tool(n) for n in sc.tools) if t]
+        k, multi = len(tools), int(sc.multi_turn)
+        sizes = {
+            "query": sum(_tokens(m["content"]) for m in roles.query_request("m", 0, sc, server).messages),
+            "refine": 250, "plan": sum(_tokens(m["content"]) for m in roles.plan_request("m", 0, "x" * 200, tools).messages),
+            "user": 400, "tool": 500 + sum(_tokens(json.dumps(t.input_schema)) for t in tools) // max(k, 1),
+            "review": 300 + 250 * k,
+        }
+        offered = [t for t in server.tools][: settings.max_tools]
+        executor_base = 150 + sum(_tokens(json.dumps(openai_tool(t, names(server.id, t.name)))) for t in offered)
+        turns = k + 1 + multi
+        per = {"query": 1, "refine": 1, "plan": 1, "executor": turns, "user": multi, "tool": k, "review": 1}
+        for role, n in per.items():
+            calls[role] += n
+            if role == "executor":  # the conversation grows by about 150 tokens a turn
+                prompt[role] += sum(executor_base + 150 * t for t in range(turns))
+            else:
+                prompt[role] += n * sizes[role]
+    rows = []
+    for role in ROLES:
+        completion = calls[role] * COMPLETION_TOKENS[role]
+        price_in, price_out = settings.prices.get(models[role], (0.0, 0.0))
+        rows.append({"role": role, "model": models[role], "calls": calls[role], "prompt_tokens": prompt[role],
+                     "completion_tokens": completion,
+                     "usd": round((prompt[role] * price_in + completion * price_out) / 1e6, 6)})
+    return {"scenarios": count, "roles": rows, "calls": sum(calls.values()),
+            "prompt_tokens": sum(prompt.values()), "completion_tokens": sum(r["completion_tokens"] for r in rows),
+            "usd": round(sum(r["usd"] for r in rows), 6)}

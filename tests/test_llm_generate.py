@@ -1,0 +1,136 @@
+"""``synth generate`` through the real OpenAI client against a loopback OpenAI-compatible server.
+
+The server (tests/openai_server.py) plays every agent with tests/fake_agents.py and injects faults.
+Runs go through the command line in a subprocess, as a user would run them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fake_agents import respond
+from openai_server import Faults, OpenAIServer
+from synth.pipeline import FILES
+
+ROOT = Path(__file__).parents[1]
+KEY = "sk-test-DO-NOT-LEAK-7f3a9c"
+OUTPUTS = (*FILES, "manifest.json")
+
+
+def synth(*args: str, env_extra: dict[str, str] | None = None, wait: bool = True, timeout: float = 240):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env.update({"SYNTH_TEST_KEY": KEY, **(env_extra or {})})
+    cmd = [sys.executable, "-m", "synth.cli", "generate", *args]
+    if not wait:
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def llm_args(server: OpenAIServer, out: Path, n: int = 16, *extra: str) -> tuple[str, ...]:
+    return ("--servers", "registry", "--out", str(out), "--n", str(n), "--seed", "4", "--base-url", server.base_url,
+            "--model", "synth-test", "--api-key-env", "SYNTH_TEST_KEY", "--concurrency", "8", *extra)
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with OpenAIServer(respond, api_key=KEY) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def clean_run(server, tmp_path_factory):
+    out = tmp_path_factory.mktemp("llm") / "run"
+    done = synth(*llm_args(server, out))
+    return out, done
+
+
+def test_generate_end_to_end_writes_every_file(clean_run):
+    out, done = clean_run
+    for name in OUTPUTS:
+        assert (out / name).exists(), name
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["backend"] == "openai" and manifest["model"]["executor"] == "synth-test"
+    assert manifest["funnel"]["accepted"] == 16
+    assert {k.split(":")[0] for k in manifest["tokens"]} == {"query", "refine", "plan", "executor", "user", "tool", "review"}
+    chat = lines(out / "train.jsonl") + lines(out / "valid.jsonl")
+    assert chat and all(isinstance(c["function"]["arguments"], str)
+                        for line in chat for m in line["messages"] for c in m.get("tool_calls", []))
+    assert "model calls that made the data" in done.stdout
+
+
+def test_a_second_identical_run_makes_no_request_and_writes_the_same_bytes(server, clean_run, tmp_path):
+    out, _ = clean_run
+    before = len(server.requests)
+    synth(*llm_args(server, out))
+    assert len(server.requests) == before
+    stats = json.loads(subprocess.run([sys.executable, "-m", "synth.cli", "cache", "stats", str(out)], cwd=ROOT,
+                                      capture_output=True, text=True, check=True).stdout)
+    assert stats["hits"] > 0
+
+
+def test_the_api_key_never_reaches_outputs_logs_or_cache(server, clean_run):
+    out, done = clean_run
+    assert any(KEY in str(r.headers) for r in server.requests)  # it was sent, so the check below means something
+    for path in out.iterdir():
+        assert KEY.encode() not in path.read_bytes(), path.name
+    for suffix in ("-wal", "-shm"):
+        extra = out / f"cache.sqlite{suffix}"
+        if extra.exists():
+            assert KEY.encode() not in extra.read_bytes()
+    assert KEY not in done.stdout + done.stderr
+
+
+def test_faults_cost_retries_not_data(tmp_path):
+    """10% 429s and 500s, 5% malformed answers: the run ends, every scenario is accounted for, retries bounded."""
+    faults = Faults(rate_429=0.05, rate_500=0.05, rate_bad_json=0.05, retry_after_s=0.05)
+    with OpenAIServer(respond, faults=faults) as flaky:
+        out = tmp_path / "flaky"
+        synth(*llm_args(flaky, out, 20))
+        manifest = json.loads((out / "manifest.json").read_text())
+        funnel = manifest["funnel"]
+        scenario_drops = sum(v for stage, reasons in funnel["dropped"].items() if stage != "inject" for v in reasons.values())
+        assert funnel["accepted"] + scenario_drops == funnel["scenarios"]
+        assert funnel["accepted"] == 20
+        outcomes = [r.outcome for r in flaky.requests]
+        assert outcomes.count("429") and outcomes.count("500") and outcomes.count("bad_json")
+        assert max(r.attempt for r in flaky.requests) <= 6  # bounded retries per request
+        retried = outcomes.count("429") + outcomes.count("500")
+        assert retried < 0.25 * len(outcomes)
+
+
+def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
+    """SIGKILL part way, then --resume: the files equal those of the uninterrupted run of the same seed."""
+    uninterrupted, _ = clean_run
+    with OpenAIServer(respond, latency_ms=40, faults=Faults(rate_429=0.05, retry_after_s=0.02)) as slow:
+        out = tmp_path / "killed"
+        proc = synth(*llm_args(slow, out), wait=False)
+        deadline = time.monotonic() + 60
+        while len(slow.requests) < 60 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert not (out / "manifest.json").exists()  # it really died part way
+        synth(*llm_args(slow, out), "--resume")
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), name
+
+
+def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
+                          cwd=ROOT, env={**env, "SYNTH_TEST_KEY": KEY}, capture_output=True, text=True)
+    assert done.returncode != 0 and "--resume" in done.stderr and "does not exist" in done.stderr
