@@ -23,6 +23,7 @@ from synth.offline.scenario import Planner
 from synth.records import Scenario, ServerSpec, StageFailure, Written
 
 _DONE = object()
+LOOKAHEAD = 3
 
 
 class OrderedRun:
@@ -43,7 +44,9 @@ class OrderedRun:
         self.stop = threading.Event()  # cancel: end now
         self.finished = threading.Event()  # the consumer ended normally
         self.taken = 0  # items the consumer has taken; only the consumer's thread writes it
-        self.window = max(1, settings.concurrency)
+        # Scenarios in flight: several per request slot, so one long conversation at the head of the
+        # line does not leave the slots idle; the backend's own limiter keeps requests at C.
+        self.window = LOOKAHEAD * max(1, settings.concurrency)
         self.thread = threading.Thread(target=self._thread_main, name="synth-agents", daemon=True)
         self.thread.start()
 

@@ -111,8 +111,7 @@ class OpenAIBackend:
                                max_keepalive_connections=max(20, concurrency))
         http_client = (openai.DefaultAioHttpClient(limits=limits, timeout=timeout) if transport == "aiohttp"
                        else openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout))
-        # Local servers need no key, but the SDK insists on one; a placeholder never leaves here
-        # except as the bearer token the user asked for.
+        # The SDK insists on a key; local servers need none, so they get a placeholder bearer token.
         self._client = openai.AsyncOpenAI(api_key=key or "no-key", base_url=base, timeout=timeout,
                                           max_retries=0, http_client=http_client)
         self.stats = BackendStats()
@@ -159,7 +158,7 @@ class OpenAIBackend:
             except _FormatRejected:
                 self._downgrade(level)
                 continue
-            except Exception as exc:  # noqa: BLE001 - every failure becomes one BackendError
+            except (openai.OpenAIError, InvalidResponse) as exc:  # anything else is a bug: traceback kept
                 self.stats.failures += 1
                 error = self._error(exc, attempts)
             else:
