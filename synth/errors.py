@@ -5,6 +5,7 @@
     ├── RegistryError    a registry folder that cannot be read at all
     ├── TemplateError    a prompt template that does not render
     ├── BackendError     a model endpoint that fails past its retries
+    │   └── BudgetError  --budget-usd is spent: no new paid call
     ├── ParseError       model output that does not parse into a record
     └── HubError         Hugging Face Hub problems
 
@@ -29,6 +30,10 @@ class TemplateError(SynthError):
 
 
 class BackendError(SynthError):
+    pass
+
+
+class BudgetError(BackendError):
     pass
 
 

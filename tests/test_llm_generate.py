@@ -134,3 +134,26 @@ def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):
     done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
                           cwd=ROOT, env={**env, "SYNTH_TEST_KEY": KEY}, capture_output=True, text=True)
     assert done.returncode != 0 and "--resume" in done.stderr and "does not exist" in done.stderr
+
+
+def test_dry_run_estimates_and_sends_nothing(server, tmp_path):
+    before = len(server.requests)
+    done = synth(*llm_args(server, tmp_path / "dry", 30), "--dry-run")
+    assert len(server.requests) == before and not (tmp_path / "dry" / "manifest.json").exists()
+    assert "dry run" in done.stdout and "executor" in done.stdout and "calls" in done.stdout
+
+
+def test_budget_stops_new_work_and_a_resume_with_more_budget_finishes(server, clean_run, tmp_path):
+    uninterrupted, _ = clean_run
+    out = tmp_path / "budget"
+    prices = tmp_path / "synth.toml"
+    prices.write_text('[prices]\n"synth-test" = [1000.0, 1000.0]\n')  # dear enough that a few calls spend it
+    synth(*llm_args(server, out), "--config", str(prices), "--budget-usd", "30", "--concurrency", "1")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["stopped_by_budget"] and 0 < manifest["funnel"]["accepted"] < 16
+    assert manifest["cost_usd"] >= 30
+    cut = [r for r in lines(out / "rejected.jsonl") if r["reason"] == "budget"]
+    assert cut and all("--resume" in r["detail"] for r in cut)
+    synth(*llm_args(server, out), "--config", str(prices), "--budget-usd", "1000", "--resume")
+    for name in FILES:  # the finished run is the uninterrupted run
+        assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), name

@@ -8,6 +8,7 @@ reviewer. Every response is kept in ``spent`` so tokens can be counted; every wa
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from synth.agents import roles
 from synth.errors import BackendError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
-from synth.llm.structured import ask
+from synth.llm.structured import ask, failure_reason as _reason
 from synth.records import (Message, Plan, PlanStep, Query, Review, Scenario, ServerSpec, StageFailure, ToolCall,
                            Trajectory, Written, content_hash, make_id)
 from synth.stages import gates
@@ -89,7 +90,7 @@ async def _write(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...
                 steps=tuple(PlanStep(step=i, tool=c.name, arguments=c.arguments,
                                      depends_on=tuple(d for d in _deps(plan_answer, c.name) if d < i))
                             for i, c in enumerate(calls)))
-    checked = gates.review(trajectory, server)
+    checked = await asyncio.to_thread(gates.review, trajectory, server)  # CPU work off the event loop
     if checked.verdict != "accept":
         return gates.failure(checked, sid)
     verdict = await _ask(agents, roles.review_request(m["review"], seed, roles.transcript(_openai(messages, agents, server))),
@@ -134,7 +135,7 @@ async def _converse(scenario: Scenario, server: ServerSpec, offered: tuple[str, 
         try:
             answer = await agents.backend("executor").complete(req)
         except BackendError as exc:
-            return StageFailure(stage="execute", item_id=sid, reason="backend_error", detail=str(exc)[:500])
+            return StageFailure(stage="execute", item_id=sid, reason=_reason(exc), detail=str(exc)[:500])
         log.append(answer.model_copy(update={"model": f"executor:{answer.model or req.model}"}))
         if answer.tool_calls:
             calls = []

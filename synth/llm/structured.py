@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from synth.errors import BackendError
+from synth.errors import BackendError, BudgetError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.records import StageFailure
 
@@ -57,7 +57,7 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
         try:
             response = await backend.complete(request)
         except BackendError as exc:
-            return StageFailure(stage=stage, item_id=item_id, reason="backend_error", detail=str(exc)[:500])
+            return StageFailure(stage=stage, item_id=item_id, reason=failure_reason(exc), detail=str(exc)[:500])
         spent.append(response)
         try:
             return model.model_validate(extract_json(response.content))
@@ -80,3 +80,8 @@ def _short(exc: Exception) -> str:
         where = ".".join(str(p) for p in first.get("loc", ())) or "(answer)"
         return f"{where}: {first.get('msg', 'invalid')}"
     return str(exc).splitlines()[0][:200]
+
+
+def failure_reason(exc: BackendError) -> str:
+    """The reason a call that could not be made is counted under."""
+    return "budget" if isinstance(exc, BudgetError) else "backend_error"
