@@ -138,7 +138,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "5462d66816d730ae9e995267892d8611aed6c21ba77baac259bfd608c0226281"
+GOLDEN = "7f177dfd175aac491fa36f141153a56b9cd1380c6878e0c309d1bd47293bca37"
 
 
 def test_chained_calls_use_the_first_result_and_agree_with_it(tmp_path):

@@ -235,10 +235,8 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
             record = _item(tool, args, ctx, i)
             item = {} if "id" in record else {f"{thing}_id" if thing != "item" else "id": f"{thing[:3]}_{rng.randint(10000, 99999)}"}
             item.update(record)
-            if i == 0:
-                item.update(provide)
             items.append(item)
-        return {_plural(thing): items, "total": n + rng.randint(0, 30)}
+        return _provided({_plural(thing): items, "total": n + rng.randint(0, 30)}, provide)
     if k == "action":
         found = [p for p in results.purposes(tool, True) if p in _ACTING]
         found += [p for p in results.purposes(tool, False) if p in ("browser", "export")]
@@ -329,11 +327,29 @@ _ACTING = {"summarize", "translate", "calculate", "analyze", "generate", "valida
 _SQL = re.compile(r"\s*(select|with|insert|update|delete|show)\s", re.I)
 
 
+def _same_key(a: str, b: str) -> bool:
+    """``event_id`` and ``eventId`` name the same field."""
+    return a.replace("_", "").replace("-", "").lower() == b.replace("_", "").replace("-", "").lower()
+
+
 def _provided(result: dict[str, Any], provide: dict[str, Any]) -> dict[str, Any]:
-    """Put the values a later step reads into the first item of the result's list (or at the top)."""
-    if provide:
-        lists = [v for v in result.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
-        (lists[0][0] if lists else result).update(provide)
+    """Put the values a later step reads into the first item of the result's list (or at the top).
+
+    When the items already carry that field under another spelling (``event_id`` for ``eventId``),
+    every item is renamed to the spelling the next call uses, so an item has one id, not two.
+    """
+    if not provide:
+        return result
+    lists = [v for v in result.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    if not lists:
+        result.update(provide)
+        return result
+    items = lists[0]
+    for field in provide:
+        old = next((k for k in items[0] if k != field and _same_key(k, field)), None)
+        if old is not None:
+            items[:] = [{(field if k == old else k): v for k, v in item.items()} for item in items]
+    items[0].update(provide)
     return result
 
 
