@@ -155,6 +155,119 @@ def registry_lint(
     raise typer.Exit(1 if errors else 0)
 
 
+@app.command()
+def grade(
+    eval_file: Path = typer.Option(..., "--eval", help="eval.jsonl (or a run folder)."),
+    predictions: Path = typer.Option(..., "--predictions", help="One line per item: {\"id\", \"tool_calls\", \"content\"}."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Report JSON. Default: report.json beside the predictions."),
+    lenient: str = typer.Option("", "--lenient", help="Opt-in leniency: defaults, int_float, strings (comma-separated) or all."),
+    compare: Optional[Path] = typer.Option(None, "--compare", help="Another report.json to show side by side."),
+) -> None:
+    """Grade predictions against an eval file: overall, per server, per tool, per diagnosis."""
+    import json
+
+    from synth.errors import SynthError
+    from synth.evaluate.calls import Leniency
+    from synth.evaluate.report import eval_items, grade as run_grade, print_report, read_jsonl
+
+    try:
+        report, rows = run_grade(eval_items(eval_file), read_jsonl(predictions, "predictions file"), _leniency(lenient))
+        other = _read_report(compare) if compare else None
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    target = out or predictions.parent / "report.json"
+    target.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (target.parent / "graded.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print_report(report, other)
+    typer.echo(f"report: {target}")
+
+
+def _leniency(text: str):
+    from synth.errors import ConfigError
+    from synth.evaluate.calls import Leniency
+
+    try:
+        return Leniency.parse(text)
+    except ValueError as exc:
+        raise ConfigError(f"--lenient: {exc}") from None
+
+
+def _read_report(path: Path) -> dict:
+    import json
+
+    from synth.errors import ConfigError
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"--compare {path}: not a report.json written by synth eval or synth grade ({exc})") from None
+
+
+@app.command("eval")
+def eval_command(
+    source: Path = typer.Argument(..., help="A run folder (its eval.jsonl; scored.jsonl with --judge) or an eval file."),
+    model: str = typer.Option(..., "--model", "-m", help="The model to evaluate."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the API key."),
+    concurrency: int = typer.Option(16, "--concurrency", "-c", min=1, help="Requests in flight."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where predictions and the report go. Default: <run>/eval-<model>."),
+    lenient: str = typer.Option("", "--lenient", help="Opt-in leniency: defaults, int_float, strings or all."),
+    compare: Optional[Path] = typer.Option(None, "--compare", help="A report.json to compare with (base vs fine-tuned)."),
+    judge: bool = typer.Option(False, "--judge", help="Evaluate the model as a tool-call judge on scored.jsonl."),
+) -> None:
+    """Ask a model for each eval item's next tool call and grade it (or, with --judge, judge scored calls)."""
+    import os
+    import re
+
+    from synth.config import Settings
+    from synth.errors import SynthError
+    from synth.evaluate.report import print_report
+    from synth.llm.factory import open_one
+
+    try:
+        folder = source if source.is_dir() else source.parent
+        target = out or folder / f"{'judge' if judge else 'eval'}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
+        settings = Settings(servers=folder, out=target, backend="openai", model=model, concurrency=concurrency,
+                            base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env)
+        backend = open_one(settings)
+        if judge:
+            from synth.evaluate.run import judge as run_judge
+
+            report = run_judge(source, backend, model, target, concurrency * 2)
+            _print_judge(report)
+            typer.echo(f"report: {target / 'judge_report.json'}")
+            return
+        from synth.evaluate.run import evaluate
+
+        other = _read_report(compare) if compare else None
+        report = evaluate(source, backend, model, target, concurrency * 2, _leniency(lenient))
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    print_report(report, other)
+    typer.echo(f"predictions and report: {target}")
+
+
+def _print_judge(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"judge {report['model']}: accuracy {report['accuracy']:.3f} on {report['items']} calls",
+                  header_style="bold")
+    labels = list(report["per_label"])
+    table.add_column("expected \\ predicted")
+    for label in [*labels, "unparsed"]:
+        table.add_column(label.replace("incorrect_", "inc. "), justify="right")
+    table.add_column("precision", justify="right")
+    table.add_column("recall", justify="right")
+    for label in labels:
+        row = report["confusion"][label]
+        table.add_row(label, *(str(row[p]) for p in [*labels, "unparsed"]),
+                      f"{report['per_label'][label]['precision']:.3f}", f"{report['per_label'][label]['recall']:.3f}")
+    Console().print(table)
+
+
 @cache_app.command("stats")
 def cache_stats(path: Path = typer.Argument(..., help="A run folder (its cache.sqlite) or a cache file.")) -> None:
     """Entries, hits, calls and tokens of a cache, overall and by agent role."""

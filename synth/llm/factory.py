@@ -63,3 +63,14 @@ def open_backends(settings: Settings) -> dict[str, Any]:
             clients[key] = CachedBackend(Budgeted(make(settings, *key), spend, settings.budget_usd), settings.cache_path)
         out[role] = clients[key]
     return out
+
+
+def open_one(settings: Settings) -> Any:
+    """One cached backend for the run's endpoint (``synth eval`` asks one model)."""
+    from synth.llm.cache import CachedBackend
+
+    make = BACKENDS.get(settings.backend)
+    if make is None:
+        raise ConfigError(f"unknown backend {settings.backend!r}; choose one of {', '.join(BACKENDS)}")
+    settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
+    return CachedBackend(make(settings, settings.base_url, settings.api_key_env), settings.cache_path)

@@ -1,0 +1,137 @@
+"""Grade predictions against an eval file and report: overall, per server, per tool, per diagnosis.
+
+An eval file is what ``synth generate`` writes as ``eval.jsonl`` (Foundry's item layout: one line
+``{"item": {"messages", "tools", "expected_output", "metadata"}}``). A predictions file has one line
+per item: ``{"id": <item metadata id>, "content": ..., "tool_calls": [OpenAI tool calls]}`` (or the
+assistant message under ``"message"``), which is what ``synth eval`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from synth.errors import ConfigError
+from synth.evaluate.calls import DIAGNOSES, Call, Leniency, TurnScore, score_turn
+
+
+def read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
+    """Every line of a JSONL file; a bad line is an error naming the file, the line and the fix."""
+    if not path.is_file():
+        raise ConfigError(f"{what} {path} does not exist")
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError as exc:
+            raise ConfigError(f"{path}:{number}: not JSON ({exc.msg}); each line of a {what} must be one JSON object") from None
+    return out
+
+
+def eval_items(path: Path) -> list[dict[str, Any]]:
+    """The items of an eval file (or of a run folder's eval.jsonl), each with an id."""
+    file = path / "eval.jsonl" if path.is_dir() else path
+    items = []
+    for number, line in enumerate(read_jsonl(file, "eval file"), 1):
+        item = line.get("item", line)
+        if not isinstance(item, dict) or "messages" not in item or "expected_output" not in item:
+            raise ConfigError(f"{file}:{number}: not an eval item; expected {{\"item\": {{\"messages\", \"tools\", "
+                              "\"expected_output\"}}}} as synth generate writes it")
+        item.setdefault("metadata", {}).setdefault("id", f"line{number}")
+        items.append(item)
+    return items
+
+
+def predicted_calls(prediction: dict[str, Any]) -> list[Call]:
+    message = prediction.get("message", prediction)
+    return [Call.from_openai(c) for c in message.get("tool_calls") or []]
+
+
+def schemas_of(item: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {t["function"]["name"]: t["function"].get("parameters") or {} for t in item.get("tools") or []
+            if isinstance(t, dict) and "function" in t}
+
+
+def grade(items: list[dict[str, Any]], predictions: Iterable[dict[str, Any]], lenient: Leniency = Leniency()
+          ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(report, one graded row per item). An item without a prediction scores 0 as ``wrong_count``."""
+    by_id = {str(p.get("id")): p for p in predictions}
+    rows = []
+    for item in items:
+        meta = item["metadata"]
+        expected = [Call.from_openai(c) for c in item["expected_output"].get("tool_calls") or []]
+        prediction = by_id.get(str(meta["id"]))
+        turn = score_turn(expected, predicted_calls(prediction), schemas_of(item), lenient) if prediction is not None \
+            else TurnScore(0.0, "wrong_count", details=["no prediction for this item"])
+        rows.append({"id": meta["id"], "server": meta.get("server", ""), "tool": meta.get("tool", expected[0].name if expected else ""),
+                     "score": turn.score, "diagnosis": turn.diagnosis, "details": turn.details,
+                     "missing": prediction is None})
+    return summarise(rows, lenient), rows
+
+
+def _group(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        groups[r[key]].append(r["score"])
+    return {k: {"items": len(v), "score": round(sum(v) / len(v), 4)} for k, v in sorted(groups.items())}
+
+
+def summarise(rows: list[dict[str, Any]], lenient: Leniency) -> dict[str, Any]:
+    n = len(rows)
+    diagnoses = {d: sum(r["diagnosis"] == d for r in rows) for d in DIAGNOSES}
+    return {
+        "items": n,
+        "score": round(sum(r["score"] for r in rows) / n, 4) if n else 0.0,
+        "exact": round(sum(r["score"] == 1.0 for r in rows) / n, 4) if n else 0.0,
+        "missing_predictions": sum(r["missing"] for r in rows),
+        "leniency": {"defaults": lenient.defaults, "int_float": lenient.int_float, "strings": lenient.strings},
+        "by_diagnosis": {k: v for k, v in diagnoses.items() if v},
+        "by_server": _group(rows, "server"),
+        "by_tool": _group(rows, "tool"),
+    }
+
+
+def print_report(report: dict[str, Any], other: dict[str, Any] | None = None, title: str = "", other_title: str = "") -> None:
+    """The report as tables; with ``other``, two models side by side and the per-tool differences."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    head = Table(title=title or "tool-call accuracy", header_style="bold")
+    head.add_column("")
+    head.add_column(report.get("model") or "this", justify="right")
+    if other:
+        head.add_column(other_title or other.get("model") or "other", justify="right")
+        head.add_column("change", justify="right")
+    for key in ("items", "score", "exact"):
+        row = [key, str(report[key])]
+        if other:
+            row += [str(other[key]), f"{report[key] - other[key]:+.4f}" if key != "items" else ""]
+        head.add_row(*row)
+    for d in DIAGNOSES:
+        a, b = report["by_diagnosis"].get(d, 0), (other or {}).get("by_diagnosis", {}).get(d, 0)
+        if a or b:
+            head.add_row(f"  {d}", str(a), *([str(b), f"{a - b:+d}"] if other else []))
+    console.print(head)
+    tools = Table(title="by tool" + (" (largest changes first)" if other else ""), header_style="bold")
+    tools.add_column("tool")
+    tools.add_column("items", justify="right")
+    tools.add_column("score", justify="right")
+    names = list(report["by_tool"])
+    if other:
+        tools.add_column("other", justify="right")
+        tools.add_column("change", justify="right")
+        names += [t for t in other["by_tool"] if t not in report["by_tool"]]
+        delta = {t: report["by_tool"].get(t, {}).get("score", 0) - other["by_tool"].get(t, {}).get("score", 0) for t in names}
+        names.sort(key=lambda t: (-abs(delta[t]), t))
+    for t in names[:25]:
+        mine = report["by_tool"].get(t, {"items": 0, "score": 0.0})
+        row = [t, str(mine["items"]), f"{mine['score']:.3f}"]
+        if other:
+            row += [f"{other['by_tool'].get(t, {}).get('score', 0.0):.3f}", f"{delta[t]:+.3f}"]
+        tools.add_row(*row)
+    console.print(tools)

@@ -1,0 +1,135 @@
+"""``synth eval``: ask a model for each eval item's next tool call, grade it; or judge scored calls.
+
+Calls go through the same engine as generation (native tool calling, bounded retries, AIMD
+concurrency, the SQLite cache), so re-grading with other leniency or rerunning costs nothing.
+A model that answers with text, calls a tool that does not exist or sends arguments that are
+not JSON gets 0.0 and its diagnosis; a request that fails past its retries is recorded as an
+error and scored 0.0, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from synth import templates
+from synth.errors import BackendError
+from synth.evaluate.calls import Leniency
+from synth.evaluate.report import eval_items, grade, read_jsonl
+from synth.llm.base import ChatBackend, ChatRequest
+from synth.llm.structured import ask
+from synth.records import LABELS, StageFailure
+
+JUDGE_LABELS = LABELS
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+async def _gather(jobs: list[Any], limit: int) -> list[Any]:
+    gate = asyncio.Semaphore(limit)
+
+    async def run(job: Any) -> Any:
+        async with gate:
+            return await job
+
+    return await asyncio.gather(*(run(j) for j in jobs))
+
+
+async def predict(items: list[dict[str, Any]], backend: ChatBackend, model: str, limit: int) -> list[dict[str, Any]]:
+    """One prediction per item, in item order."""
+
+    async def one(item: dict[str, Any]) -> dict[str, Any]:
+        request = ChatRequest(role="eval", model=model, messages=tuple(item["messages"]), tools=tuple(item.get("tools") or ()),
+                              temperature=0.0, seed=0)
+        try:
+            response = await backend.complete(request)
+        except BackendError as exc:
+            return {"id": item["metadata"]["id"], "content": None, "tool_calls": [], "error": str(exc)[:300]}
+        return {"id": item["metadata"]["id"], "content": response.content, "tool_calls": list(response.tool_calls)}
+
+    return await _gather([one(i) for i in items], limit)
+
+
+def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: int,
+             lenient: Leniency = Leniency()) -> dict[str, Any]:
+    """Predict, grade, and write predictions.jsonl, graded.jsonl and report.json into ``out``."""
+    items = eval_items(source)
+    predictions = asyncio.run(_closing(backend, predict(items, backend, model, limit)))
+    report, rows = grade(items, predictions, lenient)
+    report = {"model": model, "source": source.as_posix(), **report,
+              "errors": sum(1 for p in predictions if p.get("error"))}
+    _write_jsonl(out / "predictions.jsonl", predictions)
+    _write_jsonl(out / "graded.jsonl", rows)
+    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return report
+
+
+async def _closing(backend: ChatBackend, job: Any) -> Any:
+    try:
+        return await job
+    finally:
+        close = getattr(backend, "aclose", None)
+        if close:
+            await close()
+
+
+class JudgeAnswer(BaseModel):
+    label: Literal["correct", "incorrect_tool", "incorrect_parameter_names", "incorrect_parameter_values"]
+    reason: str = ""
+
+
+def judge_request(model: str, record: dict[str, Any]) -> ChatRequest:
+    from synth.agents.roles import transcript
+
+    render = {"tools_json": json.dumps(record["available_tools"], ensure_ascii=False, sort_keys=True),
+              "transcript": transcript(record["message_history"]),
+              "call_json": json.dumps(record["tool_call"]["function"], ensure_ascii=False)}
+    return ChatRequest(role="judge", model=model, temperature=0.0, seed=0,
+                       template_hash=templates.template_hash("judge.system.j2") + templates.template_hash("judge.user.j2"),
+                       messages=({"role": "system", "content": templates.render("judge.system.j2", **render)},
+                                 {"role": "user", "content": templates.render("judge.user.j2", **render)}))
+
+
+def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
+    """Classify each scored call into the four labels; accuracy, per-label precision/recall, confusion matrix."""
+    file = source / "scored.jsonl" if source.is_dir() else source
+    records = read_jsonl(file, "scored file")
+
+    async def one(record: dict[str, Any]) -> dict[str, Any]:
+        answer = await ask(backend, judge_request(model, record), JudgeAnswer, "judge", record.get("id", ""), [])
+        label = None if isinstance(answer, StageFailure) else answer.label
+        return {"id": record.get("id"), "expected": record["score"], "predicted": label,
+                "reason": answer.detail if isinstance(answer, StageFailure) else answer.reason}
+
+    rows = asyncio.run(_closing(backend, _gather([one(r) for r in records], limit)))
+    report = {"model": model, "source": file.as_posix(), **judge_report(rows)}
+    _write_jsonl(out / "judge_predictions.jsonl", rows)
+    (out / "judge_report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
+
+
+def judge_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy, per-label precision and recall, and the confusion matrix (expected -> predicted)."""
+    labels = list(JUDGE_LABELS)
+    matrix = {e: {p: 0 for p in [*labels, "unparsed"]} for e in labels}
+    for r in rows:
+        matrix[r["expected"]][r["predicted"] or "unparsed"] += 1
+    per_label = {}
+    for label in labels:
+        tp = matrix[label][label]
+        predicted = sum(matrix[e][label] for e in labels)
+        actual = sum(matrix[label].values())
+        per_label[label] = {"precision": round(tp / predicted, 4) if predicted else 0.0,
+                            "recall": round(tp / actual, 4) if actual else 0.0, "support": actual}
+    n = len(rows)
+    return {"items": n, "accuracy": round(sum(r["expected"] == r["predicted"] for r in rows) / n, 4) if n else 0.0,
+            "unparsed": sum(r["predicted"] is None for r in rows), "per_label": per_label, "confusion": matrix}

@@ -1,0 +1,143 @@
+"""The call grader, ``synth grade`` and ``synth eval`` (against the loopback OpenAI server)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openai_server import OpenAIServer
+from synth.config import Settings
+from synth.evaluate.calls import Call, Leniency, diagnose, score_turn
+from synth.evaluate.report import eval_items, grade
+from synth.evaluate.run import judge_report
+from synth.pipeline import generate
+
+ROOT = Path(__file__).parents[1]
+EXPECTED_DIAGNOSES = {
+    "sibling_tool": {"wrong_func_name"}, "hallucinated_tool": {"wrong_func_name"},
+    "missing_required": {"missing_required"}, "unexpected_extra": {"unexpected_param"},
+    "misspelled": {"missing_required", "unexpected_param"}, "case_renamed": {"missing_required", "unexpected_param"},
+    "synonym_renamed": {"missing_required", "unexpected_param"},
+    "wrong_type": {"type_error"}, "out_of_enum": {"value_error"}, "out_of_range": {"value_error"},
+    "wrong_format": {"value_error"}, "contradicts_request": {"value_error"},
+}
+SCORE_OF = {"incorrect_tool": 0.0, "incorrect_parameter_names": 0.5, "incorrect_parameter_values": 0.5, "correct": 1.0}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("eval") / "run"
+    generate(Settings(servers=ROOT / "registry", out=out, n=240, seed=9))
+    return out
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_gold_calls_as_predictions_score_exactly_one(run):
+    items = eval_items(run)
+    predictions = [{"id": i["metadata"]["id"], **i["expected_output"]} for i in items]
+    report, rows = grade(items, predictions)
+    assert report["items"] == len(items) > 20
+    assert report["score"] == 1.0 == report["exact"] and report["by_diagnosis"] == {"correct": len(items)}
+
+
+def test_each_injected_negative_scores_what_its_label_implies(run):
+    """Every scored record of a real run, graded as a prediction against its gold call."""
+    seen = set()
+    for record in lines(run / "scored.jsonl"):
+        schema = next(t["input_schema"] for t in record["available_tools"] if t["name"] == record["gold_call"]["function"]["name"])
+        turn = score_turn([Call.from_openai(record["gold_call"])], [Call.from_openai(record["tool_call"])],
+                          {record["gold_call"]["function"]["name"]: schema})
+        assert turn.score == SCORE_OF[record["score"]], record
+        if record["score"] != "correct":
+            assert turn.diagnosis in EXPECTED_DIAGNOSES[record["subtype"]], (record["subtype"], turn.diagnosis, record)
+            seen.add(record["subtype"])
+    assert len(seen) >= 9
+
+
+@pytest.mark.parametrize("expected, predicted, score, diagnosis", [
+    ([("a", {"x": 1})], [("a", {"x": "1"})], 1.0, "correct"),  # "1" and 1 are the same value
+    ([("a", {"x": {"k": 1, "j": 2}})], [("a", {"x": '{"j": 2, "k": 1}'})], 1.0, "correct"),  # JSON string, key order
+    ([("a", {"x": 1}), ("b", {"y": 2})], [("b", {"y": 2}), ("a", {"x": 1})], 1.0, "correct"),  # order-free
+    ([("a", {"x": 1}), ("b", {"y": 2})], [("a", {"x": 1})], 2 / 3, "wrong_count"),  # P=1, R=1/2
+    ([("a", {"x": 1}), ("b", {"y": 2})], [("a", {"x": 1}), ("b", {"y": 3})], 0.75, "value_error"),  # 1.5 of 2
+    ([("a", {"x": 1})], [("a", {"x": 1}), ("a", {"x": 1})], 2 / 3, "wrong_count"),  # P=1/2, R=1
+    ([("a", {"x": 1})], [], 0.0, "wrong_count"),  # text instead of a call
+])
+def test_soft_f1_over_calls_in_one_turn(expected, predicted, score, diagnosis):
+    turn = score_turn([Call(n, a) for n, a in expected], [Call(n, a) for n, a in predicted], {})
+    assert turn.score == pytest.approx(score, abs=1e-6) and turn.diagnosis == diagnosis
+
+
+def test_leniency_is_opt_in():
+    schema = {"type": "object", "properties": {"unit": {"type": "string", "default": "c"}, "t": {"type": "number"}},
+              "required": ["t"]}
+    gold = Call("f", {"t": 3.0, "unit": "c"})
+    assert diagnose(gold, Call("f", {"t": 3.0}), schema) == "value_error"
+    assert diagnose(gold, Call("f", {"t": 3.0}), schema, Leniency(defaults=True)) == "correct"
+    assert diagnose(Call("f", {"t": "April 1, 2024"}), Call("f", {"t": "april 1 2024"}), schema) == "value_error"
+    assert diagnose(Call("f", {"t": "April 1, 2024"}), Call("f", {"t": "april 1 2024"}), schema, Leniency(strings=True)) == "correct"
+    assert diagnose(Call("f", {"t": 3}), Call("f", {}), schema) == "missing_required"
+    assert diagnose(Call("f", {"t": 3}), Call("f", None), schema) == "invalid_arguments"
+    assert Leniency.parse("all") == Leniency(True, True, True)
+
+
+def test_judge_report_counts_by_hand():
+    rows = [{"expected": "correct", "predicted": "correct"}, {"expected": "correct", "predicted": "incorrect_tool"},
+            {"expected": "incorrect_tool", "predicted": "incorrect_tool"}, {"expected": "incorrect_parameter_values", "predicted": None}]
+    report = judge_report(rows)
+    assert report["accuracy"] == 0.5 and report["unparsed"] == 1
+    assert report["per_label"]["incorrect_tool"] == {"precision": 0.5, "recall": 1.0, "support": 1}
+    assert report["per_label"]["correct"] == {"precision": 1.0, "recall": 0.5, "support": 2}
+    assert report["confusion"]["incorrect_parameter_values"]["unparsed"] == 1
+
+
+def _misbehaving(items: list[dict]):
+    """A model that gets item i right, or answers with text, calls an unknown tool, or sends broken JSON."""
+    by_prompt = {json.dumps(i["messages"], sort_keys=True): (n, i) for n, i in enumerate(items)}
+
+    def respond(body: dict) -> dict:
+        n, item = by_prompt[json.dumps(body["messages"], sort_keys=True)]
+        call = json.loads(json.dumps(item["expected_output"]["tool_calls"][0]))
+        mode = n % 4
+        if mode == 1:
+            return {"content": "I think you should check the website yourself."}
+        if mode == 2:
+            call["function"]["name"] = "no_such_tool"
+        if mode == 3:
+            call["function"]["arguments"] = '{"city": "Porto"'  # cut off
+        return {"tool_calls": [call]}
+
+    return respond
+
+
+def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
+    items = eval_items(run)
+    with OpenAIServer(_misbehaving(items)) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+        done = subprocess.run([sys.executable, "-m", "synth.cli", "eval", str(run), "--model", "tiny", "--base-url",
+                               server.base_url, "--api-key-env", "NO_KEY_NEEDED", "--out", str(tmp_path / "e")],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "e" / "report.json").read_text())
+    rows = {r["id"]: r for r in lines(tmp_path / "e" / "graded.jsonl")}
+    for n, item in enumerate(items):
+        row = rows[item["metadata"]["id"]]
+        assert row["score"] == (1.0 if n % 4 == 0 else 0.0)
+        assert row["diagnosis"] == ("correct", "wrong_count", "wrong_func_name", "invalid_arguments")[n % 4]
+    assert report["score"] == pytest.approx(sum(1 for n in range(len(items)) if n % 4 == 0) / len(items), abs=1e-4)
+    assert "by tool" in done.stdout
+    # the same predictions graded again, compared with themselves: nothing changes
+    again = subprocess.run([sys.executable, "-m", "synth.cli", "grade", "--eval", str(run), "--predictions",
+                            str(tmp_path / "e" / "predictions.jsonl"), "--out", str(tmp_path / "g.json"),
+                            "--compare", str(tmp_path / "e" / "report.json")], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "g.json").read_text())["score"] == report["score"]
+    assert "+0.0000" in again.stdout
