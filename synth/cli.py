@@ -157,7 +157,9 @@ def registry_lint(
 
 @app.command()
 def grade(
-    eval_file: Path = typer.Option(..., "--eval", help="eval.jsonl (or a run folder)."),
+    eval_file: Optional[Path] = typer.Option(None, "--eval", help="eval.jsonl (or a run folder)."),
+    teval: Optional[Path] = typer.Option(None, "--teval", help="A T-Eval subset file (teval/<subset>_<json|str>.json); "
+                                         "predictions are then {\"id\", \"prediction\"} lines."),
     predictions: Path = typer.Option(..., "--predictions", help="One line per item: {\"id\", \"tool_calls\", \"content\"}."),
     out: Optional[Path] = typer.Option(None, "--out", help="Report JSON. Default: report.json beside the predictions."),
     lenient: str = typer.Option("", "--lenient", help="Opt-in leniency: defaults, int_float, strings (comma-separated) or all."),
@@ -170,6 +172,12 @@ def grade(
     from synth.evaluate.calls import Leniency
     from synth.evaluate.report import eval_items, grade as run_grade, print_report, read_jsonl
 
+    if teval is not None:
+        _grade_teval(teval, predictions, out)
+        return
+    if eval_file is None:
+        _fail("give --eval eval.jsonl (tool calls) or --teval teval/<subset>.json (T-Eval answers)")
+        return
     try:
         report, rows = run_grade(eval_items(eval_file), read_jsonl(predictions, "predictions file"), _leniency(lenient))
         other = _read_report(compare) if compare else None
@@ -181,6 +189,28 @@ def grade(
     (target.parent / "graded.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print_report(report, other)
     typer.echo(f"report: {target}")
+
+
+def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
+    import json
+
+    from synth.errors import SynthError
+    from synth.evaluate.report import read_jsonl
+    from synth.evaluate.teval import score_subset
+
+    try:
+        records = json.loads(subset.read_text(encoding="utf-8"))
+        answers = {str(p.get("id")): str(p.get("prediction", "")) for p in read_jsonl(predictions, "predictions file")}
+        report = score_subset(subset.stem, records, answers)
+    except (OSError, ValueError) as exc:
+        _fail(f"{subset}: not a T-Eval subset synth wrote ({exc})")
+        return
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    target = out or predictions.parent / f"teval_{subset.stem}_report.json"
+    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    typer.echo(json.dumps(report))
 
 
 def _leniency(text: str):
@@ -266,6 +296,29 @@ def _print_judge(report: dict) -> None:
         table.add_row(label, *(str(row[p]) for p in [*labels, "unparsed"]),
                       f"{report['per_label'][label]['precision']:.3f}", f"{report['per_label'][label]['recall']:.3f}")
     Console().print(table)
+
+
+@app.command()
+def derive(
+    source: Path = typer.Argument(..., help="OpenAI chat JSONL with tools: {\"messages\", \"tools\"} per line."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for eval.jsonl, scored.jsonl, teval/, rejected.jsonl."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the injected negatives."),
+    server: Optional[str] = typer.Option(None, "--server", help="Server name for the records. Default: the file's name."),
+) -> None:
+    """Eval items, scored calls and T-Eval subsets from any chat file, through the same gates and injection."""
+    import json
+
+    from synth.derive import derive as run_derive
+    from synth.errors import SynthError
+
+    try:
+        report = run_derive(source, out, seed, server)
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    typer.echo(json.dumps({k: report[k] for k in ("conversations", "accepted", "tool_calls", "eval_items",
+                                                     "rejected", "conversations_with_ungrounded_values", "scored")}, indent=2))
+    typer.echo(f"files in {out}: eval.jsonl, scored.jsonl, teval/, rejected.jsonl, derive_report.json")
 
 
 @cache_app.command("stats")

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from synth.errors import ConfigError
 
 ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
+REVIEW_RULES = ("human", "low_confidence", "disagree", "audit")  # what sends an item to review_queue.jsonl
 
 # USD per million tokens (input, output); extend or override with [prices] in synth.toml.
 PRICES: dict[str, tuple[float, float]] = {
@@ -52,6 +53,10 @@ class Settings(BaseModel):
     budget_usd: float | None = None
     cache: Path | None = None  # default: <out>/cache.sqlite
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(PRICES))
+    # the human review queue (review_queue.jsonl)
+    audit: float = Field(0.02, ge=0, le=1, description="share of accepted items queued at random for a person")
+    review_below: float = Field(0.7, ge=0, le=1, description="queue items the reviewer accepted with less confidence")
+    review_rules: tuple[str, ...] = Field(REVIEW_RULES, description="which rules queue items: " + ", ".join(REVIEW_RULES))
 
     @field_validator("split")
     @classmethod
@@ -66,6 +71,14 @@ class Settings(BaseModel):
         unknown = sorted(set(v) - set(ROLES))
         if unknown:
             raise ValueError(f"unknown roles {unknown}; roles are {', '.join(ROLES)}")
+        return v
+
+    @field_validator("review_rules")
+    @classmethod
+    def _known_review_rules(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(v) - set(REVIEW_RULES))
+        if unknown:
+            raise ValueError(f"unknown review rules {unknown}; rules are {', '.join(REVIEW_RULES)}")
         return v
 
     def endpoint(self, role: str) -> Endpoint:

@@ -20,16 +20,18 @@ from synth.agents.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
+from synth.export.teval import TevalWriter
 from synth.offline.scenario import Planner, rng_for
 from synth.offline.writer import write
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id
 from synth.registry import load_registry
+from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
 from synth.stages import gates
 from synth.stages.dedup import Dedup
 from synth.stages.inject import inject_call
 from synth import templates
 
-FILES = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl")
+FILES = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl", QUEUE)
 SPLITS = ("train", "valid", "test")
 
 
@@ -65,6 +67,8 @@ class RunWriter:
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
         self.files: dict[str, TextIO] = {name: open(out / name, "w", encoding="utf-8") for name in FILES}
+        self.teval = TevalWriter(out)
+        self.teval_counts: dict[str, int] = {}
 
     def write(self, name: str, record: Any) -> None:
         self.files[name].write(_dump(record))
@@ -72,6 +76,8 @@ class RunWriter:
     def close(self) -> None:
         for f in self.files.values():
             f.close()
+        if not self.teval_counts:
+            self.teval_counts = self.teval.close()
 
 
 def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limit: int, seed: int) -> tuple[str, ...]:
@@ -99,6 +105,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     dedup = Dedup()
     spend = Spend(settings.prices)
     writer = RunWriter(settings.out)
+    rules = Rules.from_settings(settings)
     accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
@@ -115,13 +122,21 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
             attempts += 1
             spend.add(responses)
             tally.funnel.enter("generate")
+            if isinstance(written, Written) and written.review.verdict == "human" and "human" not in rules.rules:
+                written = StageFailure(stage="review", item_id=scenario.id, reason="reviewer_human",
+                                       detail="; ".join(written.review.reasons)[:500] or "human")
             result = written if isinstance(written, StageFailure) else _finish(scenario, written, servers[scenario.server], offer(scenario), settings, tally, dedup)
             if isinstance(result, StageFailure):
                 tally.funnel.drop(result)
                 writer.write("rejected.jsonl", result.to_json())
+            elif result[0].review.verdict == "human":  # held for a person: it joins the data once accepted
+                tally.funnel.enter("human_review")
+                writer.write(QUEUE, conversation_item(result[0], conversation_reasons(result[0], rules), held=True))
             else:
                 conv, scored, missed = result
-                _export(conv, scored, servers[conv.server], names, writer, tally)
+                rows = _export(conv, scored, servers[conv.server], names, writer, tally)
+                for line in lines_for(conv, rows, rules):
+                    writer.write(QUEUE, line)
                 for failure in missed:  # a negative that could not be made for a call: counted and written
                     writer.write("rejected.jsonl", failure.to_json())
                 accepted += 1
@@ -136,6 +151,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
             items.close()
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
+    manifest["teval"] = writer.teval_counts
     (settings.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
@@ -170,6 +186,8 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
         id=conv_id, scenario=scenario, query=query, plan=written.plan, messages=trajectory.messages,
         tools=offered, review=written.review, split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
     )
+    if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
+        return conv, [], []
     used = {c.name for c in conv.calls}
     funnel.enter("inject", len(conv.calls))
     scored, missed = [], []
@@ -190,8 +208,10 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     return conv, scored, missed
 
 
-def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter, tally: Tally) -> None:
+def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter,
+            tally: Tally) -> list[dict[str, Any]]:
     split = conv.split or "train"
+    rows = []
     writer.write("conversations.jsonl", conv.to_json())
     if split in ("train", "valid"):
         writer.write(f"{split}.jsonl", chat_line(conv, server, names))
@@ -199,8 +219,10 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
         for item in eval_items(conv, server, names):
             writer.write("eval.jsonl", item)
             tally.eval_items += 1
+        writer.teval.add(conv, server, scored)
     for record in scored:
-        writer.write("scored.jsonl", scored_line(record, server, conv.tools, split))
+        rows.append(scored_line(record, server, conv.tools, split))
+        writer.write("scored.jsonl", rows[-1])
         tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
         key = f"{record.score}/{record.subtype}"
         tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
@@ -209,6 +231,7 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
     tally.turns += len(conv.messages)
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
+    return rows
 
 
 def _file_facts(path: Path) -> dict[str, Any]:
@@ -247,6 +270,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
             "seed": settings.seed,
             "split": dict(zip(SPLITS, settings.split)),
             "max_tools": settings.max_tools,
+            "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
         },
         "versions": {
             "python": ".".join(platform.python_version_tuple()[:2]),

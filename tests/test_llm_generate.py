@@ -85,8 +85,9 @@ def test_a_second_identical_run_makes_no_request_and_writes_the_same_bytes(serve
 def test_the_api_key_never_reaches_outputs_logs_or_cache(server, clean_run):
     out, done = clean_run
     assert any(KEY in str(r.headers) for r in server.requests)  # it was sent, so the check below means something
-    for path in out.iterdir():
-        assert KEY.encode() not in path.read_bytes(), path.name
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path.name
     for suffix in ("-wal", "-shm"):
         extra = out / f"cache.sqlite{suffix}"
         if extra.exists():

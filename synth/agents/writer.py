@@ -100,9 +100,10 @@ async def _write(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...
     labels = tuple((verdict.step_labels + ["success"] * len(calls))[: len(calls)])
     review = checked.model_copy(update={"step_labels": labels, "verdict": verdict.verdict,
                                         "confidence": verdict.confidence, "reasons": tuple(verdict.reasons)})
-    if verdict.verdict != "accept":
-        return StageFailure(stage="review", item_id=sid, reason=f"reviewer_{verdict.verdict}",
+    if verdict.verdict == "reject":
+        return StageFailure(stage="review", item_id=sid, reason="reviewer_reject",
                             detail="; ".join(verdict.reasons)[:500] or verdict.verdict)
+    # accept, or "human": the pipeline holds it in review_queue.jsonl until a person decides
     return Written(query=query, plan=plan, trajectory=trajectory, review=review)
 
 

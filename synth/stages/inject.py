@@ -25,7 +25,7 @@ from jsonschema.protocols import Validator
 from synth.grade import (FILLER_WORDS, FORMAT_NAMES, Evidence, Facts, branch, classify, facts,
                          format_ok, infinitive, json_type, loose, purpose, same_value,
                          schema_validator, show, standardize, words)
-from synth.records import (Message, ScoredCall, StageFailure, ToolCall, ToolSpec, content_hash,
+from synth.records import (Conversation, Message, ScoredCall, ServerSpec, StageFailure, ToolCall, ToolSpec, content_hash,
                            make_id)
 from synth.stages import mutate as m
 
@@ -465,3 +465,24 @@ def inject_call(tool: ToolSpec, siblings: Sequence[ToolSpec], gold: ToolCall,
             stage="inject", item_id=gold.id, reason=f"no_{label}", detail="; ".join(notes),
             raw={"conversation_id": conversation_id, "call_index": call_index, "tool": tool.key}))
     return scored, failures
+
+
+def negatives(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
+    """Every gold call of a conversation with its negatives; siblings are the other tools it offers."""
+    offered = [t for t in server.tools if t.name in conv.tools]
+    scored: list[ScoredCall] = []
+    missed: list[StageFailure] = []
+    index = 0
+    for position, message in enumerate(conv.messages):
+        for call in message.tool_calls:
+            tool = server.tool(call.name)
+            if tool is None:  # the gates reject unknown tools before this; a caller skipping them gets a reason
+                missed.append(StageFailure(stage="inject", item_id=call.id, reason="unknown_tool",
+                                           detail=f"{call.name!r} is not a tool of {server.id}"))
+            else:
+                made, failed = inject_call(tool, [s for s in offered if s.name != tool.name], call,
+                                           conv.messages[:position], conversation_id=conv.id, call_index=index, seed=seed)
+                scored.extend(made)
+                missed.extend(failed)
+            index += 1
+    return scored, missed

@@ -1,0 +1,435 @@
+"""The dataset card: the run's README.md, with the Hub YAML header ``datasets`` reads, stats and plots.
+
+Everything in it comes from the run folder (manifest.json and the JSONL files), so the same run
+always gives the same card, plots included (PNG written without the Software/date metadata).
+License and pretty name set with ``synth card --license/--pretty-name`` are kept when the card is
+made again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from synth.export import hf
+from synth.records import content_hash
+
+PLOTS = ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution")
+TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
+LABEL_COLOURS = {"correct": "#2b8a3e", "incorrect_tool": "#c92a2a", "incorrect_parameter_names": "#e67700",
+                 "incorrect_parameter_values": "#1864ab"}
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    if path.exists():
+        with open(path, encoding="utf-8") as f:
+            for text in f:
+                if text.strip():
+                    yield json.loads(text)
+
+
+def read_header(readme: Path) -> dict[str, Any]:
+    """The YAML header of an existing card, or {}."""
+    if not readme.exists():
+        return {}
+    m = re.match(r"---\n(.*?)\n---\n", readme.read_text(encoding="utf-8"), re.S)
+    try:
+        data = yaml.safe_load(m.group(1)) if m else None
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def size_category(rows: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+                        (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M")):
+        if rows < limit:
+            return name
+    return "100M<n<1B"
+
+
+class Stats:
+    """What the card says about the conversations, read in one pass."""
+
+    def __init__(self, run: Path):
+        self.turns: Counter[int] = Counter()
+        self.calls: Counter[int] = Counter()
+        self.tools: Counter[str] = Counter()
+        self.servers: Counter[str] = Counter()
+        self.conversations = 0
+        for conv in _lines(run / "conversations.jsonl"):
+            self.conversations += 1
+            messages = conv["messages"]
+            self.turns[sum(m["role"] != "system" for m in messages)] += 1
+            calls = [c["name"] for m in messages for c in m.get("tool_calls", [])]
+            self.calls[len(calls)] += 1
+            server = conv["scenario"]["server"]
+            self.servers[server] += 1
+            self.tools.update(f"{c} ({server})" for c in calls)
+        self.queue = list(_lines(run / "review_queue.jsonl"))
+        self.log = list(_lines(run / "review_log.jsonl"))
+
+
+# --- plots -------------------------------------------------------------------------------------
+
+def _figure(height: float = 3.2):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.0, height), dpi=100, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _bars(ax, counts: Counter[int], colour: str, xlabel: str) -> None:
+    xs = list(range(min(counts), max(counts) + 1)) if counts else []
+    bars = ax.bar(xs, [counts.get(x, 0) for x in xs], color=colour, width=0.8)
+    ax.bar_label(bars, labels=[str(counts[x]) if counts.get(x) else "" for x in xs], padding=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("conversations")
+    if len(xs) <= 30:
+        ax.set_xticks(xs)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[str]:
+    """The four PNG plots, byte-identical for the same run. Returns their paths relative to the card."""
+    import matplotlib
+
+    folder.mkdir(parents=True, exist_ok=True)
+    style = {"svg.hashsalt": "synth", "font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10,
+             "figure.facecolor": "white", "savefig.facecolor": "white"}
+    out = []
+    with matplotlib.rc_context(style), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # glyphs a tool name has and DejaVu lacks (CJK) become boxes, not warnings
+        figures = {}
+        fig, ax = _figure()
+        _bars(ax, stats.turns, "#1864ab", "messages per conversation (system prompt not counted)")
+        ax.set_title(f"Turns per conversation ({stats.conversations} conversations)")
+        figures["turns_per_conversation"] = fig
+
+        fig, ax = _figure()
+        _bars(ax, stats.calls, "#5f3dc4", "gold tool calls per conversation")
+        ax.set_title("Tool calls per conversation")
+        figures["tool_calls_per_conversation"] = fig
+
+        top = stats.tools.most_common(20)
+        cov = manifest.get("coverage", {})
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
+
+        fig = Figure(figsize=(9.0, max(3.2, 0.26 * len(top) + 1.4)), dpi=100, layout="constrained")
+        spread, ax = fig.subplots(1, 2, width_ratios=[1, 2.2])
+        per_tool = Counter(stats.tools.values())
+        per_tool[0] = cov.get("usable_tools", 0) - cov.get("used_tools", 0)
+        xs = list(range(0, max(per_tool) + 1))
+        bars = spread.bar(xs, [per_tool.get(x, 0) for x in xs], color=["#adb5bd"] + ["#2b8a3e"] * (len(xs) - 1))
+        spread.bar_label(bars, labels=[str(per_tool[x]) if per_tool.get(x) else "" for x in xs], padding=2)
+        spread.set_xticks(xs) if len(xs) <= 20 else None
+        spread.set_xlabel("gold calls per tool")
+        spread.set_ylabel("tools")
+        spread.set_title(f"{cov.get('used_tools', 0)} of {cov.get('usable_tools', 0)} usable tools called")
+        ax.barh(range(len(top)), [n for _, n in reversed(top)], color="#2b8a3e")
+        ax.set_yticks(range(len(top)), [_short(name, 58) for name, _ in reversed(top)])
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("gold calls")
+        ax.set_title(f"Most called tools (top {len(top)})")
+        for a in (spread, ax):
+            a.spines[["top", "right"]].set_visible(False)
+        figures["tool_frequency"] = fig
+
+        subtypes = manifest.get("counts", {}).get("scored_subtypes", {})
+        keys = sorted(subtypes, key=lambda k: (list(LABEL_COLOURS).index(k.split("/")[0])
+                                              if k.split("/")[0] in LABEL_COLOURS else 9, -subtypes[k], k))
+        fig, ax = _figure(max(2.5, 0.28 * len(keys) + 1.2))
+        bars = ax.barh(range(len(keys)), [subtypes[k] for k in reversed(keys)],
+                       color=[LABEL_COLOURS.get(k.split("/")[0], "#868e96") for k in reversed(keys)])
+        ax.bar_label(bars, padding=2)
+        ax.set_yticks(range(len(keys)), list(reversed(keys)))
+        ax.set_xlabel("scored calls")
+        ax.set_title("Scored calls by label and subtype")
+        ax.spines[["top", "right"]].set_visible(False)
+        figures["label_distribution"] = fig
+
+        for name in PLOTS:
+            path = folder / f"{name}.png"
+            figures[name].savefig(path, format="png", metadata={"Software": None})
+            out.append(f"{folder.name}/{name}.png")
+    return out
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- the card ----------------------------------------------------------------------------------
+
+def _cut(value: Any, limit: int = 240) -> Any:
+    """A record shortened for reading: long strings cut, long lists trimmed."""
+    if isinstance(value, str):
+        return _short(value, limit)
+    if isinstance(value, list):
+        return [_cut(v, limit) for v in value[:6]] + ([f"... {len(value) - 6} more"] if len(value) > 6 else [])
+    if isinstance(value, dict):
+        return {k: _cut(v, limit) for k, v in value.items()}
+    return value
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _examples(run: Path) -> list[str]:
+    out = []
+    chat = next(_lines(run / "train.jsonl"), None) or next(_lines(run / "valid.jsonl"), None)
+    if chat:
+        row = hf.chat_row(chat)
+        messages = [json.dumps(_cut({k: v for k, v in m.items() if v is not None}, 160), ensure_ascii=False)
+                    for m in row["messages"]]
+        tools = [json.dumps(_cut(t, 100), ensure_ascii=False) for t in row["tools"][:2]]
+        more = f"  // ... and {len(row['tools']) - 2} more tools" if len(row["tools"]) > 2 else ""
+        out += ["A `chat` row (long strings cut, empty fields left out):", "", "```json",
+                '{"messages": [', *[f"  {m}," for m in messages], " ],", ' "tools": [',
+                *[f"  {t}," for t in tools], *([more] if more else []), " ]}", "```", ""]
+    negatives: dict[str, dict[str, Any]] = {}
+    for line in _lines(run / "scored.jsonl"):
+        if line["score"] != "correct" and line["score"] not in negatives:
+            negatives[line["score"]] = line
+        if len(negatives) == 3:
+            break
+    if negatives:
+        out += ["One `scored` negative per label (the call, the gold call it was made from, and why it is wrong):", ""]
+        rows = []
+        for label, line in sorted(negatives.items()):
+            call, gold = hf.scored_row(line)["tool_call"]["function"], hf.scored_row(line)["gold_call"]["function"]
+            rows.append([label, line["subtype"], f"`{_short(json.dumps(call, ensure_ascii=False), 160)}`",
+                         f"`{_short(json.dumps(gold, ensure_ascii=False), 160)}`", _short(line["failure_reason"], 200)])
+        out += [_table(["label", "subtype", "call", "gold call", "failure_reason"], rows), ""]
+    return out
+
+
+def _funnel(manifest: dict[str, Any]) -> str:
+    funnel = manifest["funnel"]
+    rows = []
+    for stage, entered in funnel["entered"].items():
+        dropped = funnel["dropped"].get(stage, {})
+        why = ", ".join(f"{reason} {n}" for reason, n in sorted(dropped.items(), key=lambda kv: (-kv[1], kv[0])))
+        left = funnel["left"].get(stage, 0)
+        rows.append([stage, entered, left, sum(dropped.values()), why or "-"])
+    for stage, dropped in funnel["dropped"].items():
+        if stage not in funnel["entered"]:
+            rows.append([stage, "-", "-", sum(dropped.values()), ", ".join(f"{r} {n}" for r, n in sorted(dropped.items()))])
+    return _table(["stage", "entered", "passed", "dropped", "why dropped"], rows)
+
+
+def _made(manifest: dict[str, Any]) -> list[str]:
+    cfg, reg = manifest["config"], manifest["registry"]
+    snapshot = content_hash(reg.get("snapshot", []))
+    model = manifest.get("model")
+    models = ", ".join(f"{role}: {m}" for role, m in model.items()) if isinstance(model, dict) else (model or "none")
+    versions = ", ".join(f"{k} {v}" for k, v in manifest.get("versions", {}).items())
+    split = cfg.get("split", {})
+    command = (f"synth generate --servers {cfg['servers']} --n {cfg['n']} --seed {cfg['seed']} "
+               f"--split {','.join(str(split[k]) for k in ('train', 'valid', 'test') if k in split)} "
+               f"--max-tools {cfg.get('max_tools')}")
+    if manifest["backend"] != "offline":
+        command += f" --backend {manifest['backend']}"
+        if isinstance(model, dict) and len(set(model.values())) == 1:
+            command += f" --model {next(iter(model.values()))}"
+    lines = [
+        f"- **Generator**: synth {manifest['synth_version']}, backend `{manifest['backend']}`"
+        + (" (deterministic, no model: requests, plans and answers written from the tool schemas)"
+           if manifest["backend"] == "offline" else ""),
+        f"- **Models**: {models}",
+        f"- **Registry snapshot**: {reg['servers']} servers, {reg['usable_tools']} usable tools "
+        f"({reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, {len(reg['errors'])} errors); "
+        f"snapshot hash `{snapshot}` (server, tool and schema hash of every tool are in manifest.json)",
+        f"- **Seed** {cfg['seed']}, **conversations asked for** {cfg['n']}, **split shares** "
+        f"{', '.join(f'{k} {v}' for k, v in split.items())} (by a hash of the conversation id), "
+        f"**tools offered per conversation** up to {cfg.get('max_tools')}",
+        f"- **Versions**: {versions}",
+    ]
+    if manifest.get("tokens"):
+        used = manifest["tokens"].values()
+        lines.append(f"- **Model calls**: {sum(r['calls'] for r in used)}, tokens {sum(r['prompt_tokens'] for r in used):,} in / "
+                     f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.get('cost_usd', 0):.2f}")
+    lines += ["", "Same registry, seed and version give byte-identical files:", "", "```bash", command, "```"]
+    return lines
+
+
+def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
+    rules = manifest["config"].get("review", {})
+    why = Counter(w for item in stats.queue for w in item["why"])
+    held = sum(1 for item in stats.queue if item["held"])
+    decided = Counter(entry["decision"] for entry in stats.log)
+    lines = [f"`review_queue.jsonl` holds {len(stats.queue)} items a person should look at"
+             + (": " + ", ".join(f"{w} {n}" for w, n in sorted(why.items())) if why else "") + "."]
+    if rules:
+        lines.append(f"Rules: reviewer verdict `human` (held out of the data until accepted), reviewer confidence below "
+                     f"{rules.get('below')}, the gates and the reviewer disagreeing, and a random audit of "
+                     f"{rules.get('audit', 0):.0%} of accepted conversations and negatives (active: "
+                     f"{', '.join(rules.get('rules', []))}).")
+    if held:
+        lines.append(f"{held} conversations the reviewer sent to a person are held out of every split until accepted.")
+    if stats.log:
+        lines.append(f"Decisions applied (`review_log.jsonl`): {len(stats.log)} "
+                     f"({', '.join(f'{d} {n}' for d, n in sorted(decided.items()))}), by "
+                     f"{len({e.get('reviewer') for e in stats.log})} reviewer(s).")
+    else:
+        lines.append("No decision has been applied yet: no item of this dataset has been checked by a person.")
+    return [" ".join(lines)]
+
+
+def render(run: Path, *, license: str | None = None, pretty_name: str | None = None,
+           plots: list[str] | None = None) -> str:
+    """The card's text for ``run``; ``plots`` are image paths relative to the card."""
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    previous = read_header(run / "README.md")
+    return _render(run, manifest, Stats(run), license or previous.get("license"),
+                   pretty_name or previous.get("pretty_name"), plots or [])
+
+
+def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | None, pretty_name: str | None,
+            plots: list[str]) -> str:
+    reg = manifest["registry"]
+    license = license or "other"
+    pretty_name = pretty_name or f"MCP tool use ({reg['servers']} servers, synth)"
+    sizes = hf.sizes(run)
+    specs = {c.name: c for c in hf.configs(run)}
+    header: dict[str, Any] = {
+        "license": license,
+        "pretty_name": pretty_name,
+        "language": ["en"],
+        "task_categories": ["text-generation", "text-classification"],
+        "tags": TAGS,
+        "size_categories": [size_category(max((sum(s.values()) for s in sizes.values()), default=0))],
+        "configs": hf.data_files(sizes),
+        "dataset_info": [
+            {"config_name": name, "features": hf.features_yaml(specs[name].features),
+             "splits": [{"name": s, "num_examples": n} for s, n in splits.items()]}
+            for name, splits in sizes.items()
+        ],
+    }
+    counts, cov = manifest["counts"], manifest["coverage"]
+    conv_rows = [[name, ", ".join(f"{s} {n}" for s, n in splits.items()), sum(splits.values()), specs[name].description]
+                 for name, splits in sizes.items()]
+    label_rows = []
+    for label, n in counts["scored"].items():
+        subs = {k.split("/", 1)[1]: v for k, v in counts.get("scored_subtypes", {}).items() if k.startswith(label + "/")}
+        label_rows.append([label, n, ", ".join(f"{s} {v}" for s, v in sorted(subs.items(), key=lambda kv: (-kv[1], kv[0])))])
+    top = stats.tools.most_common(10)
+    unused = cov.get("unused", [])
+    split_rows = [[s, counts["splits"].get(s, 0)] for s in ("train", "valid", "test")]
+    body = [
+        f"# {pretty_name}",
+        "",
+        f"Tool-use data generated by synth from {reg['servers']} MCP servers ({reg['usable_tools']} usable tools): "
+        f"{counts['conversations']} conversations in which an assistant calls the servers' tools "
+        f"({counts['multi_turn']} of them multi-turn, where the assistant has to ask the user for a value), "
+        f"{counts['tool_calls']} gold tool calls, {counts['eval_items']} per-call evaluation items, and "
+        f"{sum(counts['scored'].values())} scored tool calls (each gold call, and negatives derived from it with a "
+        "known error) for training and testing tool-call judges.",
+        "",
+        "## Configs",
+        "",
+        _table(["config", "splits", "rows", "what"], conv_rows),
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        'chat = load_dataset("OWNER/NAME", "chat", split="train")   # or a local folder made by synth export',
+        'row = chat[0]   # messages and tools; tool-call arguments are objects',
+        'text = tokenizer.apply_chat_template(row["messages"], tools=row["tools"], tokenize=False)',
+        'scored = load_dataset("OWNER/NAME", "scored")                 # judge data: score + failure_reason',
+        "```",
+        "",
+        "In the `chat`, `eval` and `scored` configs, tool schemas and tool-call arguments are `Json` features "
+        "(objects when loaded); tool results stay text in the `content` of `tool` messages, as chat templates expect. "
+        "The JSONL files of the run keep OpenAI's fine-tuning layout, where `arguments` is a JSON string.",
+        "",
+        "## How it was made",
+        "",
+        "One scenario (a server, one to three of its tools, preferring chains where one result feeds the next call, "
+        "a persona) makes one conversation: a user request, a plan, tool calls validated against each tool's "
+        "`inputSchema`, simulated tool results, and a final answer. Deterministic gates check every gold call "
+        "(the tool exists, the arguments validate, every value was said by the user or returned by an earlier "
+        "tool); near-duplicate requests are removed; splits come from a hash of the conversation id, so nothing "
+        "derived from one conversation crosses splits. Each gold call then yields one negative per error label, "
+        "re-checked so that its label holds.",
+        "",
+        *_made(manifest),
+        "",
+        "### Funnel",
+        "",
+        f"{manifest['funnel']['scenarios']} scenarios were tried and {manifest['funnel']['accepted']} conversations "
+        "accepted. How many entered and passed each stage, and why the others were dropped (`inject` counts calls: "
+        "a negative that could not be made for a call, e.g. a call without arguments has no value to get wrong):",
+        "",
+        _funnel(manifest),
+        "",
+        "## Labels",
+        "",
+        _table(["label", "scored calls", "subtypes"], label_rows),
+        "",
+        "## Tool coverage",
+        "",
+        f"{cov['used_tools']} of {cov['usable_tools']} usable tools ({cov['share']:.0%}) appear in gold calls, on "
+        f"{len(stats.servers)} servers. Most called:",
+        "",
+        _table(["tool (server)", "gold calls"], [[name, n] for name, n in top]),
+        "",
+    ]
+    if unused:
+        body += [f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
+                 + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else ""), ""]
+    body += ["## Splits", "", _table(["split", "conversations"], split_rows), ""]
+    if plots:
+        body += ["## Plots", ""]
+        titles = {"turns_per_conversation": "Turns per conversation", "tool_calls_per_conversation":
+                  "Tool calls per conversation", "tool_frequency": "Tool frequency",
+                  "label_distribution": "Label distribution"}
+        for path in plots:
+            body += [f"![{titles.get(Path(path).stem, Path(path).stem)}]({path})", ""]
+    body += ["## Human review", "", *_review(stats, manifest), "", "## Examples", "", *_examples(run)]
+    body += ["## Known limitations", ""]
+    limits = [
+        "Tool results are simulated, not returned by the real servers: they are consistent with the call and with "
+        "later steps, but their values are invented.",
+        "The grounding gate is lexical: a value counts as grounded when the user said it or an earlier result holds "
+        "it, so a paraphrased value can be rejected and a coincidental match accepted.",
+        "Negatives are rule-based mutations of gold calls (a sibling or invented tool, renamed or missing "
+        "parameters, wrong types or values); real model errors are more varied.",
+        "English only; requests follow the tools, so the mix of tasks mirrors the registry, not real traffic.",
+        "The tool definitions come from the servers' registry entries and keep their own licences.",
+    ]
+    if manifest["backend"] == "offline":
+        limits.insert(0, "Made by the offline backend: requests and answers are written from templates and the "
+                      "tool schemas, so the language is plainer and more repetitive than people's.")
+    body += [f"- {x}" for x in limits] + [""]
+    front = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=10_000)
+    return f"---\n{front}---\n\n" + "\n".join(body).rstrip("\n") + "\n"
+
+
+def write_card(run: Path, out: Path | None = None, *, license: str | None = None,
+               pretty_name: str | None = None) -> Path:
+    """Write ``README.md`` and ``plots/*.png`` into ``out`` (default: the run). Returns the card's path."""
+    out = out or run
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    stats = Stats(run)
+    previous = read_header(out / "README.md") or read_header(run / "README.md")  # keep what was set before
+    license = license or previous.get("license")
+    pretty_name = pretty_name or previous.get("pretty_name")
+    plots = write_plots(stats, manifest, out / "plots")
+    text = _render(run, manifest, stats, license, pretty_name, plots)
+    path = out / "README.md"
+    path.write_text(text, encoding="utf-8")
+    return path

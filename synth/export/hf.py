@@ -1,0 +1,360 @@
+"""Hugging Face ``datasets`` export: one config per format, explicit ``Features``, parquet laid out as a Hub repo.
+
+Configs and splits (a split with no rows is left out)::
+
+    chat     train, validation   train.jsonl / valid.jsonl, tool-call arguments as objects
+    eval     test                eval.jsonl, one row per gold call
+    scored   train, validation, test   scored.jsonl by its split
+    teval_*  test                one per T-Eval subset in teval/, when the run has them
+
+Tool schemas, tool-call arguments and other free-form JSON use ``datasets.Json`` (datasets >= 5),
+so rows load back as objects, not strings: ``tokenizer.apply_chat_template(messages, tools=tools)``
+and TRL take a ``chat`` row as it is. The JSONL files keep OpenAI's JSON-string arguments.
+
+Files: ``<config>/<split>-00000-of-0000N.parquet``, written in chunks so memory does not grow with
+the run; the same run always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+if TYPE_CHECKING:
+    from datasets import DatasetDict, Features
+
+SPLIT_NAMES = {"train": "train", "valid": "validation", "test": "test"}
+CHUNK_ROWS = 1000  # rows per parquet row group
+SHARD_BYTES = 256 << 20  # start a new file after about this much JSON
+
+
+# --- rows --------------------------------------------------------------------------------------
+
+def _arguments(raw: Any) -> Any:
+    return json.loads(raw) if isinstance(raw, str) else raw
+
+
+def _call(call: dict[str, Any]) -> dict[str, Any]:
+    fn = call["function"]
+    return {"id": call.get("id"), "type": call.get("type", "function"),
+            "function": {"name": fn["name"], "arguments": _arguments(fn["arguments"])}}
+
+
+def hf_message(m: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI chat message with its tool-call arguments as objects; absent keys are None."""
+    calls = m.get("tool_calls")
+    return {"role": m["role"], "content": m.get("content"),
+            "tool_calls": [_call(c) for c in calls] if calls else None, "tool_call_id": m.get("tool_call_id")}
+
+
+def chat_row(line: dict[str, Any]) -> dict[str, Any]:
+    return {"messages": [hf_message(m) for m in line["messages"]], "tools": line["tools"]}
+
+
+def eval_row(line: dict[str, Any]) -> dict[str, Any]:
+    item = line["item"]
+    expected = item["expected_output"]
+    return {"messages": [hf_message(m) for m in item["messages"]], "tools": item["tools"],
+            "expected_output": {"role": expected["role"], "tool_calls": [_call(c) for c in expected["tool_calls"]]},
+            "metadata": item["metadata"]}
+
+
+def scored_row(line: dict[str, Any]) -> dict[str, Any]:
+    return {**line, "message_history": [hf_message(m) for m in line["message_history"]],
+            "tool_call": _call(line["tool_call"]), "gold_call": _call(line["gold_call"])}
+
+
+# --- features ----------------------------------------------------------------------------------
+
+def _features() -> dict[str, Features]:
+    from datasets import Features, Json, List, Value
+
+    string = Value("string")
+    call = {"id": string, "type": string, "function": {"name": string, "arguments": Json()}}
+    message = {"role": string, "content": string, "tool_calls": List(call), "tool_call_id": string}
+    tool = {"type": string, "function": {"name": string, "description": string, "parameters": Json()}}
+    return {
+        "chat": Features({"messages": List(message), "tools": List(tool)}),
+        "eval": Features({
+            "messages": List(message), "tools": List(tool),
+            "expected_output": {"role": string, "tool_calls": List(call)},
+            "metadata": {"id": string, "conversation_id": string, "call_index": Value("int64"), "server": string,
+                         "tool": string, "split": string},
+        }),
+        "scored": Features({
+            "id": string, "conversation_id": string, "call_index": Value("int64"), "server": string, "split": string,
+            "available_tools": List({"name": string, "description": string, "input_schema": Json()}),
+            "message_history": List(message), "tool_call": call, "score": string, "subtype": string,
+            "failure_reason": string, "gold_call": call,
+        }),
+    }
+
+
+def _teval_features(rows: list[dict[str, Any]]) -> tuple[Features, set[str]]:
+    """Features for a T-Eval subset, read off its records: text stays text, chat prompts are messages,
+    anything else is Json. Returns the features and the Json columns (encoded by us, see ``_rows``)."""
+    from datasets import Features, Json, List, Value
+
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(k for k in row if k not in columns)
+    out: dict[str, Any] = {}
+    json_columns = set()
+    for col in columns:
+        values = [r[col] for r in rows if r.get(col) is not None]
+        if all(isinstance(v, str) for v in values):
+            out[col] = Value("string")
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            out[col] = Value("int64")
+        elif values and all(isinstance(v, list) and all(isinstance(m, dict) and set(m) == {"role", "content"}
+                                                        and isinstance(m["content"], str) for m in v) for v in values):
+            out[col] = List({"role": Value("string"), "content": Value("string")})
+        else:
+            out[col] = Json()
+            json_columns.add(col)
+    return Features(out), json_columns
+
+
+# --- the configs of a run ----------------------------------------------------------------------
+
+@dataclass
+class Config:
+    name: str
+    features: Features
+    rows: Callable[[], Iterator[tuple[str, dict[str, Any]]]]  # (HF split, row), in file order
+    json_columns: frozenset[str] = frozenset()
+    description: str = ""
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as f:
+        for text in f:
+            if text.strip():
+                yield json.loads(text)
+
+
+def teval_files(run: Path) -> list[Path]:
+    folder = run / "teval"
+    return sorted(p for p in folder.glob("*.json*") if p.suffix in (".json", ".jsonl")) if folder.is_dir() else []
+
+
+def _teval_rows(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".jsonl":
+        return list(_lines(path))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
+        return [{"id": key, **value} for key, value in data.items()]
+    return list(data)
+
+
+def configs(run: Path) -> list[Config]:
+    """The configs this run has, in card order."""
+    f = _features()
+
+    def chat() -> Iterator[tuple[str, dict[str, Any]]]:
+        for split, name in (("train", "train.jsonl"), ("validation", "valid.jsonl")):
+            for line in _lines(run / name):
+                yield split, chat_row(line)
+
+    def evalset() -> Iterator[tuple[str, dict[str, Any]]]:
+        for line in _lines(run / "eval.jsonl"):
+            yield "test", eval_row(line)
+
+    def scored() -> Iterator[tuple[str, dict[str, Any]]]:
+        for line in _lines(run / "scored.jsonl"):
+            yield SPLIT_NAMES[line["split"]], scored_row(line)
+
+    out = [
+        Config("chat", f["chat"], chat, description="OpenAI chat fine-tuning conversations with tools "
+               "(train.jsonl, valid.jsonl); tool-call arguments are objects, as chat templates expect"),
+        Config("eval", f["eval"], evalset, description="one item per gold tool call of the test split: "
+               "the conversation so far, the tools, the expected call (eval.jsonl)"),
+        Config("scored", f["scored"], scored, description="gold calls and injected errors labelled correct, "
+               "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)"),
+    ]
+    for path in teval_files(run):
+        records = _teval_rows(path)
+        if not records:
+            continue
+        feats, json_cols = _teval_features(records)
+        name = "teval_" + re.sub(r"[^A-Za-z0-9_]+", "_", path.stem)
+
+        def rows(records: list[dict[str, Any]] = records) -> Iterator[tuple[str, dict[str, Any]]]:
+            for r in records:
+                yield "test", r
+
+        out.append(Config(name, feats, rows, frozenset(json_cols),
+                          description=f"T-Eval {path.stem} subset, from the test split's gold conversations"))
+    return out
+
+
+def _encode(row: dict[str, Any], json_columns: frozenset[str]) -> dict[str, Any]:
+    # datasets keeps a str that parses as JSON as it is (so "42" would load back as 42): encode those columns here
+    return {k: (json.dumps(v, ensure_ascii=False) if k in json_columns and v is not None else v) for k, v in row.items()}
+
+
+def sizes(run: Path) -> dict[str, dict[str, int]]:
+    """Rows per config and split, without building anything (for the card)."""
+    out: dict[str, dict[str, int]] = {}
+    for config in configs(run):
+        counts: dict[str, int] = {}
+        if config.name == "chat":
+            counts = {"train": _count(run / "train.jsonl"), "validation": _count(run / "valid.jsonl")}
+        elif config.name == "eval":
+            counts = {"test": _count(run / "eval.jsonl")}
+        elif config.name == "scored":
+            split = re.compile(r'"split": "(\w+)"')
+            with open(run / "scored.jsonl", encoding="utf-8") as f:
+                for text in f:
+                    m = split.search(text)
+                    name = SPLIT_NAMES[m.group(1) if m else json.loads(text)["split"]]
+                    counts[name] = counts.get(name, 0) + 1
+            counts = {s: counts[s] for s in ("train", "validation", "test") if s in counts}
+        else:
+            counts = {"test": sum(1 for _ in config.rows())}
+        out[config.name] = {s: n for s, n in counts.items() if n}
+    return out
+
+
+def _count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with open(path, "rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
+# --- building ----------------------------------------------------------------------------------
+
+def dataset_dict(run: Path, config: str) -> DatasetDict:
+    """One config of the run as an in-memory ``DatasetDict`` (for Python users; the CLI writes parquet)."""
+    from datasets import Dataset, DatasetDict
+
+    spec = next((c for c in configs(run) if c.name == config), None)
+    if spec is None:
+        raise KeyError(f"{run} has no config {config!r}; it has {[c.name for c in configs(run)]}")
+    by_split: dict[str, list[dict[str, Any]]] = {}
+    for split, row in spec.rows():
+        by_split.setdefault(split, []).append(_encode(row, spec.json_columns))
+    return DatasetDict({s: Dataset.from_list(rows, features=spec.features) for s, rows in by_split.items()})
+
+
+class _Shards:
+    """Parquet files of one split: row groups of CHUNK_ROWS, a new file every SHARD_BYTES of JSON."""
+
+    def __init__(self, folder: Path, split: str, features: Features):
+        self.folder, self.split, self.features = folder, split, features
+        self.buffer: list[dict[str, Any]] = []
+        self.bytes = 0
+        self.writer: Any = None
+        self.paths: list[Path] = []
+        self.rows = 0
+
+    def add(self, row: dict[str, Any], size: int) -> None:
+        self.buffer.append(row)
+        self.bytes += size
+        self.rows += 1
+        if len(self.buffer) >= CHUNK_ROWS:
+            self._flush()
+        if self.bytes >= SHARD_BYTES:
+            self._flush()
+            self._close_file()
+
+    def _flush(self) -> None:
+        import pyarrow.parquet as pq
+        from datasets import Dataset
+
+        if not self.buffer:
+            return
+        table = Dataset.from_list(self.buffer, features=self.features).data.table
+        if self.writer is None:
+            path = self.folder / f"{self.split}-{len(self.paths):05d}.partial"
+            self.paths.append(path)
+            self.writer = pq.ParquetWriter(path, table.schema)
+        self.writer.write_table(table)
+        self.buffer = []
+
+    def _close_file(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        self.bytes = 0
+
+    def close(self) -> list[Path]:
+        self._flush()
+        self._close_file()
+        final = []
+        for i, path in enumerate(self.paths):
+            target = path.with_name(f"{self.split}-{i:05d}-of-{len(self.paths):05d}.parquet")
+            path.replace(target)
+            final.append(target)
+        return final
+
+
+def write_parquet(run: Path, out: Path) -> dict[str, dict[str, list[Path]]]:
+    """Every config of ``run`` as ``out/<config>/<split>-*.parquet``; returns the files by config and split.
+
+    Folders of configs are replaced whole, so files of an earlier, larger build do not linger.
+    """
+    written: dict[str, dict[str, list[Path]]] = {}
+    for stale in [p for p in out.glob("teval_*") if p.is_dir()] + [out / c for c in ("chat", "eval", "scored")]:
+        shutil.rmtree(stale, ignore_errors=True)
+    for config in configs(run):
+        folder = out / config.name
+        folder.mkdir(parents=True, exist_ok=True)
+        shards: dict[str, _Shards] = {}
+        for split, row in config.rows():
+            sink = shards.get(split) or shards.setdefault(split, _Shards(folder, split, config.features))
+            encoded = _encode(row, config.json_columns)
+            sink.add(encoded, len(json.dumps(encoded, ensure_ascii=False, default=str)))
+        written[config.name] = {split: sink.close() for split, sink in shards.items()}
+        if not any(written[config.name].values()):
+            folder.rmdir()
+            del written[config.name]
+    return written
+
+
+def data_files(written_or_sizes: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The card's ``configs:`` entries for these configs and splits."""
+    out = []
+    for i, (config, splits) in enumerate(written_or_sizes.items()):
+        entry: dict[str, Any] = {"config_name": config,
+                                 "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"} for s in splits]}
+        if i == 0:
+            entry["default"] = True
+        out.append(entry)
+    return out
+
+
+def export(run: Path, out: Path | None = None, **card_options: Any) -> dict[str, dict[str, list[Path]]]:
+    """The run as a Hub dataset repo in ``out`` (default: the run folder itself): parquet, README.md card
+    with plots, and manifest.json. ``load_dataset(str(out), config)`` reads it back."""
+    from synth.export.card import write_card
+
+    out = out or run
+    out.mkdir(parents=True, exist_ok=True)
+    written = write_parquet(run, out)
+    write_card(run, out, **card_options)
+    if out.resolve() != run.resolve():
+        shutil.copyfile(run / "manifest.json", out / "manifest.json")
+    return written
+
+
+def hub_files(folder: Path) -> list[str]:
+    """The files of a Hub layout in ``folder``, as paths in the repo, sorted: the card, its plots,
+    manifest.json and the parquet files of every config."""
+    names = ["README.md", "manifest.json"]
+    names += [p.relative_to(folder).as_posix() for p in sorted((folder / "plots").glob("*.png"))]
+    for config in sorted(p for p in folder.iterdir() if p.is_dir() and any(p.glob("*.parquet"))):
+        names += [p.relative_to(folder).as_posix() for p in sorted(config.glob("*.parquet"))]
+    return sorted(n for n in names if (folder / n).is_file())
+
+
+def features_yaml(features: Features) -> list[dict[str, Any]]:
+    """Features as the card's ``dataset_info.features`` list (the spelling ``datasets`` reads back)."""
+    return features._to_yaml_list()

@@ -1,0 +1,193 @@
+"""T-Eval subsets from the test split's gold conversations, in T-Eval's own record layout.
+
+Each file is a JSON object keyed by sample id, as T-Eval's loaders read it; every record has
+``origin_prompt`` (chat messages), ``ground_truth`` and ``meta_data``:
+
+- ``instruct_{json,str}``: "call the function X with ...": the call to make.
+- ``plan_{json,str}``: the request: the calls in order, then ``FinishAction``.
+- ``reason_str``, ``retrieve_str``, ``understand_str`` and ``reason_retrieve_understand_json``:
+  the conversation up to a gold call: the thought, the tool, the arguments of that call.
+- ``review_str``: a call and the response it got: was it a success (A), the tool's own failure
+  (B), wrong input (C), a response that does not answer (D), or a task the tools cannot do (E)?
+  Answers come from real outcomes: gold calls and their results, injected negatives with the
+  schema error a server would return, and tool results marked as errors.
+
+Tools are named ``Server.tool`` as in T-Eval, so the str-mode retrieve rule (no other ``a.b``
+name in the answer) works. Records are written as they come: memory does not grow with the run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, TextIO
+
+from synth.offline.language import intent
+from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolSpec
+from synth.stages.gates import schema_error
+
+FILES = ("instruct_json", "instruct_str", "plan_json", "plan_str", "reason_str", "retrieve_str", "understand_str",
+         "reason_retrieve_understand_json", "review_str")
+REVIEW_OPTIONS = {"A": "success: the call worked and its response answers it",
+                  "B": "internal_error: the tool failed on its own",
+                  "C": "input_error: the call's arguments were wrong",
+                  "D": "irrelevant_response: the response does not answer what was asked",
+                  "E": "unable_to_accomplish: the task cannot be done with these tools"}
+STR_FORMAT = "Please generate the response in the following format:\ngoal: goal to call this action\n\nname: api name to call\n\nargs: JSON format api args in ONLY one line\n"
+JSON_FORMAT = 'Please answer with one JSON object in ONLY one line: {"goal": "goal to call this action", "name": "api name to call", "args": {JSON format api args}}\n'
+STR_TEMPLATE = {"thought_start": "goal:", "thought_end": "\n", "action_start": "name:", "action_end": "\n",
+                "args_start": "args:", "args_end": "\n"}
+JSON_TEMPLATE = {"thought": "goal", "action": "name", "args": "args"}
+
+
+def api_name(server: ServerSpec, tool: str) -> str:
+    slug = "".join(w[:1].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", server.name)) or "Server"
+    return f"{slug}.{tool}"
+
+
+def api(server: ServerSpec, tool: ToolSpec) -> dict[str, Any]:
+    """A tool described the way T-Eval's api_descrip.json describes one."""
+    def params(names: list[str]) -> list[dict[str, Any]]:
+        out = []
+        for n in names:
+            s = tool.properties.get(n) or {}
+            out.append({"name": n, "type": str(s.get("type", "any")).upper(), "description": str(s.get("description", ""))[:200]})
+        return out
+
+    required = [n for n in tool.properties if n in tool.required]
+    return {"name": api_name(server, tool.name), "description": tool.description[:500],
+            "required_parameters": params(required), "optional_parameters": params([n for n in tool.properties if n not in required]),
+            "return_data": []}
+
+
+def _apis(server: ServerSpec, conv: Conversation) -> str:
+    return json.dumps([api(server, t) for t in server.tools if t.name in conv.tools], ensure_ascii=False)
+
+
+def _history(server: ServerSpec, messages: tuple[Message, ...]) -> list[dict[str, str]]:
+    """A conversation in T-Eval's roles: calls as name/args text, tool results as function responses."""
+    out = []
+    for m in messages:
+        if m.role in ("system",):
+            continue
+        if m.tool_calls:
+            text = "\n".join(f"name: {api_name(server, c.name)}\nargs: {json.dumps(c.arguments, ensure_ascii=False)}"
+                             for c in m.tool_calls)
+            out.append({"role": "assistant", "content": text})
+        elif m.role == "tool":
+            out.append({"role": "user", "content": f"Response: {m.content or ''}"})
+        else:
+            out.append({"role": m.role, "content": m.content or ""})
+    return out
+
+
+def thought(tool: ToolSpec) -> str:
+    return f"I need to {intent(tool)}."
+
+
+class TevalWriter:
+    """Streams the subsets into ``<out>/teval/*.json`` as one JSON object per file."""
+
+    def __init__(self, out: Path):
+        folder = out / "teval"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.files: dict[str, TextIO] = {name: open(folder / f"{name}.json", "w", encoding="utf-8") for name in FILES}
+        self.count = dict.fromkeys(FILES, 0)
+        for f in self.files.values():
+            f.write("{")
+
+    def _put(self, name: str, key: str, record: dict[str, Any]) -> None:
+        f = self.files[name]
+        f.write(("," if self.count[name] else "") + "\n" + json.dumps(key) + ": " + json.dumps(record, ensure_ascii=False))
+        self.count[name] += 1
+
+    def close(self) -> dict[str, int]:
+        for f in self.files.values():
+            f.write("\n}\n")
+            f.close()
+        return dict(self.count)
+
+    def add(self, conv: Conversation, server: ServerSpec, scored: list[ScoredCall]) -> None:
+        """Every subset's records from one test-split conversation."""
+        apis, names = _apis(server, conv), [api_name(server, t) for t in conv.tools]
+        request = next((m.content or "" for m in conv.messages if m.role == "user"), "")
+        steps = [{"name": api_name(server, c.name), "args": str(c.arguments)} for c in conv.calls]
+        truth_plan = [{"id": i, **s} for i, s in enumerate(steps)] + [{"id": len(steps), "name": "FinishAction", "args": {}}]
+        for fmt in ("json", "str"):
+            system = f"You have access to the following API:\n{apis}\nPlan the calls that answer the user, in order, " + (
+                'as a JSON list in ONLY one line: [{"id": 0, "name": "api name", "args": {...}}, ..., '
+                '{"id": n, "name": "FinishAction", "args": {}}]' if fmt == "json"
+                else "one call a line as: <step>. <api name>: <JSON args>, and end with FinishAction")
+            self._put(f"plan_{fmt}", conv.id, {"origin_prompt": [{"role": "system", "content": system},
+                                                                 {"role": "user", "content": request}],
+                                              "ground_truth": truth_plan, "meta_data": {"prompt_type": fmt, "API_list": names}})
+        index = 0
+        for position, message in enumerate(conv.messages):
+            for call in message.tool_calls:
+                self._call(conv, server, call, conv.messages[:position], index, apis)
+                index += 1
+        for record in scored:
+            if record.score != "correct" and record.tool_call.name == record.gold_call.name:
+                self._review_negative(conv, server, record, apis)
+
+    def _call(self, conv: Conversation, server: ServerSpec, call: Any, before: tuple[Message, ...], index: int, apis: str) -> None:
+        tool = server.tool(call.name)
+        if tool is None:
+            return
+        key, name = f"{conv.id}:{index}", api_name(server, call.name)
+        said = ", ".join(f"'{k}' is {json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()) or "no parameters"
+        for fmt, form, template in (("json", JSON_FORMAT, JSON_TEMPLATE), ("str", STR_FORMAT, STR_TEMPLATE)):
+            self._put(f"instruct_{fmt}", key, {
+                "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{json.dumps(api(server, tool), ensure_ascii=False)}\n{form}"},
+                                  {"role": "user", "content": f"Call the function {name} with the parameter as follows: {said}."}],
+                "ground_truth": {"action": name, "args": call.arguments}, "meta_data": {"response_format": fmt},
+                "template": template})
+        truth = {"thought": thought(tool), "name": name, "args": call.arguments}
+        history = _history(server, before)
+        ask = {"reason": "What do you think about next? Answer with your thought only.",
+               "retrieve": "Which API do you call next? Answer with its name only.",
+               "understand": f"What are the arguments of the next call ({name})? Answer with the JSON arguments only."}
+        for ability, question in ask.items():
+            self._put(f"{ability}_str", key, {
+                "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}"}, *history,
+                                  {"role": "user", "content": question}],
+                "ground_truth": truth, "meta_data": {"response_format": "str", "ability": ability}})
+        self._put("reason_retrieve_understand_json", key, {
+            "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}\n"
+                               'Answer with one JSON object: {"thought": "...", "name": "api name", "args": {...}}'}, *history],
+            "ground_truth": truth, "meta_data": {"response_format": "json"}})
+        result = next((m for m in conv.messages if m.tool_call_id == call.id), None)
+        if result is not None:
+            failed = _is_error(result.content or "")
+            self._review(f"{key}:gold", server, history, call.name, call.arguments, result.content or "", "B" if failed else "A", apis)
+
+    def _review_negative(self, conv: Conversation, server: ServerSpec, record: ScoredCall, apis: str) -> None:
+        tool = server.tool(record.tool_call.name)
+        error = schema_error(tool.input_schema, record.tool_call.arguments) if tool else None
+        if error is None:
+            return  # a schema-valid wrong value gets a normal-looking response: not an input_error case
+        response = json.dumps({"error": {"code": 400, "message": f"Invalid arguments: {error}"}})
+        self._review(f"{record.id}:input_error", server, _history(server, record.history), record.tool_call.name,
+                     record.tool_call.arguments, response, "C", apis)
+
+    def _review(self, key: str, server: ServerSpec, history: list[dict[str, str]], tool: str, arguments: dict[str, Any],
+                response: str, answer: str, apis: str) -> None:
+        options = "\n".join(f"{k}. {v}" for k, v in REVIEW_OPTIONS.items())
+        self._put("review_str", key, {
+            "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}"}, *history,
+                              {"role": "user", "content": f"The call name: {api_name(server, tool)}\nargs: "
+                                                          f"{json.dumps(arguments, ensure_ascii=False)}\ngot this response:\n"
+                                                          f"{response[:1500]}\nWhich describes it?\n{options}\n"
+                                                          "Answer as 'Answer: <letter>'."}],
+            "ground_truth": {"answer": answer}, "meta_data": {"response_format": "str"},
+            "template": {"options": REVIEW_OPTIONS}})
+
+
+def _is_error(content: str) -> bool:
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and (data.get("isError") is True or data.get("is_error") is True or
+                                       (set(data) <= {"error", "code", "message", "status"} and "error" in data))
