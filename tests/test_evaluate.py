@@ -141,3 +141,33 @@ def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "g.json").read_text())["score"] == report["score"]
     assert "+0.0000" in again.stdout
+
+
+def test_judge_evaluation_end_to_end(run, tmp_path):
+    """A judge that calls every injected negative 'correct' and answers garbage for one record."""
+    records = lines(run / "scored.jsonl")
+    by_call = {}
+    for r in records:
+        by_call.setdefault(json.dumps(r["tool_call"]["function"], ensure_ascii=False), r)
+    garbled = records[0]["tool_call"]["function"]
+
+    def respond(body: dict) -> dict:
+        text = body["messages"][1]["content"]
+        call = json.loads(text.split("<call>", 1)[1].split("</call>", 1)[0])
+        if call == garbled:
+            return {"content": "I am not sure."}
+        return {"content": json.dumps({"label": "correct", "reason": "looks fine"})}
+
+    with OpenAIServer(respond) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+        done = subprocess.run([sys.executable, "-m", "synth.cli", "eval", str(run), "--judge", "--model", "j",
+                               "--base-url", server.base_url, "--api-key-env", "NONE", "--out", str(tmp_path / "j")],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "j" / "judge_report.json").read_text())
+    garbled_rows = sum(1 for r in records if r["tool_call"]["function"] == garbled)
+    correct = sum(1 for r in records if r["score"] == "correct" and r["tool_call"]["function"] != garbled)
+    assert report["items"] == len(records) and report["unparsed"] == garbled_rows
+    assert report["accuracy"] == round(correct / len(records), 4)
+    assert report["per_label"]["incorrect_tool"]["recall"] == 0.0
+    assert report["confusion"]["incorrect_tool"]["correct"] == report["per_label"]["incorrect_tool"]["support"]
