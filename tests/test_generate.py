@@ -138,7 +138,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "7f177dfd175aac491fa36f141153a56b9cd1380c6878e0c309d1bd47293bca37"
+GOLDEN = "c71a5a9bab46126b06f462b4dd1f246f9e4232328f4472f5d8f45f10f5ad64de"
 
 
 def test_chained_calls_use_the_first_result_and_agree_with_it(tmp_path):

@@ -295,6 +295,8 @@ def _named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel", "repo", "branch"}:
         return _slug(ctx, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name"
     subject = next((x for x in sorted(w) if x in vocab.NAMED_THINGS), ctx.subject)  # "stop_name" names a stop
+    if w & {"title", "page", "article"} and re.search(r"wikipedia|\bwiki\b|encyclop", ctx.about):
+        subject = "article"
     if w & {"firstname", "lastname", "fullname", "recipient", "contact", "person"} or subject in _PEOPLE \
             or re.search(r"\b(?:person|user|customer|contact|patient|employee)'?s? name\b", text):
         return (fake.first_name() if "first" in w else fake.last_name() if "last" in w else fake.name()), "name"

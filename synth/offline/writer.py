@@ -71,7 +71,9 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
     if scenario.multi_turn:
         askable = [(i, p) for i, s in enumerate(steps) for p in s.tool.required
                    if p in s.args and p not in s.linked and s.kinds.get(p) not in _UNASKABLE
-                   and not any(p in other.args for j, other in enumerate(steps) if j < i)]
+                   and not any(p in other.args for j, other in enumerate(steps) if j < i)
+                   # a value the request states anyway (for another step) cannot be held back
+                   and not any(s.args[p] == v for j, other in enumerate(steps) if j != i for v in other.args.values())]
         if askable:
             i, p = rng.choice(askable)
             steps[i].withheld.add(p)
