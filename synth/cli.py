@@ -18,6 +18,8 @@ registry_app = typer.Typer(help="Check registry folders of MCP server definition
 app.add_typer(registry_app, name="registry")
 cache_app = typer.Typer(help="The SQLite cache of model calls that makes reruns and --resume free.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
+from synth import cli_publish  # noqa: E402  (export, card, push, review)
+cli_publish.register(app)
 
 
 def _fail(message: str) -> None:
@@ -57,6 +59,10 @@ def generate(
     resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out from its cache."),
     config: Optional[Path] = typer.Option(None, "--config", help="synth.toml with [llm], [roles.<role>] and [prices]. "
                                           "Default: ./synth.toml when it exists."),
+    audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items sent to "
+                                "review_queue.jsonl at random for a person to check (besides the reviewer's doubts)."),
+    review_below: float = typer.Option(0.7, "--review-below", min=0.0, max=1.0,
+                                       help="Queue items the reviewer model accepted with less confidence than this."),
 ) -> None:
     """Generate conversations, an eval set and scored calls from a registry."""
     import os
@@ -79,7 +85,7 @@ def generate(
             backend = "openai" if wants_llm or "model" in fields else "offline"
         run_out = out or Path("outputs") / f"{name}-seed{seed}-n{n}"
         settings = Settings(servers=servers, out=run_out, n=n, seed=seed, split=parse_split(split),
-                            max_tools=max_tools, backend=backend, **fields)
+                            max_tools=max_tools, backend=backend, audit=audit, review_below=review_below, **fields)
         if resume and not settings.cache_path.exists():
             raise ConfigError(f"--resume: {settings.cache_path} does not exist; resume a run by giving the same --out "
                               "(and the same flags) as the run that was interrupted")
@@ -89,6 +95,9 @@ def generate(
             _print_estimate(estimate(settings))
             return
         manifest = _run_with_progress(settings)
+        from synth.export.card import write_card
+
+        write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
         _fail(str(exc))
         return
@@ -169,7 +178,6 @@ def grade(
     import json
 
     from synth.errors import SynthError
-    from synth.evaluate.calls import Leniency
     from synth.evaluate.report import eval_items, grade as run_grade, print_report, read_jsonl
 
     if teval is not None:

@@ -55,12 +55,12 @@ def find_token(token_env: str | None) -> str:
         return token
     from huggingface_hub import get_token
 
-    token = (os.environ.get("HF_TOKEN") or "").strip() or get_token()
-    if not token:
+    found = (os.environ.get("HF_TOKEN") or "").strip() or get_token()
+    if not found:
         raise HubError("no Hugging Face token: HF_TOKEN is not set and no login is saved. Create a token with write "
                        f"access at {TOKEN_HELP}, then export HF_TOKEN=<token> (or run `hf auth login`, or pass "
                        "--token-env NAME with the variable that holds it)")
-    return token
+    return found
 
 
 def _failure(exc: BaseException, repo: str, token: str) -> HubError:
@@ -107,11 +107,6 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
     check_repo_id(repo)
     if not (run / "manifest.json").exists():
         raise HubError(f"{run} is not a run folder (no manifest.json); pass the --out folder of synth generate")
-    if rebuild:
-        export(run)
-    files = hub_files(run)
-    if "README.md" not in files or not any(f.endswith(".parquet") for f in files):
-        raise HubError(f"{run} has no Hub layout to push; run `synth export {run} --format hf` first")
     if api_factory is None:
         from huggingface_hub import HfApi
 
@@ -121,19 +116,29 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
     from huggingface_hub.errors import OfflineModeIsEnabled
 
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    hub_errors = (httpx2.HTTPError, OSError, OfflineModeIsEnabled)  # Hub answers and network trouble
     api = api_factory(token=token)
-    try:
+    try:  # first, so a bad token or no network fails before any building
         url = api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
+    except hub_errors as exc:
+        raise _failure(exc, repo, token) from None
+    if rebuild:
+        export(run)
+    files = hub_files(run)
+    if "README.md" not in files or not any(f.endswith(".parquet") for f in files):
+        raise HubError(f"{run} has no Hub layout to push; run `synth export {run} --format hf` first")
+    counts = manifest.get("counts", {})
+    try:
         existing = api.list_repo_files(repo, repo_type="dataset")
-        stale = sorted(f for f in existing if f not in files and f.startswith(OURS) and f != ".gitattributes")
-        operations = [CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(run / f)) for f in files]
+        stale = sorted(f for f in existing if f not in files and f.startswith(OURS))
+        operations: list[CommitOperationAdd | CommitOperationDelete] = [
+            CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(run / f)) for f in files]
         operations += [CommitOperationDelete(path_in_repo=f) for f in stale]
-        counts = manifest.get("counts", {})
         api.create_commit(
             repo, operations, repo_type="dataset",
             commit_message=message or (f"synth {manifest.get('synth_version', '')}: {counts.get('conversations', 0)} "
                                        f"conversations, seed {manifest.get('config', {}).get('seed')}"),
         )
-    except (httpx2.HTTPError, OSError, OfflineModeIsEnabled) as exc:  # Hub answers and network trouble: one clear line
+    except hub_errors as exc:
         raise _failure(exc, repo, token) from None
     return Pushed(repo=repo, url=str(url), uploaded=files, deleted=stale, private=private)

@@ -28,7 +28,7 @@ from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
 from synth.stages import gates
 from synth.stages.dedup import Dedup
-from synth.stages.inject import inject_call
+from synth.stages.inject import negatives
 from synth import templates
 
 FILES = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl", QUEUE)
@@ -188,22 +188,10 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     )
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
         return conv, [], []
-    used = {c.name for c in conv.calls}
     funnel.enter("inject", len(conv.calls))
-    scored, missed = [], []
-    siblings_of = {t.name: [s for s in server.tools if s.name != t.name and s.name in conv.tools] for t in server.tools if t.name in used}
-    call_index = 0
-    for position, message in enumerate(conv.messages):
-        for call in message.tool_calls:
-            tool = server.tool(call.name)
-            assert tool is not None  # the gates checked it
-            made, failed = inject_call(tool, siblings_of[call.name], call, conv.messages[:position],
-                                       conversation_id=conv.id, call_index=call_index, seed=settings.seed)
-            scored.extend(made)
-            for f in failed:
-                funnel.drop(f)
-                missed.append(f)
-            call_index += 1
+    scored, missed = negatives(conv, server, settings.seed)
+    for f in missed:
+        funnel.drop(f)
     funnel.leave("inject", len(conv.calls))
     return conv, scored, missed
 
@@ -234,7 +222,7 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
     return rows
 
 
-def _file_facts(path: Path) -> dict[str, Any]:
+def file_facts(path: Path) -> dict[str, Any]:
     """Line count and sha256 of a file, read in chunks so memory stays flat however big it is."""
     digest, lines = hashlib.sha256(), 0
     with open(path, "rb") as f:
@@ -255,7 +243,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
               spend: Spend) -> dict[str, Any]:
     usable = [t.key for t in registry.tools]
     unused = sorted(set(usable) - tally.used_tools)
-    files = {name: _file_facts(settings.out / name) for name in FILES}
+    files = {name: file_facts(settings.out / name) for name in FILES}
     errors = [p for p in registry.problems if p.severity == "error"]
     return {
         "synth_version": synth.__version__,

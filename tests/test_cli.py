@@ -58,3 +58,14 @@ def test_a_bad_file_does_not_stop_generation(tiny_registry, tmp_path):
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert any("broken.json" in e for e in manifest["registry"]["errors"])
+
+
+def test_every_package_is_shipped_in_the_wheel():
+    """pytest imports synth from the checkout, so a package missing from pyproject would pass every other test."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts) for p in (root / "synth").rglob("__init__.py")}
+    assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"

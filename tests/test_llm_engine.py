@@ -240,6 +240,7 @@ def test_aimd_halves_concurrency_in_a_429_storm_and_recovers():
                 await asyncio.gather(*(llm.complete(ask(f"storm {i}")) for i in range(64)))
                 in_storm = [r.in_flight for r in server.requests]
                 server.faults = Faults()
+                server.latency_ms = 40  # long enough that every free slot is seen busy, even on a loaded machine
                 server.reset()
                 await asyncio.gather(*(llm.complete(ask(f"calm {i}")) for i in range(400)))
                 return in_storm, server.max_in_flight

@@ -19,7 +19,7 @@ from synth.errors import BackendError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import ask, failure_reason as _reason
-from synth.records import (Message, Plan, PlanStep, Query, Review, Scenario, ServerSpec, StageFailure, ToolCall,
+from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, StageFailure, ToolCall,
                            Trajectory, Written, content_hash, make_id)
 from synth.stages import gates
 

@@ -101,10 +101,10 @@ def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[st
     import matplotlib
 
     folder.mkdir(parents=True, exist_ok=True)
-    style = {"svg.hashsalt": "synth", "font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10,
+    style: dict[str, Any] = {"svg.hashsalt": "synth", "font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10,
              "figure.facecolor": "white", "savefig.facecolor": "white"}
     out = []
-    with matplotlib.rc_context(style), warnings.catch_warnings():
+    with matplotlib.rc_context(style), warnings.catch_warnings():  # type: ignore[arg-type]
         warnings.simplefilter("ignore")  # glyphs a tool name has and DejaVu lacks (CJK) become boxes, not warnings
         figures = {}
         fig, ax = _figure()
@@ -224,6 +224,9 @@ def _funnel(manifest: dict[str, Any]) -> str:
         dropped = funnel["dropped"].get(stage, {})
         why = ", ".join(f"{reason} {n}" for reason, n in sorted(dropped.items(), key=lambda kv: (-kv[1], kv[0])))
         left = funnel["left"].get(stage, 0)
+        waiting = entered - left - sum(dropped.values())
+        if stage == "human_review" and waiting > 0:
+            why = ", ".join(x for x in (why, f"{waiting} still waiting for a person") if x)
         rows.append([stage, entered, left, sum(dropped.values()), why or "-"])
     for stage, dropped in funnel["dropped"].items():
         if stage not in funnel["entered"]:
@@ -269,8 +272,10 @@ def _made(manifest: dict[str, Any]) -> list[str]:
 def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     rules = manifest["config"].get("review", {})
     why = Counter(w for item in stats.queue for w in item["why"])
-    held = sum(1 for item in stats.queue if item["held"])
+    applied = {entry["queue_id"] for entry in stats.log}
+    held = sum(1 for item in stats.queue if item["held"] and item["id"] not in applied)
     decided = Counter(entry["decision"] for entry in stats.log)
+    looked_at = {e["conversation_id"] for e in stats.log if e["kind"] == "conversation"}
     lines = [f"`review_queue.jsonl` holds {len(stats.queue)} items a person should look at"
              + (": " + ", ".join(f"{w} {n}" for w, n in sorted(why.items())) if why else "") + "."]
     if rules:
@@ -283,7 +288,8 @@ def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     if stats.log:
         lines.append(f"Decisions applied (`review_log.jsonl`): {len(stats.log)} "
                      f"({', '.join(f'{d} {n}' for d, n in sorted(decided.items()))}), by "
-                     f"{len({e.get('reviewer') for e in stats.log})} reviewer(s).")
+                     f"{len({e.get('reviewer') for e in stats.log})} reviewer(s); a person looked at {len(looked_at)} of "
+                     f"the {stats.conversations} conversations.")
     else:
         lines.append("No decision has been applied yet: no item of this dataset has been checked by a person.")
     return [" ".join(lines)]
@@ -313,11 +319,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "tags": TAGS,
         "size_categories": [size_category(max((sum(s.values()) for s in sizes.values()), default=0))],
         "configs": hf.data_files(sizes),
-        "dataset_info": [
-            {"config_name": name, "features": hf.features_yaml(specs[name].features),
-             "splits": [{"name": s, "num_examples": n} for s, n in splits.items()]}
-            for name, splits in sizes.items()
-        ],
+        "dataset_info": [{"config_name": name, "features": hf.features_yaml(specs[name].features)} for name in sizes],
     }
     counts, cov = manifest["counts"], manifest["coverage"]
     conv_rows = [[name, ", ".join(f"{s} {n}" for s, n in splits.items()), sum(splits.values()), specs[name].description]

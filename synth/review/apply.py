@@ -5,48 +5,41 @@
 - reject: the conversation (with everything derived from it) or the scored call leaves the data
   and goes to rejected.jsonl with stage ``human_review``, reason ``human``.
 - edit: the edited conversation goes through the gates again and its negatives are re-derived
-  (synth.stages.gates.review, synth.stages.inject.inject_call, as in the pipeline); an edited
-  scored call replaces the old line. An edit that no longer passes is refused and stays queued.
+  (synth.stages.gates.review and synth.stages.inject.negatives, as the pipeline does); an edited
+  scored call replaces its line. An edit that no longer passes is refused and goes back to the queue.
 
 Exports, T-Eval subsets, manifest and card are rebuilt; ``review_log.jsonl`` records who decided
 what, when, and what it changed. Decisions already in the log are skipped, so applying twice
-changes nothing the second time. Files are replaced whole (write, then rename).
+changes nothing the second time. Lines of untouched conversations are copied as they were, and
+every file is replaced whole (written beside, then renamed).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
-from synth.records import Conversation, Registry, ScoredCall, ServerSpec, StageFailure
+from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpec, StageFailure, ToolCall
 from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
-from synth.review.queue import QUEUE, QueueItem, dump_line, read_queue, write_atomic, write_queue
-from synth.stages.inject import inject_call
+from synth.review.manifest import STAGE, lines, update_manifest
+from synth.review.queue import QueueItem, dump_line, read_queue, write_queue
+from synth.stages.inject import negatives
 
 LOG = "review_log.jsonl"
-STAGE = "human_review"
+EXPORTS = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl")
 
 
 def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
-
-
-def lines(path: Path) -> Iterator[dict[str, Any]]:
-    if path.exists():
-        with open(path, encoding="utf-8") as f:
-            for text in f:
-                if text.strip():
-                    yield json.loads(text)
 
 
 def read_manifest(run: Path) -> dict[str, Any]:
@@ -63,6 +56,12 @@ def run_registry(run: Path, manifest: dict[str, Any], servers: Path | None, need
         raise ConfigError(f"the registry this run was made from ({path}) is not here; pass --servers with the folder "
                           "of server files the run was generated from")
     registry = load_registry(path)
+    check_snapshot(manifest, registry, needed, path)
+    return registry
+
+
+def check_snapshot(manifest: dict[str, Any], registry: Registry, needed: set[str], path: Path | str) -> None:
+    """A ConfigError unless each needed server has the same tools and schemas as when the run was made."""
     snapshot = {s["id"]: {t["name"]: t["schema_hash"] for t in s["tools"]} for s in manifest["registry"]["snapshot"]}
     now = {s.id: {t.name: t.schema_hash for t in s.tools} for s in registry.servers}
     changed = sorted(s for s in needed if snapshot.get(s) != now.get(s))
@@ -70,27 +69,11 @@ def run_registry(run: Path, manifest: dict[str, Any], servers: Path | None, need
         raise ConfigError(f"the registry at {path} is not the one this run was made from: server(s) "
                           f"{', '.join(changed[:5])} differ (missing, or tools and schemas changed); pass --servers "
                           "with the original folder")
-    return registry
 
 
 def derive(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
     """The conversation's scored calls, exactly as the pipeline derives them."""
-    used = {c.name for c in conv.calls}
-    siblings_of = {t.name: [s for s in server.tools if s.name != t.name and s.name in conv.tools]
-                   for t in server.tools if t.name in used}
-    scored: list[ScoredCall] = []
-    missed: list[StageFailure] = []
-    index = 0
-    for position, message in enumerate(conv.messages):
-        for call in message.tool_calls:
-            tool = server.tool(call.name)
-            assert tool is not None  # the gates checked it
-            made, failed = inject_call(tool, siblings_of[call.name], call, conv.messages[:position],
-                                       conversation_id=conv.id, call_index=index, seed=seed)
-            scored.extend(made)
-            missed.extend(failed)
-            index += 1
-    return scored, missed
+    return negatives(conv, server, seed)
 
 
 @dataclass
@@ -110,13 +93,20 @@ class Applied:
 
 @dataclass
 class _Plan:
-    remove_convs: set[str] = field(default_factory=set)
+    """What the decisions change, before any file is touched."""
+
+    remove_convs: dict[str, str] = field(default_factory=dict)  # id -> split
     replace_convs: dict[str, Conversation] = field(default_factory=dict)  # old id -> edited
     add_convs: list[Conversation] = field(default_factory=list)
-    remove_rows: set[str] = field(default_factory=set)
-    replace_rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    remove_rows: dict[str, str] = field(default_factory=dict)  # scored id -> split
+    replace_rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # scored id -> edited line
     rejected: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, dict[str, Any]] = field(default_factory=dict)  # queue id -> what it changed
+
+    def touches_test(self) -> bool:
+        return ("test" in self.remove_convs.values() or "test" in self.remove_rows.values()
+                or any(c.split == "test" for c in [*self.replace_convs.values(), *self.add_convs])
+                or any(r["split"] == "test" for r in self.replace_rows.values()))
 
 
 def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_now) -> Applied:
@@ -124,58 +114,63 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     manifest = read_manifest(run)
     items = read_queue(run)
     done = {entry["queue_id"] for entry in lines(run / LOG)}
-    todo = [i for i in items if i.decision is not None and i.id not in done]
+    todo = sorted((i for i in items if i.decision is not None and i.id not in done),
+                  key=lambda i: i.kind != "conversation")  # a conversation's fate first, then its calls
     report = Applied()
     if not todo:
         return report
-    todo.sort(key=lambda i: i.kind != "conversation")  # a conversation's fate first, then its calls
-    needed = {i.server for i in todo if i.decision == "edit" or (i.held and i.decision == "accept")}
-    registry = run_registry(run, manifest, servers, needed)
-    by_id = {s.id: s for s in registry.servers}
-    seed = manifest["config"]["seed"]
-    plan, refused = _Plan(), {}
+    plan = _Plan()
+    needed = {i.server for i in todo if i.decision == "edit" or (i.held and i.decision != "reject")}
+    registry = run_registry(run, manifest, servers, needed) if needed else None
+    by_id = {s.id: s for s in registry.servers} if registry else {}
+    refused: dict[str, str] = {}
     for item in todo:
         try:
             _decide(item, plan, by_id)
         except EditError as exc:
             refused[item.id] = str(exc)
-    derived = {}
-    for conv in [*plan.replace_convs.values(), *plan.add_convs]:
-        derived[conv.id] = derive(conv, by_id[conv.server], seed)
-    names = ToolNames(registry.servers)
+    teval = (run / "teval").is_dir() and plan.touches_test()
+    if teval:  # T-Eval subsets are made from every test conversation: the whole registry must match
+        registry = registry or run_registry(run, manifest, servers, set())
+        check_snapshot(manifest, registry, {s["id"] for s in manifest["registry"]["snapshot"]},
+                       servers or manifest["config"]["servers"])
+        by_id = {s.id: s for s in registry.servers}
+    seed = manifest["config"]["seed"]
+    derived = {c.id: derive(c, by_id[c.server], seed) for c in [*plan.replace_convs.values(), *plan.add_convs]}
+    names = ToolNames(registry.servers) if registry else ToolNames(())
     seen_rows = _rewrite(run, plan, derived, by_id, names)
-    _rebuild_teval(run, manifest, by_id, seed, plan, registry)
+    if teval:
+        rebuild_teval(run, manifest, by_id)
     stamp = now()
-    log = []
-    for item in todo:
-        if item.id in refused:
-            report.refused.append(f"{item.id}: {refused[item.id]}")
-            continue
-        outcome = plan.outcome[item.id]
-        if item.kind == "scored" and outcome.get("row") and outcome["row"] not in seen_rows:
-            outcome = {"outcome": "no change: the call is no longer in the data (its conversation left or was edited)"}
-        log.append({"queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
-                    "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
-                    "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
-                    "decided_at": item.decided_at, "applied_at": stamp,
-                    **{k: v for k, v in outcome.items() if k != "row"}})
-        report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
-    report.applied = len(log)
+    applied: list[QueueItem] = []
+    with open(run / LOG, "a", encoding="utf-8") as log:
+        for item in todo:
+            if item.id in refused:
+                report.refused.append(f"{item.id}: {refused[item.id]}")
+                continue
+            outcome = dict(plan.outcome[item.id])
+            row = outcome.pop("row", None)
+            if row is not None and row not in seen_rows:
+                outcome = {"outcome": "no change: the call had already left the data"}
+            log.write(dump_line({
+                "queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
+                "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
+                "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
+                "decided_at": item.decided_at, "applied_at": stamp, **outcome}))
+            applied.append(item)
+            report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
+    report.applied = len(applied)
     report.joined = len(plan.add_convs)
     report.removed = len(plan.remove_convs) + len(plan.remove_rows)
-    if refused:  # the item goes back to the queue undecided, with why
+    if refused:  # back to the queue, undecided, with why
         write_queue(run, [i.model_copy(update={"decision": None, "edited": None, "decided_at": None,
                                                "note": f"edit refused by synth review apply: {refused[i.id]}"})
                           if i.id in refused else i for i in items])
-    with open(run / LOG, "a", encoding="utf-8") as f:
-        for entry in log:
-            f.write(dump_line(entry))
-    _update_manifest(run, manifest, plan, report)
+    update_manifest(run, manifest, applied, report.applied, report.decisions)
     from synth.export.card import write_card
+    from synth.export.hf import export
 
     if any((run / c).is_dir() for c in ("chat", "eval", "scored")):  # a Hub layout lives here: rebuild it too
-        from synth.export.hf import export
-
         export(run)
     else:
         write_card(run)
@@ -184,63 +179,64 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
 
 def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> None:
     """Record what one decision changes; an edit that does not pass raises EditError."""
-    why = f"{item.note} ({item.reviewer})" if item.note else f"rejected by {item.reviewer or 'a person'} in synth review"
+    by = item.reviewer or "a person"
+    detail = f"{item.note} ({by})" if item.note else f"rejected by {by} in synth review"
     if item.kind == "conversation":
         conv = Conversation.model_validate(item.record)
-        if item.decision == "accept":
-            if item.held:
-                accepted = conv.model_copy(update={"review": conv.review.model_copy(update={
-                    "verdict": "accept", "reasons": (*conv.review.reasons, f"accepted by {item.reviewer or 'a person'}")})})
-                plan.add_convs.append(accepted)
-                plan.outcome[item.id] = {"outcome": f"joined {conv.split}"}
-            else:
-                plan.outcome[item.id] = {"outcome": "kept"}
+        split = conv.split or "train"
+        if item.decision == "accept" and item.held:
+            review = conv.review.model_copy(update={"verdict": "accept", "reasons": (*conv.review.reasons, f"accepted by {by}")})
+            plan.add_convs.append(conv.model_copy(update={"review": review}))
+            plan.outcome[item.id] = {"outcome": f"joined {split}"}
+        elif item.decision == "accept":
+            plan.outcome[item.id] = {"outcome": "kept"}
         elif item.decision == "reject":
             if not item.held:
-                plan.remove_convs.add(conv.id)
-            plan.rejected.append(StageFailure(stage=STAGE, item_id=conv.id, reason="human", detail=why,
-                                              raw={"queue_id": item.id, "server": conv.server, "split": conv.split,
-                                                   "held": item.held}).to_json())
-            plan.outcome[item.id] = {"outcome": "rejected" + ("" if item.held else f", removed from {conv.split}")}
+                plan.remove_convs[conv.id] = split
+            plan.rejected.append(StageFailure(stage=STAGE, item_id=conv.id, reason="human", detail=detail, raw={
+                "queue_id": item.id, "server": conv.server, "split": split, "held": item.held}).to_json())
+            plan.outcome[item.id] = {"outcome": "rejected" if item.held else f"rejected, removed from {split}"}
         else:
+            if conv.server not in servers:
+                raise EditError(f"server {conv.server} is not in the registry")
             server = servers[conv.server]
-            messages = check_messages(item.edited, server)
-            new = edited_conversation(conv, messages, server, item.reviewer)
+            new = edited_conversation(conv, check_messages(item.edited, server), server, item.reviewer)
             if item.held:
                 plan.add_convs.append(new)
             else:
                 plan.replace_convs[conv.id] = new
-            plan.outcome[item.id] = {"outcome": f"edited, joined {new.split}, negatives re-derived", "new_id": new.id}
+            plan.outcome[item.id] = {"outcome": f"edited: gates passed, joined {split}, negatives re-derived",
+                                     "new_id": new.id}
         return
     row = item.record
-    gone = row["conversation_id"] in plan.remove_convs or row["conversation_id"] in plan.replace_convs
-    if gone:
-        plan.outcome[item.id] = {"outcome": "no change: its conversation was rejected or edited in this apply"}
+    if row["conversation_id"] in plan.remove_convs or row["conversation_id"] in plan.replace_convs:
+        plan.outcome[item.id] = {"outcome": "no change: its conversation was rejected or edited"}
     elif item.decision == "accept":
         plan.outcome[item.id] = {"outcome": "kept", "row": row["id"]}
     elif item.decision == "reject":
-        plan.remove_rows.add(row["id"])
-        plan.rejected.append(StageFailure(stage=STAGE, item_id=row["id"], reason="human", detail=why,
-                                          raw={"queue_id": item.id, "conversation_id": row["conversation_id"],
-                                               "call_index": row["call_index"], "score": row["score"],
-                                               "subtype": row["subtype"]}).to_json())
+        plan.remove_rows[row["id"]] = row["split"]
+        plan.rejected.append(StageFailure(stage=STAGE, item_id=row["id"], reason="human", detail=detail, raw={
+            "queue_id": item.id, "conversation_id": row["conversation_id"], "call_index": row["call_index"],
+            "score": row["score"], "subtype": row["subtype"]}).to_json())
         plan.outcome[item.id] = {"outcome": f"rejected, removed from scored {row['split']}", "row": row["id"]}
     else:
-        new = check_scored(item.edited, row, servers[row["server"]]) if row["server"] in servers else None
-        if new is None:
+        if row["server"] not in servers:
             raise EditError(f"server {row['server']} is not in the registry")
-        plan.replace_rows[row["id"]] = new
-        plan.outcome[item.id] = {"outcome": f"edited, now {new['score']}/{new['subtype']}", "new_id": new["id"],
+        line = check_scored(item.edited, row, servers[row["server"]])
+        plan.replace_rows[row["id"]] = line
+        plan.outcome[item.id] = {"outcome": f"edited: now {line['score']}/{line['subtype']}", "new_id": line["id"],
                                  "row": row["id"]}
 
+
+# --- the files ---------------------------------------------------------------------------------
 
 class _Files:
     """New versions of run files, written beside the old ones and swapped in together."""
 
-    def __init__(self, run: Path, names: list[str]):
+    def __init__(self, run: Path, names: tuple[str, ...]):
         self.run = run
         self.tmp = Path(tempfile.mkdtemp(prefix=".apply-", dir=run))
-        self.out = {n: open(self.tmp / n, "w", encoding="utf-8") for n in names}
+        self.out = {n: open(self.tmp / n, "w", encoding="utf-8") for n in names}  # noqa: SIM115
 
     def write(self, name: str, line: dict[str, Any] | str) -> None:
         self.out[name].write(line if isinstance(line, str) else dump_line(line))
@@ -259,60 +255,40 @@ class _Files:
 
 def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], list[StageFailure]]],
              servers: dict[str, ServerSpec], names: ToolNames) -> set[str]:
-    """Stream every export once, dropping, replacing and appending what the plan says. Lines of
-    conversations nobody touched are copied as they were. Returns the scored ids seen."""
-    files = _Files(run, ["conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl",
-                         "rejected.jsonl"])
+    """Every export streamed once: dropped, replaced and appended lines as the plan says. Returns the
+    scored ids that were in the data before."""
+    files = _Files(run, EXPORTS)
     seen: set[str] = set()
+    changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
     try:
-        chat = {s: open(run / f"{s}.jsonl", encoding="utf-8") for s in ("train", "valid")}
-        try:
-            changed: dict[str, str] = {}  # conversation id -> "removed" | "replaced"
-            for text in open(run / "conversations.jsonl", encoding="utf-8"):
-                conv_id, split = _id_and_split(text)
-                old_chat = chat[split].readline() if split in chat else None
-                if conv_id in plan.remove_convs:
-                    changed[conv_id] = "removed"
-                    continue
-                if conv_id in plan.replace_convs:
-                    changed[conv_id] = "replaced"
-                    _export_conv(files, plan.replace_convs[conv_id], servers, names)
-                    continue
-                files.write("conversations.jsonl", text)
-                if old_chat is not None:
-                    files.write(f"{split}.jsonl", old_chat)
-        finally:
-            for f in chat.values():
-                f.close()
-        for conv in plan.add_convs:
-            _export_conv(files, conv, servers, names)
+        _conversations(run, files, plan, servers, names)
         for item in lines(run / "eval.jsonl"):
             if item["item"]["metadata"]["conversation_id"] not in changed:
                 files.write("eval.jsonl", item)
-        _reorder_eval(files, run, plan, servers, names)
+        for conv in [*plan.replace_convs.values(), *plan.add_convs]:
+            if conv.split == "test":
+                for item in eval_items(conv, servers[conv.server], names):
+                    files.write("eval.jsonl", item)
         emitted: set[str] = set()
-        for text in open(run / "scored.jsonl", encoding="utf-8"):
-            row = json.loads(text)
-            seen.add(row["id"])
-            cid = row["conversation_id"]
-            if changed.get(cid) == "removed" or row["id"] in plan.remove_rows:
-                continue
-            if changed.get(cid) == "replaced":
-                if cid not in emitted:
+        with open(run / "scored.jsonl", encoding="utf-8") as f:
+            for text in f:
+                row = json.loads(text)
+                seen.add(row["id"])
+                cid = row["conversation_id"]
+                if changed.get(cid) == "replaced" and cid not in emitted:  # the new negatives where the old were
                     emitted.add(cid)
-                    _scored_rows(files, plan.replace_convs[cid], derived, servers)
-                continue
-            files.write("scored.jsonl", plan.replace_rows.get(row["id"], text) if row["id"] in plan.replace_rows else text)
-        for cid, new in plan.replace_convs.items():
-            if cid not in emitted:
-                _scored_rows(files, new, derived, servers)
-        for conv in plan.add_convs:
-            _scored_rows(files, conv, derived, servers)
-        for text in open(run / "rejected.jsonl", encoding="utf-8"):
-            record = json.loads(text)
-            if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
-                continue  # negatives that could not be made for a conversation that left or changed
-            files.write("rejected.jsonl", text)
+                    _scored(files, plan.replace_convs[cid], derived, servers)
+                if cid in changed or row["id"] in plan.remove_rows:
+                    continue
+                files.write("scored.jsonl", plan.replace_rows.get(row["id"], text))
+        for conv in [*(c for k, c in plan.replace_convs.items() if k not in emitted), *plan.add_convs]:
+            _scored(files, conv, derived, servers)
+        with open(run / "rejected.jsonl", encoding="utf-8") as f:
+            for text in f:
+                record = json.loads(text)
+                if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
+                    continue  # negatives that could not be made for a conversation that left or changed
+                files.write("rejected.jsonl", text)
         for line in plan.rejected:
             files.write("rejected.jsonl", line)
         for conv in [*plan.replace_convs.values(), *plan.add_convs]:
@@ -325,121 +301,75 @@ def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], 
     return seen
 
 
-def _reorder_eval(files: _Files, run: Path, plan: _Plan, servers: dict[str, ServerSpec], names: ToolNames) -> None:
-    for conv in [*plan.replace_convs.values(), *plan.add_convs]:
-        if conv.split == "test":
-            for item in eval_items(conv, servers[conv.server], names):
-                files.write("eval.jsonl", item)
+def _conversations(run: Path, files: _Files, plan: _Plan, servers: dict[str, ServerSpec], names: ToolNames) -> None:
+    """conversations.jsonl with train/valid.jsonl beside it: their lines come in the same order, so an
+    untouched conversation's chat line is copied as it was."""
+    with open(run / "conversations.jsonl", encoding="utf-8") as convs, \
+            open(run / "train.jsonl", encoding="utf-8") as train, open(run / "valid.jsonl", encoding="utf-8") as valid:
+        chat = {"train": train, "valid": valid}
+        for text in convs:
+            record = json.loads(text)
+            split = record.get("split") or "train"
+            old_chat = chat[split].readline() if split in chat else None
+            if record["id"] in plan.remove_convs:
+                continue
+            if record["id"] in plan.replace_convs:
+                _export(files, plan.replace_convs[record["id"]], servers, names)
+                continue
+            files.write("conversations.jsonl", text)
+            if old_chat is not None:
+                files.write(f"{split}.jsonl", old_chat)
+    for conv in plan.add_convs:
+        _export(files, conv, servers, names)
 
 
-def _id_and_split(text: str) -> tuple[str, str]:
-    record = json.loads(text)
-    return record["id"], record.get("split") or "train"
-
-
-def _export_conv(files: _Files, conv: Conversation, servers: dict[str, ServerSpec], names: ToolNames) -> None:
+def _export(files: _Files, conv: Conversation, servers: dict[str, ServerSpec], names: ToolNames) -> None:
     files.write("conversations.jsonl", conv.to_json())
     if conv.split in ("train", "valid"):
         files.write(f"{conv.split}.jsonl", chat_line(conv, servers[conv.server], names))
 
 
-def _scored_rows(files: _Files, conv: Conversation, derived: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
+def _scored(files: _Files, conv: Conversation, derived: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
     for record in derived[conv.id][0]:
         files.write("scored.jsonl", scored_line(record, servers[conv.server], conv.tools, conv.split or "train"))
 
 
-def _rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, ServerSpec], seed: int, plan: _Plan,
-                   registry: Registry) -> None:
-    """T-Eval subsets come from the test split: made again when a test conversation came, went or changed."""
-    touched = {c.split for c in [*plan.replace_convs.values(), *plan.add_convs]}
-    if not (run / "teval").is_dir() or ("test" not in touched and not plan.remove_convs):
-        return
-    try:
-        from synth.export.teval import TevalWriter
-    except ImportError:  # pragma: no cover - a synth without T-Eval export
-        return
-    all_servers = {s.id: s for s in registry.servers}
+def scored_records(conv: Conversation, rows: list[dict[str, Any]]) -> list[ScoredCall]:
+    """Scored lines of one conversation as records again (each history cut at the call it scores)."""
+    before: list[tuple[Message, ...]] = []
+    for position, message in enumerate(conv.messages):
+        before.extend(conv.messages[:position] for _ in message.tool_calls)
+
+    def call(raw: dict[str, Any]) -> ToolCall:
+        fn = raw["function"]
+        return ToolCall(id=raw["id"], name=fn["name"], arguments=json.loads(fn["arguments"]))
+
+    return [ScoredCall(id=r["id"], conversation_id=r["conversation_id"], server=r["server"], call_index=r["call_index"],
+                       history=before[r["call_index"]], tool_call=call(r["tool_call"]), gold_call=call(r["gold_call"]),
+                       score=r["score"], subtype=r["subtype"], failure_reason=r["failure_reason"]) for r in rows]
+
+
+def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
+    """T-Eval subsets made again from the test split as it is now (its conversations and scored lines)."""
+    from synth.export.teval import TevalWriter
+
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for row in lines(run / "scored.jsonl"):
+        if row["split"] == "test":
+            rows.setdefault(row["conversation_id"], []).append(row)
     tmp = Path(tempfile.mkdtemp(prefix=".teval-", dir=run))
     try:
         writer = TevalWriter(tmp)
-        for record in lines(run / "conversations.jsonl"):
-            if record.get("split") != "test":
-                continue
-            conv = Conversation.model_validate(record)
-            server = all_servers.get(conv.server)
-            if server is None:
-                raise ConfigError(f"server {conv.server} of {conv.id} is not in the registry; pass --servers")
-            writer.add(conv, server, derive(conv, server, seed)[0])
-        manifest["teval"] = writer.close()
-        for path in (tmp / "teval").iterdir():
+        try:
+            for record in lines(run / "conversations.jsonl"):
+                if record.get("split") == "test":
+                    conv = Conversation.model_validate(record)
+                    writer.add(conv, servers[conv.server], scored_records(conv, rows.get(conv.id, [])))
+        finally:
+            counts = writer.close()
+        manifest["teval"] = counts
+        (run / "teval").mkdir(exist_ok=True)
+        for path in sorted((tmp / "teval").iterdir()):
             path.replace(run / "teval" / path.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-# --- the manifest ------------------------------------------------------------------------------
-
-def file_facts(path: Path) -> dict[str, Any]:
-    digest, count = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-            count += chunk.count(b"\n")
-    return {"lines": count, "sha256": digest.hexdigest()}
-
-
-def recount(run: Path, manifest: dict[str, Any]) -> None:
-    """Counts, coverage and file facts of the manifest, read again from the run's files."""
-    splits = dict.fromkeys(("train", "valid", "test"), 0)
-    used: set[str] = set()
-    multi = calls = messages = conversations = 0
-    for conv in lines(run / "conversations.jsonl"):
-        conversations += 1
-        splits[conv.get("split") or "train"] += 1
-        conv_calls = [c["name"] for m in conv["messages"] for c in m.get("tool_calls", [])]
-        used.update(f"{conv['scenario']['server']}/{name}" for name in conv_calls)
-        calls += len(conv_calls)
-        messages += len(conv["messages"])
-        multi += bool(conv["query"].get("withheld"))
-    labels: dict[str, int] = {}
-    subtypes: dict[str, int] = {}
-    for row in lines(run / "scored.jsonl"):
-        labels[row["score"]] = labels.get(row["score"], 0) + 1
-        key = f"{row['score']}/{row['subtype']}"
-        subtypes[key] = subtypes.get(key, 0) + 1
-    eval_count = file_facts(run / "eval.jsonl")["lines"]
-    manifest["counts"] = {"conversations": conversations, "splits": splits, "multi_turn": multi, "tool_calls": calls,
-                          "messages": messages, "eval_items": eval_count, "scored": dict(sorted(labels.items())),
-                          "scored_subtypes": dict(sorted(subtypes.items()))}
-    usable = [f"{s['id']}/{t['name']}" for s in manifest["registry"]["snapshot"] for t in s["tools"]]
-    unused = sorted(set(usable) - used)
-    manifest["coverage"] = {"usable_tools": len(usable), "used_tools": len(usable) - len(unused),
-                            "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
-                            "unused": unused}
-    manifest["files"] = {name: file_facts(run / name) for name in manifest["files"] if (run / name).exists()}
-
-
-def _update_manifest(run: Path, manifest: dict[str, Any], plan: _Plan, report: Applied) -> None:
-    funnel = manifest["funnel"]
-    reviewed_in_data = sum(1 for o in plan.outcome.values() if o.get("outcome") == "kept") * 0  # not a stage change
-    del reviewed_in_data
-    joined = len(plan.add_convs)
-    rejected_convs = sum(1 for r in plan.rejected if (r.get("raw") or {}).get("split") is not None)
-    held_rejected = sum(1 for r in plan.rejected if (r.get("raw") or {}).get("held"))
-    in_data_changed = len(plan.remove_convs) + len(plan.replace_convs)
-    funnel["entered"][STAGE] = funnel["entered"].get(STAGE, 0) + in_data_changed
-    funnel["left"][STAGE] = funnel["left"].get(STAGE, 0) + joined + len(plan.replace_convs)
-    if rejected_convs:
-        dropped = funnel["dropped"].setdefault(STAGE, {})
-        dropped["human"] = dropped.get("human", 0) + rejected_convs
-    del held_rejected
-    for conv in [*plan.replace_convs.values(), *plan.add_convs]:
-        funnel["entered"]["inject"] = funnel["entered"].get("inject", 0) + len(conv.calls)
-        funnel["left"]["inject"] = funnel["left"].get("inject", 0) + len(conv.calls)
-    recount(run, manifest)
-    funnel["accepted"] = manifest["counts"]["conversations"]
-    review = manifest.setdefault("review", {"applied": 0, "decisions": {}})
-    review["applied"] += report.applied
-    for decision, n in report.decisions.items():
-        review["decisions"][decision] = review["decisions"].get(decision, 0) + n
-    write_atomic(run / "manifest.json", [json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"])

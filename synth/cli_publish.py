@@ -1,0 +1,213 @@
+"""The publishing and review commands: export, card, push, review. Flags -> one call; imports are lazy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from typer.core import TyperGroup
+
+
+class _ReviewGroup(TyperGroup):
+    """``synth review RUN`` starts a session; ``synth review apply RUN`` (and ``queue``) are subcommands."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
+review_app = typer.Typer(
+    cls=_ReviewGroup, no_args_is_help=True,
+    help="Review doubtful items by hand: `synth review RUN` goes through review_queue.jsonl one item at a time "
+    "(a accept, r reject, e edit in $EDITOR, n note, s skip, q quit; every decision is saved at once); "
+    "`synth review apply RUN` folds the decisions back into the run.")
+
+
+def _fail(message: str) -> None:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
+    raise typer.Exit(2)
+
+
+def _run_folder(run: Path) -> None:
+    if not (run / "manifest.json").is_file():
+        _fail(f"{run} is not a run folder (no manifest.json); pass the --out folder of synth generate")
+
+
+def export(
+    run: Path = typer.Argument(..., help="A run folder made by synth generate."),
+    format: str = typer.Option("hf", "--format", "-f", help="hf: Hugging Face datasets parquet, one config per "
+                               "format, laid out as a Hub dataset repo with its card."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write. Default: the run folder itself."),
+    license: Optional[str] = typer.Option(None, "--license", help="Card licence id (e.g. mit, cc-by-4.0). "
+                                          "Default: the card's current one, else 'other'."),
+    pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
+) -> None:
+    """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card)."""
+    from synth.errors import SynthError
+
+    _run_folder(run)
+    if format != "hf":
+        _fail(f"--format {format!r} is not known; use --format hf (the JSONL files are already in {run})")
+    from synth.export.hf import export as build
+
+    try:
+        written = build(run, out, license=license, pretty_name=pretty_name)
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    target = out or run
+    for config, splits in written.items():
+        typer.echo(f"{config}: " + ", ".join(f"{s} {len(files)} file(s)" for s, files in splits.items()))
+    typer.echo(f"wrote {sum(len(f) for s in written.values() for f in s.values())} parquet files and README.md to "
+               f"{target}; load with datasets.load_dataset({str(target)!r}, 'chat')")
+
+
+def card(
+    run: Path = typer.Argument(..., help="A run folder made by synth generate."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write README.md and plots/. Default: the run."),
+    license: Optional[str] = typer.Option(None, "--license", help="Licence id for the Hub (e.g. mit, cc-by-4.0)."),
+    pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
+) -> None:
+    """Write the dataset card (README.md with the Hub YAML header, stats, examples) and its PNG plots."""
+    _run_folder(run)
+    from synth.export.card import write_card
+
+    path = write_card(run, out, license=license, pretty_name=pretty_name)
+    typer.echo(f"wrote {path} and {path.parent / 'plots'}/*.png")
+
+
+def push(
+    run: Path = typer.Argument(..., help="A run folder made by synth generate."),
+    repo: str = typer.Option(..., "--repo", help="Hub dataset repo, OWNER/NAME; created when it does not exist."),
+    private: bool = typer.Option(False, "--private", help="Create the repo private."),
+    token_env: Optional[str] = typer.Option(None, "--token-env", help="Environment variable holding a Hub token "
+                                            "with write access. Default: HF_TOKEN, else the `hf auth login` token."),
+    message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
+) -> None:
+    """Upload the run to the Hugging Face Hub: parquet per config, the card with its plots, manifest.json."""
+    from synth.errors import SynthError
+    from synth.hub import check_repo_id, find_token
+    from synth.hub import push as upload
+
+    _run_folder(run)
+    try:
+        check_repo_id(repo)
+        token = find_token(token_env)
+        pushed = upload(run, repo, token=token, private=private, message=message)
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    typer.echo(f"pushed {len(pushed.uploaded)} files to {pushed.url}" + (" (private)" if private else "")
+               + (f"; removed {len(pushed.deleted)} files of an earlier push" if pushed.deleted else ""))
+
+
+@review_app.command("start", hidden=True)
+def review_start(
+    run: Path = typer.Argument(..., help="A run folder with review_queue.jsonl."),
+    reviewer: Optional[str] = typer.Option(None, "--reviewer", help="Your name in the audit trail. Default: $USER."),
+    servers: Optional[Path] = typer.Option(None, "--servers", help="The registry the run was made from (to check "
+                                           "edits). Default: the folder named in manifest.json."),
+) -> None:
+    """Go through the review queue one item at a time."""
+    import getpass
+
+    from rich.console import Console
+
+    from synth.errors import SynthError
+    from synth.review.session import Session
+
+    _run_folder(run)
+    try:
+        session = Session(run=run, console=Console(highlight=False), reviewer=reviewer or getpass.getuser(),
+                          servers=_server_lookup(run, servers))
+        session.start()
+    except SynthError as exc:
+        _fail(str(exc))
+
+
+def _server_lookup(run: Path, servers: Optional[Path]):
+    """server id -> ServerSpec from the run's registry, loaded on the first edit and checked per server."""
+    loaded: dict[str, Any] = {}
+
+    def lookup(server_id: str):
+        from synth.review.apply import check_snapshot, read_manifest, run_registry
+
+        if not loaded:
+            loaded["manifest"] = read_manifest(run)
+            loaded["registry"] = run_registry(run, loaded["manifest"], servers, set())
+        check_snapshot(loaded["manifest"], loaded["registry"], {server_id}, servers or loaded["manifest"]["config"]["servers"])
+        return loaded["registry"].server(server_id)
+
+    return lookup
+
+
+@review_app.command("apply")
+def review_apply(
+    run: Path = typer.Argument(..., help="A run folder with decisions in review_queue.jsonl."),
+    servers: Optional[Path] = typer.Option(None, "--servers", help="The registry the run was made from. "
+                                           "Default: the folder named in manifest.json."),
+) -> None:
+    """Fold the decisions back in: splits, rejected.jsonl, re-derived negatives, exports, manifest, card, review_log.jsonl."""
+    from synth.errors import SynthError
+    from synth.review.apply import apply
+
+    _run_folder(run)
+    try:
+        report = apply(run, servers)
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    if report.nothing:
+        typer.echo(f"nothing to apply in {run}: every decision is already in review_log.jsonl")
+        return
+    typer.echo(f"applied {report.applied} decisions ("
+               + ", ".join(f"{d} {n}" for d, n in sorted(report.decisions.items())) + f"): {report.joined} held "
+               f"conversations joined their split, {report.removed} items left the data; exports, manifest and card "
+               "rebuilt; audit trail in review_log.jsonl")
+    for line in report.refused:
+        typer.echo(f"refused (back in the queue): {line}", err=True)
+    if report.refused:
+        raise typer.Exit(1)
+
+
+@review_app.command("queue")
+def review_queue(
+    run: Path = typer.Argument(..., help="A run folder."),
+    audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items to audit at random."),
+    below: float = typer.Option(0.7, "--min-confidence", min=0.0, max=1.0,
+                                help="Queue items the reviewer accepted with less confidence."),
+    rules: str = typer.Option("human,low_confidence,disagree,audit", "--rules",
+                              help="Which rules queue items, comma-separated."),
+) -> None:
+    """Choose the queue again with other rules (held and already decided items are kept)."""
+    import json
+
+    from synth.config import REVIEW_RULES
+    from synth.errors import SynthError
+    from synth.review.queue import Rules, rebuild
+
+    _run_folder(run)
+    chosen = tuple(r.strip() for r in rules.split(",") if r.strip())
+    unknown = sorted(set(chosen) - set(REVIEW_RULES))
+    if unknown:
+        _fail(f"--rules: unknown {unknown}; rules are {', '.join(REVIEW_RULES)}")
+    seed = json.loads((run / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"]
+    try:
+        report = rebuild(run, Rules(audit=audit, min_confidence=below, rules=chosen, seed=seed))
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    typer.echo(f"review_queue.jsonl: {report.kept + report.added} items ({report.kept} kept, {report.added} chosen): "
+               + (", ".join(f"{w} {n}" for w, n in sorted(report.by_reason.items())) or "none"))
+
+
+def register(app: typer.Typer) -> None:
+    """Add export, card, push and the review commands to the ``synth`` app."""
+    app.command("export")(export)
+    app.command("card")(card)
+    app.command("push")(push)
+    app.add_typer(review_app, name="review")

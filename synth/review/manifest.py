@@ -1,0 +1,91 @@
+"""The run's manifest after a review: counts, coverage, file hashes and the funnel, read again from the files.
+
+``recount`` gives exactly what the pipeline wrote for an untouched run (a test holds it to that), so
+the manifest of a reviewed run reads like one that was generated that way.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from synth.pipeline import file_facts
+from synth.review.queue import QueueItem, write_atomic
+
+STAGE = "human_review"
+
+
+def lines(path: Path) -> Iterator[dict[str, Any]]:
+    if path.exists():
+        with open(path, encoding="utf-8") as f:
+            for text in f:
+                if text.strip():
+                    yield json.loads(text)
+
+
+def recount(run: Path, manifest: dict[str, Any]) -> None:
+    """Counts, coverage, file facts and the inject stage of the manifest, read again from the run's files."""
+    splits = dict.fromkeys(("train", "valid", "test"), 0)
+    used: set[str] = set()
+    multi = calls = messages = conversations = 0
+    for conv in lines(run / "conversations.jsonl"):
+        conversations += 1
+        splits[conv.get("split") or "train"] += 1
+        names = [c["name"] for m in conv["messages"] for c in m.get("tool_calls", [])]
+        used.update(f"{conv['scenario']['server']}/{name}" for name in names)
+        calls += len(names)
+        messages += len(conv["messages"])
+        multi += bool(conv["query"].get("withheld"))
+    labels: dict[str, int] = {}
+    subtypes: dict[str, int] = {}
+    for row in lines(run / "scored.jsonl"):
+        labels[row["score"]] = labels.get(row["score"], 0) + 1
+        key = f"{row['score']}/{row['subtype']}"
+        subtypes[key] = subtypes.get(key, 0) + 1
+    manifest["counts"] = {"conversations": conversations, "splits": splits, "multi_turn": multi, "tool_calls": calls,
+                          "messages": messages, "eval_items": file_facts(run / "eval.jsonl")["lines"],
+                          "scored": dict(sorted(labels.items())), "scored_subtypes": dict(sorted(subtypes.items()))}
+    usable = [f"{s['id']}/{t['name']}" for s in manifest["registry"]["snapshot"] for t in s["tools"]]
+    unused = sorted(set(usable) - used)
+    manifest["coverage"] = {"usable_tools": len(usable), "used_tools": len(usable) - len(unused),
+                            "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
+                            "unused": unused}
+    manifest["files"] = {name: file_facts(run / name) for name in manifest["files"] if (run / name).exists()}
+    # the inject stage counts the gold calls of the conversations in the data and the negatives it could not make
+    funnel = manifest["funnel"]
+    funnel["accepted"] = conversations
+    if calls or "inject" in funnel["entered"]:
+        funnel["entered"]["inject"] = funnel["left"]["inject"] = calls
+    missed: dict[str, int] = {}
+    for record in lines(run / "rejected.jsonl"):
+        if record.get("stage") == "inject":
+            missed[record["reason"]] = missed.get(record["reason"], 0) + 1
+    if missed:
+        funnel["dropped"]["inject"] = missed  # in the order rejected.jsonl has them, as the pipeline counts
+    else:
+        funnel["dropped"].pop("inject", None)
+
+
+def update_manifest(run: Path, manifest: dict[str, Any], applied: list[QueueItem], count: int,
+                    decisions: dict[str, int]) -> None:
+    """Held conversations entered the human_review stage when generated, the others when decided;
+    accepted and edited ones pass it, rejected ones are dropped with reason ``human``."""
+    funnel = manifest["funnel"]
+    convs = [i for i in applied if i.kind == "conversation"]
+    entered = sum(not i.held for i in convs)
+    if entered:
+        funnel["entered"][STAGE] = funnel["entered"].get(STAGE, 0) + entered
+    passed = sum(i.decision in ("accept", "edit") for i in convs)
+    if passed:
+        funnel["left"][STAGE] = funnel["left"].get(STAGE, 0) + passed
+    rejected = sum(i.decision == "reject" for i in convs)
+    if rejected:
+        dropped = funnel["dropped"].setdefault(STAGE, {})
+        dropped["human"] = dropped.get("human", 0) + rejected
+    recount(run, manifest)
+    review = manifest.setdefault("review", {"applied": 0, "decisions": {}})
+    review["applied"] += count
+    for decision, n in sorted(decisions.items()):
+        review["decisions"][decision] = review["decisions"].get(decision, 0) + n
+    write_atomic(run / "manifest.json", [json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"])
