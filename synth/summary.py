@@ -56,4 +56,6 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
                       f"{sum(r['prompt_tokens'] for r in used):,} in / {sum(r['completion_tokens'] for r in used):,} out, "
                       f"about ${manifest['cost_usd']:.4f}" + (" (stopped: budget reached; --resume with a larger "
                       "--budget-usd to go on)" if manifest.get("stopped_by_budget") else ""))
-    console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + ", manifest.json")
+    extra = ", teval/" if manifest.get("teval") else ""
+    console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + f", manifest.json{extra}"
+                  + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))
