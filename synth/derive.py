@@ -64,7 +64,7 @@ def _messages(raw: Any) -> tuple[Message, ...]:
         content = m.get("content")
         if isinstance(content, list):  # content parts: keep the text
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        out.append(Message(role=role, content=content if content else None if calls else (content or ""),
+        out.append(Message(role=role, content=content or (None if calls else ""),
                            tool_calls=tuple(calls), tool_call_id=m.get("tool_call_id")))
     return tuple(out)
 

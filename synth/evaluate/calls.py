@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from synth.grade import json_type
+
 DIAGNOSES = ("correct", "wrong_func_name", "missing_required", "unexpected_param", "type_error", "value_error",
              "wrong_count", "invalid_arguments")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
@@ -94,17 +96,9 @@ def _canonical(value: Any, lenient: Leniency) -> Any:
     return value
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", dict: "object", list: "array", type(None): "null"}.get(type(value), "other")
-
-
 def _same_kind(a: Any, b: Any) -> bool:
     """The same JSON type, counting a numeric string as a number ("5" stands for 5)."""
-    kinds = {_kind(a), _kind(b)}
+    kinds = {json_type(a), json_type(b)}
     if kinds == {"string", "number"}:
         text = a if isinstance(a, str) else b
         return bool(_NUMBER.fullmatch(text.strip()))

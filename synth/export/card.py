@@ -13,25 +13,18 @@ import re
 import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
 from synth.export import hf
+from synth.export import jsonl as _lines
 from synth.records import content_hash
 
 PLOTS = ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution")
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
 LABEL_COLOURS = {"correct": "#2b8a3e", "incorrect_tool": "#c92a2a", "incorrect_parameter_names": "#e67700",
                  "incorrect_parameter_values": "#1864ab"}
-
-
-def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    if path.exists():
-        with open(path, encoding="utf-8") as f:
-            for text in f:
-                if text.strip():
-                    yield json.loads(text)
 
 
 def read_header(readme: Path) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from synth.export import jsonl as _lines
+
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
 
@@ -128,15 +130,6 @@ class Config:
     rows: Callable[[], Iterator[tuple[str, dict[str, Any]]]]  # (HF split, row), in file order
     json_columns: frozenset[str] = frozenset()
     description: str = ""
-
-
-def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8") as f:
-        for text in f:
-            if text.strip():
-                yield json.loads(text)
 
 
 def teval_files(run: Path) -> list[Path]:

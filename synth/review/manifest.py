@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from synth.pipeline import file_facts
+from synth.export import jsonl as lines
 from synth.review.queue import QueueItem, write_atomic
 
 STAGE = "human_review"
-
-
-def lines(path: Path) -> Iterator[dict[str, Any]]:
-    if path.exists():
-        with open(path, encoding="utf-8") as f:
-            for text in f:
-                if text.strip():
-                    yield json.loads(text)
 
 
 def recount(run: Path, manifest: dict[str, Any]) -> None:
