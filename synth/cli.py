@@ -20,6 +20,8 @@ cache_app = typer.Typer(help="The SQLite cache of model calls that makes reruns 
 app.add_typer(cache_app, name="cache")
 from synth import cli_publish  # noqa: E402  (export, card, push, review)
 cli_publish.register(app)
+from synth import cli_pack  # noqa: E402  (pack check, schema, build)
+cli_pack.register(app)
 
 
 def _fail(message: str) -> None:

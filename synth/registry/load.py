@@ -24,6 +24,7 @@ from synth.records import Problem, Registry, ServerSpec, ToolSpec, content_hash
 from synth.registry.normalize import escape, normalize_schema
 
 SUFFIXES = (".json", ".yaml", ".yml")
+PACK_SUFFIXES = (".pack.yaml", ".pack.yml", ".pack.json")
 OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_DESCRIPTION = 1024
 _SHAPES = ("a Smithery server object {qualifiedName, displayName, description, tools: [...]}, a list of them or "
@@ -100,6 +101,8 @@ def registry_files(folder: Path) -> list[Path]:
     found = []
     for path in folder.rglob("*"):
         rel = path.relative_to(folder)
+        if path.name.endswith(PACK_SUFFIXES):  # a server pack sits beside its server; it is not one
+            continue
         if path.suffix.lower() in SUFFIXES and path.is_file() and not any(p.startswith(".") for p in rel.parts):
             found.append(path)
     return sorted(found, key=lambda p: p.relative_to(folder).as_posix())

@@ -1,0 +1,76 @@
+"""Finding and reading packs: ``*.pack.yaml``/``*.pack.json`` anywhere under a folder."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from synth.packs.model import Pack
+from synth.records import Problem
+from synth.registry.load import PACK_SUFFIXES as SUFFIXES
+
+
+def is_pack(path: Path) -> bool:
+    return path.name.endswith(SUFFIXES)
+
+
+@dataclass
+class Packs:
+    """The packs of a run, by server id, and what was wrong with the files that did not load."""
+
+    by_server: dict[str, Pack] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # server id -> file
+    problems: list[Problem] = field(default_factory=list)
+
+    def get(self, server_id: str) -> Pack | None:
+        return self.by_server.get(server_id)
+
+
+def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
+    """One pack file, validated; a bad file is a Problem naming the file, the place and the fix."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        return None, [Problem(severity="error", file=rel, what=f"cannot read the pack: {str(exc).splitlines()[0][:200]}",
+                              fix="fix the YAML/JSON syntax (synth pack check shows every problem)")]
+    if doc is None:
+        return None, [Problem(severity="error", file=rel, what="empty pack file", fix="write a pack or delete the file")]
+    try:
+        return Pack.model_validate(doc), []
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors()[:20]:
+            pointer = "/" + "/".join(str(x) for x in err["loc"])
+            out.append(Problem(severity="error", file=rel, server=doc.get("server") if isinstance(doc, dict) else None,
+                               pointer=pointer, what=err["msg"],
+                               fix="see registry/packs/README.md for the pack format"))
+        return None, out
+
+
+def load_packs(*folders: Path) -> Packs:
+    """Every pack under the folders, in sorted order; the first pack for a server wins, later ones are problems."""
+    packs = Packs()
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and is_pack(p)):
+            if any(part.startswith(".") for part in path.relative_to(folder).parts):
+                continue
+            rel = path.relative_to(folder).as_posix()
+            pack, problems = read_pack(path, rel)
+            packs.problems.extend(problems)
+            if pack is None:
+                continue
+            if pack.server in packs.by_server:
+                packs.problems.append(Problem(severity="error", file=rel, server=pack.server,
+                                              what=f"a second pack for {pack.server} (the first is {packs.files[pack.server]})",
+                                              fix="keep one pack per server"))
+                continue
+            packs.by_server[pack.server] = pack
+            packs.files[pack.server] = rel
+    return packs

@@ -1,0 +1,95 @@
+"""The pack format, as pydantic models (the JSON Schema in registry/packs/pack.schema.json is made from them).
+
+Slots (see ``synth.packs.template``):
+- in goals, ``{param}`` is a value of the call's parameter, written as the user would say it;
+- in results, ``{param}`` is the argument (typed when it is the whole string), plus generators
+  ``{int:1-9}``, ``{num:1.5-9.9}``, ``{pick:a|b}``, ``{date:+3}``, ``{fake:name}``, ``{id:AB-####}``,
+  and lists ``[{"$repeat": "2-4", "$item": {...}}]`` (``{n}`` is the item's number);
+- in answers, ``{param}``, ``{r.path.0.field}`` (a value of the result) and ``{count:r.path}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JSON = Any
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Range(_Model):
+    """Numbers from ``range[0]`` to ``range[1]``; floats when either bound or ``step`` is a float."""
+
+    range: tuple[float, float]
+    step: float | None = None
+    phrase: dict[str, str] = Field(default_factory=dict, description="how the user says a value, e.g. {'1': 'tomorrow'}; "
+                                   "must contain the value unless the parameter is an enum or boolean")
+
+
+class Pool(_Model):
+    """Literal values (generators allowed in strings), with optional phrasings per value."""
+
+    pool: list[JSON] = Field(min_length=1)
+    phrase: dict[str, str] = Field(default_factory=dict)
+
+
+Values = Union[list[JSON], Range, Pool]
+
+
+class Goal(_Model):
+    """A goal with values it implies without saying them (enum or boolean parameters only)."""
+
+    text: str = Field(min_length=8)
+    set: dict[str, JSON] = Field(default_factory=dict)
+
+
+class Failure(_Model):
+    """A real way the tool fails for a correct call (nothing found, a closed market...), and the honest answer."""
+
+    label: Literal["unable_to_accomplish", "internal_error", "input_error"] = "unable_to_accomplish"
+    result: JSON
+    answer: str = Field(min_length=8)
+
+
+class Feed(_Model):
+    """A value in this tool's result that becomes a parameter of another tool, and goals for the pair."""
+
+    to: str
+    param: str
+    path: str = Field(description="where the value is in this tool's result, e.g. 'locations.0.name'")
+    goals: list[Union[str, Goal]] = Field(default_factory=list, description="requests for the pair; slots are "
+                                          "parameters of either tool except the fed one")
+
+
+class ToolPack(_Model):
+    goals: list[Union[str, Goal]] = Field(min_length=3, description="what people want when they need this tool, "
+                                          "in their words; no tool or parameter names")
+    values: dict[str, Values] = Field(default_factory=dict)
+    cases: list[dict[str, JSON]] = Field(default_factory=list, description="values that must agree, chosen together")
+    ask: dict[str, str] = Field(default_factory=dict, description="the assistant's question for a value the user left out")
+    say: dict[str, list[str]] = Field(default_factory=dict, description="how the user gives a value when asked; {value}")
+    results: list[JSON] = Field(min_length=1, description="result templates, consistent with the arguments")
+    failures: list[Failure] = Field(default_factory=list)
+    answers: list[str] = Field(min_length=2, description="final answers stating facts from the result")
+    feeds: list[Feed] = Field(default_factory=list)
+
+
+class Pack(_Model):
+    pack: Literal[1] = 1
+    server: str = Field(description="the server's qualifiedName (its id in the registry)")
+    tools: dict[str, ToolPack]
+
+
+def goal_of(goal: str | Goal) -> Goal:
+    return goal if isinstance(goal, Goal) else Goal(text=goal)
+
+
+def pack_json_schema() -> dict[str, Any]:
+    schema = Pack.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "synth server pack"
+    return schema

@@ -1,0 +1,157 @@
+"""The slot language of packs: filling goals, result templates and answers.
+
+Everything random comes from the ``random.Random`` and the ``Faker`` passed in (made per scenario
+by the caller), so the same scenario always expands to the same text and results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from typing import Any, Callable
+
+from faker import Faker
+
+SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
+FAKES = frozenset({
+    "name", "first_name", "last_name", "company", "email", "city", "country", "country_code", "street_address",
+    "address", "postcode", "phone_number", "url", "domain_name", "user_name", "job", "word", "sentence",
+    "catch_phrase", "uuid4", "iban", "isbn13", "color_name", "license_plate", "ipv4", "file_name", "currency_code",
+})
+BASE_DATE = dt.date(2026, 5, 4)
+
+
+class Missing(KeyError):
+    """A slot that the values at hand cannot fill."""
+
+
+def get_path(value: Any, path: str) -> Any:
+    """``locations.0.name`` inside a result; raises Missing when any step is absent."""
+    node = value
+    for part in path.split(".") if path else []:
+        if isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            raise Missing(path)
+    return node
+
+
+def spoken(value: Any) -> str:
+    """A value as a person would write it in a sentence."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        parts = [spoken(v) for v in value]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {spoken(v)}" for k, v in value.items())
+    return str(value)
+
+
+def fill(text: str, lookup: Callable[[str], str]) -> str:
+    """Replace every slot with ``lookup(slot)``; Missing propagates so the caller can try another text."""
+    return SLOT.sub(lambda m: lookup(m.group(1)), text)
+
+
+def slots(text: str) -> list[str]:
+    return [m.group(1) for m in SLOT.finditer(text)]
+
+
+class Expander:
+    """Expands result templates and pool strings for one scenario."""
+
+    def __init__(self, rng: random.Random, args: dict[str, Any] | None = None):
+        self.rng, self.args = rng, args or {}
+        self._faker_seed = rng.getrandbits(32)  # drawn now, so a lazy Faker changes no other draw
+        self._fake: Faker | None = None
+
+    @property
+    def fake(self) -> Faker:
+        """A Faker of this expander's own (no shared global), made only when a template asks for one."""
+        if self._fake is None:
+            self._fake = Faker("en_US")
+            self._fake.seed_instance(self._faker_seed)
+        return self._fake
+
+    def with_args(self, args: dict[str, Any]) -> "Expander":
+        other = Expander(self.rng, args)
+        return other
+
+    def value(self, template: Any, n: int | None = None) -> Any:
+        if isinstance(template, dict):
+            return {k: self.value(v, n) for k, v in template.items()}
+        if isinstance(template, list):
+            out: list[Any] = []
+            for item in template:
+                if isinstance(item, dict) and "$repeat" in item:
+                    count = self._count(item["$repeat"])
+                    out.extend(self.value(item.get("$item"), i + 1) for i in range(count))
+                else:
+                    out.append(self.value(item, n))
+            return out
+        if isinstance(template, str):
+            whole = SLOT.fullmatch(template)
+            if whole:
+                return self.slot(whole.group(1), n, typed=True)
+            return SLOT.sub(lambda m: spoken(self.slot(m.group(1), n, typed=False)), template)
+        return template
+
+    def _count(self, spec: Any) -> int:
+        if isinstance(spec, int):
+            return spec
+        text = str(spec)
+        if text.startswith("{") and text.endswith("}"):
+            value = self.slot(text[1:-1], None, typed=True)
+            return max(0, min(int(value), 10)) if isinstance(value, (int, float)) else 3
+        lo, _, hi = text.partition("-")
+        return self.rng.randint(int(lo), int(hi or lo))
+
+    def slot(self, name: str, n: int | None, typed: bool) -> Any:
+        kind, sep, arg = name.partition(":")
+        if not sep:
+            if name == "n" and n is not None:
+                return n
+            if name in self.args:
+                return self.args[name]
+            raise Missing(name)
+        if kind == "int":
+            lo, hi = _bounds(arg)
+            return self.rng.randint(int(lo), int(hi))
+        if kind == "num":
+            lo, hi = _bounds(arg)
+            decimals = max(len(part.partition(".")[2]) for part in arg.split("-", 1)) or 1
+            return round(self.rng.uniform(lo, hi), decimals)
+        if kind == "pick":
+            return self.rng.choice(arg.split("|"))
+        if kind == "date":  # {date:3} is three days after the base date; {date:n} follows the item number
+            days = (n or 0) if arg == "n" else int(arg or 0)
+            return (BASE_DATE + dt.timedelta(days=days)).isoformat()
+        if kind == "fake":
+            if arg not in FAKES:
+                raise Missing(name)
+            return str(getattr(self.fake, arg)())
+        if kind == "id":
+            return "".join(self._char(c) for c in arg)
+        raise Missing(name)
+
+    def _char(self, c: str) -> str:
+        if c == "#":
+            return str(self.rng.randint(0, 9))
+        if c == "?":
+            return chr(self.rng.randint(65, 90))
+        if c == "*":
+            return self.rng.choice("abcdefghijklmnopqrstuvwxyz0123456789")
+        return c
+
+
+def _bounds(arg: str) -> tuple[float, float]:
+    match = re.fullmatch(r"\s*(-?[\d.]+)\s*-\s*(-?[\d.]+)\s*", arg)
+    if not match:
+        raise Missing(arg)
+    lo, hi = float(match.group(1)), float(match.group(2))
+    return (lo, hi) if lo <= hi else (hi, lo)
