@@ -25,7 +25,9 @@ import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+from synth.export import jsonl as lines
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -34,15 +36,6 @@ SLOT_PATTERNS = (
     re.compile(r"(?:^|[\s,;(])[A-Za-z_][\w ]{0,25}:\s*\S", re.M),
     re.compile(r"\b[A-Za-z_]+\s*=\s*\S"),
 )
-
-
-def lines(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
 
 
 def _words(text: str) -> list[str]:
