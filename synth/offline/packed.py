@@ -161,8 +161,14 @@ class PackAuthor:
             mine = [p for p in said if owner[p] == s]
             needed = [p for p in tool.properties if (p in tool.required or p in mine) and p != fed]  # type: ignore[union-attr]
             fixed = {p: v for p, v in goal.set.items() if owner.get(p) == s}
+            # a value the person already gave (an account, a token, the item of the first step) holds for the
+            # next step too, unless this request states a new one
+            for earlier in [*self.args.values(), *args.values()]:
+                fixed.update({p: v for p, v in earlier.items() if p in needed and p not in mine and p not in fixed})
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed)
-            withheld += [(s, p) for p in tool.required if p in args[s] and p not in mine and p != fed]  # type: ignore[union-attr]
+            shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
+            withheld += [(s, p) for p in tool.required  # type: ignore[union-attr]
+                         if p in args[s] and p not in mine and p != fed and p not in shared]
         text = fill(goal.text, lambda slot: self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot]))
         stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set]
         return _Request(text=text, steps=steps, args=args, withheld=withheld, stated=stated)

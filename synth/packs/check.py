@@ -88,7 +88,12 @@ def _check_values(tool: ToolSpec, tp: ToolPack, problem) -> None:
         closed = "enum" in schema or schema.get("type") == "boolean"
         rng = random.Random(7)
         for k in range(SAMPLES * 2):
-            value = draw(values, rng, Expander(rng))
+            try:
+                value = draw(values, rng, Expander(rng))
+            except Missing as exc:
+                problem(tool.name, f"{at}/{param}", f"slot {{{exc.args[0]}}} in a value cannot be filled",
+                        "values may use generators only ({int:..}, {fake:..}, ...); a literal brace cannot be written")
+                break
             error = schema_error({"type": "object", "properties": {param: schema}}, {param: value})
             if error:
                 problem(tool.name, f"{at}/{param}", f"value {value!r} breaks the schema: {error}",

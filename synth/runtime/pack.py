@@ -55,7 +55,9 @@ def _items(data: Any) -> list[dict[str, Any]]:
 
 def _agree(data: Any, arguments: dict[str, Any], items: list[dict[str, Any]]) -> Any:
     """Copy the facts of the earlier item this call is about (matched by an argument value) into the result."""
-    values = {str(v) for v in arguments.values() if isinstance(v, (str, int)) and not isinstance(v, bool)}
+    # only values that can identify an item (an id, a name), never a small number such as a page or an index
+    values = {str(v) for v in arguments.values()
+              if (isinstance(v, str) and len(v) >= 3) or (isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1000)}
     item = next((x for x in items if any(str(v) in values for v in x.values() if isinstance(v, (str, int)))), None)
     if item is None or not isinstance(data, dict):
         return data
