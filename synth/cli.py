@@ -225,7 +225,7 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
 
 def _leniency(text: str):
     from synth.errors import ConfigError
-    from synth.evaluate.calls import Leniency
+    from synth.grade import Leniency
 
     try:
         return Leniency.parse(text)

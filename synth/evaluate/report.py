@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from synth.errors import ConfigError
-from synth.evaluate.calls import DIAGNOSES, Call, Leniency, TurnScore, score_turn
+from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn
 
 
 def read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:

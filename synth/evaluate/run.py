@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from synth import templates
 from synth.errors import BackendError
-from synth.evaluate.calls import Leniency
+from synth.grade import Leniency
 from synth.evaluate.report import eval_items, grade, read_jsonl
 from synth.llm.base import ChatBackend, ChatRequest
 from synth.llm.structured import ask
