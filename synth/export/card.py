@@ -18,8 +18,9 @@ from typing import Any
 import yaml
 
 from synth.export import hf
-from synth.export import jsonl as _lines
 from synth.records import content_hash
+from synth.rundir import (CARD, CONVERSATIONS, LOG, QUEUE, SCORED, TRAIN, VALID, RunDir, read_jsonl,
+                          write_atomic)
 
 PLOTS = ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution")
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
@@ -56,7 +57,7 @@ class Stats:
         self.tools: Counter[str] = Counter()
         self.servers: Counter[str] = Counter()
         self.conversations = 0
-        for conv in _lines(run / "conversations.jsonl"):
+        for conv in read_jsonl(run / CONVERSATIONS):
             self.conversations += 1
             messages = conv["messages"]
             self.turns[sum(m["role"] != "system" for m in messages)] += 1
@@ -65,8 +66,8 @@ class Stats:
             server = conv["scenario"]["server"]
             self.servers[server] += 1
             self.tools.update(f"{c} ({server})" for c in calls)
-        self.queue = list(_lines(run / "review_queue.jsonl"))
-        self.log = list(_lines(run / "review_log.jsonl"))
+        self.queue = list(read_jsonl(run / QUEUE))
+        self.log = list(read_jsonl(run / LOG))
 
 
 # --- plots -------------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
 
 def _examples(run: Path) -> list[str]:
     out = []
-    chat = next(_lines(run / "train.jsonl"), None) or next(_lines(run / "valid.jsonl"), None)
+    chat = next(read_jsonl(run / TRAIN), None) or next(read_jsonl(run / VALID), None)
     if chat:
         row = hf.chat_row(chat)
         messages = [json.dumps(_cut({k: v for k, v in m.items() if v is not None}, 160), ensure_ascii=False)
@@ -194,7 +195,7 @@ def _examples(run: Path) -> list[str]:
                 '{"messages": [', *[f"  {m}," for m in messages], " ],", ' "tools": [',
                 *[f"  {t}," for t in tools], *([more] if more else []), " ]}", "```", ""]
     negatives: dict[str, dict[str, Any]] = {}
-    for line in _lines(run / "scored.jsonl"):
+    for line in read_jsonl(run / SCORED):
         if line["score"] != "correct" and line["score"] not in negatives:
             negatives[line["score"]] = line
         if len(negatives) == 3:
@@ -291,8 +292,8 @@ def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
 def render(run: Path, *, license: str | None = None, pretty_name: str | None = None,
            plots: list[str] | None = None) -> str:
     """The card's text for ``run``; ``plots`` are image paths relative to the card."""
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    previous = read_header(run / "README.md")
+    manifest = RunDir(run).manifest()
+    previous = read_header(run / CARD)
     return _render(run, manifest, Stats(run), license or previous.get("license"),
                    pretty_name or previous.get("pretty_name"), plots or [])
 
@@ -418,13 +419,13 @@ def write_card(run: Path, out: Path | None = None, *, license: str | None = None
                pretty_name: str | None = None) -> Path:
     """Write ``README.md`` and ``plots/*.png`` into ``out`` (default: the run). Returns the card's path."""
     out = out or run
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    manifest = RunDir(run).manifest()
     stats = Stats(run)
-    previous = read_header(out / "README.md") or read_header(run / "README.md")  # keep what was set before
+    previous = read_header(out / CARD) or read_header(run / CARD)  # keep what was set before
     license = license or previous.get("license")
     pretty_name = pretty_name or previous.get("pretty_name")
     plots = write_plots(stats, manifest, out / "plots")
     text = _render(run, manifest, stats, license, pretty_name, plots)
-    path = out / "README.md"
-    path.write_text(text, encoding="utf-8")
+    path = out / CARD
+    write_atomic(path, [text])
     return path
