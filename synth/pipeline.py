@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import synth
-from synth.agents.spend import Spend
+from synth.llm.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
