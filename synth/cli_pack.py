@@ -69,3 +69,66 @@ def pack_schema() -> None:
     from synth.packs.model import pack_json_schema
 
     typer.echo(json.dumps(pack_json_schema(), indent=2))
+
+
+@pack_app.command("build")
+def pack_build(
+    servers: Path = typer.Option(..., "--servers", "-s", help="Registry folder of the servers to write packs for."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where the packs go. Default: SERVERS/packs."),
+    model: str = typer.Option("gpt-4.1-mini", "--model", "-m", help="The model that writes the packs."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
+    concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, help="Requests in flight."),
+    seed: int = typer.Option(0, "--seed", help="Sent to the model, and part of the cache key."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate requests, tokens and cost; send nothing."),
+) -> None:
+    """Write a pack for every server that has none yet, one model request per server (cached, resumable).
+
+    Read and edit what it writes: packs are data a person reviews. Exits 1 when a server got no pack.
+    """
+    import asyncio
+    import os
+
+    from rich.progress import Progress
+
+    from synth.config import Settings
+    from synth.errors import SynthError
+    from synth.packs.build import build, estimate, pack_path
+    from synth.registry import load_registry
+
+    try:
+        registry = load_registry(servers)
+        folder = out or servers / "packs"
+        todo = [s for s in registry.servers if not pack_path(folder, s).exists()]
+        settings = Settings(servers=servers, out=folder, backend="openai", model=model,
+                            base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env,
+                            concurrency=concurrency, seed=seed, cache=folder / ".pack-cache.sqlite")
+        if dry_run:
+            e = estimate(todo, model, settings.prices.get(model))
+            usd = "unknown (no price for this model: add it under [prices] in synth.toml)" if e["usd"] is None else f"${e['usd']:.2f}"
+            typer.echo(f"dry run: {e['requests']} requests for {e['servers']} servers without a pack, about "
+                       f"{e['prompt_tokens']:,} prompt and {e['completion_tokens']:,} completion tokens, about {usd}")
+            return
+        from synth.llm.factory import open_one
+
+        backend = open_one(settings)
+
+        async def run():
+            try:
+                with Progress(transient=True) as bar:
+                    task = bar.add_task("writing packs", total=len(registry.servers))
+                    return await build(registry.servers, folder, backend, model, seed, lambda _: bar.advance(task))
+            finally:
+                await backend.aclose()
+
+        report = asyncio.run(run())
+    except SynthError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    for line in report.problems:
+        typer.echo(line)
+    for server_id, why in sorted(report.failed.items()):
+        typer.echo(f"{server_id}: no pack: {why}", err=True)
+    typer.echo(f"{len(report.written)} packs written, {len(report.skipped)} kept as they were, "
+               f"{len(report.failed)} failed, in {folder}", err=True)
+    raise typer.Exit(1 if report.failed else 0)

@@ -22,7 +22,14 @@ from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
 from synth.export.teval import TevalWriter
 from synth.offline.scenario import Planner, rng_for
+from synth.offline import vocab
+from synth.offline.packed import write_packed
+from synth.offline.values import Context
 from synth.offline.writer import write
+from synth.packs.load import Packs, usable_packs
+from synth.packs.model import Pack
+from synth.runtime.pack import PackRuntime
+from synth.runtime.simulated import SimulatedRuntime
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
@@ -88,7 +95,8 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     the output does not depend on concurrency or timing.
     """
     registry = load_registry(settings.servers)
-    planner = Planner(registry, settings.seed)
+    packs = usable_packs(registry, settings.servers)
+    planner = Planner(registry, settings.seed, packs.by_server)
     names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
     tally = Tally()
@@ -101,7 +109,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
     if backends is None:
         items: Iterator[tuple[Scenario, Any, list[Any]]] = (
-            (sc, _offline(sc, servers[sc.server], offer(sc), planner, settings), [])
+            (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server)), [])
             for sc in map(planner.scenario, range(max_attempts)))
     else:
         from synth.agents.engine import OrderedRun
@@ -141,16 +149,23 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
             items.close()
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
+    manifest["packs"] = packs.summary(registry)
     manifest["teval"] = writer.teval_counts
     (settings.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
 
-def _offline(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...], planner: Planner,
-             settings: Settings) -> Written | StageFailure:
-    """The offline writer plus the gates: what the agents give on the LLM path."""
+def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings: Settings,
+             pack: Pack | None) -> Written | StageFailure:
+    """The offline author plus the gates: what the agents give on the LLM path."""
     try:
-        query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed)
+        if pack is not None and scenario.turns is not None:
+            rng = rng_for(settings.seed, "runtime", scenario.id)
+            fallback = SimulatedRuntime(Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0]))
+            runtime = PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
+            query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
+        else:
+            query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed)
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
         return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
                             detail=f"{server.id} {scenario.tools}: {exc}"[:500])

@@ -149,6 +149,10 @@ class Scenario(Record):
     links: tuple[Link, ...] = ()
     persona: str
     multi_turn: bool = False
+    # With a server pack: the steps each user request covers, in order (steps of one request with no
+    # link between them go out in parallel), and the steps whose call meets one of the tool's failures.
+    turns: tuple[tuple[int, ...], ...] | None = None
+    fail: tuple[int, ...] | None = None
 
 
 class Query(Record):

@@ -6,6 +6,7 @@ from synth import templates
 from synth.agents import roles
 from synth.errors import TemplateError
 from synth.evaluate.run import judge_request
+from synth.packs.build import pack_request
 from synth.records import Link, Scenario, ServerSpec, ToolSpec
 
 INJECTED = "{{ server.secret }} {% raw %}"
@@ -24,6 +25,7 @@ def requests():
     yield roles.user_request("m", 1, "Forecast for Porto", {"days": 4}, f"assistant: How many days? {INJECTED}")
     yield roles.tool_request("m", 1, TOOL, {"city": "Porto"}, ["city"], [{"city": "Porto"}])
     yield roles.review_request("m", 1, f"user: hi {INJECTED}")
+    yield pack_request(SERVER, "m", 1)
     yield judge_request("m", {"available_tools": [{"name": "get_forecast", "description": INJECTED}],
                               "message_history": [{"role": "user", "content": f"hi {INJECTED}"}],
                               "tool_call": {"function": {"name": "get_forecast", "arguments": "{}"}}})
@@ -37,11 +39,12 @@ def test_every_template_renders_through_a_request_builder():
         system, user = (m["content"] for m in request.messages)
         assert system.startswith("You are ") and user.strip()
         rendered[request.role] = system + user
-    used = {"query", "refine", "plan", "user", "tool", "review", "judge", "conversation.system.j2", "executor.plan.j2"}
+    used = {"query", "refine", "plan", "user", "tool", "review", "judge", "pack", "conversation.system.j2",
+            "executor.plan.j2"}
     assert set(rendered) == used
-    assert len(templates.names()) == 2 * 7 + 2  # a system and a user template per role, plus two
+    assert len(templates.names()) == 2 * 8 + 2  # a system and a user template per role, plus two
     # text from a registry or a model is data: template syntax inside it is not evaluated
-    for role in ("query", "refine", "user", "tool", "review", "judge", "conversation.system.j2"):
+    for role in ("query", "refine", "user", "tool", "review", "judge", "pack", "conversation.system.j2"):
         assert "{{ server.secret }}" in rendered[role], role
 
 

@@ -173,6 +173,34 @@ def _cut(value: Any, limit: int = 240) -> Any:
     return value
 
 
+def _realism(run: Path, manifest: dict[str, Any]) -> list[str]:
+    """Which servers had packs, and the realism figures of benchmarks/realism.py."""
+    from synth.realism import report
+
+    packs = manifest.get("packs") or {}
+    out = ["## Server packs and realism", ""]
+    if packs:
+        with_pack = packs.get("servers_with_pack", [])
+        out += [f"{len(with_pack)} of {len(with_pack) + len(packs.get('servers_without_pack', []))} servers had a "
+                "server pack (goals, values, results and answers reviewed by a person); the others used the plain "
+                "fallback." + (f" With a pack: {', '.join(f'`{s}`' for s in with_pack[:30])}"
+                               + (" and more." if len(with_pack) > 30 else ".") if with_pack else ""), ""]
+    r = report(run)
+    rows = [["conversations from packs", f"{r['from_packs']:.0%}"],
+            ["first requests naming a tool or quoting its description", f"{r['requests_naming_tool']:.1%}"],
+            ["first requests spelling values as slots", f"{r['requests_with_slots']:.1%}"],
+            ["most common first sentence", f"{(r['top_first_sentence'] or {}).get('share', 0):.1%}"],
+            ["most common 3-word answer opening", f"{(r['top_answer_opening'] or {}).get('share', 0):.1%}"],
+            ["tool calls / user turns per conversation", f"{r['calls_per_conversation']} / {r['user_turns_per_conversation']}"],
+            ["assistant turns with parallel calls", f"{r['parallel_call_turns']:.1%}"],
+            ["string values filling more than 3 parameter names", str(r["phrases_over_3_params"]["count"])],
+            ["wrong-value negatives with a value absent from the conversation", f"{r['wrong_values_absent']:.1%}"]]
+    if r.get("review_items"):
+        rows.append(["T-Eval review labels used; accuracy of 'is error JSON' as a predictor",
+                     f"{r['review_labels_used']}; {r['review_error_json_accuracy']:.0%}"])
+    return out + [_table(["measure (benchmarks/realism.py)", "value"], rows), ""]
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
@@ -387,6 +415,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
     if unused:
         body += [f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
                  + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else ""), ""]
+    body += _realism(run, manifest)
     body += ["## Splits", "", _table(["split", "conversations"], split_rows), ""]
     if plots:
         body += ["## Plots", ""]

@@ -15,7 +15,7 @@ from synth.offline import vocab
 from synth.offline.simulate import kind as tool_kind
 from synth.offline.simulate import noun, subject
 from synth.offline.values import human, words
-from synth.records import ToolSpec
+from synth.records import ToolSpec, content_hash
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = re.compile(
@@ -160,7 +160,9 @@ class Step:
 
 def request(steps: list[Step], persona: str | None, rng: random.Random) -> str:
     """The user's first message: every stated value, no tool names."""
-    parts: list[str] = [f"{persona}." if persona else ""]
+    # A stock sentence about the person ("I'm working on a project.") says nothing about the task and
+    # would be the most common sentence of the data; the request starts with the need itself.
+    parts: list[str] = []
     for i, step in enumerate(steps):
         text = intent(step.tool)
         stated = [p for p in step.args if p not in step.linked and p not in step.withheld]
@@ -213,22 +215,32 @@ _UNITS = {"c": "°C", "pct": "%", "kph": " km/h", "usd": " USD", "bytes": " byte
 
 
 def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> str:
-    """One sentence about a result, using its actual values and not repeating the request."""
+    """One sentence about a result, using its actual values and not repeating the request.
+
+    The form varies with the call (a hash, not a random stream, so callers need not pass one).
+    """
     k = tool_kind(tool)
     thing = human(noun(tool))
+    pick = int(content_hash([tool.name, args], 8), 16)
     lists = [(key, v) for key, v in result.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
     if k == "list" and lists:
         key, items = lists[0]
-        total = result.get("total", len(items))
-        return f"I found {total} {human(key)}; the first is {_facts(items[0], 3, set())}."
+        total, things, first = result.get("total", len(items)), human(key), _facts(items[0], 3, set())
+        forms = (f"I found {total} {things}. The top one: {first}.", f"There are {total} {things}; first up is {first}.",
+                 f"{total} {things} came back, led by {first}.", f"Top result of {total}: {first}.")
+        return forms[pick % len(forms)]
+    facts = _facts(result, 4 if k != "action" else 3, set(args))
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
-        return f"Done: the {what} request went through ({_facts(result, 3, set(args))})."
-    facts = _facts(result, 4, set(args))
+        forms = (f"Done. The {what} went through: {facts}.", f"That's done: {facts}.",
+                 f"The {what} is complete ({facts}).", f"All set. {facts[:1].upper()}{facts[1:]}.")
+        return forms[pick % len(forms)]
     if lists:
         key, items = lists[0]
         facts += f"; {human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
-    return f"Here is what I got for the {thing}: {facts}."
+    forms = (f"The {thing} shows {facts}.", f"For the {thing}: {facts}.", f"Got it: {facts}.",
+             f"{facts[:1].upper()}{facts[1:]}.", f"This is the {thing}: {facts}.")
+    return forms[pick % len(forms)]
 
 
 def _number(value: Any) -> Any:
@@ -259,7 +271,7 @@ def _scalars(value: Any) -> bool:
 def _facts(record: dict[str, Any], limit: int, skip: set[str]) -> str:
     facts = [fact(key, value) for key, value in record.items()
              if key not in skip and _scalars(value) and not (isinstance(value, str) and "\n" in value)]
-    return _join(facts[:limit]) if facts else "no further details"
+    return _join(facts[:limit]) if facts else "an empty record"
 
 
 def answer(steps: list[tuple[ToolSpec, dict[str, Any], dict[str, Any]]]) -> str:

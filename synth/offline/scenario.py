@@ -11,6 +11,8 @@ import random
 from collections import defaultdict
 
 from synth.offline import vocab
+from synth.offline.episodes import plan_turns
+from synth.packs.model import Pack
 from synth.offline.simulate import kind, singular
 from synth.offline.values import words
 from synth.records import Link, Registry, Scenario, ServerSpec, ToolSpec, content_hash, make_id
@@ -68,9 +70,10 @@ def links_into(consumer: ToolSpec, server: ServerSpec) -> list[tuple[ToolSpec, s
 class Planner:
     """Precomputes the tool order and chain options of a registry once per run."""
 
-    def __init__(self, registry: Registry, seed: int):
+    def __init__(self, registry: Registry, seed: int, packs: dict[str, Pack] | None = None):
         self.registry = registry
         self.seed = seed
+        self.packs = packs or {}
         self.servers = {s.id: s for s in registry.servers}
         self.topics = {s.id: topic(s) for s in registry.servers}
         self.chains: dict[str, list[tuple[ToolSpec, ToolSpec, str]]] = defaultdict(list)
@@ -81,6 +84,15 @@ class Planner:
                     self.chains[tool.key].append(entry)
                     self.chains[producer.key].append(entry)
         self.order = self._interleave()
+
+    def _packed(self, index: int, rng: random.Random, primary: ToolSpec, server: ServerSpec, pack: Pack) -> Scenario:
+        tools, links, turns, fail = plan_turns(primary, pack, server, rng)
+        names = tuple(tools)
+        return Scenario(
+            id=make_id("scn", self.seed, index, server.id, names, [t for t in turns], fail),
+            index=index, server=server.id, tools=names, links=tuple(links), persona="",
+            multi_turn=rng.random() < 0.45, turns=tuple(turns), fail=tuple(fail),
+        )
 
     def _interleave(self) -> list[ToolSpec]:
         queues = []
@@ -100,6 +112,9 @@ class Planner:
         rng = rng_for(self.seed, "scenario", index)
         primary = self.order[index % len(self.order)]
         server = self.servers[primary.server]
+        pack = self.packs.get(server.id)
+        if pack is not None and pack.tools:
+            return self._packed(index, rng, primary, server, pack)
         tools: list[ToolSpec] = [primary]
         links: list[Link] = []
         options = self.chains.get(primary.key, [])

@@ -10,7 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from synth.packs.model import Pack
-from synth.records import Problem
+from synth.records import Problem, Registry
 from synth.registry.load import PACK_SUFFIXES as SUFFIXES
 
 
@@ -28,6 +28,14 @@ class Packs:
 
     def get(self, server_id: str) -> Pack | None:
         return self.by_server.get(server_id)
+
+    def summary(self, registry: Registry) -> dict[str, object]:
+        """What the manifest and card say about packs: which servers had one, and what was wrong."""
+        with_pack = sorted(s.id for s in registry.servers if s.id in self.by_server)
+        return {"servers_with_pack": with_pack,
+                "servers_without_pack": sorted(s.id for s in registry.servers if s.id not in self.by_server),
+                "files": {k: self.files[k] for k in with_pack},
+                "problems": [p.line() for p in self.problems if p.severity == "error"]}
 
 
 def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
@@ -74,3 +82,26 @@ def load_packs(*folders: Path) -> Packs:
             packs.by_server[pack.server] = pack
             packs.files[pack.server] = rel
     return packs
+
+
+def usable_packs(registry: Registry, *folders: Path) -> Packs:
+    """The packs for a run: loaded, checked against their servers, tools with errors left to the fallback."""
+    from synth.packs.check import check_pack
+
+    found = load_packs(*folders)
+    servers = {s.id: s for s in registry.servers}
+    for server_id in list(found.by_server):
+        pack, file = found.by_server[server_id], found.files[server_id]
+        server = servers.get(server_id)
+        if server is None:
+            found.problems.append(Problem(severity="error", file=file, server=server_id,
+                                          what=f"no server {server_id!r} in the registry",
+                                          fix="set 'server' to the qualifiedName of a server in the folder"))
+            del found.by_server[server_id]
+            continue
+        problems = check_pack(pack, server, file)
+        found.problems.extend(problems)
+        broken = {p.tool for p in problems if p.severity == "error" and p.tool}
+        if broken:
+            found.by_server[server_id] = pack.model_copy(update={"tools": {k: v for k, v in pack.tools.items() if k not in broken}})
+    return found

@@ -124,7 +124,7 @@ class Expander:
             return self.rng.randint(int(lo), int(hi))
         if kind == "num":
             lo, hi = _bounds(arg)
-            decimals = max(len(part.partition(".")[2]) for part in arg.split("-", 1)) or 1
+            decimals = max(len(x.partition(".")[2]) for x in _NUMBER.findall(arg)) or 1
             return round(self.rng.uniform(lo, hi), decimals)
         if kind == "pick":
             return self.rng.choice(arg.split("|"))
@@ -149,8 +149,11 @@ class Expander:
         return c
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def _bounds(arg: str) -> tuple[float, float]:
-    match = re.fullmatch(r"\s*(-?[\d.]+)\s*-\s*(-?[\d.]+)\s*", arg)
+    match = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)\s*", arg)
     if not match:
         raise Missing(arg)
     lo, hi = float(match.group(1)), float(match.group(2))

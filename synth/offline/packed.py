@@ -1,0 +1,214 @@
+"""The offline author with a server pack: a conversation as a person would have it.
+
+One to three requests (the scenario's ``turns``), each in the person's own words from the pack's
+goals. A required value the request leaves out is asked for and given in a later turn, sometimes
+with a change of mind; independent calls go out together; a chained call takes its value from the
+earlier result; each request ends with an answer written from its result. Calls go through a
+``ToolRuntime``, so the same author writes over pack results, the simulator or a live server.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from synth.offline import language
+from synth.offline.scenario import rng_for
+from synth.packs.check import answer_slot
+from synth.packs.draw import arguments, goal_params, phrase_of
+from synth.packs.model import Feed, Goal, Pack, ToolPack, goal_of
+from synth.packs.template import Expander, Missing, fill, get_path, spoken
+from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, ToolCall, Trajectory,
+                           content_hash, make_id)
+from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.templates import render
+
+GREET = ("", "", "", "Hi! ", "Hey! ", "Hello. ")
+FOLLOW = ("Thanks! ", "Great, thanks. ", "Perfect. ", "That helps. ", "Thank you. ", "Nice. ", "OK. ", "")
+SAY = ("{value}.", "It's {value}.", "{value}, please.", "Use {value}.", "Let's go with {value}.")
+CHANGE = ("Actually, make that {new} instead of {old}.", "Sorry, I meant {new}, not {old}.",
+          "Wait, use {new} rather than {old}.", "On second thought, {new} instead of {old}.")
+JOIN = (" Also, separately: ", " And one more: ", " At the same time, ")
+P_CHANGE = 0.25
+
+
+@dataclass
+class _Request:
+    """One user request: its text, the values it states, and what it leaves for the assistant to ask."""
+
+    text: str
+    steps: tuple[int, ...]
+    args: dict[int, dict[str, Any]]
+    withheld: list[tuple[int, str]]
+    stated: list[tuple[int, str]] = field(default_factory=list)
+
+
+class PackAuthor:
+    """Writes one scenario's conversation from ``pack``, calling tools through ``runtime``."""
+
+    def __init__(self, scenario: Scenario, server: ServerSpec, pack: Pack, seed: int, runtime: ToolRuntime):
+        self.scenario, self.server, self.pack, self.runtime = scenario, server, pack, runtime
+        self.rng = rng_for(seed, "pack", scenario.id)
+        self.expander = Expander(self.rng)
+        self.tools = [server.tool(n) for n in scenario.tools]
+        assert all(self.tools), "scenario names a tool the server does not have"
+        self.links = {lk.to_step: lk for lk in scenario.links}
+        self.args: dict[int, dict[str, Any]] = {}
+        self.results: dict[int, ToolResult] = {}
+        self.messages: list[Message] = [Message(role="system", content=render("conversation.system.j2", server=server))]
+        self.withheld: list[str] = []
+        self.first = ""
+
+    def entry(self, step: int) -> ToolPack:
+        return self.pack.tools[self.scenario.tools[step]]
+
+    def write(self) -> tuple[Query, Plan, Trajectory]:
+        for number, steps in enumerate(self.scenario.turns or ((0,),)):
+            self._turn(number, steps)
+        sid = self.scenario.id
+        query = Query(id=make_id("query", sid, self.first), scenario_id=sid, text=self.first, withheld=tuple(self.withheld))
+        plan = Plan(id=make_id("plan", sid, [(n, self.args.get(i)) for i, n in enumerate(self.scenario.tools)]),
+                    scenario_id=sid,
+                    steps=tuple(PlanStep(step=i, tool=n, arguments=self.args.get(i, {}),
+                                         depends_on=(self.links[i].from_step,) if i in self.links else ())
+                                for i, n in enumerate(self.scenario.tools)))
+        trajectory = Trajectory(id=make_id("traj", sid, [m.to_json() for m in self.messages]), scenario_id=sid,
+                                messages=tuple(self.messages))
+        return query, plan, trajectory
+
+    # --- one request ---------------------------------------------------------------------
+
+    def _turn(self, number: int, steps: tuple[int, ...]) -> None:
+        request = self._compose(steps)
+        opener = self.rng.choice(GREET) if number == 0 else self.rng.choice(FOLLOW)
+        text = opener + request.text
+        if number == 0:
+            self.first = text
+        self.messages.append(Message(role="user", content=text))
+        for k, (step, param) in enumerate(request.withheld):
+            self.withheld.append(f"{step}.{param}")
+            entry = self.entry(step)
+            question = entry.ask.get(param) or f"Sure. Which {' '.join(language.words(param))} should I use?"
+            self.messages.append(Message(role="assistant", content=question))
+            value = request.args[step][param]
+            reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s: self._said(entry, param, value))
+            if k == 0 and self.scenario.multi_turn and self.rng.random() < P_CHANGE:
+                reply = self._change(request, reply)
+            self.messages.append(Message(role="user", content=reply))
+        self._call(request)
+
+    def _said(self, entry: ToolPack, param: str, value: Any) -> str:
+        return phrase_of(entry.values.get(param), value) or spoken(value)
+
+    def _change(self, request: _Request, reply: str) -> str:
+        """The person changes one value they stated: the earlier value stays in the conversation."""
+        for step, param in request.stated:
+            values = self.entry(step).values.get(param)
+            old = request.args[step][param]
+            if not isinstance(values, list) or not isinstance(old, str) or len(values) < 2:
+                continue
+            new = self.expander.value(self.rng.choice([v for v in values if v != old] or [old]))
+            if new == old or not isinstance(new, str):
+                continue
+            request.args[step][param] = new
+            return f"{reply} " + self.rng.choice(CHANGE).format(new=new, old=old)
+        return reply
+
+    def _compose(self, steps: tuple[int, ...]) -> _Request:
+        chained = len(steps) == 2 and steps[1] in self.links
+        if chained:
+            feed = self._feed(steps[0], steps[1])
+            goals = [goal_of(g) for g in feed.goals] if feed else []
+            if goals:
+                return self._fill(self._pick(goals, steps), steps)
+            steps_text = self._fill(self._pick([goal_of(g) for g in self.entry(steps[0]).goals], steps[:1]), steps)
+            return steps_text
+        parts = [self._fill(self._pick([goal_of(g) for g in self.entry(s).goals], (s,)), (s,)) for s in steps]
+        merged = parts[0]
+        for other in parts[1:]:
+            merged.text += self.rng.choice(JOIN) + other.text
+            merged.steps += other.steps
+            merged.args.update(other.args)
+            merged.withheld += other.withheld
+            merged.stated += other.stated
+        return merged
+
+    def _feed(self, producer: int, consumer: int) -> Feed | None:
+        link = self.links[consumer]
+        return next((f for f in self.entry(producer).feeds
+                     if f.to == self.scenario.tools[consumer] and f.param == link.param and f.path == link.field), None)
+
+    def _pick(self, goals: list[Goal], steps: tuple[int, ...]) -> Goal:
+        """A goal; when the scenario wants a value asked for, prefer goals that leave a required value out."""
+        def leaves_out(goal: Goal) -> bool:
+            said = set(goal_params(goal))
+            return any(p not in said and not (s in self.links and self.links[s].param == p)
+                       for s in steps for p in self.tools[s].required)  # type: ignore[union-attr]
+        preferred = [g for g in goals if leaves_out(g) == self.scenario.multi_turn]
+        return self.rng.choice(preferred or goals)
+
+    def _fill(self, goal: Goal, steps: tuple[int, ...]) -> _Request:
+        said = goal_params(goal)
+        owner: dict[str, int] = {}
+        for param in said:  # a slot belongs to the first step that has the parameter
+            owner[param] = next((s for s in steps if param in self.tools[s].properties), steps[0])  # type: ignore[union-attr]
+        args: dict[int, dict[str, Any]] = {}
+        withheld: list[tuple[int, str]] = []
+        for s in steps:
+            tool = self.tools[s]
+            fed = self.links[s].param if s in self.links else None
+            mine = [p for p in said if owner[p] == s]
+            needed = [p for p in tool.properties if (p in tool.required or p in mine) and p != fed]  # type: ignore[union-attr]
+            fixed = {p: v for p, v in goal.set.items() if owner.get(p) == s}
+            args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed)
+            withheld += [(s, p) for p in tool.required if p in args[s] and p not in mine and p != fed]  # type: ignore[union-attr]
+        text = fill(goal.text, lambda slot: self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot]))
+        stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set]
+        return _Request(text=text, steps=steps, args=args, withheld=withheld, stated=stated)
+
+    # --- calls and the answer ----------------------------------------------------------------
+
+    def _call(self, request: _Request) -> None:
+        inside = set(request.steps)
+        first = tuple(s for s in request.steps if not (s in self.links and self.links[s].from_step in inside))
+        later = [s for s in request.steps if s not in first]
+        for batch in (first, *((s,) for s in later)):
+            calls = []
+            for s in batch:
+                args = dict(request.args[s])
+                if s in self.links:
+                    link = self.links[s]
+                    try:
+                        args[link.param] = get_path(self.results[link.from_step].data, link.field)
+                    except (Missing, KeyError):
+                        pass  # the gates reject the call with its reason: a missing value is never invented
+                self.args[s] = args
+                calls.append(ToolCall(id=f"call_{content_hash([self.scenario.id, s], 12)}", name=self.scenario.tools[s],
+                                      arguments=args))
+            self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
+            for s, call in zip(batch, calls):
+                self.results[s] = run_sync(self.runtime.call(self.tools[s], call.arguments))  # type: ignore[arg-type]
+                self.messages.append(Message(role="tool", tool_call_id=call.id, content=self.results[s].content))
+        answered = [s for s in request.steps if not any(self.links.get(o) and self.links[o].from_step == s
+                                                         for o in request.steps)]
+        self.messages.append(Message(role="assistant", content=" ".join(self._answer(s) for s in answered)))
+
+    def _answer(self, step: int) -> str:
+        result, args, entry = self.results[step], self.args[step], self.entry(step)
+        options = [f.answer for f in entry.failures] if result.is_error else list(entry.answers)
+        self.rng.shuffle(options)
+        for text in options:
+            try:
+                return fill(text, lambda slot: answer_slot(slot, args, result.data))
+            except Missing:
+                continue
+        tool = self.tools[step]
+        if result.is_error:
+            return f"The request failed: {result.content[:200]}. Nothing was changed; tell me if you want to try different details."
+        return language.summarise(tool, args, result.data if isinstance(result.data, dict) else {"result": result.data})  # type: ignore[arg-type]
+
+
+def write_packed(scenario: Scenario, server: ServerSpec, pack: Pack, seed: int,
+                 runtime: ToolRuntime) -> tuple[Query, Plan, Trajectory]:
+    return PackAuthor(scenario, server, pack, seed, runtime).write()

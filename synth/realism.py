@@ -1,0 +1,199 @@
+"""How real a run's data reads: the automatic rows of the "Data worth training on" table.
+
+``benchmarks/realism.py RUN`` prints them as JSON; the dataset card shows the same figures.
+
+Rows (targets in brackets):
+- requests_naming_tool: first user messages with a called tool's name or a verbatim 5-word span of
+  its description [<= 5%]
+- requests_with_slots: first user messages that spell values as slots ("Set a to 30", "Key: value",
+  a parameter name followed by its value) [<= 5%]
+- top_first_sentence: share of the most common first sentence of first user messages [<= 1%]
+- top_answer_opening: share of the most common 3-word opening of answers after tool results [<= 5%]
+- calls_per_conversation / user_turns_per_conversation: means [>= 2.5 / >= 2.5]
+- parallel_call_turns: share of assistant tool-call turns with several calls [>= 5%]
+- phrases_over_3_params: string values that fill more than three different parameter names [0]
+- wrong_values_absent: wrong-value negatives whose value appears nowhere in the history [<= 50%]
+- review_labels_used / review_error_json_accuracy: T-Eval review labels used [5], and how well
+  "is the response error JSON" predicts the label [<= 70%]
+The registry (default: the one in the run's manifest) gives tool descriptions for the first row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterator
+
+WORD = re.compile(r"[a-z0-9]+")
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+SLOT_PATTERNS = (
+    re.compile(r"\bset (?:the )?[\w ]{1,30}? to\b", re.I),
+    re.compile(r"(?:^|[\s,;(])[A-Za-z_][\w ]{0,25}:\s*\S", re.M),
+    re.compile(r"\b[A-Za-z_]+\s*=\s*\S"),
+)
+
+
+def lines(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _words(text: str) -> list[str]:
+    return WORD.findall(text.lower())
+
+
+def _spans(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    w = _words(text)
+    return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
+
+
+def _descriptions(registry: Path | None) -> dict[tuple[str, str], str]:
+    if registry is None or not registry.exists():
+        return {}
+    from synth.registry import load_registry
+
+    return {(t.server, t.name): t.description for t in load_registry(registry).tools}
+
+
+def _names_tool(text: str, calls: list[dict[str, Any]], server: str, descriptions: dict) -> bool:
+    low = text.lower()
+    spans = _spans(text)
+    for call in calls:
+        name = call["name"]
+        if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", low) and ("_" in name or len(_words(name)) > 1 or any(c.isupper() for c in name[1:])):
+            return True
+        if spans & _spans(descriptions.get((server, name), "")):
+            return True
+    return False
+
+
+def _slotted(text: str, calls: list[dict[str, Any]]) -> bool:
+    if any(p.search(text) for p in SLOT_PATTERNS[:1]):
+        return True
+    for call in calls:
+        for param in call["arguments"]:
+            odd = "_" in param or any(c.isupper() for c in param[1:])
+            if odd and re.search(rf"(?<![\w]){re.escape(param)}(?![\w])", text):
+                return True
+            if re.search(rf"(?<![\w]){re.escape(param)}\s*(?:[:=]|is\b|to\b)\s*\S", text, re.I) and len(param) > 2:
+                value = call["arguments"][param]
+                if isinstance(value, (str, int, float)) and str(value).lower() in text.lower():
+                    return True
+    return False
+
+
+def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
+    n = naming = slotted = 0
+    first_sentences: Counter[str] = Counter()
+    openings: Counter[str] = Counter()
+    answers = calls_total = users_total = tool_turns = parallel = 0
+    fills: dict[str, set[str]] = defaultdict(set)
+    string_args = 0
+    packed = 0
+    for conv in lines(run / "conversations.jsonl"):
+        n += 1
+        packed += conv["scenario"].get("turns") is not None
+        messages = conv["messages"]
+        calls = [c for m in messages for c in m.get("tool_calls") or []]
+        first = next((m.get("content") or "" for m in messages if m["role"] == "user"), "")
+        naming += _names_tool(first, calls, conv["scenario"]["server"], descriptions)
+        slotted += _slotted(first, calls)
+        first_sentences[SENTENCE.split(first.strip())[0].lower()] += 1
+        calls_total += len(calls)
+        users_total += sum(m["role"] == "user" for m in messages)
+        for i, m in enumerate(messages):
+            if m.get("tool_calls"):
+                tool_turns += 1
+                parallel += len(m["tool_calls"]) > 1
+            if m["role"] == "assistant" and m.get("content") and i and messages[i - 1]["role"] == "tool":
+                answers += 1
+                openings[" ".join(_words(m["content"])[:3])] += 1
+        for call in calls:
+            for param, value in call["arguments"].items():
+                if isinstance(value, str) and len(value) >= 4 and not value.replace(".", "").isdigit():
+                    string_args += 1
+                    fills[value.lower()].add(param)
+    spread = {v: sorted(p) for v, p in fills.items() if len(p) > 3}
+    top_first = first_sentences.most_common(1)
+    top_open = openings.most_common(1)
+    return {
+        "conversations": n,
+        "from_packs": round(packed / n, 4) if n else 0.0,
+        "requests_naming_tool": round(naming / n, 4) if n else 0.0,
+        "requests_with_slots": round(slotted / n, 4) if n else 0.0,
+        "top_first_sentence": {"share": round(top_first[0][1] / n, 4), "text": top_first[0][0][:120]} if top_first else None,
+        "top_answer_opening": {"share": round(top_open[0][1] / answers, 4), "text": top_open[0][0]} if top_open else None,
+        "calls_per_conversation": round(calls_total / n, 3) if n else 0.0,
+        "user_turns_per_conversation": round(users_total / n, 3) if n else 0.0,
+        "parallel_call_turns": round(parallel / tool_turns, 4) if tool_turns else 0.0,
+        "phrases_over_3_params": {"count": len(spread), "examples": dict(list(sorted(spread.items()))[:5]),
+                                  "share_of_string_args": round(sum(len(p) for p in spread.values()) / string_args, 4) if string_args else 0.0},
+    }
+
+
+def _arguments(call: Any) -> dict[str, Any]:
+    """Arguments of a scored call, in the OpenAI shape ({"function": {"arguments": "..."}}) or flat."""
+    if not isinstance(call, dict):
+        return {}
+    raw = (call.get("function") or call).get("arguments") or {}
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def negatives(run: Path) -> dict[str, Any]:
+    total = absent = 0
+    for row in lines(run / "scored.jsonl"):
+        if row.get("score") != "incorrect_parameter_values":
+            continue
+        gold, call = _arguments(row.get("gold_call")), _arguments(row.get("tool_call"))
+        changed = [v for k, v in call.items() if gold.get(k) != v]
+        if not changed:
+            continue
+        total += 1
+        history = json.dumps(row.get("message_history"), ensure_ascii=False).lower()
+        if not any(json.dumps(v, ensure_ascii=False).strip('"').lower() in history for v in changed):
+            absent += 1
+    return {"wrong_value_negatives": total, "wrong_values_absent": round(absent / total, 4) if total else 0.0}
+
+
+def review(run: Path) -> dict[str, Any]:
+    path = run / "teval" / "review_str.json"
+    if not path.exists():
+        return {"review_items": 0}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    pairs = []
+    for item in data.values():
+        options = item.get("template", {}).get("options", {})
+        label = options.get(item["ground_truth"]["answer"], "").split(":")[0]
+        prompt = item["origin_prompt"][-1]["content"]
+        response = prompt.split("got this response:\n", 1)[-1].rsplit("\nWhich describes it?", 1)[0]
+        try:
+            parsed = json.loads(response)
+            is_error = isinstance(parsed, dict) and ("error" in parsed or "isError" in parsed)
+        except ValueError:
+            is_error = False
+        pairs.append((is_error, label))
+    by_feature: dict[bool, Counter[str]] = defaultdict(Counter)
+    for feature, label in pairs:
+        by_feature[feature][label] += 1
+    best = sum(c.most_common(1)[0][1] for c in by_feature.values())
+    return {"review_items": len(pairs), "review_labels_used": len({label for _, label in pairs}),
+            "review_labels": dict(Counter(label for _, label in pairs)),
+            "review_error_json_accuracy": round(best / len(pairs), 4) if pairs else 0.0}
+
+
+def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
+    """Every row for the run folder ``run``; the registry (default: the manifest's) gives tool descriptions."""
+    if registry is None and (run / "manifest.json").exists():
+        registry = Path(json.loads((run / "manifest.json").read_text(encoding="utf-8"))["config"]["servers"])
+    return {**conversations(run, _descriptions(registry)), **negatives(run), **review(run)}

@@ -1,0 +1,68 @@
+"""Results from a server pack's templates, consistent with the arguments and with earlier results."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from synth.packs.draw import draw
+from synth.packs.model import Pack
+from synth.packs.template import Expander
+from synth.records import ToolSpec
+from synth.runtime.base import ToolResult, ToolRuntime
+
+
+class PackRuntime:
+    """One scenario's calls answered from ``pack``; tools it has no entry for go to ``fallback``.
+
+    ``fail`` holds the call numbers that get one of the tool's real failures instead of a result.
+    A detail call about an item an earlier list returned repeats that item's facts, so a chain
+    never contradicts itself.
+    """
+
+    def __init__(self, pack: Pack, rng: random.Random, fallback: ToolRuntime, fail: frozenset[int] = frozenset()):
+        self.pack, self.rng, self.fallback, self.fail = pack, rng, fallback, fail
+        self.step = 0
+        self.items: list[dict[str, Any]] = []  # list items of earlier results
+
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+        step, self.step = self.step, self.step + 1
+        entry = self.pack.tools.get(tool.name)
+        if entry is None:
+            return await self.fallback.call(tool, arguments)
+        known = {p: s["default"] for p, s in tool.properties.items() if isinstance(s, dict) and "default" in s}
+        expander = Expander(self.rng)
+        for param, values in entry.values.items():  # what the tool used for parameters the call left out
+            if param not in arguments and param not in known:
+                known[param] = draw(values, self.rng, expander)
+        expander.args = {**known, **arguments}
+        if step in self.fail and entry.failures:
+            failure = self.rng.choice(entry.failures)
+            return ToolResult.of(expander.value(failure.result), "pack", is_error=True, outcome=failure.label)
+        data = expander.value(self.rng.choice(entry.results))
+        data = _agree(data, arguments, self.items)
+        self.items.extend(_items(data))
+        return ToolResult.of(data, "pack")
+
+
+def _items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict):
+        return [x for v in data.values() if isinstance(v, list) for x in v if isinstance(x, dict)]
+    if isinstance(data, list):
+        return [x for x in data if isinstance(x, dict)]
+    return []
+
+
+def _agree(data: Any, arguments: dict[str, Any], items: list[dict[str, Any]]) -> Any:
+    """Copy the facts of the earlier item this call is about (matched by an argument value) into the result."""
+    values = {str(v) for v in arguments.values() if isinstance(v, (str, int)) and not isinstance(v, bool)}
+    item = next((x for x in items if any(str(v) in values for v in x.values() if isinstance(v, (str, int)))), None)
+    if item is None or not isinstance(data, dict):
+        return data
+    target = data
+    if len(data) == 1 and isinstance(next(iter(data.values())), dict):
+        target = next(iter(data.values()))
+    for key, value in item.items():
+        if key in target and isinstance(value, (str, int, float)) and not isinstance(target[key], (dict, list)):
+            target[key] = value
+    return data

@@ -1,0 +1,154 @@
+"""Server packs: format checks, the slot language, and conversations the pack author writes."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from synth.config import Settings
+from synth.packs.check import check_pack
+from synth.packs.load import load_packs, usable_packs
+from synth.packs.template import Expander, Missing, get_path
+from synth.pipeline import generate
+from synth.registry import load_registry
+from synth.stages import gates
+
+ROOT = Path(__file__).parents[1]
+WEATHER = "HarunGuclu__weather_mcp"
+
+
+@pytest.fixture()
+def weather(tmp_path: Path) -> Path:
+    """A registry folder with the weather server and its shipped pack."""
+    folder = tmp_path / "reg"
+    (folder / "packs").mkdir(parents=True)
+    shutil.copy(ROOT / "registry" / f"{WEATHER}.json", folder)
+    shutil.copy(ROOT / "registry" / "packs" / f"{WEATHER}.pack.yaml", folder / "packs")
+    return folder
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def test_shipped_packs_are_clean():
+    result = CliRunner().invoke(app, ["pack", "check", str(ROOT / "registry"), "--errors-only"])
+    assert result.exit_code == 0, result.output
+    assert "0 errors" in result.output
+
+
+def test_registry_loader_skips_packs(weather: Path):
+    registry = load_registry(weather)
+    assert [s.id for s in registry.servers] == ["@HarunGuclu/weather_mcp"]
+    assert not registry.problems or all("pack" not in p.file for p in registry.problems)
+
+
+def test_a_bad_pack_gets_one_clear_line_per_problem(weather: Path):
+    pack_file = weather / "packs" / f"{WEATHER}.pack.yaml"
+    text = pack_file.read_text(encoding="utf-8")
+    text = text.replace("days: {range: [2, 7]}", "days: [three, four]")  # a string where an integer is asked
+    text = text.replace("path: locations.0.name\n        goals:\n          - \"I'm visiting",
+                        "path: locations.0.town\n        goals:\n          - \"I'm visiting")
+    text = text.replace("  get_live_temp:", "  get_live_temperature:")
+    text = text.replace('"Which place name should I search for?"', '"Which {place} should I search for?"')
+    text = text.replace("{r.temperature_c}°C in {city} right now.", "{r.temp}°C in {city} right now.")
+    pack_file.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(app, ["pack", "check", str(weather)])
+    assert result.exit_code == 1
+    out = result.output
+    assert f"packs/{WEATHER}.pack.yaml: @HarunGuclu/weather_mcp: get_weather_forecast_tool at /tools/get_weather_forecast_tool/values/days" in out
+    assert "'three' breaks the schema" in out
+    assert "path 'locations.0.town' is not in every result template" in out
+    assert "has no tool 'get_live_temperature'" in out
+    assert "no entry for 1 tool(s): get_live_temp" in out  # a warning
+    # the run goes on: broken tools fall back, the rest of the pack is used
+    registry = load_registry(weather)
+    packs = usable_packs(registry, weather)
+    pack = packs.get("@HarunGuclu/weather_mcp")
+    assert pack is not None and "get_weather_forecast_tool" not in pack.tools and "get_current_weather_tool" in pack.tools
+
+
+def test_unreadable_pack_names_the_file(weather: Path):
+    (weather / "packs" / "broken.pack.yaml").write_text("tools: [unclosed\n", encoding="utf-8")
+    found = load_packs(weather)
+    assert any(p.file == "packs/broken.pack.yaml" and "cannot read the pack" in p.what for p in found.problems)
+    assert "@HarunGuclu/weather_mcp" in found.by_server  # the good pack still loads
+
+
+def test_slot_language():
+    rng = random.Random(4)
+    e = Expander(rng, {"days": 3, "city": "Porto"})
+    value = e.value({"city": "{city}", "days": [{"$repeat": "{days}", "$item": {"date": "{date:n}", "t": "{int:5-9}",
+                                                                               "mm": "{num:0.25-1.50}"}}],
+                     "id": "{id:AB-###}", "note": "Forecast for {city}, {days} days"})
+    assert value["city"] == "Porto" and len(value["days"]) == 3
+    assert [d["date"] for d in value["days"]] == ["2026-05-05", "2026-05-06", "2026-05-07"]
+    assert all(5 <= d["t"] <= 9 and 0.25 <= d["mm"] <= 1.5 for d in value["days"])
+    assert value["id"].startswith("AB-") and value["id"][3:].isdigit()
+    assert value["note"] == "Forecast for Porto, 3 days"
+    assert get_path(value, "days.2.date") == "2026-05-07"
+    with pytest.raises(Missing):
+        e.value("{unknown}")
+    with pytest.raises(Missing):
+        get_path(value, "days.9.date")
+
+
+def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path, tmp_path: Path):
+    settings = Settings(servers=weather, out=tmp_path / "a", n=80, seed=3)
+    manifest = generate(settings)
+    assert manifest["packs"]["servers_with_pack"] == ["@HarunGuclu/weather_mcp"]
+    convs = lines(tmp_path / "a" / "conversations.jsonl")
+    assert len(convs) >= 60
+    server = load_registry(weather).servers[0]
+    asked = parallel = chained = follow_ups = failed = 0
+    for conv in convs:
+        messages = conv["messages"]
+        calls = [c for m in messages for c in m.get("tool_calls", [])]
+        results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
+        # every gold call passes the gates again, from the written file
+        from synth.records import Trajectory
+        review = gates.review(Trajectory.model_validate({"id": "t", "scenario_id": "s", "messages": messages}), server)
+        assert review.verdict == "accept", review.reasons
+        for link in conv["scenario"]["links"]:
+            assert calls[link["to_step"]]["arguments"][link["param"]] == get_path(results[link["from_step"]], link["field"])
+            chained += 1
+        parallel += any(len(m.get("tool_calls", [])) > 1 for m in messages)
+        asked += bool(conv["query"].get("withheld"))
+        follow_ups += len(conv["scenario"]["turns"]) > 1
+        failed += any("error" in r for r in results if isinstance(r, dict))
+        assert messages[-1]["role"] == "assistant" and messages[-1]["content"]
+        for call in calls:  # no tool name in what the user says
+            assert not any(call["name"] in (m.get("content") or "") for m in messages if m["role"] == "user")
+    assert chained >= 10 and parallel >= 3 and asked >= 10 and follow_ups >= 20, (chained, parallel, asked, follow_ups)
+    generate(Settings(servers=weather, out=tmp_path / "b", n=80, seed=3))
+    for name in ("conversations.jsonl", "train.jsonl", "scored.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_failures_get_an_honest_answer(weather: Path, tmp_path: Path):
+    generate(Settings(servers=weather, out=tmp_path / "f", n=200, seed=1))
+    seen = 0
+    for conv in lines(tmp_path / "f" / "conversations.jsonl"):
+        for i, m in enumerate(conv["messages"]):
+            if m["role"] == "tool" and '"error"' in m["content"]:
+                answer = next(x["content"] for x in conv["messages"][i + 1:] if x["role"] == "assistant" and x.get("content"))
+                assert "couldn't" in answer or "could not" in answer.lower()
+                seen += 1
+    assert seen >= 1
+
+
+def test_check_catches_a_phrase_that_hides_the_value(weather: Path):
+    pack_file = weather / "packs" / f"{WEATHER}.pack.yaml"
+    text = pack_file.read_text(encoding="utf-8").replace(
+        "days: {range: [2, 7]}", "days: {range: [2, 7], phrase: {'7': 'a week'}}")
+    pack_file.write_text(text, encoding="utf-8")
+    pack = load_packs(weather).get("@HarunGuclu/weather_mcp")
+    assert pack is not None
+    problems = check_pack(pack, load_registry(weather).servers[0], "w.pack.yaml")
+    assert any("does not contain the value '7'" in p.what for p in problems)
