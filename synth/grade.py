@@ -107,6 +107,17 @@ def _same_kind(a: Any, b: Any) -> bool:
     return len(kinds) == 1
 
 
+def _mismatch(a: Any, b: Any, strings: bool) -> str:
+    """type_error when the first value that differs (looked for inside objects, and lists of the same
+    length) has another JSON type, else value_error."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return next((_mismatch(a[k], b[k], strings) for k in a if k in b and not same_value(a[k], b[k], strings)),
+                    "value_error")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return next((_mismatch(x, y, strings) for x, y in zip(a, b) if not same_value(x, y, strings)), "value_error")
+    return "value_error" if _same_kind(a, b) else "type_error"
+
+
 @lru_cache(maxsize=8192)
 def _validator(schema_json: str) -> Validator:
     schema = json.loads(schema_json)
@@ -188,7 +199,7 @@ def _problems(want: dict[str, Any], got: dict[str, Any], props: dict[str, Any], 
     out += [("unexpected_param", k) for k in got if k not in want and not default_ok(k, got[k])]
     for k, v in want.items():
         if k in got and not same_value(v, got[k], lenient.strings):
-            out.append(("value_error" if _same_kind(v, got[k]) else "type_error", k))
+            out.append((_mismatch(v, got[k], lenient.strings), k))
     out += [("missing_optional", k) for k in want if k not in got and k not in required and not default_ok(k, want[k])]
     return out
 

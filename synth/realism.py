@@ -20,12 +20,13 @@ The registry (default: the one in the run's manifest) gives tool descriptions fo
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_jsonl
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -34,15 +35,6 @@ SLOT_PATTERNS = (
     re.compile(r"(?:^|[\s,;(])[A-Za-z_][\w ]{0,25}:\s*\S", re.M),
     re.compile(r"\b[A-Za-z_]+\s*=\s*\S"),
 )
-
-
-def lines(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
 
 
 def _words(text: str) -> list[str]:
@@ -97,7 +89,7 @@ def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
     fills: dict[str, set[str]] = defaultdict(set)
     string_args = 0
     packed = 0
-    for conv in lines(run / "conversations.jsonl"):
+    for conv in read_jsonl(run / CONVERSATIONS):
         n += 1
         packed += conv["scenario"].get("turns") is not None
         messages = conv["messages"]
@@ -152,7 +144,7 @@ def _arguments(call: Any) -> dict[str, Any]:
 
 def negatives(run: Path) -> dict[str, Any]:
     total = absent = 0
-    for row in lines(run / "scored.jsonl"):
+    for row in read_jsonl(run / SCORED):
         if row.get("score") != "incorrect_parameter_values":
             continue
         gold, call = _arguments(row.get("gold_call")), _arguments(row.get("tool_call"))
@@ -194,6 +186,6 @@ def review(run: Path) -> dict[str, Any]:
 
 def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
     """Every row for the run folder ``run``; the registry (default: the manifest's) gives tool descriptions."""
-    if registry is None and (run / "manifest.json").exists():
-        registry = Path(json.loads((run / "manifest.json").read_text(encoding="utf-8"))["config"]["servers"])
+    if registry is None and RunDir(run).is_run():
+        registry = Path(RunDir(run).manifest()["config"]["servers"])
     return {**conversations(run, _descriptions(registry)), **negatives(run), **review(run)}
