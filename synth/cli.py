@@ -206,10 +206,10 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
 
     from synth.errors import SynthError
     from synth.evaluate.teval import score_subset
-    from synth.rundir import read_jsonl, write_json
+    from synth.rundir import read_json, read_jsonl, write_json
 
     try:
-        records = json.loads(subset.read_text(encoding="utf-8"))
+        records = read_json(subset, "T-Eval subset")
         answers = {str(p.get("id")): str(p.get("prediction", "")) for p in read_jsonl(predictions, "predictions file",
                                                                                            required=True)}
         report = score_subset(subset.stem, records, answers)
@@ -235,14 +235,9 @@ def _leniency(text: str):
 
 
 def _read_report(path: Path) -> dict:
-    import json
+    from synth.rundir import read_json
 
-    from synth.errors import ConfigError
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"--compare {path}: not a report.json written by synth eval or synth grade ({exc})") from None
+    return read_json(path, "--compare report (a report.json written by synth eval or synth grade)")
 
 
 @app.command("eval")

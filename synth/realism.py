@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_jsonl
+from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_json, read_jsonl
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -162,7 +162,7 @@ def review(run: Path) -> dict[str, Any]:
     path = run / "teval" / "review_str.json"
     if not path.exists():
         return {"review_items": 0}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json(path, "T-Eval subset")
     pairs = []
     for item in data.values():
         options = item.get("template", {}).get("options", {})

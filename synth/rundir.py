@@ -71,6 +71,14 @@ def read_jsonl_text(path: Path, what: str = "run file") -> Iterator[tuple[str, d
         yield text, _parse(path, number, text, what)
 
 
+def read_json(path: Path, what: str = "JSON file", error: type[SynthError] = ConfigError) -> Any:
+    """A whole JSON file (the manifest, a report, a T-Eval subset); unreadable is ``error`` saying which."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise error(f"{path}: not a readable {what} ({exc})") from None
+
+
 def count_lines(path: Path) -> int:
     """Lines of a file, counted in chunks (0 when it is absent)."""
     return file_facts(path, digest=False)["lines"] if path.exists() else 0
@@ -187,10 +195,7 @@ class RunDir:
 
     def manifest(self, error: type[SynthError] = ConfigError) -> dict[str, Any]:
         self.require(error)
-        try:
-            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise error(f"{self.path / MANIFEST} is not JSON ({exc}); make the run again") from None
+        data = read_json(self.path / MANIFEST, "manifest; make the run again", error)
         return data if isinstance(data, dict) else {}
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, read_jsonl
+from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, read_json, read_jsonl
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -140,7 +140,7 @@ def teval_files(run: Path) -> list[Path]:
 def _teval_rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".jsonl":
         return list(read_jsonl(path, "T-Eval subset"))
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json(path, "T-Eval subset")
     if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
         return [{"id": key, **value} for key, value in data.items()]
     return list(data)
