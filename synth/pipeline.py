@@ -40,6 +40,7 @@ from synth import rundir, templates
 from synth.rundir import FILES, file_facts
 
 SPLITS = ("train", "valid", "test")
+GENERATOR_VERSION = 2
 
 
 def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
@@ -242,6 +243,10 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
     errors = [p for p in registry.problems if p.severity == "error"]
     return {
         "synth_version": synth.__version__,
+        # Bumped whenever the same seed and registry give different offline output, so a change of
+        # data is always named: 2 = server packs (requests from goals, several requests per conversation,
+        # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence.
+        "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),
         "tokens": spend.by,

@@ -15,12 +15,14 @@ from typing import Any
 
 from synth import templates
 from synth.agents import roles
+from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
 from synth.errors import BackendError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import ask, failure_reason as _reason
 from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, StageFailure, ToolCall,
                            Trajectory, Written, content_hash, make_id)
+from synth.runtime.base import ToolRuntime
 from synth.stages import gates
 
 MAX_TURNS = 16
@@ -125,9 +127,8 @@ async def _converse(scenario: Scenario, server: ServerSpec, offered: tuple[str, 
     note = roles.plan_note(plan.steps)
     messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
     results: list[Any] = []
-    needs = {lk.from_step: [] for lk in scenario.links}
-    for lk in scenario.links:
-        needs[lk.from_step].append(lk.field)
+    runtime: ToolRuntime = LLMToolRuntime(scenario, m["tool"], seed,
+                                          lambda request, model, stage: _ask(agents, request, model, stage, sid, log))
     for _turn in range(MAX_TURNS):
         chat = _openai(messages, agents, server)
         req = ChatRequest(role="executor", model=m["executor"], seed=seed, tools=tools,
@@ -156,15 +157,13 @@ async def _converse(scenario: Scenario, server: ServerSpec, offered: tuple[str, 
             messages.append(Message(role="assistant", content=answer.content or None, tool_calls=tuple(calls)))
             for call in calls:
                 tool = server.tool(call.name)
-                if tool is None:  # the gates reject it with its reason; the simulator cannot play it
+                if tool is None:  # the gates reject it with its reason; no runtime can play it
                     result: Any = {"error": f"unknown tool {call.name}"}
                 else:
-                    sim = await _ask(agents, roles.tool_request(m["tool"], seed, tool, call.arguments,
-                                                                needs.get(len(results), []), results),
-                                     roles.ToolResult, "tool", sid, log)
-                    if isinstance(sim, StageFailure):
-                        return sim
-                    result = sim.result
+                    try:
+                        result = (await runtime.call(tool, call.arguments)).data
+                    except SimulatorFailed as exc:
+                        return exc.failure
                 results.append(result)
                 content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
                 messages.append(Message(role="tool", tool_call_id=call.id, content=content))

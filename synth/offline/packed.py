@@ -29,7 +29,7 @@ FOLLOW = ("Thanks! ", "Great, thanks. ", "Perfect. ", "That helps. ", "Thank you
 SAY = ("{value}.", "It's {value}.", "{value}, please.", "Use {value}.", "Let's go with {value}.")
 CHANGE = ("Actually, make that {new} instead of {old}.", "Sorry, I meant {new}, not {old}.",
           "Wait, use {new} rather than {old}.", "On second thought, {new} instead of {old}.")
-JOIN = (" Also, separately: ", " And one more: ", " At the same time, ")
+JOIN = (" Separately: ", " One more thing. ", " Second thing: ", " Also: ")
 P_CHANGE = 0.25
 
 

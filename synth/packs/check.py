@@ -107,10 +107,12 @@ def _check_goal(tool: ToolSpec, goal: Goal, filled: set[str], at: str, problem, 
         if slot not in filled and slot not in extra:
             problem(tool.name, at, f"slot {{{slot}}} is not a parameter with values",
                     "use parameter names that have values (or cases) in this tool's entry")
-    for param in goal.set:
+    for param, value in goal.set.items():
         schema = tool.properties.get(param) or {}
-        if not ("enum" in schema or schema.get("type") == "boolean" or "default" in schema):
-            problem(tool.name, at, f"goal sets {param!r}, which is not an enum, boolean or defaulted parameter",
+        closed = value in (schema.get("enum") or []) or isinstance(value, bool) or (
+            "default" in schema and schema["default"] == value)
+        if not closed:
+            problem(tool.name, at, f"goal sets {param!r} to {value!r}, which is not an enum value, a boolean or the default",
                     "state the value in the goal as a {slot} instead, so the call is grounded in the user's words")
     for other in server.tools:
         if re.search(rf"(?<![\w]){re.escape(other.name)}(?![\w])", goal.text) and ("_" in other.name or any(c.isupper() for c in other.name[1:])):
