@@ -177,10 +177,9 @@ def grade(
     compare: Optional[Path] = typer.Option(None, "--compare", help="Another report.json to show side by side."),
 ) -> None:
     """Grade predictions against an eval file: overall, per server, per tool, per diagnosis."""
-    import json
-
     from synth.errors import SynthError
-    from synth.evaluate.report import eval_items, grade as run_grade, print_report, read_jsonl
+    from synth.evaluate.report import eval_items, grade as run_grade, print_report
+    from synth.rundir import read_jsonl, write_json, write_jsonl
 
     if teval is not None:
         _grade_teval(teval, predictions, out)
@@ -189,14 +188,15 @@ def grade(
         _fail("give --eval eval.jsonl (tool calls) or --teval teval/<subset>.json (T-Eval answers)")
         return
     try:
-        report, rows = run_grade(eval_items(eval_file), read_jsonl(predictions, "predictions file"), _leniency(lenient))
+        report, rows = run_grade(eval_items(eval_file), read_jsonl(predictions, "predictions file", required=True),
+                                 _leniency(lenient))
         other = _read_report(compare) if compare else None
     except SynthError as exc:
         _fail(str(exc))
         return
     target = out or predictions.parent / "report.json"
-    target.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (target.parent / "graded.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    write_json(target, report)
+    write_jsonl(target.parent / "graded.jsonl", rows)
     print_report(report, other)
     typer.echo(f"report: {target}")
 
@@ -205,12 +205,13 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
     import json
 
     from synth.errors import SynthError
-    from synth.evaluate.report import read_jsonl
     from synth.evaluate.teval import score_subset
+    from synth.rundir import read_json, read_jsonl, write_json
 
     try:
-        records = json.loads(subset.read_text(encoding="utf-8"))
-        answers = {str(p.get("id")): str(p.get("prediction", "")) for p in read_jsonl(predictions, "predictions file")}
+        records = read_json(subset, "T-Eval subset")
+        answers = {str(p.get("id")): str(p.get("prediction", "")) for p in read_jsonl(predictions, "predictions file",
+                                                                                           required=True)}
         report = score_subset(subset.stem, records, answers)
     except (OSError, ValueError) as exc:
         _fail(f"{subset}: not a T-Eval subset synth wrote ({exc})")
@@ -219,13 +220,13 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
         _fail(str(exc))
         return
     target = out or predictions.parent / f"teval_{subset.stem}_report.json"
-    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_json(target, report)
     typer.echo(json.dumps(report))
 
 
 def _leniency(text: str):
     from synth.errors import ConfigError
-    from synth.evaluate.calls import Leniency
+    from synth.grade import Leniency
 
     try:
         return Leniency.parse(text)
@@ -234,14 +235,9 @@ def _leniency(text: str):
 
 
 def _read_report(path: Path) -> dict:
-    import json
+    from synth.rundir import read_json
 
-    from synth.errors import ConfigError
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"--compare {path}: not a report.json written by synth eval or synth grade ({exc})") from None
+    return read_json(path, "--compare report (a report.json written by synth eval or synth grade)")
 
 
 @app.command("eval")

@@ -33,8 +33,13 @@ def _fail(message: str) -> None:
 
 
 def _run_folder(run: Path) -> None:
-    if not (run / "manifest.json").is_file():
-        _fail(f"{run} is not a run folder (no manifest.json); pass the --out folder of synth generate")
+    from synth.errors import ConfigError
+    from synth.rundir import RunDir
+
+    try:
+        RunDir(run).require()
+    except ConfigError as exc:
+        _fail(str(exc))
 
 
 def export(
@@ -52,7 +57,7 @@ def export(
     _run_folder(run)
     if format != "hf":
         _fail(f"--format {format!r} is not known; use --format hf (the JSONL files are already in {run})")
-    from synth.export.hf import export as build
+    from synth.export.repo import export as build
 
     try:
         written = build(run, out, license=license, pretty_name=pretty_name)
@@ -184,18 +189,17 @@ def review_queue(
                               help="Which rules queue items, comma-separated."),
 ) -> None:
     """Choose the queue again with other rules (held and already decided items are kept)."""
-    import json
-
     from synth.config import REVIEW_RULES
     from synth.errors import SynthError
     from synth.review.queue import Rules, rebuild
+    from synth.rundir import RunDir
 
     _run_folder(run)
     chosen = tuple(r.strip() for r in rules.split(",") if r.strip())
     unknown = sorted(set(chosen) - set(REVIEW_RULES))
     if unknown:
         _fail(f"--rules: unknown {unknown}; rules are {', '.join(REVIEW_RULES)}")
-    seed = json.loads((run / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"]
+    seed = RunDir(run).manifest()["config"]["seed"]
     try:
         report = rebuild(run, Rules(audit=audit, min_confidence=below, rules=chosen, seed=seed))
     except SynthError as exc:

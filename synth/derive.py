@@ -21,6 +21,7 @@ from synth.export.teval import TevalWriter
 from synth.records import (Conversation, Message, Plan, PlanStep, Query, Scenario, ServerSpec, StageFailure, ToolCall,
                            ToolSpec, Trajectory, content_hash, make_id)
 from synth.registry.normalize import normalize_schema
+from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, lines, write_json
 from synth.stages import gates
 from synth.stages.inject import negatives
 
@@ -97,11 +98,8 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None)
     counts: Counter[str] = Counter()
     calls = grounded_fail = 0
     teval = TevalWriter(out)
-    with open(out / "eval.jsonl", "w", encoding="utf-8") as ev, open(out / "scored.jsonl", "w", encoding="utf-8") as sc, \
-            open(out / "rejected.jsonl", "w", encoding="utf-8") as rej, open(source, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
+    with RunWriter(out, (EVAL, SCORED, REJECTED)) as files:
+        for number, line in lines(source):
             where = f"{source.name}:{number}"
             try:
                 data = json.loads(line)
@@ -110,7 +108,7 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None)
             except (ValueError, AttributeError) as exc:
                 failure = StageFailure(stage="derive", item_id=where, reason="unreadable_line",
                                        detail=f"{where}: {exc}; fix the line or leave it out")
-                rej.write(json.dumps(failure.to_json(), ensure_ascii=False) + "\n")
+                files.write(REJECTED, failure.to_json())
                 counts["unreadable_line"] += 1
                 continue
             server = ServerSpec(id=sid, name=sid, source=source.name, tools=tools)
@@ -120,19 +118,19 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None)
             if isinstance(conv, StageFailure):
                 counts[conv.reason] += 1
                 grounded_fail += conv.reason == "grounded"
-                rej.write(json.dumps({**conv.to_json(), "line": number}, ensure_ascii=False) + "\n")
+                files.write(REJECTED, {**conv.to_json(), "line": number})
                 continue
             counts["accepted"] += 1
             names = ToolNames([server])
             for item in eval_items(conv, server, names):
-                ev.write(json.dumps(item, ensure_ascii=False) + "\n")
+                files.write(EVAL, item)
                 counts["eval_items"] += 1
             scored, missed = negatives(conv, server, seed)
             for record in scored:
-                sc.write(json.dumps(scored_line(record, server, conv.tools, "test"), ensure_ascii=False) + "\n")
+                files.write(SCORED, scored_line(record, server, conv.tools, "test"))
                 counts[f"scored:{record.score}"] += 1
             for failure in missed:
-                rej.write(json.dumps(failure.to_json(), ensure_ascii=False) + "\n")
+                files.write(REJECTED, failure.to_json())
             teval.add(conv, server, scored)
     report = {"source": source.as_posix(), "conversations": counts["accepted"] + sum(
                   v for k, v in counts.items() if k not in ("accepted", "eval_items") and not k.startswith("scored:")),
@@ -141,5 +139,5 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None)
               "conversations_with_ungrounded_values": grounded_fail,
               "scored": {k.split(":", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith("scored:")},
               "teval": teval.close()}
-    (out / "derive_report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(out / "derive_report.json", report)
     return report

@@ -1,6 +1,6 @@
 """``synth push``: a run to a Hugging Face Hub dataset repo, in one commit.
 
-The run is laid out as a Hub repo first (synth.export.hf: parquet per config and split, the card
+The run is laid out as a Hub repo first (synth.export.repo: parquet per config and split, the card
 with its plots, manifest.json), then ``huggingface_hub`` creates the repo if needed and commits
 exactly those files, deleting files of an earlier push that this one no longer has (a config that
 went away, fewer shards). The token goes to ``HfApi`` and nowhere else: never into a file, a log
@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synth.errors import HubError
+from synth.rundir import CARD, MANIFEST, RunDir
 
 TOKEN_HELP = "https://huggingface.co/settings/tokens"
-OURS = ("README.md", "manifest.json", "plots/", "chat/", "eval/", "scored/", "teval_")  # what a push may delete
+OURS = (CARD, MANIFEST, "plots/", "chat/", "eval/", "scored/", "teval_")  # what a push may delete
 
 
 @dataclass(frozen=True)
@@ -100,13 +101,10 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
     ``api_factory(token=...)`` makes the ``HfApi`` (tests pass a recording double). With
     ``rebuild=False`` the files already in ``run`` are pushed as they are.
     """
-    import json
-
-    from synth.export.hf import export, hub_files
+    from synth.export.repo import export, hub_files
 
     check_repo_id(repo)
-    if not (run / "manifest.json").exists():
-        raise HubError(f"{run} is not a run folder (no manifest.json); pass the --out folder of synth generate")
+    manifest = RunDir(run).manifest(HubError)
     if api_factory is None:
         from huggingface_hub import HfApi
 
@@ -115,7 +113,6 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
     from huggingface_hub.errors import OfflineModeIsEnabled
 
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     hub_errors = (httpx2.HTTPError, OSError, OfflineModeIsEnabled)  # Hub answers and network trouble
     api = api_factory(token=token)
     try:  # first, so a bad token or no network fails before any building

@@ -13,10 +13,10 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Iterator
 
 import synth
-from synth.agents.spend import Spend
+from synth.llm.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
@@ -36,9 +36,9 @@ from synth.review.queue import QUEUE, Rules, conversation_item, conversation_rea
 from synth.stages import gates
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
-from synth import templates
+from synth import rundir, templates
+from synth.rundir import FILES, file_facts
 
-FILES = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl", QUEUE)
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 2
 
@@ -49,10 +49,6 @@ def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
     if h < shares[0]:
         return "train"
     return "valid" if h < shares[0] + shares[1] else "test"
-
-
-def _dump(record: Any) -> str:
-    return json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
 
 
 @dataclass
@@ -68,22 +64,16 @@ class Tally:
     multi_turn: int = 0
 
 
-class RunWriter:
-    """Opens the run's JSONL files and writes each record to where it belongs."""
+class RunWriter(rundir.RunWriter):
+    """The run's JSONL files plus the T-Eval subsets, which are made as test conversations arrive."""
 
     def __init__(self, out: Path):
-        out.mkdir(parents=True, exist_ok=True)
-        self.out = out
-        self.files: dict[str, TextIO] = {name: open(out / name, "w", encoding="utf-8") for name in FILES}
+        super().__init__(out)
         self.teval = TevalWriter(out)
         self.teval_counts: dict[str, int] = {}
 
-    def write(self, name: str, record: Any) -> None:
-        self.files[name].write(_dump(record))
-
     def close(self) -> None:
-        for f in self.files.values():
-            f.close()
+        super().close()
         if not self.teval_counts:
             self.teval_counts = self.teval.close()
 
@@ -236,16 +226,6 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
     return rows
-
-
-def file_facts(path: Path) -> dict[str, Any]:
-    """Line count and sha256 of a file, read in chunks so memory stays flat however big it is."""
-    digest, lines = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-            lines += chunk.count(b"\n")
-    return {"lines": lines, "sha256": digest.hexdigest()}
 
 
 def _version(package: str) -> str:

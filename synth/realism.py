@@ -20,14 +20,13 @@ The registry (default: the one in the run's manifest) gives tool descriptions fo
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from synth.export import jsonl as lines
+from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_json, read_jsonl
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -90,7 +89,7 @@ def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
     fills: dict[str, set[str]] = defaultdict(set)
     string_args = 0
     packed = 0
-    for conv in lines(run / "conversations.jsonl"):
+    for conv in read_jsonl(run / CONVERSATIONS):
         n += 1
         packed += conv["scenario"].get("turns") is not None
         messages = conv["messages"]
@@ -145,7 +144,7 @@ def _arguments(call: Any) -> dict[str, Any]:
 
 def negatives(run: Path) -> dict[str, Any]:
     total = absent = 0
-    for row in lines(run / "scored.jsonl"):
+    for row in read_jsonl(run / SCORED):
         if row.get("score") != "incorrect_parameter_values":
             continue
         gold, call = _arguments(row.get("gold_call")), _arguments(row.get("tool_call"))
@@ -163,7 +162,7 @@ def review(run: Path) -> dict[str, Any]:
     path = run / "teval" / "review_str.json"
     if not path.exists():
         return {"review_items": 0}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json(path, "T-Eval subset")
     pairs = []
     for item in data.values():
         options = item.get("template", {}).get("options", {})
@@ -187,6 +186,6 @@ def review(run: Path) -> dict[str, Any]:
 
 def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
     """Every row for the run folder ``run``; the registry (default: the manifest's) gives tool descriptions."""
-    if registry is None and (run / "manifest.json").exists():
-        registry = Path(json.loads((run / "manifest.json").read_text(encoding="utf-8"))["config"]["servers"])
+    if registry is None and RunDir(run).is_run():
+        registry = Path(RunDir(run).manifest()["config"]["servers"])
     return {**conversations(run, _descriptions(registry)), **negatives(run), **review(run)}

@@ -12,7 +12,7 @@ import pytest
 
 from openai_server import OpenAIServer
 from synth.config import Settings
-from synth.evaluate.calls import Call, Leniency, diagnose, score_turn
+from synth.grade import Call, Leniency, diagnose, score_turn
 from synth.evaluate.report import eval_items, grade
 from synth.evaluate.run import judge_report
 from synth.pipeline import generate

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.config import Settings
 from synth.export.card import read_header
-from synth.export.hf import dataset_dict, export, hub_files
+from synth.export.hf import dataset_dict
+from synth.export.repo import export, hub_files
 from synth.hub import push
 from synth.pipeline import generate
 

@@ -20,7 +20,7 @@ from jsonschema.exceptions import SchemaError
 from synth.errors import RegistryError
 from synth.records import Problem, Registry, ToolSpec, content_hash
 from synth.registry import format_problem, lint, load_registry, normalize_schema
-from synth.registry.lint import _flat_2020_12
+from synth.registry.metaschema import _flat_2020_12
 from synth.registry.load import problem_key
 
 REG = Path(__file__).parent / "fixtures" / "registry"

@@ -14,7 +14,7 @@ from typing import Any
 
 from synth.agents import roles
 from synth.config import ROLES, Settings
-from synth.export.chat import ToolNames, openai_tool
+from synth.messages import ToolNames, openai_tool
 from synth.offline.scenario import Planner
 from synth.registry import load_registry
 

@@ -8,35 +8,20 @@ assistant message under ``"message"``), which is what ``synth eval`` writes.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
 from synth.errors import ConfigError
-from synth.evaluate.calls import DIAGNOSES, Call, Leniency, TurnScore, score_turn
-
-
-def read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
-    """Every line of a JSONL file; a bad line is an error naming the file, the line and the fix."""
-    if not path.is_file():
-        raise ConfigError(f"{what} {path} does not exist")
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except ValueError as exc:
-            raise ConfigError(f"{path}:{number}: not JSON ({exc.msg}); each line of a {what} must be one JSON object") from None
-    return out
+from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn
+from synth.rundir import EVAL, read_jsonl
 
 
 def eval_items(path: Path) -> list[dict[str, Any]]:
     """The items of an eval file (or of a run folder's eval.jsonl), each with an id."""
-    file = path / "eval.jsonl" if path.is_dir() else path
+    file = path / EVAL if path.is_dir() else path
     items = []
-    for number, line in enumerate(read_jsonl(file, "eval file"), 1):
+    for number, line in enumerate(read_jsonl(file, "eval file", required=True), 1):
         item = line.get("item", line)
         if not isinstance(item, dict) or "messages" not in item or "expected_output" not in item:
             raise ConfigError(f"{file}:{number}: not an eval item; expected {{\"item\": {{\"messages\", \"tools\", "

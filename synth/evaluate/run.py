@@ -18,20 +18,14 @@ from pydantic import BaseModel
 
 from synth import templates
 from synth.errors import BackendError
-from synth.evaluate.calls import Leniency
-from synth.evaluate.report import eval_items, grade, read_jsonl
+from synth.grade import Leniency
+from synth.evaluate.report import eval_items, grade
 from synth.llm.base import ChatBackend, ChatRequest
 from synth.llm.structured import ask
 from synth.records import LABELS, StageFailure
+from synth.rundir import SCORED, read_jsonl, write_json, write_jsonl
 
 JUDGE_LABELS = LABELS
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 async def _gather(jobs: list[Any], limit: int) -> list[Any]:
@@ -67,9 +61,9 @@ def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: i
     report, rows = grade(items, predictions, lenient)
     report = {"model": model, "source": source.as_posix(), **report,
               "errors": sum(1 for p in predictions if p.get("error"))}
-    _write_jsonl(out / "predictions.jsonl", predictions)
-    _write_jsonl(out / "graded.jsonl", rows)
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_jsonl(out / "predictions.jsonl", predictions)
+    write_jsonl(out / "graded.jsonl", rows)
+    write_json(out / "report.json", report)
     return report
 
 
@@ -101,8 +95,8 @@ def judge_request(model: str, record: dict[str, Any]) -> ChatRequest:
 
 def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
     """Classify each scored call into the four labels; accuracy, per-label precision/recall, confusion matrix."""
-    file = source / "scored.jsonl" if source.is_dir() else source
-    records = read_jsonl(file, "scored file")
+    file = source / SCORED if source.is_dir() else source
+    records = list(read_jsonl(file, "scored file", required=True))
 
     async def one(record: dict[str, Any]) -> dict[str, Any]:
         answer = await ask(backend, judge_request(model, record), JudgeAnswer, "judge", record.get("id", ""), [])
@@ -112,8 +106,8 @@ def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int)
 
     rows = asyncio.run(_closing(backend, _gather([one(r) for r in records], limit)))
     report = {"model": model, "source": file.as_posix(), **judge_report(rows)}
-    _write_jsonl(out / "judge_predictions.jsonl", rows)
-    (out / "judge_report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_jsonl(out / "judge_predictions.jsonl", rows)
+    write_json(out / "judge_report.json", report)
     return report
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,14 +17,11 @@ from typing import Any
 import yaml
 
 from synth.export import hf
-from synth.export import jsonl as _lines
+from synth.export.plots import Stats, short, write_plots
 from synth.records import content_hash
+from synth.rundir import CARD, SCORED, TRAIN, VALID, RunDir, read_jsonl, write_atomic
 
-PLOTS = ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution")
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
-LABEL_COLOURS = {"correct": "#2b8a3e", "incorrect_tool": "#c92a2a", "incorrect_parameter_names": "#e67700",
-                 "incorrect_parameter_values": "#1864ab"}
-
 
 def read_header(readme: Path) -> dict[str, Any]:
     """The YAML header of an existing card, or {}."""
@@ -47,124 +43,12 @@ def size_category(rows: int) -> str:
     return "100M<n<1B"
 
 
-class Stats:
-    """What the card says about the conversations, read in one pass."""
-
-    def __init__(self, run: Path):
-        self.turns: Counter[int] = Counter()
-        self.calls: Counter[int] = Counter()
-        self.tools: Counter[str] = Counter()
-        self.servers: Counter[str] = Counter()
-        self.conversations = 0
-        for conv in _lines(run / "conversations.jsonl"):
-            self.conversations += 1
-            messages = conv["messages"]
-            self.turns[sum(m["role"] != "system" for m in messages)] += 1
-            calls = [c["name"] for m in messages for c in m.get("tool_calls", [])]
-            self.calls[len(calls)] += 1
-            server = conv["scenario"]["server"]
-            self.servers[server] += 1
-            self.tools.update(f"{c} ({server})" for c in calls)
-        self.queue = list(_lines(run / "review_queue.jsonl"))
-        self.log = list(_lines(run / "review_log.jsonl"))
-
-
-# --- plots -------------------------------------------------------------------------------------
-
-def _figure(height: float = 3.2):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7.0, height), dpi=100, layout="constrained")
-    return fig, fig.add_subplot()
-
-
-def _bars(ax, counts: Counter[int], colour: str, xlabel: str) -> None:
-    xs = list(range(min(counts), max(counts) + 1)) if counts else []
-    bars = ax.bar(xs, [counts.get(x, 0) for x in xs], color=colour, width=0.8)
-    ax.bar_label(bars, labels=[str(counts[x]) if counts.get(x) else "" for x in xs], padding=2)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("conversations")
-    if len(xs) <= 30:
-        ax.set_xticks(xs)
-    ax.spines[["top", "right"]].set_visible(False)
-
-
-def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[str]:
-    """The four PNG plots, byte-identical for the same run. Returns their paths relative to the card."""
-    import matplotlib
-
-    folder.mkdir(parents=True, exist_ok=True)
-    style: dict[str, Any] = {"svg.hashsalt": "synth", "font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10,
-             "figure.facecolor": "white", "savefig.facecolor": "white"}
-    out = []
-    with matplotlib.rc_context(style), warnings.catch_warnings():  # type: ignore[arg-type]
-        warnings.simplefilter("ignore")  # glyphs a tool name has and DejaVu lacks (CJK) become boxes, not warnings
-        figures = {}
-        fig, ax = _figure()
-        _bars(ax, stats.turns, "#1864ab", "messages per conversation (system prompt not counted)")
-        ax.set_title(f"Turns per conversation ({stats.conversations} conversations)")
-        figures["turns_per_conversation"] = fig
-
-        fig, ax = _figure()
-        _bars(ax, stats.calls, "#5f3dc4", "gold tool calls per conversation")
-        ax.set_title("Tool calls per conversation")
-        figures["tool_calls_per_conversation"] = fig
-
-        top = stats.tools.most_common(20)
-        cov = manifest.get("coverage", {})
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-
-        fig = Figure(figsize=(9.0, max(3.2, 0.26 * len(top) + 1.4)), dpi=100, layout="constrained")
-        spread, ax = fig.subplots(1, 2, width_ratios=[1, 2.2])
-        per_tool = Counter(stats.tools.values())
-        per_tool[0] = cov.get("usable_tools", 0) - cov.get("used_tools", 0)
-        xs = list(range(0, max(per_tool) + 1))
-        bars = spread.bar(xs, [per_tool.get(x, 0) for x in xs], color=["#adb5bd"] + ["#2b8a3e"] * (len(xs) - 1))
-        spread.bar_label(bars, labels=[str(per_tool[x]) if per_tool.get(x) else "" for x in xs], padding=2)
-        spread.set_xticks(xs) if len(xs) <= 20 else None
-        spread.set_xlabel("gold calls per tool")
-        spread.set_ylabel("tools")
-        spread.set_title(f"{cov.get('used_tools', 0)} of {cov.get('usable_tools', 0)} usable tools called")
-        ax.barh(range(len(top)), [n for _, n in reversed(top)], color="#2b8a3e")
-        ax.set_yticks(range(len(top)), [_short(name, 58) for name, _ in reversed(top)])
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("gold calls")
-        ax.set_title(f"Most called tools (top {len(top)})")
-        for a in (spread, ax):
-            a.spines[["top", "right"]].set_visible(False)
-        figures["tool_frequency"] = fig
-
-        subtypes = manifest.get("counts", {}).get("scored_subtypes", {})
-        keys = sorted(subtypes, key=lambda k: (list(LABEL_COLOURS).index(k.split("/")[0])
-                                              if k.split("/")[0] in LABEL_COLOURS else 9, -subtypes[k], k))
-        fig, ax = _figure(max(2.5, 0.28 * len(keys) + 1.2))
-        bars = ax.barh(range(len(keys)), [subtypes[k] for k in reversed(keys)],
-                       color=[LABEL_COLOURS.get(k.split("/")[0], "#868e96") for k in reversed(keys)])
-        ax.bar_label(bars, padding=2)
-        ax.set_yticks(range(len(keys)), list(reversed(keys)))
-        ax.set_xlabel("scored calls")
-        ax.set_title("Scored calls by label and subtype")
-        ax.spines[["top", "right"]].set_visible(False)
-        figures["label_distribution"] = fig
-
-        for name in PLOTS:
-            path = folder / f"{name}.png"
-            figures[name].savefig(path, format="png", metadata={"Software": None})
-            out.append(f"{folder.name}/{name}.png")
-    return out
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 # --- the card ----------------------------------------------------------------------------------
 
 def _cut(value: Any, limit: int = 240) -> Any:
     """A record shortened for reading: long strings cut, long lists trimmed."""
     if isinstance(value, str):
-        return _short(value, limit)
+        return short(value, limit)
     if isinstance(value, list):
         return [_cut(v, limit) for v in value[:6]] + ([f"... {len(value) - 6} more"] if len(value) > 6 else [])
     if isinstance(value, dict):
@@ -211,7 +95,7 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
 
 def _examples(run: Path) -> list[str]:
     out = []
-    chat = next(_lines(run / "train.jsonl"), None) or next(_lines(run / "valid.jsonl"), None)
+    chat = next(read_jsonl(run / TRAIN), None) or next(read_jsonl(run / VALID), None)
     if chat:
         row = hf.chat_row(chat)
         messages = [json.dumps(_cut({k: v for k, v in m.items() if v is not None}, 160), ensure_ascii=False)
@@ -222,7 +106,7 @@ def _examples(run: Path) -> list[str]:
                 '{"messages": [', *[f"  {m}," for m in messages], " ],", ' "tools": [',
                 *[f"  {t}," for t in tools], *([more] if more else []), " ]}", "```", ""]
     negatives: dict[str, dict[str, Any]] = {}
-    for line in _lines(run / "scored.jsonl"):
+    for line in read_jsonl(run / SCORED):
         if line["score"] != "correct" and line["score"] not in negatives:
             negatives[line["score"]] = line
         if len(negatives) == 3:
@@ -232,8 +116,8 @@ def _examples(run: Path) -> list[str]:
         rows = []
         for label, line in sorted(negatives.items()):
             call, gold = hf.scored_row(line)["tool_call"]["function"], hf.scored_row(line)["gold_call"]["function"]
-            rows.append([label, line["subtype"], f"`{_short(json.dumps(call, ensure_ascii=False), 160)}`",
-                         f"`{_short(json.dumps(gold, ensure_ascii=False), 160)}`", _short(line["failure_reason"], 200)])
+            rows.append([label, line["subtype"], f"`{short(json.dumps(call, ensure_ascii=False), 160)}`",
+                         f"`{short(json.dumps(gold, ensure_ascii=False), 160)}`", short(line["failure_reason"], 200)])
         out += [_table(["label", "subtype", "call", "gold call", "failure_reason"], rows), ""]
     return out
 
@@ -319,8 +203,8 @@ def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
 def render(run: Path, *, license: str | None = None, pretty_name: str | None = None,
            plots: list[str] | None = None) -> str:
     """The card's text for ``run``; ``plots`` are image paths relative to the card."""
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    previous = read_header(run / "README.md")
+    manifest = RunDir(run).manifest()
+    previous = read_header(run / CARD)
     return _render(run, manifest, Stats(run), license or previous.get("license"),
                    pretty_name or previous.get("pretty_name"), plots or [])
 
@@ -447,13 +331,13 @@ def write_card(run: Path, out: Path | None = None, *, license: str | None = None
                pretty_name: str | None = None) -> Path:
     """Write ``README.md`` and ``plots/*.png`` into ``out`` (default: the run). Returns the card's path."""
     out = out or run
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    manifest = RunDir(run).manifest()
     stats = Stats(run)
-    previous = read_header(out / "README.md") or read_header(run / "README.md")  # keep what was set before
+    previous = read_header(out / CARD) or read_header(run / CARD)  # keep what was set before
     license = license or previous.get("license")
     pretty_name = pretty_name or previous.get("pretty_name")
     plots = write_plots(stats, manifest, out / "plots")
     text = _render(run, manifest, stats, license, pretty_name, plots)
-    path = out / "README.md"
-    path.write_text(text, encoding="utf-8")
+    path = out / CARD
+    write_atomic(path, [text])
     return path

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from synth.export import jsonl as _lines
+from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, read_json, read_jsonl
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -139,8 +139,8 @@ def teval_files(run: Path) -> list[Path]:
 
 def _teval_rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".jsonl":
-        return list(_lines(path))
-    data = json.loads(path.read_text(encoding="utf-8"))
+        return list(read_jsonl(path, "T-Eval subset"))
+    data = read_json(path, "T-Eval subset")
     if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
         return [{"id": key, **value} for key, value in data.items()]
     return list(data)
@@ -151,16 +151,16 @@ def configs(run: Path) -> list[Config]:
     f = _features()
 
     def chat() -> Iterator[tuple[str, dict[str, Any]]]:
-        for split, name in (("train", "train.jsonl"), ("validation", "valid.jsonl")):
-            for line in _lines(run / name):
+        for split, name in (("train", TRAIN), ("validation", VALID)):
+            for line in read_jsonl(run / name):
                 yield split, chat_row(line)
 
     def evalset() -> Iterator[tuple[str, dict[str, Any]]]:
-        for line in _lines(run / "eval.jsonl"):
+        for line in read_jsonl(run / EVAL):
             yield "test", eval_row(line)
 
     def scored() -> Iterator[tuple[str, dict[str, Any]]]:
-        for line in _lines(run / "scored.jsonl"):
+        for line in read_jsonl(run / SCORED):
             yield SPLIT_NAMES[line["split"]], scored_row(line)
 
     out = [
@@ -198,28 +198,20 @@ def sizes(run: Path) -> dict[str, dict[str, int]]:
     for config in configs(run):
         counts: dict[str, int] = {}
         if config.name == "chat":
-            counts = {"train": _count(run / "train.jsonl"), "validation": _count(run / "valid.jsonl")}
+            counts = {"train": count_lines(run / TRAIN), "validation": count_lines(run / VALID)}
         elif config.name == "eval":
-            counts = {"test": _count(run / "eval.jsonl")}
+            counts = {"test": count_lines(run / EVAL)}
         elif config.name == "scored":
             split = re.compile(r'"split": "(\w+)"')
-            with open(run / "scored.jsonl", encoding="utf-8") as f:
-                for text in f:
-                    m = split.search(text)
-                    name = SPLIT_NAMES[m.group(1) if m else json.loads(text)["split"]]
-                    counts[name] = counts.get(name, 0) + 1
+            for _, text in lines(run / SCORED):  # the split without parsing the line, when it can be seen
+                m = split.search(text)
+                name = SPLIT_NAMES[m.group(1) if m else json.loads(text)["split"]]
+                counts[name] = counts.get(name, 0) + 1
             counts = {s: counts[s] for s in ("train", "validation", "test") if s in counts}
         else:
             counts = {"test": sum(1 for _ in config.rows())}
         out[config.name] = {s: n for s, n in counts.items() if n}
     return out
-
-
-def _count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with open(path, "rb") as f:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
 # --- building ----------------------------------------------------------------------------------
@@ -322,30 +314,6 @@ def data_files(written_or_sizes: dict[str, dict[str, Any]]) -> list[dict[str, An
             entry["default"] = True
         out.append(entry)
     return out
-
-
-def export(run: Path, out: Path | None = None, **card_options: Any) -> dict[str, dict[str, list[Path]]]:
-    """The run as a Hub dataset repo in ``out`` (default: the run folder itself): parquet, README.md card
-    with plots, and manifest.json. ``load_dataset(str(out), config)`` reads it back."""
-    from synth.export.card import write_card
-
-    out = out or run
-    out.mkdir(parents=True, exist_ok=True)
-    written = write_parquet(run, out)
-    write_card(run, out, **card_options)
-    if out.resolve() != run.resolve():
-        shutil.copyfile(run / "manifest.json", out / "manifest.json")
-    return written
-
-
-def hub_files(folder: Path) -> list[str]:
-    """The files of a Hub layout in ``folder``, as paths in the repo, sorted: the card, its plots,
-    manifest.json and the parquet files of every config."""
-    names = ["README.md", "manifest.json"]
-    names += [p.relative_to(folder).as_posix() for p in sorted((folder / "plots").glob("*.png"))]
-    for config in sorted(p for p in folder.iterdir() if p.is_dir() and any(p.glob("*.parquet"))):
-        names += [p.relative_to(folder).as_posix() for p in sorted(config.glob("*.parquet"))]
-    return sorted(n for n in names if (folder / n).is_file())
 
 
 def features_yaml(features: Features) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from synth.export.chat import openai_messages
+from synth.messages import openai_messages
 from synth.records import ScoredCall, ServerSpec, ToolCall
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from synth.agents.spend import Spend
+from synth.llm.spend import Spend
 from synth.config import ROLES, Settings
 from synth.errors import BudgetError, ConfigError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse

@@ -1,27 +1,14 @@
-"""Checks that only report: ``lint`` of a registry folder, and JSON Schema metaschema checks.
+"""``lint`` of a registry folder: the problems loading it finds, one line each.
 
 ``synth registry lint DIR`` prints ``lint(DIR)`` one line per problem and exits 1 only on errors.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import warnings
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 
 from synth.records import Problem
-
-DRAFTS = {"Draft3Validator": "draft-03", "Draft4Validator": "draft-04", "Draft6Validator": "draft-06",
-          "Draft7Validator": "draft-07", "Draft201909Validator": "draft 2019-09",
-          "Draft202012Validator": "draft 2020-12"}
-_VOCABULARIES = ("core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation", "content")
+from synth.registry.load import load_registry, problem_key
 
 
 def lint(root: Path | str) -> list[Problem]:
@@ -29,8 +16,6 @@ def lint(root: Path | str) -> list[Problem]:
 
     Raises ``RegistryError`` only when the folder cannot be read at all (missing, or no registry files).
     """
-    from synth.registry.load import load_registry, problem_key  # load imports this module (via normalize)
-
     return sorted(load_registry(root).problems, key=problem_key)
 
 
@@ -43,61 +28,3 @@ def count_problems(problems: list[Problem]) -> dict[str, int]:
     """How many errors and warnings, for a summary line."""
     errors = sum(p.severity == "error" for p in problems)
     return {"errors": errors, "warnings": len(problems) - errors}
-
-
-def declared_validator(schema: dict[str, Any]) -> tuple[Any, bool]:
-    """The validator class of the draft a schema declares (2020-12 when none); True when ``$schema`` is unknown."""
-    declared = schema.get("$schema")
-    if declared is None:
-        return Draft202012Validator, False
-    found = None
-    if isinstance(declared, str):  # validator_for crashes on a non-string $schema
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # it warns about unknown ones; the caller reports them
-            found = validator_for(schema, default=None)
-    return (found, False) if found is not None else (Draft202012Validator, True)
-
-
-def metaschema_error(cls: Any, schema: Any) -> SchemaError | None:
-    """Why ``schema`` fails the metaschema of the draft ``cls`` validates, or None when it passes."""
-    try:
-        text = json.dumps(schema, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError):
-        return _metaschema_error(cls, schema)
-    # Forks repeat the same schemas, and a clean schema is checked twice (as given, then normalised).
-    return _cached_metaschema_error(cls, text)
-
-
-@functools.lru_cache(maxsize=8192)
-def _cached_metaschema_error(cls: Any, text: str) -> SchemaError | None:
-    return _metaschema_error(cls, json.loads(text))
-
-
-def _metaschema_error(cls: Any, schema: Any) -> SchemaError | None:
-    if cls is Draft202012Validator and _flat_2020_12().is_valid(schema):
-        return None
-    try:
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        return exc
-    return None
-
-
-@functools.cache
-def _flat_2020_12() -> Draft202012Validator:
-    """The 2020-12 metaschema as one document (``$dynamicRef: #meta`` becomes ``$ref: #``).
-
-    Same verdicts as ``check_schema`` for plain schemas, about five times faster: the official one
-    resolves a dynamic reference at every level, which made loading 4,400 real tools take 13 s.
-    Only its "valid" verdict is trusted; a failure is re-checked by ``check_schema`` for the message.
-    """
-    props: dict[str, Any] = {}
-    defs: dict[str, Any] = {}
-    base = "https://json-schema.org/draft/2020-12/meta/"
-    for part in [Draft202012Validator.META_SCHEMA, *(SPECIFICATIONS.contents(base + v) for v in _VOCABULARIES)]:
-        props.update(part.get("properties", {}))
-        defs.update(part.get("$defs", {}))
-    text = json.dumps({"type": ["object", "boolean"], "properties": props, "$defs": defs})
-    text = text.replace('{"$dynamicRef": "#meta"}', '{"$ref": "#"}')
-    text = text.replace('"meta/validation#/', '"#/').replace('"meta/core#/', '"#/')
-    return Draft202012Validator(json.loads(text), format_checker=Draft202012Validator.FORMAT_CHECKER)

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from synth.records import Problem
-from synth.registry.lint import DRAFTS, declared_validator, metaschema_error
+from synth.registry.metaschema import DRAFTS, declared_validator, metaschema_error
 
 MAX_REF_DEPTH = 3  # a recursive $ref is unrolled this many times, then cut to {}
 MAX_REF_EXPANSIONS = 2000  # guards against schemas that explode when inlined

@@ -30,12 +30,11 @@ from synth.export.scored import scored_line
 from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpec, StageFailure, ToolCall
 from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
-from synth.review.manifest import STAGE, lines, update_manifest
-from synth.review.queue import QueueItem, dump_line, read_queue, write_queue
+from synth.review.manifest import STAGE, update_manifest
+from synth.review.queue import QueueItem, read_queue, write_queue
+from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, Replacing, RunDir, dump_line,
+                          read_jsonl, read_jsonl_text)
 from synth.stages.inject import negatives
-
-LOG = "review_log.jsonl"
-EXPORTS = ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl")
 
 
 def utc_now() -> str:
@@ -43,10 +42,7 @@ def utc_now() -> str:
 
 
 def read_manifest(run: Path) -> dict[str, Any]:
-    path = run / "manifest.json"
-    if not path.exists():
-        raise ConfigError(f"{run} is not a run folder (no manifest.json); pass the --out folder of synth generate")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return RunDir(run).manifest()
 
 
 def run_registry(run: Path, manifest: dict[str, Any], servers: Path | None, needed: set[str]) -> Registry:
@@ -113,7 +109,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     """Apply every decided, not yet applied queue item of ``run``."""
     manifest = read_manifest(run)
     items = read_queue(run)
-    done = {entry["queue_id"] for entry in lines(run / LOG)}
+    done = {entry["queue_id"] for entry in read_jsonl(run / LOG)}
     todo = sorted((i for i in items if i.decision is not None and i.id not in done),
                   key=lambda i: i.kind != "conversation")  # a conversation's fate first, then its calls
     report = Applied()
@@ -168,7 +164,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
                           if i.id in refused else i for i in items])
     update_manifest(run, manifest, applied, report.applied, report.decisions)
     from synth.export.card import write_card
-    from synth.export.hf import export
+    from synth.export.repo import export
 
     if any((run / c).is_dir() for c in ("chat", "eval", "scored")):  # a Hub layout lives here: rebuild it too
         export(run)
@@ -230,108 +226,73 @@ def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> Non
 
 # --- the files ---------------------------------------------------------------------------------
 
-class _Files:
-    """New versions of run files, written beside the old ones and swapped in together."""
-
-    def __init__(self, run: Path, names: tuple[str, ...]):
-        self.run = run
-        self.tmp = Path(tempfile.mkdtemp(prefix=".apply-", dir=run))
-        self.out = {n: open(self.tmp / n, "w", encoding="utf-8") for n in names}  # noqa: SIM115
-
-    def write(self, name: str, line: dict[str, Any] | str) -> None:
-        self.out[name].write(line if isinstance(line, str) else dump_line(line))
-
-    def commit(self) -> None:
-        for name, f in self.out.items():
-            f.close()
-            (self.tmp / name).replace(self.run / name)
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def abort(self) -> None:
-        for f in self.out.values():
-            f.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-
 def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], list[StageFailure]]],
              servers: dict[str, ServerSpec], names: ToolNames) -> set[str]:
     """Every export streamed once: dropped, replaced and appended lines as the plan says. Returns the
     scored ids that were in the data before."""
-    files = _Files(run, EXPORTS)
     seen: set[str] = set()
     changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
-    try:
+    with Replacing(run, EXPORTS) as files:  # all or nothing: an error leaves every file as it was
         _conversations(run, files, plan, servers, names)
-        for item in lines(run / "eval.jsonl"):
+        for text, item in read_jsonl_text(run / EVAL):
             if item["item"]["metadata"]["conversation_id"] not in changed:
-                files.write("eval.jsonl", item)
+                files.write(EVAL, text)
         for conv in [*plan.replace_convs.values(), *plan.add_convs]:
             if conv.split == "test":
                 for item in eval_items(conv, servers[conv.server], names):
-                    files.write("eval.jsonl", item)
+                    files.write(EVAL, item)
         emitted: set[str] = set()
-        with open(run / "scored.jsonl", encoding="utf-8") as f:
-            for text in f:
-                row = json.loads(text)
-                seen.add(row["id"])
-                cid = row["conversation_id"]
-                if changed.get(cid) == "replaced" and cid not in emitted:  # the new negatives where the old were
-                    emitted.add(cid)
-                    _scored(files, plan.replace_convs[cid], derived, servers)
-                if cid in changed or row["id"] in plan.remove_rows:
-                    continue
-                files.write("scored.jsonl", plan.replace_rows.get(row["id"], text))
+        for text, row in read_jsonl_text(run / SCORED):
+            seen.add(row["id"])
+            cid = row["conversation_id"]
+            if changed.get(cid) == "replaced" and cid not in emitted:  # the new negatives where the old were
+                emitted.add(cid)
+                _scored(files, plan.replace_convs[cid], derived, servers)
+            if cid in changed or row["id"] in plan.remove_rows:
+                continue
+            files.write(SCORED, plan.replace_rows.get(row["id"], text))
         for conv in [*(c for k, c in plan.replace_convs.items() if k not in emitted), *plan.add_convs]:
             _scored(files, conv, derived, servers)
-        with open(run / "rejected.jsonl", encoding="utf-8") as f:
-            for text in f:
-                record = json.loads(text)
-                if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
-                    continue  # negatives that could not be made for a conversation that left or changed
-                files.write("rejected.jsonl", text)
+        for text, record in read_jsonl_text(run / REJECTED):
+            if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
+                continue  # negatives that could not be made for a conversation that left or changed
+            files.write(REJECTED, text)
         for line in plan.rejected:
-            files.write("rejected.jsonl", line)
+            files.write(REJECTED, line)
         for conv in [*plan.replace_convs.values(), *plan.add_convs]:
             for failure in derived[conv.id][1]:
-                files.write("rejected.jsonl", failure.to_json())
-    except BaseException:
-        files.abort()
-        raise
-    files.commit()
+                files.write(REJECTED, failure.to_json())
     return seen
 
 
-def _conversations(run: Path, files: _Files, plan: _Plan, servers: dict[str, ServerSpec], names: ToolNames) -> None:
+def _conversations(run: Path, files: Replacing, plan: _Plan, servers: dict[str, ServerSpec], names: ToolNames) -> None:
     """conversations.jsonl with train/valid.jsonl beside it: their lines come in the same order, so an
     untouched conversation's chat line is copied as it was."""
-    with open(run / "conversations.jsonl", encoding="utf-8") as convs, \
-            open(run / "train.jsonl", encoding="utf-8") as train, open(run / "valid.jsonl", encoding="utf-8") as valid:
-        chat = {"train": train, "valid": valid}
-        for text in convs:
-            record = json.loads(text)
-            split = record.get("split") or "train"
-            old_chat = chat[split].readline() if split in chat else None
-            if record["id"] in plan.remove_convs:
-                continue
-            if record["id"] in plan.replace_convs:
-                _export(files, plan.replace_convs[record["id"]], servers, names)
-                continue
-            files.write("conversations.jsonl", text)
-            if old_chat is not None:
-                files.write(f"{split}.jsonl", old_chat)
+    chat = {split: read_jsonl_text(run / name) for split, name in CHAT.items()}
+    for text, record in read_jsonl_text(run / CONVERSATIONS):
+        split = record.get("split") or "train"
+        old_chat = next(chat[split])[0] if split in chat else None
+        if record["id"] in plan.remove_convs:
+            continue
+        if record["id"] in plan.replace_convs:
+            _export(files, plan.replace_convs[record["id"]], servers, names)
+            continue
+        files.write(CONVERSATIONS, text)
+        if old_chat is not None:
+            files.write(CHAT[split], old_chat)
     for conv in plan.add_convs:
         _export(files, conv, servers, names)
 
 
-def _export(files: _Files, conv: Conversation, servers: dict[str, ServerSpec], names: ToolNames) -> None:
-    files.write("conversations.jsonl", conv.to_json())
+def _export(files: Replacing, conv: Conversation, servers: dict[str, ServerSpec], names: ToolNames) -> None:
+    files.write(CONVERSATIONS, conv.to_json())
     if conv.split in ("train", "valid"):
-        files.write(f"{conv.split}.jsonl", chat_line(conv, servers[conv.server], names))
+        files.write(CHAT[conv.split], chat_line(conv, servers[conv.server], names))
 
 
-def _scored(files: _Files, conv: Conversation, derived: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
+def _scored(files: Replacing, conv: Conversation, derived: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
     for record in derived[conv.id][0]:
-        files.write("scored.jsonl", scored_line(record, servers[conv.server], conv.tools, conv.split or "train"))
+        files.write(SCORED, scored_line(record, servers[conv.server], conv.tools, conv.split or "train"))
 
 
 def scored_records(conv: Conversation, rows: list[dict[str, Any]]) -> list[ScoredCall]:
@@ -354,14 +315,14 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
     from synth.export.teval import TevalWriter
 
     rows: dict[str, list[dict[str, Any]]] = {}
-    for row in lines(run / "scored.jsonl"):
+    for row in read_jsonl(run / SCORED):
         if row["split"] == "test":
             rows.setdefault(row["conversation_id"], []).append(row)
     tmp = Path(tempfile.mkdtemp(prefix=".teval-", dir=run))
     try:
         writer = TevalWriter(tmp)
         try:
-            for record in lines(run / "conversations.jsonl"):
+            for record in read_jsonl(run / CONVERSATIONS):
                 if record.get("split") == "test":
                     conv = Conversation.model_validate(record)
                     writer.add(conv, servers[conv.server], scored_records(conv, rows.get(conv.id, [])))

@@ -6,13 +6,11 @@ the manifest of a reviewed run reads like one that was generated that way.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from synth.pipeline import file_facts
-from synth.export import jsonl as lines
-from synth.review.queue import QueueItem, write_atomic
+from synth.review.queue import QueueItem
+from synth.rundir import CONVERSATIONS, EVAL, REJECTED, SCORED, RunDir, count_lines, file_facts, read_jsonl
 
 STAGE = "human_review"
 
@@ -22,7 +20,7 @@ def recount(run: Path, manifest: dict[str, Any]) -> None:
     splits = dict.fromkeys(("train", "valid", "test"), 0)
     used: set[str] = set()
     multi = calls = messages = conversations = 0
-    for conv in lines(run / "conversations.jsonl"):
+    for conv in read_jsonl(run / CONVERSATIONS):
         conversations += 1
         splits[conv.get("split") or "train"] += 1
         names = [c["name"] for m in conv["messages"] for c in m.get("tool_calls", [])]
@@ -32,12 +30,12 @@ def recount(run: Path, manifest: dict[str, Any]) -> None:
         multi += bool(conv["query"].get("withheld"))
     labels: dict[str, int] = {}
     subtypes: dict[str, int] = {}
-    for row in lines(run / "scored.jsonl"):
+    for row in read_jsonl(run / SCORED):
         labels[row["score"]] = labels.get(row["score"], 0) + 1
         key = f"{row['score']}/{row['subtype']}"
         subtypes[key] = subtypes.get(key, 0) + 1
     manifest["counts"] = {"conversations": conversations, "splits": splits, "multi_turn": multi, "tool_calls": calls,
-                          "messages": messages, "eval_items": file_facts(run / "eval.jsonl")["lines"],
+                          "messages": messages, "eval_items": count_lines(run / EVAL),
                           "scored": dict(sorted(labels.items())), "scored_subtypes": dict(sorted(subtypes.items()))}
     usable = [f"{s['id']}/{t['name']}" for s in manifest["registry"]["snapshot"] for t in s["tools"]]
     unused = sorted(set(usable) - used)
@@ -51,7 +49,7 @@ def recount(run: Path, manifest: dict[str, Any]) -> None:
     if calls or "inject" in funnel["entered"]:
         funnel["entered"]["inject"] = funnel["left"]["inject"] = calls
     missed: dict[str, int] = {}
-    for record in lines(run / "rejected.jsonl"):
+    for record in read_jsonl(run / REJECTED):
         if record.get("stage") == "inject":
             missed[record["reason"]] = missed.get(record["reason"], 0) + 1
     if missed:
@@ -81,4 +79,4 @@ def update_manifest(run: Path, manifest: dict[str, Any], applied: list[QueueItem
     review["applied"] += count
     for decision, n in sorted(decisions.items()):
         review["decisions"][decision] = review["decisions"].get(decision, 0) + n
-    write_atomic(run / "manifest.json", [json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"])
+    RunDir(run).write_manifest(manifest)

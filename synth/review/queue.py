@@ -16,8 +16,6 @@ fold it back without the generator), the suggested label, and empty decision fie
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal
@@ -27,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from synth.config import REVIEW_RULES
 from synth.errors import ConfigError
 from synth.records import Conversation, content_hash, make_id
+from synth.rundir import CONVERSATIONS, QUEUE, SCORED, lines, read_jsonl, write_jsonl
 
-QUEUE = "review_queue.jsonl"
 Decision = Literal["accept", "reject", "edit"]
 
 
@@ -197,47 +195,24 @@ def render_scored(row: dict[str, Any]) -> dict[str, Any]:
 
 # --- the file ----------------------------------------------------------------------------------
 
-def dump_line(line: dict[str, Any]) -> str:
-    """The spelling every run file uses: one JSON object per line, UTF-8 kept."""
-    return json.dumps(line, ensure_ascii=False) + "\n"
-
-
 def read_queue(run: Path) -> list[QueueItem]:
     path = run / QUEUE
     if not path.exists():
         raise ConfigError(f"{path} does not exist: make the run with a synth that writes the review queue, "
                           f"or build it with `synth review queue {run}`")
     items = []
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            if not text.strip():
-                continue
-            try:
-                items.append(QueueItem.model_validate_json(text))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or "(line)"
-                raise ConfigError(f"{path}:{number}: {where}: {first['msg']}; fix or remove that line") from None
+    for number, text in lines(path):
+        try:
+            items.append(QueueItem.model_validate_json(text))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(line)"
+            raise ConfigError(f"{path}:{number}: {where}: {first['msg']}; fix or remove that line") from None
     return items
 
 
-def write_atomic(path: Path, lines: Iterable[str]) -> None:
-    """Write a file so that a crash leaves the old or the new one, never half of each."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_queue(run: Path, items: Iterable[QueueItem]) -> None:
-    write_atomic(run / QUEUE, (dump_line(i.line()) for i in items))
+    write_jsonl(run / QUEUE, (i.line() for i in items))
 
 
 @dataclass
@@ -257,20 +232,17 @@ def rebuild(run: Path, rules: Rules) -> Rebuilt:
     keep = {i.id: i for i in old if i.held or i.decision is not None}
     out: list[QueueItem] = [i for i in old if i.id in keep]
     report = Rebuilt(kept=len(out))
-    with open(run / "conversations.jsonl", encoding="utf-8") as f:
-        for text in f:
-            conv = Conversation.model_validate_json(text)
-            why = conversation_reasons(conv, rules)
-            line = conversation_item(conv, why, held=False) if why else None
-            if line and line["id"] not in keep:
-                out.append(QueueItem.model_validate(line))
-    with open(run / "scored.jsonl", encoding="utf-8") as f:
-        for text in f:
-            row = json.loads(text)
-            why = scored_reasons(row, rules)
-            line = scored_item(row, why) if why else None
-            if line and line["id"] not in keep:
-                out.append(QueueItem.model_validate(line))
+    for _, text in lines(run / CONVERSATIONS):
+        conv = Conversation.model_validate_json(text)
+        why = conversation_reasons(conv, rules)
+        line = conversation_item(conv, why, held=False) if why else None
+        if line and line["id"] not in keep:
+            out.append(QueueItem.model_validate(line))
+    for row in read_jsonl(run / SCORED):
+        why = scored_reasons(row, rules)
+        line = scored_item(row, why) if why else None
+        if line and line["id"] not in keep:
+            out.append(QueueItem.model_validate(line))
     report.added = len(out) - report.kept
     for item in out:
         for w in item.why:

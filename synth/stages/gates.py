@@ -11,31 +11,18 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import Any, Iterator
 
 import jsonschema
-from jsonschema.validators import validator_for
 
-from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, Trajectory, canonical_json
-
-
-@lru_cache(maxsize=8192)
-def _validator(schema_json: str) -> jsonschema.protocols.Validator:
-    schema = json.loads(schema_json)
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema)
-
-
-def validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
-    """A cached validator of the schema's own draft (2020-12 when it names none)."""
-    return _validator(canonical_json(schema))
+from synth.grade import schema_validator
+from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, Trajectory
 
 
 def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """The first validation error as one line, or None when the arguments are valid."""
     try:
-        error = jsonschema.exceptions.best_match(validator(schema).iter_errors(arguments))
+        error = jsonschema.exceptions.best_match(schema_validator(schema).iter_errors(arguments))
     except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType,
             jsonschema.exceptions._WrappedReferencingError) as exc:  # the registry should have caught it
         return f"(schema): cannot be checked: {str(exc).splitlines()[0][:200]}"
