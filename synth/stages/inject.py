@@ -28,23 +28,30 @@ from synth.grade import (FILLER_WORDS, FORMAT_NAMES, Evidence, Facts, branch, cl
 from synth.records import (Conversation, Message, ScoredCall, ServerSpec, StageFailure, ToolCall, ToolSpec, content_hash,
                            make_id)
 from synth.stages import mutate as m
+from synth.stages import names as nm
+from synth.stages.context import Context, sibling_reason
+from synth.stages.positives import hard_positives
 
 log = logging.getLogger(__name__)
 
 SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of its draw)
     "incorrect_tool": (("sibling_tool", 2.0), ("hallucinated_tool", 1.0)),
-    "incorrect_parameter_names": (("missing_required", 1.0), ("misspelled", 1.0),
-                                  ("case_renamed", 1.0), ("synonym_renamed", 1.5),
-                                  ("unexpected_extra", 1.0)),
-    "incorrect_parameter_values": (("wrong_type", 1.0), ("out_of_enum", 1.0), ("out_of_range", 1.0),
-                                   ("wrong_format", 1.0), ("contradicts_request", 2.0)),
+    "incorrect_parameter_names": (("missing_required", 1.0), ("sibling_param", 1.5),
+                                  ("case_renamed", 1.5), ("synonym_renamed", 1.5),
+                                  ("plural_renamed", 0.5), ("unexpected_extra", 1.0)),
+    "incorrect_parameter_values": (("sibling_result", 6.0), ("context_value", 4.0),
+                                   ("swapped_arguments", 3.0), ("unit_mixup", 3.0),
+                                   ("partial_value", 1.2),
+                                   ("wrong_format", 1.5), ("wrong_type", 0.5), ("out_of_enum", 0.7),
+                                   ("out_of_range", 0.7), ("contradicts_request", 0.5)),
 }
 MAX_TRIES = 12  # candidates tried per subtype before the next subtype is drawn
 _NOT_APPLICABLE = {
-    "sibling_tool": "no other tool with a different purpose is offered",
+    "sibling_tool": "no other tool with an overlapping name or description is offered",
     "hallucinated_tool": "every invented name is a real tool",
-    "missing_required": "no required parameter in the call",
-    "misspelled": "no parameter name to misspell",
+    "missing_required": "no required parameter among two or more arguments",
+    "sibling_param": "no sibling tool has a parameter that could pass for one of this call's",
+    "plural_renamed": "no parameter name with a singular or plural form",
     "case_renamed": "no multi-word parameter name",
     "synonym_renamed": "no parameter name with a known synonym",
     "unexpected_extra": "every habitual extra is a real parameter",
@@ -53,6 +60,11 @@ _NOT_APPLICABLE = {
     "out_of_range": "no parameter with a range or length limit",
     "wrong_format": "no parameter with a format (email, date, URL, UUID, ...)",
     "contradicts_request": "no other valid value found",
+    "sibling_result": "no gold value sits in a list of an earlier tool result",
+    "context_value": "the conversation holds no other value of the same kind that fits",
+    "swapped_arguments": "no two arguments of the same kind to exchange",
+    "unit_mixup": "no numeric parameter with a unit in its name or description",
+    "partial_value": "no value of several words or parts",
 }
 
 
@@ -117,6 +129,7 @@ class _Ctx:
     gold: ToolCall
     evidence: Evidence
     nodes: tuple[_Node, ...]
+    context: Context
 
     def call(self, arguments: dict[str, Any], name: str | None = None) -> ToolCall:
         return ToolCall(id=self.gold.id, name=name or self.gold.name, arguments=arguments)
@@ -181,10 +194,11 @@ def _sibling_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
         name = jaccard(c.tool.name_words, s.name_words)
         return 2 * name + jaccard(c.tool.topic, s.topic) + params / 2
 
-    options = [s for s in c.siblings if s.purpose != c.tool.purpose and s.loose != c.tool.loose]
+    options = [s for s in c.siblings if s.purpose != c.tool.purpose and s.loose != c.tool.loose
+               and (c.tool.name_words & s.name_words or len(c.tool.topic & s.topic) >= 2)]
     ranked = []
     for s in sorted(options, key=lambda s: (-score(s), s.spec.name))[:3]:
-        args = _map_arguments(c.gold.arguments, s, rng)
+        args = _map_arguments(c.gold.arguments, s, rng, c.context.values())
         well_formed = s.validator.is_valid(args)  # a call that looks right is the harder negative
         ranked.append((-(score(s) + 0.5 * well_formed), s.spec.name, s, args))
     for _, _, s, args in sorted(ranked, key=lambda r: r[:2]):
@@ -208,7 +222,8 @@ def _fits(value: Any, name: str, schema: dict[str, Any]) -> bool:
     return json_type(value) == t if isinstance(t, str) else True
 
 
-def _map_arguments(gold: dict[str, Any], sibling: _Tool, rng: random.Random) -> dict[str, Any]:
+def _map_arguments(gold: dict[str, Any], sibling: _Tool, rng: random.Random,
+                   pool: list[Any]) -> dict[str, Any]:
     """Same-named arguments stay; other required ones take gold values of the same JSON type."""
     props = sibling.spec.properties
     out = {k: v for k, v in gold.items() if k in props}
@@ -222,7 +237,9 @@ def _map_arguments(gold: dict[str, Any], sibling: _Tool, rng: random.Random) -> 
             spare.remove(best)
             out[name] = best[1]
         else:
-            out[name] = m.filler(name, props.get(name, {}), rng)
+            schema = props.get(name, {})
+            fitting = [v for v in pool if _fits(v, name, branch(schema))]
+            out[name] = m.filler(name, schema, rng, fitting)
     return out
 
 
@@ -232,7 +249,7 @@ def _hallucinated_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
     need = f"{name} was needed to {inf}" if inf else f"{name} ({c.tool.purpose}) was needed"
     params = c.tool.spec.required or list(c.tool.spec.properties)
     noun = (words(params[0]) or [""])[-1] if params else ""
-    for new in m.hallucinated_names(name, noun, rng):
+    for new in nm.hallucinated_names(name, noun, rng):
         if loose(new) not in taken:
             yield Candidate("hallucinated_tool", c.call(dict(c.gold.arguments), new),
                             f"'{new}' is not one of the available tools; {need}.")
@@ -240,6 +257,8 @@ def _hallucinated_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
 
 def _missing_required(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
     keys = [k for k in c.tool.spec.required if k in c.gold.arguments]
+    if len(c.gold.arguments) < 2:
+        return  # dropping the only argument leaves an empty call: too easy to spot
     rng.shuffle(keys)
     for k in keys:
         node = next(n for n in c.nodes if n.path == (k,))
@@ -249,7 +268,7 @@ def _missing_required(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
 
 
 _RENAME_HINTS = {  # (after a missing required name, after an unknown optional one)
-    "misspelled": (" (a misspelling of '{k}')", "it is a misspelling of '{k}'"),
+    "plural_renamed": (" (it is spelled '{k}')", "the parameter is spelled '{k}'"),
     "case_renamed": (" (it is spelled '{k}')", "the parameter is spelled '{k}'"),
     "synonym_renamed": ("", "the value belongs in '{k}'"),
 }
@@ -277,10 +296,30 @@ def _renamer(subtype: str, propose: Callable[[str, random.Random], list[str]]) -
     return generate
 
 
+def _sibling_param(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """A parameter name carried over from a sibling tool (``query`` of the search for ``city``)."""
+    props, tool = list(c.tool.spec.properties), c.gold.name
+    others = [(s.spec.name, list(s.spec.properties)) for s in c.siblings]
+    schemas = {(s.spec.name, p): branch(x) for s in c.siblings for p, x in s.spec.properties.items()}
+    keys = list(c.gold.arguments)
+    rng.shuffle(keys)
+    near = {loose(p) for p in props}
+    for k in keys:
+        for new, owner in nm.sibling_params(k, props, others)[:3]:
+            if (new in c.gold.arguments or loose(new) in near
+                    or not _fits(c.gold.arguments[k], new, schemas[(owner, new)])):
+                continue  # the value must pass for the sibling's parameter too
+            args = {(new if a == k else a): v for a, v in c.gold.arguments.items()}
+            unknown = f"'{new}' is a parameter of {owner}, not of {tool}"
+            reason = (f"Required parameter '{k}' is missing; {unknown}." if k in c.tool.spec.required
+                      else f"{unknown}; the value belongs in '{k}'.")
+            yield Candidate("sibling_param", c.call(args), reason)
+
+
 def _unexpected_extra(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
     props, tool = list(c.tool.spec.properties), c.gold.name
     listed = ", ".join(f"'{p}'" for p in props[:6]) + (", ..." if len(props) > 6 else "")
-    for name, value in m.extra_params(set(c.tool.topic), props, rng)[:4]:
+    for name, value in nm.extra_params(set(c.tool.topic), props, rng)[:4]:
         if name in c.gold.arguments:
             continue
         reason = (f"'{name}' is not a parameter of {tool}; it accepts only {listed}." if props
@@ -337,19 +376,93 @@ def _changer(subtype: str, propose: Callable[[_Node, _Ctx, random.Random], Any])
     return generate
 
 
+def _scalars(c: _Ctx, rng: random.Random) -> list[_Node]:
+    nodes = [n for n in c.nodes if json_type(n.value) in ("string", "number")]
+    rng.shuffle(nodes)
+    return nodes
+
+
+def _sibling_result(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """Another item of the result list the gold value came from: the second hit for the first."""
+    for node in _scalars(c, rng):
+        name = node.path[-1]
+        for new, where, at in islice(c.context.siblings(node.value), 6):
+            if _fits(new, name, node.facts.schema) and json_type(new) == json_type(node.value):
+                reason = sibling_reason(node.label, new, where, at, node.value,
+                                        c.evidence.said(node.value))
+                yield Candidate("sibling_result", c.call(_replace(c.gold.arguments, node.path, new)),
+                                reason, node)
+
+
+def _context_value(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """A value the conversation gave for another purpose: another argument, result field or number."""
+    for node in _scalars(c, rng):
+        name, level = node.path[-1], _at(c.gold.arguments, node.path[:-1])
+        tried = 0
+        for new, why in c.context.others(name, node.value, level):
+            if tried >= 4:
+                break
+            if _fits(new, name, node.facts.schema) and json_type(new) == json_type(node.value):
+                tried += 1
+                yield Candidate("context_value", c.call(_replace(c.gold.arguments, node.path, new)),
+                                f"'{node.label}' is {show(new)}, {why}; {c.wanted(node)}.", node)
+
+
+def _swapped_arguments(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """Two arguments of the same kind exchanged: from and to, width and height."""
+    top = [n for n in c.nodes if len(n.path) == 1 and json_type(n.value) in ("string", "number")]
+    pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:]
+             if json_type(a.value) == json_type(b.value) and not same_value(a.value, b.value)
+             and _fits(a.value, b.label, b.facts.schema) and _fits(b.value, a.label, a.facts.schema)]
+    rng.shuffle(pairs)
+    for a, b in pairs:
+        args = {**c.gold.arguments, a.label: b.value, b.label: a.value}
+        reason = (f"'{a.label}' and '{b.label}' are swapped: '{a.label}' is {show(b.value)} and "
+                  f"'{b.label}' is {show(a.value)}; for '{a.label}' {c.wanted(a)}.")
+        yield Candidate("swapped_arguments", c.call(args), reason, a)
+
+
+def _unit_mixup(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """The gold number in the unit it is confused with: 68 for 20 (Celsius), 30000 for 30 s."""
+    for node in _scalars(c, rng):
+        for new, unit, other in m.unit_mixup(node.value, node.facts):
+            reason = (f"'{node.label}' is {show(new)}, {show(node.value)} {unit} converted to "
+                      f"{other}, but {c.gold.name} takes {unit}; {c.wanted(node)}.")
+            yield Candidate("unit_mixup", c.call(_replace(c.gold.arguments, node.path, new)),
+                            reason, node)
+
+
+def _partial_value(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """Part of a value of several words or parts: 'Hong' for 'Hong Kong', the latitude alone."""
+    for node in _scalars(c, rng):
+        if not isinstance(node.value, str):
+            continue
+        for new in m.partial(node.value):
+            if _fits(new, node.path[-1], node.facts.schema):
+                reason = f"'{node.label}' is {show(new)}, only part of the value; {c.wanted(node)}."
+                yield Candidate("partial_value", c.call(_replace(c.gold.arguments, node.path, new)),
+                                reason, node)
+
+
 GENERATORS: dict[str, Generator] = {
     "sibling_tool": _sibling_tool,
     "hallucinated_tool": _hallucinated_tool,
     "missing_required": _missing_required,
-    "misspelled": _renamer("misspelled", m.misspellings),
-    "case_renamed": _renamer("case_renamed", lambda name, _: m.case_renamed(name)),
-    "synonym_renamed": _renamer("synonym_renamed", m.synonym_renamed),
+    "sibling_param": _sibling_param,
+    "plural_renamed": _renamer("plural_renamed", lambda name, _: nm.plural_renamed(name)),
+    "case_renamed": _renamer("case_renamed", lambda name, _: nm.case_renamed(name)),
+    "synonym_renamed": _renamer("synonym_renamed", nm.synonym_renamed),
     "unexpected_extra": _unexpected_extra,
     "wrong_type": _changer("wrong_type", lambda n, c, r: m.wrong_type(n.value, n.facts, r)),
     "out_of_enum": _changer(
         "out_of_enum", lambda n, c, r: n.facts.choices and m.out_of_enum(n.value, n.facts, r)),
     "out_of_range": _changer("out_of_range", lambda n, c, r: m.out_of_range(n.value, n.facts, r)),
     "wrong_format": _changer("wrong_format", lambda n, c, r: m.wrong_format(n.value, n.facts, r)),
+    "sibling_result": _sibling_result,
+    "context_value": _context_value,
+    "swapped_arguments": _swapped_arguments,
+    "unit_mixup": _unit_mixup,
+    "partial_value": _partial_value,
     "contradicts_request": _changer(
         "contradicts_request", lambda n, c, r: m.contradicting(n.value, n.facts, r, c.evidence.said)
     ),
@@ -377,6 +490,8 @@ def _check(c: _Ctx, label: str, cand: Candidate) -> str:
             return "a dropped parameter is optional"
         return ""
     changed = [k for k in gold if not same_value(gold[k], args.get(k))]
+    if sub == "swapped_arguments":
+        return _check_swap(c, args, changed)
     if set(args) != set(gold) or len(changed) != 1 or cand.node is None:
         return "not exactly one value changed"
     node, f = cand.node, cand.node.facts
@@ -404,6 +519,18 @@ def _check(c: _Ctx, label: str, cand: Candidate) -> str:
     if ((f.fmt and not format_ok(f.fmt, new)) or f.outside(new)
             or (f.choices and old in f.choices and new not in f.choices)):
         return "breaks the parameter's format, choices or range"
+    return ""
+
+
+def _check_swap(c: _Ctx, args: dict[str, Any], changed: list[str]) -> str:
+    gold = c.gold.arguments
+    if set(args) != set(gold) or len(changed) != 2:
+        return "not exactly two values exchanged"
+    a, b = changed
+    if not (same_value(args[a], gold[b]) and same_value(args[b], gold[a])):
+        return "the values are not exchanged"
+    if not c.tool.validator.is_valid(args):
+        return "the schema rejects it"
     return ""
 
 
@@ -442,11 +569,18 @@ def inject_call(tool: ToolSpec, siblings: Sequence[ToolSpec], gold: ToolCall,
     """The gold call as ``correct`` plus one checked negative per error label, or a StageFailure."""
     info = _tool(tool)
     c = _Ctx(info, tuple(_tool(s) for s in siblings if s.name != tool.name), gold,
-             Evidence(history), _nodes(info, gold.arguments))
+             Evidence(history), _nodes(info, gold.arguments), Context(history))
     base: dict[str, Any] = {"conversation_id": conversation_id, "server": tool.server,
                             "call_index": call_index, "history": tuple(history), "gold_call": gold}
     first_id = make_id("scored", conversation_id, call_index, "correct", gold.name, gold.arguments)
     scored = [ScoredCall(id=first_id, tool_call=gold, score="correct", subtype="gold", **base)]
+    rng = random.Random(int(content_hash([seed, conversation_id, call_index, "correct"]), 16))
+    for subtype, call in islice(hard_positives(info.spec, gold, rng), 1):
+        if classify(tool, gold, call) == "correct":
+            record_id = make_id("scored", conversation_id, call_index, "correct", subtype, call.name,
+                                call.arguments)
+            scored.append(ScoredCall(id=record_id, tool_call=call, score="correct", subtype=subtype,
+                                     **base))
     failures = []
     for label in SUBTYPES:
         rng = random.Random(int(content_hash([seed, conversation_id, call_index, label]), 16))
