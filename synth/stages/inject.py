@@ -1,8 +1,12 @@
 """Step 6, error injection: labelled negatives from each accepted gold call, for tool-call judges.
 
-For one gold call we emit the call itself (``correct``) and one negative per error label,
-``incorrect_tool``, ``incorrect_parameter_names`` and ``incorrect_parameter_values``, each with a
-subtype and a failure_reason that names the parameter, what was given and what was expected.
+For one gold call we emit the call itself (``correct``), at most one hard positive (a call that
+differs from it and is still right: a default made explicit or left out, synth.stages.positives)
+and one negative per error label, ``incorrect_tool``, ``incorrect_parameter_names`` and
+``incorrect_parameter_values``, each with a subtype and a failure_reason that names the parameter,
+what was given and what was expected. Negatives look like real mistakes, not like a generator: a
+sibling tool whose name or description overlaps, exactly one missing argument, a sibling tool's
+parameter name, and wrong values taken from the conversation (synth.stages.wrong_values).
 
 Subtypes are drawn from a ``random.Random`` seeded by (seed, conversation, call, label), never a
 shared stream, so the output does not depend on the order of work. Every candidate is re-checked
@@ -15,22 +19,20 @@ from __future__ import annotations
 
 import logging
 import random
-import re
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable, Iterator, Sequence
 
-from jsonschema.protocols import Validator
-
-from synth.grade import (FILLER_WORDS, FORMAT_NAMES, Evidence, Facts, branch, classify, facts,
-                         format_ok, infinitive, json_type, loose, purpose, same_value,
-                         schema_validator, show, standardize, words)
+from synth.grade import (Evidence, branch, classify, format_ok, infinitive, json_type, loose,
+                         same_value, standardize, words)
 from synth.records import (Conversation, Message, ScoredCall, ServerSpec, StageFailure, ToolCall, ToolSpec, content_hash,
                            make_id)
 from synth.stages import mutate as m
 from synth.stages import names as nm
-from synth.stages.context import Context, sibling_reason
+from synth.stages.candidates import (Candidate, Ctx, Generator, ToolInfo, fits, nodes_of, tool_info,
+                                     value_at)
+from synth.stages.context import Context
 from synth.stages.positives import hard_positives
+from synth.stages.wrong_values import VALUE_GENERATORS
 
 log = logging.getLogger(__name__)
 
@@ -68,115 +70,9 @@ _NOT_APPLICABLE = {
 }
 
 
-# --- what is known about a tool and a call ------------------------------------------------------
+# --- tools and names -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Tool:
-    spec: ToolSpec
-    validator: Validator
-    docs: dict[str, str]  # docstring lines per parameter: "days: ... (1-10, default: 3)"
-    purpose: str  # the description's first sentence, cleaned
-    name_words: frozenset[str]
-    topic: frozenset[str]  # content words of name, description and parameters
-    loose: str  # the name as a lenient grader matches it
-
-
-_IDS = {"id", "ids", "key", "slug", "code", "token", "uuid", "hash"}  # one-word values
-_IMPLIED = (("url", "uri"), ("uri", "uri"), ("link", "uri"), ("email", "email"), ("date", "date"))
-_TOOLS: dict[int, _Tool] = {}  # by id(spec); the value keeps the spec, so the id cannot be reused
-_DOC_LINE = re.compile(r"\s*[-*•]?\s*`?([A-Za-z_][\w\-]*)`?\s*(?:\([^)]*\))?\s*[:–]\s+(.+)")
-_STOP = {"the", "and", "for", "with", "from", "this", "that", "into", "tool", "given", "specific",
-         "returns", "args"}
-
-
-def _tool(spec: ToolSpec) -> _Tool:
-    """Everything about a tool that does not depend on the call, computed once per tool."""
-    hit = _TOOLS.get(id(spec))
-    if hit is not None and hit.spec is spec:
-        return hit
-    if len(_TOOLS) > 8192:
-        _TOOLS.clear()
-    props = spec.properties
-    docs: dict[str, str] = {}
-    for line in spec.description.splitlines():
-        if (d := _DOC_LINE.match(line)) and d.group(1) in props:
-            docs.setdefault(d.group(1), d.group(2).strip())
-    text = re.sub(r"[^\w\s]", " ", f"{spec.name} {spec.description[:300]} {' '.join(props)}")
-    topic = frozenset(w for w in words(text) if len(w) > 2 and w not in _STOP)
-    info = _Tool(spec, schema_validator(spec.input_schema), docs, purpose(spec),
-                 frozenset(words(spec.name)) - FILLER_WORDS, topic, loose(spec.name))
-    _TOOLS[id(spec)] = info
-    return info
-
-
-@dataclass(frozen=True)
-class _Node:
-    """One value of the gold call, at the top level or inside an object argument."""
-
-    path: tuple[str, ...]
-    facts: Facts
-    value: Any
-
-    @property
-    def label(self) -> str:
-        return ".".join(self.path)
-
-
-@dataclass(frozen=True)
-class _Ctx:
-    tool: _Tool
-    siblings: tuple[_Tool, ...]
-    gold: ToolCall
-    evidence: Evidence
-    nodes: tuple[_Node, ...]
-    context: Context
-
-    def call(self, arguments: dict[str, Any], name: str | None = None) -> ToolCall:
-        return ToolCall(id=self.gold.id, name=name or self.gold.name, arguments=arguments)
-
-    def wanted(self, node: _Node) -> str:
-        """"the user asked for 4 days", "the search_tool result gave 'Porto'", "the request ..."."""
-        v, name = node.value, node.path[-1]
-        shown = show(v)
-        if json_type(v) == "number" and name.isalpha() and name.islower() and name.endswith("s"):
-            shown += " " + (name[:-1] if v == 1 else name)  # "4 days"
-        src = self.evidence.source(v)
-        if src == "user":
-            return f"the user asked for {shown}"
-        return f"the {src} result gave {shown}" if src else f"the request calls for {shown}"
-
-
-def _nodes(tool: _Tool, arguments: dict[str, Any]) -> tuple[_Node, ...]:
-    out: list[_Node] = []
-
-    def walk(path: tuple[str, ...], schema: Any, value: Any, doc: str) -> None:
-        f = facts(".".join(path), schema, doc, value)
-        out.append(_Node(path, f, value))
-        props = f.schema.get("properties")
-        if isinstance(value, dict) and isinstance(props, dict):
-            for k, v in value.items():
-                if k in props:
-                    walk(path + (k,), props[k], v, "")
-
-    for k, v in arguments.items():
-        walk((k,), tool.spec.properties.get(k, {}), v, tool.docs.get(k, ""))
-    return tuple(out)
-
-
-# --- candidates ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Candidate:
-    subtype: str
-    call: ToolCall
-    reason: str
-    node: _Node | None = None  # the changed value, for value subtypes
-
-
-Generator = Callable[[_Ctx, random.Random], Iterator[Candidate]]
-
-
-def _wrong_tool_reason(c: _Ctx, other: _Tool) -> str:
+def _wrong_tool_reason(c: Ctx, other: ToolInfo) -> str:
     gold, inf, inf_other = c.gold.name, infinitive(c.tool.purpose), infinitive(other.purpose)
     head = f"The user wants to {inf}" if inf else f"The request needs {gold} ({c.tool.purpose})"
     name = other.spec.name
@@ -184,12 +80,12 @@ def _wrong_tool_reason(c: _Ctx, other: _Tool) -> str:
     return f"{head}; {tail}. {gold} was needed."
 
 
-def _sibling_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+def _sibling_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """The most similar other tool of the server, called with the gold arguments mapped onto it."""
     def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
         return len(a & b) / len(a | b) if a | b else 0.0
 
-    def score(s: _Tool) -> float:
+    def score(s: ToolInfo) -> float:
         params = jaccard(frozenset(c.tool.spec.properties), frozenset(s.spec.properties))
         name = jaccard(c.tool.name_words, s.name_words)
         return 2 * name + jaccard(c.tool.topic, s.topic) + params / 2
@@ -205,24 +101,7 @@ def _sibling_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
         yield Candidate("sibling_tool", c.call(args, s.spec.name), _wrong_tool_reason(c, s))
 
 
-def _fits(value: Any, name: str, schema: dict[str, Any]) -> bool:
-    """The value has the parameter's type and could pass for it (no sentence as an id)."""
-    if "enum" in schema:
-        return value in schema["enum"]
-    t = schema.get("type")
-    if t == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(value, str):
-        w = set(words(name))
-        fmt = facts(name, schema, "", value).fmt or next((f for k, f in _IMPLIED if k in w), "")
-        if fmt and not (format_ok(fmt, value) or format_ok(fmt + "-time", value)):  # or a date-time
-            return False
-        if " " in value.strip() and w & _IDS:
-            return False
-    return json_type(value) == t if isinstance(t, str) else True
-
-
-def _map_arguments(gold: dict[str, Any], sibling: _Tool, rng: random.Random,
+def _map_arguments(gold: dict[str, Any], sibling: ToolInfo, rng: random.Random,
                    pool: list[Any]) -> dict[str, Any]:
     """Same-named arguments stay; other required ones take gold values of the same JSON type."""
     props = sibling.spec.properties
@@ -231,19 +110,19 @@ def _map_arguments(gold: dict[str, Any], sibling: _Tool, rng: random.Random,
     for name in sibling.spec.required:
         if name in out:
             continue
-        fitting = [kv for kv in spare if _fits(kv[1], name, branch(props.get(name)))]
+        fitting = [kv for kv in spare if fits(kv[1], name, branch(props.get(name)))]
         if fitting:
             best = max(fitting, key=lambda kv: len(set(words(kv[0])) & set(words(name))))
             spare.remove(best)
             out[name] = best[1]
         else:
             schema = props.get(name, {})
-            fitting = [v for v in pool if _fits(v, name, branch(schema))]
+            fitting = [v for v in pool if fits(v, name, branch(schema))]
             out[name] = m.filler(name, schema, rng, fitting)
     return out
 
 
-def _hallucinated_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+def _hallucinated_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     taken = {t.loose for t in (c.tool, *c.siblings)}
     inf, name = infinitive(c.tool.purpose), c.gold.name
     need = f"{name} was needed to {inf}" if inf else f"{name} ({c.tool.purpose}) was needed"
@@ -255,7 +134,7 @@ def _hallucinated_tool(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
                             f"'{new}' is not one of the available tools; {need}.")
 
 
-def _missing_required(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+def _missing_required(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     keys = [k for k in c.tool.spec.required if k in c.gold.arguments]
     if len(c.gold.arguments) < 2:
         return  # dropping the only argument leaves an empty call: too easy to spot
@@ -276,7 +155,7 @@ _RENAME_HINTS = {  # (after a missing required name, after an unknown optional o
 
 def _renamer(subtype: str, propose: Callable[[str, random.Random], list[str]]) -> Generator:
     """A names error: one argument renamed to a name the schema does not have."""
-    def generate(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+    def generate(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         props, tool = c.tool.spec.properties, c.gold.name
         keys = list(c.gold.arguments)
         rng.shuffle(keys)
@@ -296,7 +175,7 @@ def _renamer(subtype: str, propose: Callable[[str, random.Random], list[str]]) -
     return generate
 
 
-def _sibling_param(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+def _sibling_param(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """A parameter name carried over from a sibling tool (``query`` of the search for ``city``)."""
     props, tool = list(c.tool.spec.properties), c.gold.name
     others = [(s.spec.name, list(s.spec.properties)) for s in c.siblings]
@@ -307,7 +186,7 @@ def _sibling_param(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
     for k in keys:
         for new, owner in nm.sibling_params(k, props, others)[:3]:
             if (new in c.gold.arguments or loose(new) in near
-                    or not _fits(c.gold.arguments[k], new, schemas[(owner, new)])):
+                    or not fits(c.gold.arguments[k], new, schemas[(owner, new)])):
                 continue  # the value must pass for the sibling's parameter too
             args = {(new if a == k else a): v for a, v in c.gold.arguments.items()}
             unknown = f"'{new}' is a parameter of {owner}, not of {tool}"
@@ -316,7 +195,7 @@ def _sibling_param(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
             yield Candidate("sibling_param", c.call(args), reason)
 
 
-def _unexpected_extra(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
+def _unexpected_extra(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     props, tool = list(c.tool.spec.properties), c.gold.name
     listed = ", ".join(f"'{p}'" for p in props[:6]) + (", ..." if len(props) > 6 else "")
     for name, value in nm.extra_params(set(c.tool.topic), props, rng)[:4]:
@@ -325,123 +204,6 @@ def _unexpected_extra(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
         reason = (f"'{name}' is not a parameter of {tool}; it accepts only {listed}." if props
                   else f"{tool} takes no parameters, but the call passes '{name}'.")
         yield Candidate("unexpected_extra", c.call({**c.gold.arguments, name: value}), reason)
-
-
-def _replace(arguments: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
-    out = dict(arguments)
-    out[path[0]] = value if len(path) == 1 else _replace(out[path[0]], path[1:], value)
-    return out
-
-
-_TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a string",
-               "array": "a list", "boolean": "a boolean (true or false)", "object": "an object"}
-_KINDS = {"string": "the string", "array": "the list", "object": "the object",
-          "boolean": "the boolean", "number": "the number"}
-
-
-def _value_reason(c: _Ctx, subtype: str, node: _Node, new: Any) -> str:
-    p, f, tool, want = node.label, node.facts, c.gold.name, c.wanted(node)
-    if subtype == "wrong_type":
-        old = node.value
-        t = f.schema.get("type") or ("integer" if type(old) is int else json_type(old))
-        types = t if isinstance(t, list) else [t]
-        expected = " or ".join(_TYPE_NAMES.get(x, x) for x in types if x != "null")
-        given = f"{_KINDS.get(json_type(new), 'the value')} {show(new)}"
-        return f"'{p}' is {given}, but {tool} expects {expected}; {want}."
-    if subtype == "out_of_enum":
-        allowed = ", ".join(show(x, 30) for x in f.choices[:8]) + ", ..." * (len(f.choices) > 8)
-        return f"'{p}' is {show(new)}, which is not one of the allowed values ({allowed}); {want}."
-    if subtype == "out_of_range" and isinstance(new, (str, list)):
-        unit, key = ("characters", "Length") if isinstance(new, str) else ("items", "Items")
-        lo = f.schema.get("min" + key)
-        hi = f.schema.get("max" + key)
-        limit = f"at least {lo}" if isinstance(lo, int) and len(new) < lo else f"at most {hi}"
-        return f"'{p}' has {len(new)} {unit}, but it must have {limit}; {want}."
-    if subtype == "out_of_range":
-        return f"'{p}' is {show(new)}, but {want} and the tool accepts {f.range_text()}."
-    if subtype == "wrong_format":
-        return f"'{p}' is {show(new)}, but {tool} expects {FORMAT_NAMES[f.fmt]}; {want}."
-    return f"'{p}' is {show(new)}, but {want}."
-
-
-def _changer(subtype: str, propose: Callable[[_Node, _Ctx, random.Random], Any]) -> Generator:
-    """A values error: exactly one value of the gold call changed (maybe inside an object)."""
-    def generate(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
-        nodes = list(c.nodes)
-        rng.shuffle(nodes)
-        for node in nodes:
-            for new in islice(propose(node, c, rng), 4):
-                yield Candidate(subtype, c.call(_replace(c.gold.arguments, node.path, new)),
-                                _value_reason(c, subtype, node, new), node)
-    return generate
-
-
-def _scalars(c: _Ctx, rng: random.Random) -> list[_Node]:
-    nodes = [n for n in c.nodes if json_type(n.value) in ("string", "number")]
-    rng.shuffle(nodes)
-    return nodes
-
-
-def _sibling_result(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
-    """Another item of the result list the gold value came from: the second hit for the first."""
-    for node in _scalars(c, rng):
-        name = node.path[-1]
-        for new, where, at in islice(c.context.siblings(node.value), 6):
-            if _fits(new, name, node.facts.schema) and json_type(new) == json_type(node.value):
-                reason = sibling_reason(node.label, new, where, at, node.value,
-                                        c.evidence.said(node.value))
-                yield Candidate("sibling_result", c.call(_replace(c.gold.arguments, node.path, new)),
-                                reason, node)
-
-
-def _context_value(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
-    """A value the conversation gave for another purpose: another argument, result field or number."""
-    for node in _scalars(c, rng):
-        name, level = node.path[-1], _at(c.gold.arguments, node.path[:-1])
-        tried = 0
-        for new, why in c.context.others(name, node.value, level):
-            if tried >= 4:
-                break
-            if _fits(new, name, node.facts.schema) and json_type(new) == json_type(node.value):
-                tried += 1
-                yield Candidate("context_value", c.call(_replace(c.gold.arguments, node.path, new)),
-                                f"'{node.label}' is {show(new)}, {why}; {c.wanted(node)}.", node)
-
-
-def _swapped_arguments(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
-    """Two arguments of the same kind exchanged: from and to, width and height."""
-    top = [n for n in c.nodes if len(n.path) == 1 and json_type(n.value) in ("string", "number")]
-    pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:]
-             if json_type(a.value) == json_type(b.value) and not same_value(a.value, b.value)
-             and _fits(a.value, b.label, b.facts.schema) and _fits(b.value, a.label, a.facts.schema)]
-    rng.shuffle(pairs)
-    for a, b in pairs:
-        args = {**c.gold.arguments, a.label: b.value, b.label: a.value}
-        reason = (f"'{a.label}' and '{b.label}' are swapped: '{a.label}' is {show(b.value)} and "
-                  f"'{b.label}' is {show(a.value)}; for '{a.label}' {c.wanted(a)}.")
-        yield Candidate("swapped_arguments", c.call(args), reason, a)
-
-
-def _unit_mixup(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
-    """The gold number in the unit it is confused with: 68 for 20 (Celsius), 30000 for 30 s."""
-    for node in _scalars(c, rng):
-        for new, unit, other in m.unit_mixup(node.value, node.facts):
-            reason = (f"'{node.label}' is {show(new)}, {show(node.value)} {unit} converted to "
-                      f"{other}, but {c.gold.name} takes {unit}; {c.wanted(node)}.")
-            yield Candidate("unit_mixup", c.call(_replace(c.gold.arguments, node.path, new)),
-                            reason, node)
-
-
-def _partial_value(c: _Ctx, rng: random.Random) -> Iterator[Candidate]:
-    """Part of a value of several words or parts: 'Hong' for 'Hong Kong', the latitude alone."""
-    for node in _scalars(c, rng):
-        if not isinstance(node.value, str):
-            continue
-        for new in m.partial(node.value):
-            if _fits(new, node.path[-1], node.facts.schema):
-                reason = f"'{node.label}' is {show(new)}, only part of the value; {c.wanted(node)}."
-                yield Candidate("partial_value", c.call(_replace(c.gold.arguments, node.path, new)),
-                                reason, node)
 
 
 GENERATORS: dict[str, Generator] = {
@@ -453,25 +215,13 @@ GENERATORS: dict[str, Generator] = {
     "case_renamed": _renamer("case_renamed", lambda name, _: nm.case_renamed(name)),
     "synonym_renamed": _renamer("synonym_renamed", nm.synonym_renamed),
     "unexpected_extra": _unexpected_extra,
-    "wrong_type": _changer("wrong_type", lambda n, c, r: m.wrong_type(n.value, n.facts, r)),
-    "out_of_enum": _changer(
-        "out_of_enum", lambda n, c, r: n.facts.choices and m.out_of_enum(n.value, n.facts, r)),
-    "out_of_range": _changer("out_of_range", lambda n, c, r: m.out_of_range(n.value, n.facts, r)),
-    "wrong_format": _changer("wrong_format", lambda n, c, r: m.wrong_format(n.value, n.facts, r)),
-    "sibling_result": _sibling_result,
-    "context_value": _context_value,
-    "swapped_arguments": _swapped_arguments,
-    "unit_mixup": _unit_mixup,
-    "partial_value": _partial_value,
-    "contradicts_request": _changer(
-        "contradicts_request", lambda n, c, r: m.contradicting(n.value, n.facts, r, c.evidence.said)
-    ),
+    **VALUE_GENERATORS,
 }
 
 
 # --- checks -------------------------------------------------------------------------------------
 
-def _check(c: _Ctx, label: str, cand: Candidate) -> str:
+def _check(c: Ctx, label: str, cand: Candidate) -> str:
     """Why the candidate is not a clean example of its label and subtype; "" when it is."""
     got = classify(c.tool.spec, c.gold, cand.call)
     if got != label:
@@ -495,7 +245,7 @@ def _check(c: _Ctx, label: str, cand: Candidate) -> str:
     if set(args) != set(gold) or len(changed) != 1 or cand.node is None:
         return "not exactly one value changed"
     node, f = cand.node, cand.node.facts
-    new, old = _at(args, node.path), node.value
+    new, old = value_at(args, node.path), node.value
     valid = c.tool.validator.is_valid(args)
     same_type = json_type(new) == json_type(old)
     if sub == "wrong_type":
@@ -522,7 +272,7 @@ def _check(c: _Ctx, label: str, cand: Candidate) -> str:
     return ""
 
 
-def _check_swap(c: _Ctx, args: dict[str, Any], changed: list[str]) -> str:
+def _check_swap(c: Ctx, args: dict[str, Any], changed: list[str]) -> str:
     gold = c.gold.arguments
     if set(args) != set(gold) or len(changed) != 2:
         return "not exactly two values exchanged"
@@ -534,15 +284,9 @@ def _check_swap(c: _Ctx, args: dict[str, Any], changed: list[str]) -> str:
     return ""
 
 
-def _at(arguments: Any, path: tuple[str, ...]) -> Any:
-    for key in path:
-        arguments = arguments[key]
-    return arguments
-
-
 # --- the stage ----------------------------------------------------------------------------------
 
-def _draw(c: _Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, list[str]]:
+def _draw(c: Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, list[str]]:
     """Subtypes in a weighted random order; the first candidate that holds wins."""
     order = sorted(SUBTYPES[label], key=lambda sw: -(rng.random() ** (1.0 / sw[1])))
     notes = []
@@ -567,9 +311,9 @@ def inject_call(tool: ToolSpec, siblings: Sequence[ToolSpec], gold: ToolCall,
                 history: Sequence[Message], *, conversation_id: str, call_index: int,
                 seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
     """The gold call as ``correct`` plus one checked negative per error label, or a StageFailure."""
-    info = _tool(tool)
-    c = _Ctx(info, tuple(_tool(s) for s in siblings if s.name != tool.name), gold,
-             Evidence(history), _nodes(info, gold.arguments), Context(history))
+    info = tool_info(tool)
+    c = Ctx(info, tuple(tool_info(s) for s in siblings if s.name != tool.name), gold,
+             Evidence(history), nodes_of(info, gold.arguments), Context(history))
     base: dict[str, Any] = {"conversation_id": conversation_id, "server": tool.server,
                             "call_index": call_index, "history": tuple(history), "gold_call": gold}
     first_id = make_id("scored", conversation_id, call_index, "correct", gold.name, gold.arguments)
