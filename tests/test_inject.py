@@ -684,3 +684,47 @@ def test_wrong_values_in_a_real_run_mostly_come_from_the_conversation(tmp_path: 
     for r in records:
         if r["subtype"] == "missing_required":
             assert json.loads(r["tool_call"]["function"]["arguments"])  # never every argument
+
+
+# --- the new kinds on hand-made tools ------------------------------------------------------------
+
+def _spec(name: str, props: dict[str, Any], required: list[str], description: str = "") -> ToolSpec:
+    schema = {"type": "object", "properties": props, "required": required}
+    return ToolSpec(server="test/hand", name=name, description=description or f"{name}.",
+                    input_schema=schema, schema_hash=content_hash(schema))
+
+
+def test_unit_mixup_swapped_arguments_and_hard_positives() -> None:
+    thermo = _spec("set_thermostat", {"room": {"type": "string"},
+                                      "temperature": {"type": "number", "description": "Target in Celsius"},
+                                      "mode": {"type": "string", "enum": ["heat", "cool"], "default": "heat"}},
+                   ["room", "temperature"], "Set the thermostat of a room.")
+    gold = ToolCall(id="t", name=thermo.name, arguments={"room": "Kitchen", "temperature": 20})
+    made = [r for seed in range(60) for r in run(thermo, gold, user("Set the kitchen to 20 degrees."),
+                                                  seed=seed, sibs=[])[0]]
+    mixups = {r.failure_reason for r in made if r.subtype == "unit_mixup"}
+    assert mixups == {"'temperature' is 68, 20 Celsius converted to Fahrenheit, but set_thermostat "
+                      "takes Celsius; the user asked for 20."}
+    explicit = [r for r in made if r.subtype == "default_explicit"]
+    assert explicit and all(r.tool_call.arguments == {**gold.arguments, "mode": "heat"} for r in explicit)
+
+    trip = _spec("book_train", {"from_city": {"type": "string"}, "to_city": {"type": "string"},
+                                "seats": {"type": "integer", "default": 1}}, ["from_city", "to_city"])
+    gold = ToolCall(id="b", name=trip.name, arguments={"from_city": "Porto", "to_city": "Lisbon", "seats": 1})
+    made = [r for seed in range(60) for r in run(trip, gold, user("A seat from Porto to Lisbon."),
+                                                  seed=seed, sibs=[])[0]]
+    swaps = [r for r in made if r.subtype == "swapped_arguments"]
+    assert swaps and all(r.tool_call.arguments == {"from_city": "Lisbon", "to_city": "Porto", "seats": 1}
+                         for r in swaps)
+    omitted = [r for r in made if r.subtype == "default_omitted"]
+    assert omitted and all(r.tool_call.arguments == {"from_city": "Porto", "to_city": "Lisbon"} for r in omitted)
+
+
+def test_no_hard_positive_when_bfcl_would_reject_the_default() -> None:
+    """A string default of an integer parameter fails BFCL's type check: no default_explicit."""
+    spec = _spec("list_items", {"query": {"type": "string"}, "limit": {"type": "integer", "default": "10"},
+                                "flag": {"type": "boolean", "default": None}}, ["query"])
+    gold = ToolCall(id="l", name=spec.name, arguments={"query": "lamps"})
+    for seed in range(20):
+        records, _ = run(spec, gold, user("Find lamps."), seed=seed, sibs=[])
+        assert not [r for r in records if r.subtype.startswith("default_")]
