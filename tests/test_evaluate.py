@@ -25,6 +25,9 @@ EXPECTED_DIAGNOSES = {
     "synonym_renamed": {"missing_required", "unexpected_param"},
     "wrong_type": {"type_error"}, "out_of_enum": {"value_error"}, "out_of_range": {"value_error"},
     "wrong_format": {"value_error"}, "contradicts_request": {"value_error"},
+    "sibling_param": {"missing_required", "unexpected_param"}, "plural_renamed": {"missing_required", "unexpected_param"},
+    "sibling_result": {"value_error"}, "context_value": {"value_error"}, "swapped_arguments": {"value_error"},
+    "unit_mixup": {"value_error"}, "partial_value": {"value_error"},
 }
 SCORE_OF = {"incorrect_tool": 0.0, "incorrect_parameter_names": 0.5, "incorrect_parameter_values": 0.5, "correct": 1.0}
 
@@ -53,8 +56,10 @@ def test_each_injected_negative_scores_what_its_label_implies(run):
     seen = set()
     for record in lines(run / "scored.jsonl"):
         schema = next(t["input_schema"] for t in record["available_tools"] if t["name"] == record["gold_call"]["function"]["name"])
+        # a hard positive (a default made explicit or left out) is right for a default-aware grader, as BFCL is
+        lenient = Leniency(defaults=record["subtype"] in ("default_explicit", "default_omitted"))
         turn = score_turn([Call.from_openai(record["gold_call"])], [Call.from_openai(record["tool_call"])],
-                          {record["gold_call"]["function"]["name"]: schema})
+                          {record["gold_call"]["function"]["name"]: schema}, lenient)
         assert turn.score == SCORE_OF[record["score"]], record
         if record["score"] != "correct":
             assert turn.diagnosis in EXPECTED_DIAGNOSES[record["subtype"]], (record["subtype"], turn.diagnosis, record)

@@ -28,10 +28,13 @@ from synth.stages.inject import inject_call
 
 TOOLS_DIR = Path(__file__).parent / "fixtures" / "tools"
 LABELS = {"correct", "incorrect_tool", "incorrect_parameter_names", "incorrect_parameter_values"}
-NAMES_SUBTYPES = {"missing_required", "misspelled", "case_renamed", "synonym_renamed",
-                  "unexpected_extra"}
+NAMES_SUBTYPES = {"missing_required", "sibling_param", "plural_renamed", "case_renamed",
+                  "synonym_renamed", "unexpected_extra"}
 VALUES_SUBTYPES = {"wrong_type", "out_of_enum", "out_of_range", "wrong_format",
-                   "contradicts_request"}
+                   "contradicts_request", "sibling_result", "context_value", "swapped_arguments",
+                   "unit_mixup", "partial_value"}
+CONTEXT_SUBTYPES = {"sibling_result", "context_value", "swapped_arguments"}
+POSITIVE_SUBTYPES = {"default_explicit", "default_omitted"}
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
           "minItems", "maxItems")
 
@@ -125,9 +128,21 @@ def check_records(spec: ToolSpec, sibs: list[ToolSpec], gold: ToolCall,
     first = records[0]
     assert (first.score, first.subtype, first.tool_call, first.failure_reason) == \
         ("correct", "gold", gold, "")
-    assert len({r.score for r in records}) == len(records)  # at most one per label
+    negatives = [r for r in records if r.score != "correct"]
+    positives = [r for r in records[1:] if r.score == "correct"]
+    assert len({r.score for r in negatives}) == len(negatives)  # at most one per label
+    assert len(positives) <= 1 and records[1:len(positives) + 1] == positives
     props = spec.properties
-    for r in records[1:]:
+    for r in positives:  # a hard positive: another call that is still right, for BFCL too
+        args = r.tool_call.arguments
+        assert r.subtype in POSITIVE_SUBTYPES and r.failure_reason == ""
+        assert bfcl_label(spec, gold, r.tool_call) == "correct", (r.subtype, args, gold.arguments)
+        assert classify(spec, gold, r.tool_call) == "correct" and validates(spec, args)
+        (key,) = set(args) ^ set(gold.arguments)
+        assert "default" in props[key] and _norm(props[key]["default"]) == _norm(
+            args.get(key, gold.arguments.get(key)))
+        assert (key in args) == (r.subtype == "default_explicit") and key not in spec.required
+    for r in negatives:
         args = r.tool_call.arguments
         assert bfcl_label(spec, gold, r.tool_call) == r.score, (r.subtype, args, gold.arguments)
         assert classify(spec, gold, r.tool_call) == r.score
@@ -147,15 +162,26 @@ def check_records(spec: ToolSpec, sibs: list[ToolSpec], gold: ToolCall,
             assert not added & set(props), "a renamed or added name must not be a parameter"
             if r.subtype == "missing_required":
                 assert not added and set(gold.arguments) - set(args) <= set(spec.required)
+                assert len(set(gold.arguments) - set(args)) == 1 and args  # one, never all
+            if r.subtype == "sibling_param":
+                (new,) = added
+                assert any(new in s.properties for s in sibs)
             assert any(f"'{k}'" in r.failure_reason for k in set(args) ^ set(gold.arguments))
         else:
             assert r.subtype in VALUES_SUBTYPES and set(args) == set(gold.arguments)
             changed = [k for k in args if _norm(args[k]) != _norm(gold.arguments[k])]
+            if r.subtype == "swapped_arguments":
+                a, b = changed
+                assert _norm(args[a]) == _norm(gold.arguments[b]) and validates(spec, args)
+                assert _norm(args[b]) == _norm(gold.arguments[a])
+                assert f"'{a}'" in r.failure_reason and f"'{b}'" in r.failure_reason
+                continue
             assert len(changed) == 1, (r.subtype, args, gold.arguments)
             assert f"'{changed[0]}" in r.failure_reason
             if r.subtype == "wrong_type":
                 assert not validates(spec, args)
-            if r.subtype in ("contradicts_request", "wrong_format"):
+            if r.subtype in ("contradicts_request", "wrong_format", "sibling_result",
+                             "context_value", "unit_mixup", "partial_value"):
                 assert validates(spec, args)
             prop = props.get(changed[0]) or {}
             if r.subtype == "out_of_enum" and "enum" in prop:
@@ -190,7 +216,12 @@ def run(spec: ToolSpec, gold: ToolCall, history: list[Message], seed: int = 7,
     check_records(spec, sibs, gold, records)
     assert all(f.stage == "inject" and f.item_id == gold.id and f.detail for f in failures)
     assert {r.score for r in records} | {f.reason.removeprefix("no_") for f in failures} == LABELS
+    assert not {r.score for r in records} & {f.reason.removeprefix("no_") for f in failures}
     return records, failures
+
+
+def label_of(records: list[ScoredCall], label: str = "incorrect_parameter_values") -> ScoredCall:
+    return next(r for r in records if r.score == label)
 
 
 def user(text: str) -> list[Message]:
@@ -234,8 +265,19 @@ def test_examples_md_reasons_across_seeds() -> None:
         for r in run(FORECAST, PORTO_GOLD, PORTO_HISTORY, seed=seed)[0][1:]:
             by_subtype.setdefault(r.subtype, []).append(r)
     assert set(by_subtype) == {"sibling_tool", "hallucinated_tool", "missing_required",
-                               "misspelled", "synonym_renamed", "unexpected_extra", "wrong_type",
+                               "sibling_param", "plural_renamed", "synonym_renamed",
+                               "unexpected_extra", "sibling_result", "context_value", "wrong_type",
                                "out_of_range", "contradicts_request"}  # no camelCase, enum, format
+
+    for r in by_subtype["sibling_result"]:  # the second search hit for the first
+        assert r.tool_call.arguments == {"city": "Porto Alegre", "days": 4}
+        assert r.failure_reason == ("'city' is 'Porto Alegre', the name of the second location in "
+                                    "the search_locations_tool result; the user asked for 'Porto', "
+                                    "the first.")
+    for r in by_subtype["sibling_param"]:
+        assert r.tool_call.arguments == {"query": "Porto", "days": 4}
+        assert r.failure_reason == ("Required parameter 'city' is missing; 'query' is a parameter of "
+                                    "search_locations_tool, not of get_weather_forecast_tool.")
 
     for r in by_subtype["out_of_range"]:
         days = r.tool_call.arguments["days"]
@@ -285,9 +327,13 @@ def test_a_value_from_a_tool_result_is_attributed_to_that_tool() -> None:
     gold = ToolCall(id="call_3", name=spec.name, arguments={"city": "Porto Alegre"})
     history = PORTO_HISTORY[:3] + user("Actually the Brazilian one.")
     made = [r for seed in range(30) for r in run(spec, gold, history, seed=seed)[0]]
-    reasons = [r.failure_reason for r in made if r.subtype == "contradicts_request"]
-    tail = "but the search_locations_tool result gave 'Porto Alegre'."
-    assert reasons and all(x.endswith(tail) for x in reasons)
+    values = [r for r in made if r.score == "incorrect_parameter_values"]
+    tail = "the search_locations_tool result gave 'Porto Alegre'."
+    assert values and all(r.failure_reason.endswith(tail) for r in values
+                          if r.subtype != "sibling_result")
+    assert {r.failure_reason for r in values if r.subtype == "sibling_result"} == {
+        "'city' is 'Porto', the name of the first location in the search_locations_tool result; "
+        "the call needed the second, 'Porto Alegre'."}
 
 
 # --- determinism ---------------------------------------------------------------------------------
@@ -353,7 +399,8 @@ def test_server_with_one_tool_can_only_hallucinate() -> None:
     gold = ToolCall(id="c", name="fetch", arguments={"url": url, "maxLength": 5000})
     for seed in range(10):
         records, _ = run(spec, gold, user(f"Read {url}, first 5000 characters"), seed=seed, sibs=[])
-        assert records[1].subtype == "hallucinated_tool" and records[1].tool_call.name != "fetch"
+        wrong = label_of(records, "incorrect_tool")
+        assert wrong.subtype == "hallucinated_tool" and wrong.tool_call.name != "fetch"
 
 
 def test_enum_parameters() -> None:
@@ -374,7 +421,7 @@ def test_enum_parameters() -> None:
         seen = set()
         for seed in range(60):
             history = user(json.dumps(gold_.arguments))
-            values = run(spec_, gold_, history, seed=seed, sibs=sibs)[0][3]
+            values = label_of(run(spec_, gold_, history, seed=seed, sibs=sibs)[0])
             new = values.tool_call.arguments[key]
             if new == gold_.arguments[key]:
                 continue  # another parameter was changed
@@ -395,7 +442,7 @@ def test_boolean_parameter() -> None:
     flips = types = 0
     for seed in range(80):
         history = user("Post about 'Agents 101': AI agents in production, no call to action.")
-        values = run(spec, gold, history, seed=seed)[0][3]
+        values = label_of(run(spec, gold, history, seed=seed)[0])
         new = values.tool_call.arguments["includeCallToAction"]
         if new is True:
             flips += 1
@@ -439,7 +486,7 @@ def test_choices_stated_in_words() -> None:
     valid = {"1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "ytd", "max"}
     seen = set()
     for seed in range(80):
-        values = run(spec, gold, user("Apple, last month"), seed=seed)[0][3]
+        values = label_of(run(spec, gold, user("Apple, last month"), seed=seed)[0])
         period = values.tool_call.arguments["period"]
         if period != "1mo":
             seen.add(values.subtype)
@@ -571,7 +618,8 @@ def test_every_fixture_tool_gets_its_labels(server: str) -> None:
         for seed in range(8):
             records, failures = run(spec, gold, user(json.dumps(args)), seed=seed)
             if args:
-                assert len(records) == 4, [f.detail for f in failures]
+                assert len([r for r in records if r.score != "correct"]) == 3, \
+                    [f.detail for f in failures]
 
 
 def _plain(name: str, schema: dict[str, Any]) -> Any:
@@ -590,3 +638,93 @@ def _plain(name: str, schema: dict[str, Any]) -> Any:
     if name.lower().endswith("date"):
         return "2026-05-02"
     return "https://example.com/a" if "url" in name.lower() else "Quarterly sales review"
+
+
+# --- a real run: wrong values come from the conversation ----------------------------------------
+
+def _appears(value: Any, text: str) -> bool:
+    """The value, as the call writes it, is in the conversation (a list or object never is)."""
+    if isinstance(value, bool) or value is None:
+        return True  # a flipped boolean is not an invented value
+    if isinstance(value, (int, float)):
+        n = int(value) if float(value).is_integer() else value
+        return re.search(rf"(?<![\w.]){re.escape(str(n))}(?![\w]|\.\d)", text) is not None
+    return isinstance(value, str) and value.strip().casefold() in text
+
+
+def absent_share(run: Path) -> tuple[float, int]:
+    """Share of wrong-value negatives whose new value appears nowhere in the conversation before it."""
+    absent = total = 0
+    for line in (run / "scored.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["score"] != "incorrect_parameter_values":
+            continue
+        gold = json.loads(r["gold_call"]["function"]["arguments"])
+        args = json.loads(r["tool_call"]["function"]["arguments"])
+        text = "\n".join([m.get("content") or "" for m in r["message_history"]] +
+                         [c["function"]["arguments"] for m in r["message_history"]
+                          for c in m.get("tool_calls") or []]).casefold()
+        changed = [args[k] for k in args if _norm(args[k]) != _norm(gold.get(k))]
+        total += 1
+        absent += not all(_appears(v, text) for v in changed)
+    return absent / max(total, 1), total
+
+
+def test_wrong_values_in_a_real_run_mostly_come_from_the_conversation(tmp_path: Path) -> None:
+    from synth.config import Settings
+    from synth.pipeline import generate
+    out = tmp_path / "run"
+    generate(Settings(servers=Path(__file__).parent.parent / "registry", out=out, n=240, seed=3))
+    share, total = absent_share(out)
+    assert total > 100 and share <= 0.5, (share, total)
+    records = [json.loads(x) for x in (out / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    subtypes = {r["subtype"] for r in records}
+    assert {"sibling_result", "context_value", "swapped_arguments", "partial_value",
+            "sibling_param", "default_explicit"} <= subtypes, subtypes
+    for r in records:
+        if r["subtype"] == "missing_required":
+            assert json.loads(r["tool_call"]["function"]["arguments"])  # never every argument
+
+
+# --- the new kinds on hand-made tools ------------------------------------------------------------
+
+def _spec(name: str, props: dict[str, Any], required: list[str], description: str = "") -> ToolSpec:
+    schema = {"type": "object", "properties": props, "required": required}
+    return ToolSpec(server="test/hand", name=name, description=description or f"{name}.",
+                    input_schema=schema, schema_hash=content_hash(schema))
+
+
+def test_unit_mixup_swapped_arguments_and_hard_positives() -> None:
+    thermo = _spec("set_thermostat", {"room": {"type": "string"},
+                                      "temperature": {"type": "number", "description": "Target in Celsius"},
+                                      "mode": {"type": "string", "enum": ["heat", "cool"], "default": "heat"}},
+                   ["room", "temperature"], "Set the thermostat of a room.")
+    gold = ToolCall(id="t", name=thermo.name, arguments={"room": "Kitchen", "temperature": 20})
+    made = [r for seed in range(60) for r in run(thermo, gold, user("Set the kitchen to 20 degrees."),
+                                                  seed=seed, sibs=[])[0]]
+    mixups = {r.failure_reason for r in made if r.subtype == "unit_mixup"}
+    assert mixups == {"'temperature' is 68, 20 Celsius converted to Fahrenheit, but set_thermostat "
+                      "takes Celsius; the user asked for 20."}
+    explicit = [r for r in made if r.subtype == "default_explicit"]
+    assert explicit and all(r.tool_call.arguments == {**gold.arguments, "mode": "heat"} for r in explicit)
+
+    trip = _spec("book_train", {"from_city": {"type": "string"}, "to_city": {"type": "string"},
+                                "seats": {"type": "integer", "default": 1}}, ["from_city", "to_city"])
+    gold = ToolCall(id="b", name=trip.name, arguments={"from_city": "Porto", "to_city": "Lisbon", "seats": 1})
+    made = [r for seed in range(60) for r in run(trip, gold, user("A seat from Porto to Lisbon."),
+                                                  seed=seed, sibs=[])[0]]
+    swaps = [r for r in made if r.subtype == "swapped_arguments"]
+    assert swaps and all(r.tool_call.arguments == {"from_city": "Lisbon", "to_city": "Porto", "seats": 1}
+                         for r in swaps)
+    omitted = [r for r in made if r.subtype == "default_omitted"]
+    assert omitted and all(r.tool_call.arguments == {"from_city": "Porto", "to_city": "Lisbon"} for r in omitted)
+
+
+def test_no_hard_positive_when_bfcl_would_reject_the_default() -> None:
+    """A string default of an integer parameter fails BFCL's type check: no default_explicit."""
+    spec = _spec("list_items", {"query": {"type": "string"}, "limit": {"type": "integer", "default": "10"},
+                                "flag": {"type": "boolean", "default": None}}, ["query"])
+    gold = ToolCall(id="l", name=spec.name, arguments={"query": "lamps"})
+    for seed in range(20):
+        records, _ = run(spec, gold, user("Find lamps."), seed=seed, sibs=[])
+        assert not [r for r in records if r.subtype.startswith("default_")]

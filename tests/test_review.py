@@ -317,7 +317,7 @@ def test_reviewer_doubts_are_queued_and_held_items_join_when_accepted(tiny_regis
     assert joined["split"] == split_of(joined["id"], (0.8, 0.1, 0.1)) and joined["review"]["verdict"] == "accept"
     rows = [r for r in lines(run / "scored.jsonl") if r["conversation_id"] == joined["id"]]
     calls = len(Conversation.model_validate(joined).calls)
-    assert sum(r["score"] == "correct" for r in rows) == calls and {r["score"] for r in rows} <= set(LABELS)
+    assert sum(r["subtype"] == "gold" for r in rows) == calls and {r["score"] for r in rows} <= set(LABELS)
     assert all(r["split"] == joined["split"] for r in rows)
     if joined["split"] == "test":
         assert any(i["item"]["metadata"]["conversation_id"] == joined["id"] for i in lines(run / "eval.jsonl"))

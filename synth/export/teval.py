@@ -9,8 +9,10 @@ Each file is a JSON object keyed by sample id, as T-Eval's loaders read it; ever
   the conversation up to a gold call: the thought, the tool, the arguments of that call.
 - ``review_str``: a call and the response it got: was it a success (A), the tool's own failure
   (B), wrong input (C), a response that does not answer (D), or a task the tools cannot do (E)?
-  Answers come from real outcomes: gold calls and their results, injected negatives with the
-  schema error a server would return, and tool results marked as errors.
+  Every gold call with a result gets one item: its real result (A), or a server failure (B),
+  another tool's real result (D) or a not-found answer (E); every injected negative the schema
+  rejects gets its validation error (C). Each outcome comes in several forms, so "is the response
+  error JSON" does not give the answer away (synth.export.review_responses).
 
 Tools are named ``Server.tool`` as in T-Eval, so the str-mode retrieve rule (no other ``a.b``
 name in the answer) works. Records are written as they come: memory does not grow with the run.
@@ -23,6 +25,7 @@ import re
 from pathlib import Path
 from typing import Any, TextIO
 
+from synth.export import review_responses as rr
 from synth.offline.language import intent
 from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolSpec
 from synth.stages.gates import schema_error
@@ -94,6 +97,7 @@ class TevalWriter:
         folder.mkdir(parents=True, exist_ok=True)
         self.files: dict[str, TextIO] = {name: open(folder / f"{name}.json", "w", encoding="utf-8") for name in FILES}
         self.count = dict.fromkeys(FILES, 0)
+        self.earlier: dict[str, list[tuple[str, str]]] = {}  # server -> (tool, result) of earlier conversations
         for f in self.files.values():
             f.write("{")
 
@@ -127,6 +131,11 @@ class TevalWriter:
             for call in message.tool_calls:
                 self._call(conv, server, call, conv.messages[:position], index, apis)
                 index += 1
+        made = {c.id: c.name for c in conv.calls}
+        kept = self.earlier.setdefault(server.id, [])
+        kept += [(made[m.tool_call_id], m.content) for m in conv.messages
+                 if m.role == "tool" and m.content and m.tool_call_id in made and not rr.is_error_json(m.content)]
+        del kept[:-40]
         for record in scored:
             if record.score != "correct" and record.tool_call.name == record.gold_call.name:
                 self._review_negative(conv, server, record, apis)
@@ -159,15 +168,35 @@ class TevalWriter:
             "ground_truth": truth, "meta_data": {"response_format": "json"}})
         result = next((m for m in conv.messages if m.tool_call_id == call.id), None)
         if result is not None:
-            failed = _is_error(result.content or "")
-            self._review(f"{key}:gold", server, history, call.name, call.arguments, result.content or "", "B" if failed else "A", apis)
+            self._review_gold(conv, server, call, key, history, result.content or "", apis)
+
+    def _review_gold(self, conv: Conversation, server: ServerSpec, call: Any, key: str, history: list[dict[str, str]],
+                     result: str, apis: str) -> None:
+        """One review item for a gold call: its real result, or a failure, another tool's result, a not-found."""
+        if rr.is_error_json(result):  # the conversation's own failure: not found, or the server's fault
+            answer = "E" if rr.not_found(result) else "B"
+            self._review(f"{key}:{rr.LABELS[answer]}", server, history, call.name, call.arguments, result, answer, apis)
+            return
+        names = {c.id: c.name for c in conv.calls}
+        others = [(names.get(m.tool_call_id or ""), m.content or "") for m in conv.messages if m.role == "tool"]
+        others += self.earlier.get(server.id, [])
+        others = [(n, c) for n, c in others if n and n != call.name and c and not rr.is_error_json(c)]
+        answer = "ABDEA"[rr.pick(key, 5, "outcome")]  # A two in five; B, D, E one each
+        if answer == "D" and not others:
+            answer = "A"
+        response = {"A": result, "B": rr.internal_error(key, call.name),
+                    "D": others[rr.pick(key, len(others), "other")][1] if others else result,
+                    "E": rr.unable(key, call.name, call.arguments, result,
+                                   [m.content or "" for m in conv.messages if m.role == "tool"  # this tool's own not-found
+                                    and names.get(m.tool_call_id or "") == call.name and rr.not_found(m.content or "")])}[answer]
+        self._review(f"{key}:{rr.LABELS[answer]}", server, history, call.name, call.arguments, response, answer, apis)
 
     def _review_negative(self, conv: Conversation, server: ServerSpec, record: ScoredCall, apis: str) -> None:
         tool = server.tool(record.tool_call.name)
         error = schema_error(tool.input_schema, record.tool_call.arguments) if tool else None
         if error is None:
             return  # a schema-valid wrong value gets a normal-looking response: not an input_error case
-        response = json.dumps({"error": {"code": 400, "message": f"Invalid arguments: {error}"}})
+        response = rr.input_error(record.id, error, record.tool_call.arguments)
         self._review(f"{record.id}:input_error", server, _history(server, record.history), record.tool_call.name,
                      record.tool_call.arguments, response, "C", apis)
 
@@ -183,11 +212,3 @@ class TevalWriter:
             "ground_truth": {"answer": answer}, "meta_data": {"response_format": "str"},
             "template": {"options": REVIEW_OPTIONS}})
 
-
-def _is_error(content: str) -> bool:
-    try:
-        data = json.loads(content)
-    except ValueError:
-        return False
-    return isinstance(data, dict) and (data.get("isError") is True or data.get("is_error") is True or
-                                       (set(data) <= {"error", "code", "message", "status"} and "error" in data))

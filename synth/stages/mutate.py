@@ -1,4 +1,4 @@
-"""Plausible wrong names and values for error injection, proposed from the gold call.
+"""Plausible wrong values for error injection, proposed from the gold call.
 
 Every function here proposes candidates, best first, from the gold value, what its parameter
 allows (synth.grade.Facts) and a ``random.Random``; none decides a label. The injector
@@ -15,37 +15,23 @@ from typing import Any, Callable, Iterator
 
 from faker import Faker
 
-from synth.grade import (FILLER_WORDS, Facts, branch, facts, format_ok, json_type, loose, spell,
-                         words)
-from synth.offline import vocab
-from synth.offline.values import Context, make_value
-
-_FAKER = Faker("en_US")  # one instance, reseeded from the per-call rng: Faker() costs milliseconds
+from synth.grade import Facts, branch, facts, format_ok, json_type, spell, words
+from synth.stages.names import join, plural, style
 
 
 def fake(rng: random.Random) -> Faker:
-    _FAKER.seed_instance(rng.getrandbits(32))
-    return _FAKER
+    """A Faker of its own for one use, seeded from the item's rng (no shared, reseeded instance).
+
+    Built only on the paths that need it (about 2 ms each); the conversation's own values come first.
+    """
+    faker = Faker("en_US")
+    faker.seed_instance(rng.getrandbits(32))
+    return faker
 
 
-def style(name: str) -> str:
-    """The naming convention of a name: snake, kebab, camel or pascal."""
-    if "_" in name:
-        return "snake"
-    if "-" in name:
-        return "kebab"
-    if re.search(r"[a-z][A-Z]", name):
-        return "pascal" if name[:1].isupper() else "camel"
-    return "snake"
-
-
-def join(parts: list[str], how: str) -> str:
-    if how == "kebab":
-        return "-".join(parts)
-    if how in ("camel", "pascal"):
-        out = "".join(p.capitalize() for p in parts)
-        return out if how == "pascal" else out[:1].lower() + out[1:]
-    return "_".join(parts)
+def _fakes(rng: random.Random, kind: str, n: int = 3) -> list[Any]:
+    faker = fake(rng)
+    return [getattr(faker, kind)() for _ in range(n)]
 
 
 # --- wrong values -------------------------------------------------------------------------------
@@ -122,25 +108,9 @@ def out_of_enum(value: Any, f: Facts, rng: random.Random) -> list[Any]:
                 out.append(new.upper() if value.isupper() else new)
     near = [p for p in parts if len(parts) > 1 and len(p) > 2]  # "alter_table" -> "alter"
     if value.isalpha() and len(value) > 3:
-        near.append(_plural(value))  # "deals" -> "deal", "error" -> "errors"
+        near.append(plural(value))  # "deals" -> "deal", "error" -> "errors"
     rng.shuffle(near)
     return [x for x in out + near + list(_GENERIC) if x and x.lower() not in taken]
-
-
-def _plural(word: str) -> str:
-    """The other number of an English noun."""
-    low = word.lower()
-    if low.endswith("ies"):
-        out = word[:-3] + "y"
-    elif low.endswith(("ses", "xes", "ches", "shes")):
-        out = word[:-2]
-    elif low.endswith("s"):
-        out = word[:-1]
-    elif low.endswith("y") and low[-2:-1] not in "aeiou":
-        out = word[:-1] + "ies"
-    else:
-        out = word + ("es" if low.endswith(("x", "ch", "sh")) else "s")
-    return out.upper() if word.isupper() else out
 
 
 def out_of_range(value: Any, f: Facts, rng: random.Random) -> list[Any]:
@@ -206,7 +176,17 @@ def wrong_format(value: Any, f: Facts, rng: random.Random) -> list[Any]:
 
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _CJK_CITIES = ("北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆")
-_CITY_NAMES = tuple(c for c, _ in vocab.CITIES)
+_CITY_NAMES = ("Porto", "Lisbon", "Madrid", "Barcelona", "Paris", "Lyon", "Berlin", "Munich", "Vienna",
+               "Prague", "Kraków", "Amsterdam", "Copenhagen", "Oslo", "Tromsø", "Dublin", "Edinburgh",
+               "Rome", "Naples", "Athens", "Istanbul", "Cairo", "Nairobi", "Cape Town", "Mumbai",
+               "Bangkok", "Singapore", "Tokyo", "Osaka", "Seoul", "Sydney", "Hobart", "Auckland",
+               "Toronto", "Vancouver", "Chicago", "Denver", "Austin", "Boston", "Seattle",
+               "Mexico City", "Oaxaca", "Bogotá", "Lima", "São Paulo", "Buenos Aires")
+_TICKERS = ("AAPL", "MSFT", "NVDA", "TSLA", "AMZN", "GOOGL", "META", "NFLX", "JPM", "KO", "V", "SHOP")
+_CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "BRL", "INR")
+_URLS = ("https://www.bbc.com/news/technology", "https://en.wikipedia.org/wiki/Porto",
+         "https://docs.python.org/3/library/asyncio.html", "https://github.com/pallets/flask",
+         "https://arxiv.org/abs/2310.06770", "https://news.ycombinator.com/")
 _CITY_SET = {c.casefold() for c in _CITY_NAMES} | set(_CJK_CITIES)
 _STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "about", "what", "when",
          "your", "have", "to", "by", "of", "in", "on", "a", "an"}
@@ -259,32 +239,31 @@ def _near_numbers(value: float, f: Facts, rng: random.Random) -> Iterator[float]
 
 def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
     w = set(words(f.name))
-    faker = fake(rng)
     if f.fmt in ("date", "date-time") and format_ok(f.fmt, value):
         d = dt.date.fromisoformat(value[:10])
         if dt.date(2, 1, 1) < d < dt.date(9998, 1, 1):
             for delta in rng.sample([1, 2, 3, 7, 14, 30, -1, -7], 4):
                 yield (d + dt.timedelta(days=delta)).isoformat() + value[10:]
     elif f.fmt == "email" or ("@" in value and w & {"email", "mail"}):
-        yield from (faker.email() for _ in range(3))
+        yield from _fakes(rng, "email")
     elif f.fmt == "uuid":
-        yield from (str(faker.uuid4()) for _ in range(3))
+        yield from (str(v) for v in _fakes(rng, "uuid4"))
     elif (value.casefold() in _CITY_SET or w & {"city", "town", "destination", "origin"}
           or (w & {"location", "place"} and len(value) < 30)):
         yield from rng.sample(_CJK_CITIES if _CJK.search(value) else _CITY_NAMES, 4)
     elif w & {"country"}:
-        yield from (faker.country() for _ in range(3))
-    elif value.upper() in vocab.TICKERS or w & {"symbol", "ticker"}:
-        yield from rng.sample(vocab.TICKERS, 3)
+        yield from _fakes(rng, "country")
+    elif value.upper() in _TICKERS or w & {"symbol", "ticker"}:
+        yield from rng.sample(_TICKERS, 3)
     elif w & {"currency"}:
-        yield from rng.sample(vocab.CURRENCIES, 3)
+        yield from rng.sample(_CURRENCIES, 3)
     elif re.fullmatch(r"#[0-9a-fA-F]{6}", value):
-        yield from (faker.hex_color() for _ in range(3))
+        yield from _fakes(rng, "hex_color")
     elif w & {"username", "login", "handle"}:
-        yield from (faker.user_name() for _ in range(3))
+        yield from _fakes(rng, "user_name")
     elif (w & {"name", "speaker", "author", "person", "recipient"} and value.istitle()
           and len(value.split()) in (2, 3)):
-        yield from (faker.name() for _ in range(3))
+        yield from _fakes(rng, "name")
     elif re.search(r"\d", value) and (f.fmt == "uri" or re.fullmatch(r"[\w\-:./]+", value)
                                       or w & {"id", "key", "identifier", "code", "number"}):
         for _ in range(3):  # an id or number of the same shape, other digits
@@ -292,11 +271,12 @@ def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
     elif f.fmt == "uri":
         head = value.rstrip("/").rpartition("/")[0]
         if "://" in head:
+            faker = fake(rng)
             yield from (f"{head}/{faker.slug()}" for _ in range(2))
         else:
-            yield from rng.sample(vocab.URLS, 2)
+            yield from rng.sample(_URLS, 2)
     else:
-        yield from _reworded(value, rng, faker)
+        yield from _reworded(value, rng, fake(rng))
 
 
 def _reworded(value: str, rng: random.Random, faker: Faker) -> Iterator[str]:
@@ -314,143 +294,85 @@ def _reworded(value: str, rng: random.Random, faker: Faker) -> Iterator[str]:
             yield new.capitalize() if value[:1].isupper() else new
 
 
-def filler(name: str, schema: Any, rng: random.Random) -> Any:
-    """A value for a sibling's required parameter no gold value fits: the offline writer's pick."""
+_SIMPLE = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+
+
+def filler(name: str, schema: Any, rng: random.Random, pool: list[Any] | None = None) -> Any:
+    """A value for a sibling's required parameter no gold value fits.
+
+    The schema's default or first choice, else a value of the conversation that fits, else a
+    plain value of the type (a fake one for a formatted string).
+    """
     s = branch(schema)
     if "default" in s:
         return s["default"]
-    try:
-        return make_value(name, s, Context(rng=rng))[0]
-    except Exception:  # the writer is not ours to trust on every schema; a simple value will do
-        simple = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
-        return simple.get(str(s.get("type")), "example")
+    if s.get("enum"):
+        return s["enum"][0]
+    kind = str(s.get("type") or "string")
+    fitting = [v for v in pool or [] if json_type(v) == {"integer": "number"}.get(kind, kind)
+               and (kind != "integer" or isinstance(v, int))]
+    if fitting:
+        return fitting[0]
+    if kind != "string":
+        return _SIMPLE.get(kind, "example")
+    f = facts(name, s, "", "")
+    w = set(words(name))
+    if f.fmt == "email" or w & {"email", "mail"}:
+        return fake(rng).email()
+    if f.fmt == "uri" or w & {"url", "link", "uri"}:
+        return rng.choice(_URLS)
+    if f.fmt in ("date", "date-time") or w & {"date"}:
+        return (dt.date(2026, 1, 5) + dt.timedelta(days=rng.randrange(120))).isoformat()
+    return fake(rng).word() if w & {"id", "key", "slug", "code"} else " ".join(words(name)) or "example"
 
 
-# --- wrong names --------------------------------------------------------------------------------
-
-def _table(text: str) -> dict[str, list[str]]:
-    """``"city: location town; q: query"`` -> {"city": ["location", "town"], "q": ["query"]}."""
-    pairs = (item.split(":") for item in text.split(";") if item.strip())
-    return {k.strip(): v.split() for k, v in pairs}
-
-
-SYNONYMS = _table("""city: location city_name town; location: place address city;
-    place: location destination; query: search_term keywords q; q: query search_query;
-    search: query search_term; keyword: search_term query; keywords: search_terms query;
-    term: query; days: num_days day_count duration; limit: max_results count size;
-    count: limit num_items; page: page_number page_num; offset: skip start;
-    id: identifier uid key; name: title label; title: name heading subject;
-    description: details summary desc; content: body text; body: content text message;
-    text: content body; message: text body content; email: email_address mail;
-    url: link uri address; date: day when; symbol: ticker stock; ticker: symbol;
-    username: user login; password: pass pwd; language: lang locale; lang: language;
-    path: file_path filepath; file: filename file_path; tone: style voice;
-    audience: target_audience readers; theme: style; size: dimensions; color: colour;
-    position: coordinates coords; transcript: transcript_text text; summary: abstract overview;
-    period: timeframe range; interval: frequency granularity; freq: frequency; hashtags: tags;
-    tags: labels; raw: raw_html plain; source: content wikitext; comment: edit_summary note;
-    role: user_role; full_name: display_name""")
-_WORD_SYNONYMS = _table("""max: maximum limit; min: minimum; num: number; number: num count;
-    start: begin from; end: finish to; from: origin source; to: destination target;
-    id: identifier key; user: account; include: with; city: location; date: day; url: link;
-    name: title; count: total; index: position; results: items; items: results; key: token;
-    video: clip; word: words; type: kind; latest: last; older: before; newer: after""")
-VERBS = _table("""get: fetch retrieve; fetch: get retrieve; retrieve: get fetch;
-    search: find lookup; find: search lookup; list: get_all fetch_all; create: add new;
-    add: create insert; update: edit modify; delete: remove; remove: delete; send: post;
-    set: update configure; check: verify validate; generate: create make; run: execute;
-    execute: run; read: get load; write: save; query: search; extract: parse get; scrape: fetch;
-    summarize: generate_summary; take: start; export: download; ensure: create; lookup: search;
-    count: compute tally; calculate: compute; analyze: inspect; download: fetch; upload: send;
-    start: begin launch; stop: end halt; convert: transform; translate: convert;
-    validate: check verify; scan: check; parse: extract; book: reserve; cancel: delete;
-    manage: update; save: store; load: read; show: display; view: show; open: launch; close: end;
-    connect: open link; navigate: go goto; track: monitor follow; gen: generate; make: create;
-    post: publish send; install: add setup; upgrade: update; verify: check validate;
-    describe: get explain; explain: describe""")
-EXTRAS = [(set(t.split()), n, v) for t, n, v in (  # (words of the tool that invite it, name, value)
-    ("weather forecast temperature temp climate", "units", "metric"),
-    ("weather forecast", "include_hourly", True),
-    ("search find query list lookup", "sort_by", "relevance"),
-    ("search find query list", "max_results", 10),
-    ("stock price finance crypto currency market", "currency", "USD"),
-    ("user account email", "send_welcome_email", True), ("create add post update", "notify", True),
-    ("page document post file article wiki", "include_metadata", True),
-    ("url fetch scrape web page download", "timeout", 30),
-    ("date time schedule calendar history", "timezone", "UTC"),
-    ("summary summarize generate post text", "max_length", 280), ("", "language", "en"),
-    ("", "verbose", True), ("", "response_format", "json"), ("", "include_details", True),
-    ("", "max_retries", 3))]
+def partial(value: str) -> list[str]:
+    """The first or last part of a value of several: "Hong Kong" -> "Hong", "a, b" -> "a"."""
+    for sep in (", ", ",", " - ", " "):
+        parts = [p.strip() for p in value.split(sep) if p.strip()]
+        if len(parts) >= 2:
+            out = [sep.join(parts[:-1]), parts[-1]] if sep == " " else [parts[0], parts[-1]]
+            return [p for p in out if len(p) >= 2 and p.lower() not in _STOP and p != value]
+    return []
 
 
-def misspellings(name: str, rng: random.Random) -> list[str]:
-    """Typos a model makes: two letters swapped, one dropped or doubled, a vowel changed."""
-    if len(name) < 3:
-        return []
-    out = []
-    spots = list(range(1, len(name) - 1))
-    rng.shuffle(spots)
-    for i in spots[:4]:
-        a, b = name[i], name[i + 1]
-        if a.isalpha() and b.isalpha() and a.lower() != b.lower():
-            out.append(name[:i] + b + a + name[i + 2:])
-        if a.isalpha():
-            out += [name[:i] + name[i + 1:], name[:i] + a + name[i:]]
-        if a in "aeiou":
-            out.append(name[:i] + rng.choice([v for v in "aeiou" if v != a]) + name[i + 1:])
-    return [t for t in dict.fromkeys(out) if t.lower() != name.lower()]
+# --- units --------------------------------------------------------------------------------------
+
+_UNITS: tuple[tuple[str, str, str, Callable[[float], float]], ...] = (
+    # (what in the name or description says the unit, the unit, the one it is mixed up with, convert)
+    (r"celsius|°c\b|\bdeg(?:rees)?\s*c\b", "Celsius", "Fahrenheit", lambda x: x * 9 / 5 + 32),
+    (r"fahrenheit|°f\b", "Fahrenheit", "Celsius", lambda x: (x - 32) * 5 / 9),
+    (r"\bcents?\b|\bminor units?\b", "cents", "dollars", lambda x: x / 100),
+    (r"\bdollars?\b|\busd\b|\beuros?\b", "dollars", "cents", lambda x: x * 100),
+    (r"\bkilomet(?:er|re)s?\b|\bkm\b", "kilometres", "miles", lambda x: x * 0.621371),
+    (r"\bmiles?\b|\bmi\b", "miles", "kilometres", lambda x: x * 1.609344),
+    (r"\bmet(?:er|re)s?\b", "metres", "feet", lambda x: x * 3.28084),
+    (r"\bfeet\b|\bft\b", "feet", "metres", lambda x: x / 3.28084),
+    (r"\bkilograms?\b|\bkg\b", "kilograms", "pounds", lambda x: x * 2.20462),
+    (r"\bpounds?\b|\blbs?\b", "pounds", "kilograms", lambda x: x / 2.20462),
+    (r"\bmillisec(?:ond)?s?\b|\bms\b", "milliseconds", "seconds", lambda x: x / 1000),
+    (r"\bsec(?:ond)?s?\b", "seconds", "milliseconds", lambda x: x * 1000),
+    (r"\bminutes?\b|\bmins?\b", "minutes", "hours", lambda x: x / 60),
+    (r"\bhours?\b|\bhrs?\b", "hours", "minutes", lambda x: x * 60),
+)
 
 
-def case_renamed(name: str) -> list[str]:
-    """``start_date`` <-> ``startDate``: the same words in the other convention."""
-    parts = words(name)
-    if len(parts) < 2:
-        return []
-    return [join(parts, "camel" if style(name) in ("snake", "kebab") else "snake")]
+def unit_mixup(value: Any, f: Facts) -> list[tuple[Any, str, str]]:
+    """The gold number converted to the unit it is confused with: (value, unit, other unit).
 
-
-def synonym_renamed(name: str, rng: random.Random) -> list[str]:
-    """``city`` -> ``location``, ``query`` -> ``search_term``, ``maxResults`` -> ``maxItems``."""
-    parts, how = words(name), style(name)
-    out = list(SYNONYMS.get("_".join(parts), []))
-    for i, part in enumerate(parts):
-        out += ["_".join(parts[:i] + [alt] + parts[i + 1:]) for alt in _WORD_SYNONYMS.get(part, [])]
-    rng.shuffle(out)
-    return [join(x.split("_"), how) for x in dict.fromkeys(out)]
-
-
-def extra_params(topic: set[str], props: list[str], rng: random.Random) -> list[tuple[str, Any]]:
-    """Parameters a model adds from habit (``units``, ``sort_by``), styled like the tool's own."""
-    taken = {loose(p) for p in props}
-    taken |= {loose(s) for p in props for s in SYNONYMS.get("_".join(words(p)), [])}
-    how = next((style(p) for p in props if len(words(p)) > 1), "snake")
-    fitting = [(n, v) for t, n, v in EXTRAS if t & topic]
-    generic = [(n, v) for t, n, v in EXTRAS if not t]
-    rng.shuffle(fitting)
-    rng.shuffle(generic)
-    return [(join(n.split("_"), how), v) for n, v in fitting + generic
-            if loose(n) not in taken and not set(SYNONYMS.get(n, [])) & set(props)]
-
-
-def hallucinated_names(name: str, noun: str, rng: random.Random) -> list[str]:
-    """Names a model invents for a tool it needs: ``get_forecast`` -> ``fetch_forecast``.
-
-    ``noun`` (from the first parameter) gives a verb-only tool an object: ``fetch`` -> ``get_url``.
+    Only where the parameter's name or description names the unit ("timeout in seconds",
+    ``temp_c``, "amount in cents"): 20 (Celsius) -> 68, 1999 (cents) -> 19.99, 30 s -> 30000.
     """
-    parts, how = words(name), style(name)
-    core = [p for p in parts if p not in FILLER_WORDS] or parts
-    at = next((i for i, p in enumerate(core) if p in VERBS), None)  # "git_create_tag": verb second
-    head, verb, rest = (core[:at], core[at], core[at + 1:]) if at is not None else ([], "", core)
-    if verb and noun and all(w in _STOP for w in rest):
-        rest = [noun]  # "fetch" -> "get_url", "navigate_to" -> "go_city"
-    out = [join(head + alt.split("_") + rest, how) for alt in VERBS.get(verb, [])]
-    rng.shuffle(out)
-    if not verb:
-        out.append(join(["get"] + core, how))
-    if rest:
-        out.append(join(head + rest + [rng.choice(("lookup", "info", "details"))], how))
-    if len(rest) >= 2:
-        out.append(join(head + [verb or "get"] + rest[-1:], how))
-    if verb and rest:
-        out.append(join(head + rest, how))
-    return list(dict.fromkeys(out))
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value == 0:
+        return []
+    text = " ".join(words(f.name)) + " " + f.description.lower()
+    out = []
+    for pattern, unit, other, convert in _UNITS:
+        if not re.search(pattern, text):
+            continue
+        new = convert(float(value))
+        new = round(new) if f.schema.get("type") == "integer" or isinstance(value, int) and new.is_integer() \
+            else round(new, 2)
+        if new != value and (f.schema.get("type") != "integer" or float(new).is_integer()):
+            out.append((int(new) if float(new).is_integer() and isinstance(value, int) else new, unit, other))
+    return out[:2]
