@@ -28,10 +28,20 @@ def test_derive_gives_the_generators_own_eval_items_and_reports_invented_values(
     test = [Conversation.model_validate(c) for c in lines(run / "conversations.jsonl") if c["split"] == "test"]
     chat = [chat_line(c, servers[c.server], names) for c in test]
     # a production log line whose assistant invents an order id nobody said or returned
-    bad = json.loads(json.dumps(chat[0]))
-    call = next(m for m in bad["messages"] if m.get("tool_calls"))["tool_calls"][0]
+    def free_text(line):  # (call, argument) of the first plain string argument: inventing it breaks no schema
+        for m in line["messages"]:
+            for c in m.get("tool_calls", []):
+                schema = next(t["function"]["parameters"] for t in line["tools"] if t["function"]["name"] == c["function"]["name"])
+                for name, value in json.loads(c["function"]["arguments"]).items():
+                    prop = schema.get("properties", {}).get(name, {})
+                    if isinstance(value, str) and not ({"enum", "pattern", "format", "const"} & set(prop)):
+                        return c, name
+        return None
+
+    bad = json.loads(json.dumps(next(x for x in chat if free_text(x))))
+    call, name = free_text(bad)
     args = json.loads(call["function"]["arguments"])
-    args[next(iter(args))] = "ORD-99999-INVENTED"
+    args[name] = "ORD-99999-INVENTED"
     call["function"]["arguments"] = json.dumps(args)
     source = tmp_path / "logs.jsonl"
     source.write_text("".join(json.dumps(x) + "\n" for x in [*chat, bad]) + "not json\n")
