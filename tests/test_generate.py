@@ -141,7 +141,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "3f176e4477e2654160023fb6d8a60cfb6ba61109311e0d437d4ec8a116640b82"
+GOLDEN = "cc53bccda5a84f36068499ae4e84cbad691fbb142e8daf0587a1537a791f3e66"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -264,10 +264,12 @@ def test_examples_md_reasons_across_seeds() -> None:
     for seed in range(60):
         for r in run(FORECAST, PORTO_GOLD, PORTO_HISTORY, seed=seed)[0][1:]:
             by_subtype.setdefault(r.subtype, []).append(r)
-    assert set(by_subtype) == {"sibling_tool", "hallucinated_tool", "missing_required",
-                               "sibling_param", "plural_renamed", "synonym_renamed",
-                               "unexpected_extra", "sibling_result", "context_value", "wrong_type",
-                               "out_of_range", "contradicts_request"}  # no camelCase, enum, format
+    expected = {"sibling_tool", "hallucinated_tool", "missing_required", "sibling_param",
+                "plural_renamed", "synonym_renamed", "unexpected_extra", "sibling_result",
+                "context_value", "wrong_type", "out_of_range",
+                "contradicts_request"}  # no camelCase, enum, format, swap, units, partial
+    # an invented value comes last, when the conversation offers nothing: rare here
+    assert expected - {"contradicts_request", "out_of_range"} <= set(by_subtype) <= expected
 
     for r in by_subtype["sibling_result"]:  # the second search hit for the first
         assert r.tool_call.arguments == {"city": "Porto Alegre", "days": 4}
@@ -279,12 +281,12 @@ def test_examples_md_reasons_across_seeds() -> None:
         assert r.failure_reason == ("Required parameter 'city' is missing; 'query' is a parameter of "
                                     "search_locations_tool, not of get_weather_forecast_tool.")
 
-    for r in by_subtype["out_of_range"]:
+    for r in by_subtype.get("out_of_range", []):
         days = r.tool_call.arguments["days"]
         assert isinstance(days, int) and not 1 <= days <= 10
         assert r.failure_reason == (f"'days' is {days}, but the user asked for 4 days and the "
                                     "tool accepts 1 to 10.")
-    for r in by_subtype["contradicts_request"]:
+    for r in by_subtype.get("contradicts_request", []):
         city, days = r.tool_call.arguments["city"], r.tool_call.arguments["days"]
         if city != "Porto":
             assert r.failure_reason == f"'city' is '{city}', but the user asked for 'Porto'."

@@ -84,7 +84,7 @@ def _walk(data: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | 
         yield path, data
 
 
-def _shape(value: Any) -> tuple[Any, ...]:
+def shape(value: Any) -> tuple[Any, ...]:
     """What makes two strings pass for each other: spaces, digits, URL, email, length class."""
     if not isinstance(value, str):
         return (json_type(value),)
@@ -144,13 +144,13 @@ class Context:
         The call's other arguments come first, then earlier calls' arguments and result fields
         named like the parameter, then any result field or user number of the same shape.
         """
-        shape, name_words = _shape(gold), set(words(name))
+        kind, name_words = shape(gold), set(words(name))
         for k, v in arguments.items():
-            if k != name and _shape(v) == shape and not same_value(v, gold):
+            if k != name and shape(v) == kind and not same_value(v, gold):
                 yield v, f"the value the user gave for '{k}'"
         ranked: list[tuple[int, int, Any, str]] = []
         for n, s in enumerate(self.seen):
-            if _shape(s.value) != shape or same_value(s.value, gold):
+            if shape(s.value) != kind or same_value(s.value, gold):
                 continue
             named = bool(set(words(s.key)) & name_words) or s.key == name
             ranked.append((0 if named else 1 + (s.kind == "user"), n, s.value, s.describe()))

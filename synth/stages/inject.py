@@ -43,9 +43,9 @@ SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of it
                                   ("plural_renamed", 0.5), ("unexpected_extra", 1.0)),
     "incorrect_parameter_values": (("sibling_result", 6.0), ("context_value", 4.0),
                                    ("swapped_arguments", 3.0), ("unit_mixup", 3.0),
-                                   ("partial_value", 1.2),
-                                   ("wrong_format", 1.5), ("wrong_type", 0.5), ("out_of_enum", 0.7),
-                                   ("out_of_range", 0.7), ("contradicts_request", 0.5)),
+                                   ("partial_value", 2.0),
+                                   ("wrong_format", 1.5), ("wrong_type", 0.3), ("out_of_enum", 0.5),
+                                   ("out_of_range", 0.5), ("contradicts_request", 0.3)),
 }
 MAX_TRIES = 12  # candidates tried per subtype before the next subtype is drawn
 _NOT_APPLICABLE = {

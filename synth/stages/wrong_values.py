@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 from synth.grade import FORMAT_NAMES, json_type, same_value, show
 from synth.stages import mutate as m
 from synth.stages.candidates import Candidate, Ctx, Generator, Node, fits, replace, value_at
-from synth.stages.context import sibling_reason
+from synth.stages.context import shape, sibling_reason
 
 _TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a string",
                "array": "a list", "boolean": "a boolean (true or false)", "object": "an object"}
@@ -97,7 +97,7 @@ def _swapped_arguments(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """Two arguments of the same kind exchanged: from and to, width and height."""
     top = [n for n in c.nodes if len(n.path) == 1 and json_type(n.value) in ("string", "number")]
     pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:]
-             if json_type(a.value) == json_type(b.value) and not same_value(a.value, b.value)
+             if shape(a.value)[:-1] == shape(b.value)[:-1] and not same_value(a.value, b.value)
              and fits(a.value, b.label, b.facts.schema) and fits(b.value, a.label, a.facts.schema)]
     rng.shuffle(pairs)
     for a, b in pairs:
