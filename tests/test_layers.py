@@ -48,10 +48,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ALLOWED: dict[tuple[str, str], str] = {
     # T-Eval prompts borrow the offline author's phrasing; export/teval.py belongs to the review rework.
     ("synth.export.teval", "synth.offline.language"): "export/teval.py is being reworked by its owner",
-    # The mutators draw wrong-but-plausible values from the offline author's value pools and vocabulary;
-    # stages/mutate.py belongs to the injector rework.
-    ("synth.stages.mutate", "synth.offline.values"): "stages/mutate.py is being reworked by its owner",
-    ("synth.stages.mutate", "synth.offline.vocab"): "stages/mutate.py is being reworked by its owner",
     # The simulated runtime wraps the offline simulator while offline/packed.py calls runtimes: offline and
     # runtime import each other until the simulator moves into synth.runtime (offline/ is being restructured).
     ("synth.runtime.simulated", "synth.offline.simulate"): "offline/ is being restructured by its owner",
