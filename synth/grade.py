@@ -60,7 +60,7 @@ def canonical(value: Any, strings: bool = True) -> Any:
                 pass
         if _NUMBER.fullmatch(text):
             return canonical(float(text) if "." in text else int(text), strings)
-        return standardize(text) if strings else text
+        return standardize(value) if strings else text
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, float):
