@@ -26,7 +26,7 @@ from synth.offline import vocab
 from synth.offline.packed import write_packed
 from synth.offline.values import Context
 from synth.offline.writer import write
-from synth.packs.load import Packs, usable_packs
+from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.runtime.pack import PackRuntime
 from synth.runtime.simulated import SimulatedRuntime
@@ -37,7 +37,7 @@ from synth.stages import gates
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
 from synth import rundir, templates
-from synth.rundir import FILES, file_facts
+from synth.rundir import RunDir, FILES, file_facts
 
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 2
@@ -152,7 +152,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     manifest["packs"] = packs.summary(registry)
     manifest["teval"] = writer.teval_counts
-    (settings.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
 
 

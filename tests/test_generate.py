@@ -141,7 +141,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "cc53bccda5a84f36068499ae4e84cbad691fbb142e8daf0587a1537a791f3e66"
+GOLDEN = "be08d229efa5ac2160374247511dbe1b55f3bff601b4a5b301f71d9586372045"
 
 
 from synth.packs.template import get_path  # noqa: E402
