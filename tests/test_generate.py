@@ -141,7 +141,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "be08d229efa5ac2160374247511dbe1b55f3bff601b4a5b301f71d9586372045"
+GOLDEN = "f05f5592bd5b80faa79897d36ec6307ed93b7dbe5d6f4c97cead61b965ac2a2e"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -15,7 +15,7 @@ from synth.records import Link, ServerSpec, ToolSpec
 
 P_CHAIN = 0.6  # a request around a tool that feeds or is fed is a chain this often
 P_PARALLEL = 0.3  # a request for a tool with no chain asks for two things at once this often
-P_FOLLOW = (0.6, 0.3)  # chance of a second request, then of a third
+P_FOLLOW = (0.7, 0.4)  # chance of a second request, then of a third
 P_FAIL = 0.07  # the last call of the conversation meets one of the tool's real failures
 
 

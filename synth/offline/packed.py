@@ -22,9 +22,11 @@ from synth.packs.template import Expander, Missing, fill, get_path, spoken
 from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, ToolCall, Trajectory,
                            content_hash, make_id)
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.stages.gates import schema_error
 from synth.templates import render
 
-GREET = ("", "", "", "Hi! ", "Hey! ", "Hello. ")
+GREET = ("Hi! ", "Hey! ", "Hello. ", "Hi there. ", "Good morning. ", "Hey there! ")
+P_GREET = 0.05  # people mostly start with the need itself; a stock greeting must not become the data's opening
 FOLLOW = ("Thanks! ", "Great, thanks. ", "Perfect. ", "That helps. ", "Thank you. ", "Nice. ", "OK. ", "")
 SAY = ("{value}.", "It's {value}.", "{value}, please.", "Use {value}.", "Let's go with {value}.")
 CHANGE = ("Actually, make that {new} instead of {old}.", "Sorry, I meant {new}, not {old}.",
@@ -81,7 +83,10 @@ class PackAuthor:
 
     def _turn(self, number: int, steps: tuple[int, ...]) -> None:
         request = self._compose(steps)
-        opener = self.rng.choice(GREET) if number == 0 else self.rng.choice(FOLLOW)
+        if number == 0:
+            opener = self.rng.choice(GREET) if self.rng.random() < P_GREET else ""
+        else:
+            opener = self.rng.choice(FOLLOW)
         text = opener + request.text
         if number == 0:
             self.first = text
@@ -116,6 +121,15 @@ class PackAuthor:
         return reply
 
     def _compose(self, steps: tuple[int, ...]) -> _Request:
+        """The request for ``steps``; a goal whose slots these values cannot fill gives way to another."""
+        for _ in range(4):
+            try:
+                return self._compose_once(steps)
+            except Missing:
+                continue
+        return self._compose_once(steps[:1]) if len(steps) == 1 else self._compose_once(steps)
+
+    def _compose_once(self, steps: tuple[int, ...]) -> _Request:
         chained = len(steps) == 2 and steps[1] in self.links
         if chained:
             feed = self._feed(steps[0], steps[1])
@@ -163,13 +177,20 @@ class PackAuthor:
             fixed = {p: v for p, v in goal.set.items() if owner.get(p) == s}
             # a value the person already gave (an account, a token, the item of the first step) holds for the
             # next step too, unless this request states a new one
-            for earlier in [*self.args.values(), *args.values()]:
-                fixed.update({p: v for p, v in earlier.items() if p in needed and p not in mine and p not in fixed})
+            for earlier in [*self.args.values(), *args.values()]:  # same name and a value valid here
+                fixed.update({p: v for p, v in earlier.items() if p in needed and p not in mine and p not in fixed
+                              and schema_error({"type": "object", "properties": {p: tool.properties[p]}}, {p: v}) is None})
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed)
             shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
+            shared &= set(fixed)
             withheld += [(s, p) for p in tool.required  # type: ignore[union-attr]
                          if p in args[s] and p not in mine and p != fed and p not in shared]
-        text = fill(goal.text, lambda slot: self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot]))
+        def slot_text(slot: str) -> str:
+            if slot not in owner or slot not in args[owner[slot]]:
+                raise Missing(slot)
+            return self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot])
+
+        text = fill(goal.text, slot_text)
         stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set]
         return _Request(text=text, steps=steps, args=args, withheld=withheld, stated=stated)
 

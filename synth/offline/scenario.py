@@ -91,7 +91,7 @@ class Planner:
         return Scenario(
             id=make_id("scn", self.seed, index, server.id, names, [t for t in turns], fail),
             index=index, server=server.id, tools=names, links=tuple(links), persona="",
-            multi_turn=rng.random() < 0.45, turns=tuple(turns), fail=tuple(fail),
+            multi_turn=rng.random() < 0.55, turns=tuple(turns), fail=tuple(fail),
         )
 
     def _interleave(self) -> list[ToolSpec]:
