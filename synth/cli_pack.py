@@ -27,8 +27,7 @@ def pack_check(
     Exits 1 when any pack has errors.
     """
     from synth.errors import SynthError
-    from synth.packs.check import check_pack
-    from synth.packs.load import load_packs
+    from synth.packs.load import usable_packs
     from synth.registry import load_registry
 
     try:
@@ -36,15 +35,9 @@ def pack_check(
     except SynthError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
-    found = load_packs(servers, *([packs] if packs else []))
-    problems = list(found.problems)
-    known = {s.id: s for s in registry.servers}
-    for server_id, pack in sorted(found.by_server.items()):
-        server = known.get(server_id)
-        if server is None:
-            problems.append(_orphan(found.files[server_id], server_id))
-            continue
-        problems.extend(check_pack(pack, server, found.files[server_id]))
+    found = usable_packs(registry, servers, *([packs] if packs else []))  # loaded and checked, as generate does
+    problems = found.problems
+    known = {s.id for s in registry.servers}
     errors = sum(p.severity == "error" for p in problems)
     for p in problems:
         if warnings or p.severity == "error":
@@ -54,13 +47,6 @@ def pack_check(
                f"{errors} error{'s' * (errors != 1)}, {len(problems) - errors} warning{'s' * (len(problems) - errors != 1)}",
                err=True)
     raise typer.Exit(1 if errors else 0)
-
-
-def _orphan(file: str, server_id: str):
-    from synth.records import Problem
-
-    return Problem(severity="error", file=file, server=server_id, what=f"no server {server_id!r} in the registry",
-                   fix="set 'server' to the qualifiedName of a server in the folder")
 
 
 @pack_app.command("schema")

@@ -8,7 +8,6 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
-import json
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata

@@ -30,11 +30,7 @@ from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_json, read_jsonl
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
-SLOT_PATTERNS = (
-    re.compile(r"\bset (?:the )?[\w ]{1,30}? to\b", re.I),
-    re.compile(r"(?:^|[\s,;(])[A-Za-z_][\w ]{0,25}:\s*\S", re.M),
-    re.compile(r"\b[A-Za-z_]+\s*=\s*\S"),
-)
+SET_TO = re.compile(r"\bset (?:the )?[\w ]{1,30}? to\b", re.I)
 
 
 def _words(text: str) -> list[str]:
@@ -67,7 +63,7 @@ def _names_tool(text: str, calls: list[dict[str, Any]], server: str, description
 
 
 def _slotted(text: str, calls: list[dict[str, Any]]) -> bool:
-    if any(p.search(text) for p in SLOT_PATTERNS[:1]):
+    if SET_TO.search(text):
         return True
     for call in calls:
         for param in call["arguments"]:

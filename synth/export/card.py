@@ -155,7 +155,8 @@ def _made(manifest: dict[str, Any]) -> list[str]:
             command += f" --model {next(iter(model.values()))}"
     lines = [
         f"- **Generator**: synth {manifest['synth_version']}, backend `{manifest['backend']}`"
-        + (" (deterministic, no model: requests, plans and answers written from the tool schemas)"
+        + (" (deterministic, no model: requests, values, results and answers from server packs where a server "
+           "has one, else written from the tool schemas)"
            if manifest["backend"] == "offline" else ""),
         f"- **Models**: {models}",
         f"- **Registry snapshot**: {reg['servers']} servers, {reg['usable_tools']} usable tools "
@@ -320,8 +321,9 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "The tool definitions come from the servers' registry entries and keep their own licences.",
     ]
     if manifest["backend"] == "offline":
-        limits.insert(0, "Made by the offline backend: requests and answers are written from templates and the "
-                      "tool schemas, so the language is plainer and more repetitive than people's.")
+        limits.insert(0, "Made by the offline backend: with a server pack, requests, results and answers are expanded "
+                      "from a person-reviewed set of goals, values and templates, so their variety is bounded by the "
+                      "pack; servers without a pack get plainer, more repetitive text written from the tool schemas.")
     body += [f"- {x}" for x in limits] + [""]
     front = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{front}---\n\n" + "\n".join(body).rstrip("\n") + "\n"

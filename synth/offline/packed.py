@@ -9,16 +9,14 @@ earlier result; each request ends with an answer written from its result. Calls 
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from synth.offline import language
 from synth.offline.scenario import rng_for
-from synth.packs.check import answer_slot
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, ToolPack, goal_of
-from synth.packs.template import Expander, Missing, fill, get_path, spoken
+from synth.packs.template import Expander, Missing, answer_slot, fill, get_path, spoken
 from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, ToolCall, Trajectory,
                            content_hash, make_id)
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
@@ -122,12 +120,12 @@ class PackAuthor:
 
     def _compose(self, steps: tuple[int, ...]) -> _Request:
         """The request for ``steps``; a goal whose slots these values cannot fill gives way to another."""
-        for _ in range(4):
+        for _ in range(3):
             try:
                 return self._compose_once(steps)
             except Missing:
                 continue
-        return self._compose_once(steps[:1]) if len(steps) == 1 else self._compose_once(steps)
+        return self._compose_once(steps)  # a fourth try; Missing again is the scenario's counted failure
 
     def _compose_once(self, steps: tuple[int, ...]) -> _Request:
         chained = len(steps) == 2 and steps[1] in self.links
@@ -136,8 +134,7 @@ class PackAuthor:
             goals = [goal_of(g) for g in feed.goals] if feed else []
             if goals:
                 return self._fill(self._pick(goals, steps), steps)
-            steps_text = self._fill(self._pick([goal_of(g) for g in self.entry(steps[0]).goals], steps[:1]), steps)
-            return steps_text
+            return self._fill(self._pick([goal_of(g) for g in self.entry(steps[0]).goals], steps[:1]), steps)
         parts = [self._fill(self._pick([goal_of(g) for g in self.entry(s).goals], (s,)), (s,)) for s in steps]
         merged = parts[0]
         for other in parts[1:]:

@@ -10,9 +10,9 @@ import random
 import re
 from typing import Any
 
-from synth.packs.draw import arguments, draw, goal_params, phrase_of
+from synth.packs.draw import arguments, draw, goal_params
 from synth.packs.model import Goal, Pack, Pool, Range, ToolPack, goal_of
-from synth.packs.template import Expander, Missing, fill, get_path, slots, spoken
+from synth.packs.template import Expander, Missing, answer_slot, fill, get_path, slots
 from synth.records import Problem, ServerSpec, ToolSpec
 from synth.stages.gates import schema_error
 
@@ -106,10 +106,9 @@ def _check_values(tool: ToolSpec, tp: ToolPack, problem) -> None:
                             "a non-enum value must be said as it is sent, or the call cannot be grounded in the request")
 
 
-def _check_goal(tool: ToolSpec, goal: Goal, filled: set[str], at: str, problem, server: ServerSpec,
-                extra: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+def _check_goal(tool: ToolSpec, goal: Goal, filled: set[str], at: str, problem, server: ServerSpec) -> None:
     for slot in slots(goal.text):
-        if slot not in filled and slot not in extra:
+        if slot not in filled:
             problem(tool.name, at, f"slot {{{slot}}} is not a parameter with values",
                     "use parameter names that have values (or cases) in this tool's entry")
     for param, value in goal.set.items():
@@ -141,22 +140,6 @@ def _answer_fits(answer: str, template: Any, args: dict[str, Any]) -> bool:
     except Missing:
         return False
     return True
-
-
-def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
-    """An answer's slot: an argument, ``r.path`` into the result, or ``count:r.path``."""
-    if slot.startswith("count:r."):
-        value = get_path(result, slot[len("count:r."):])
-        if not isinstance(value, list):
-            raise Missing(slot)
-        return str(len(value))
-    if slot == "r":
-        return spoken(result)
-    if slot.startswith("r."):
-        return spoken(get_path(result, slot[2:]))
-    if slot in args:
-        return spoken(args[slot])
-    raise Missing(slot)
 
 
 def _check_feed(tool: ToolSpec, tp: ToolPack, feed, pack: Pack, server: ServerSpec, samples, at: str, problem) -> None:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from synth.packs.model import Pack
 from synth.records import Problem, Registry
 from synth.registry.load import PACK_SUFFIXES as SUFFIXES
+from synth.registry.load import read_yaml
 
 
 def is_pack(path: Path) -> bool:
@@ -42,7 +43,7 @@ def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
     """One pack file, validated; a bad file is a Problem naming the file, the place and the fix."""
     try:
         text = path.read_text(encoding="utf-8")
-        doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        doc = json.loads(text) if path.suffix == ".json" else read_yaml(text)
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
         return None, [Problem(severity="error", file=rel, what=f"cannot read the pack: {str(exc).splitlines()[0][:200]}",
                               fix="fix the YAML/JSON syntax (synth pack check shows every problem)")]

@@ -58,6 +58,22 @@ def fill(text: str, lookup: Callable[[str], str]) -> str:
     return SLOT.sub(lambda m: lookup(m.group(1)), text)
 
 
+def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
+    """An answer's slot: an argument, ``r.path`` into the result, or ``count:r.path``."""
+    if slot.startswith("count:r."):
+        value = get_path(result, slot[len("count:r."):])
+        if not isinstance(value, list):
+            raise Missing(slot)
+        return str(len(value))
+    if slot == "r":
+        return spoken(result)
+    if slot.startswith("r."):
+        return spoken(get_path(result, slot[2:]))
+    if slot in args:
+        return spoken(args[slot])
+    raise Missing(slot)
+
+
 def slots(text: str) -> list[str]:
     return [m.group(1) for m in SLOT.finditer(text)]
 
@@ -77,10 +93,6 @@ class Expander:
             self._fake = Faker("en_US")
             self._fake.seed_instance(self._faker_seed)
         return self._fake
-
-    def with_args(self, args: dict[str, Any]) -> "Expander":
-        other = Expander(self.rng, args)
-        return other
 
     def value(self, template: Any, n: int | None = None) -> Any:
         if isinstance(template, dict):

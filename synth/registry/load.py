@@ -32,7 +32,7 @@ _SHAPES = ("a Smithery server object {qualifiedName, displayName, description, t
            'or an OpenAI tools array [{"type": "function", "function": {...}}]')
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser when present: packs are large
     """YAML read the way JSON would be: dates stay strings, so schemas and hashes hold JSON values only."""
 
 
@@ -40,6 +40,11 @@ _Loader.yaml_implicit_resolvers = {
     key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+
+def read_yaml(text: str) -> Any:
+    """One YAML document as JSON values (registry files and packs alike)."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
 
 
 @dataclass
@@ -133,7 +138,7 @@ def _parse(path: Path, rel: str) -> tuple[Any, Problem | None]:
                 return bad(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
                            "fix the JSON syntax at that position (a JSON linter shows the exact spot)")
         try:
-            return _jsonish(yaml.load(text, Loader=_Loader)), None  # noqa: S506 - a SafeLoader subclass
+            return _jsonish(read_yaml(text)), None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
