@@ -71,6 +71,29 @@ class ToolSpec(Record):
         return list(self.input_schema.get("required") or [])
 
 
+class Connection(Record):
+    """How to reach a server again (a registry entry's ``connections`` item that synth can run).
+
+    ``stdio``: ``command`` + ``args`` started in ``cwd`` with only ``env`` (plus HOME, PATH, ...).
+    ``http``: Streamable HTTP at ``url`` with ``headers``; a value written ``$NAME`` is read from the
+    environment variable NAME when connecting, so a token never sits in a file.
+    ``stateful``: each scenario gets a fresh server (a new process in a fresh temporary folder).
+    """
+
+    type: Literal["stdio", "http"]
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    stateful: bool = False
+
+    def where(self) -> str:
+        """The server's address in words, for messages (never a header value)."""
+        return self.url or " ".join([self.command or "", *self.args]).strip()
+
+
 class ServerSpec(Record):
     id: str  # qualifiedName, or the file stem when the file gives none
     name: str
@@ -79,6 +102,7 @@ class ServerSpec(Record):
     category: str | None = None
     license: str | None = None
     tools: tuple[ToolSpec, ...]
+    connection: Connection | None = None  # set when the entry says how to run or reach the server
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from synth.errors import RegistryError
-from synth.records import Problem, Registry, ServerSpec, ToolSpec, content_hash
+from synth.records import Connection, Problem, Registry, ServerSpec, ToolSpec, content_hash
 from synth.registry.normalize import escape, normalize_schema
 
 SUFFIXES = (".json", ".yaml", ".yml")
@@ -244,7 +245,40 @@ def _server(found: _Found, rel: str, tally: _Tally) -> ServerSpec | None:
         category=obj["category"] if isinstance(obj.get("category"), str) else None,
         license=obj["license"] if isinstance(obj.get("license"), str) else None,
         tools=tuple(tools),
+        connection=_connection(obj, found.pointer, rel, sid, tally),
     )
+
+
+def _connection(obj: dict[str, Any], pointer: str, rel: str, sid: str, tally: _Tally) -> Connection | None:
+    """The first entry of ``connections`` synth can run: stdio with a command, or http with a URL.
+
+    Smithery's own stdio entries carry a bundle, not a command: they are skipped without a word, as
+    are entries of other types. A runnable entry with wrong fields is a warning that says the fix.
+    """
+    items = obj.get("connections")
+    if not isinstance(items, list):
+        return None
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        kind, where = item.get("type"), f"{pointer}/connections/{i}"
+        if kind == "stdio" and "command" in item:
+            fields = {"command": item["command"], "args": item.get("args") or (), "env": item.get("env") or {},
+                      "cwd": item.get("cwd"), "stateful": item.get("stateful", False)}
+        elif kind == "http" and (item.get("deploymentUrl") or item.get("url")):
+            fields = {"url": item.get("deploymentUrl") or item.get("url"), "headers": item.get("headers") or {},
+                      "stateful": item.get("stateful", False)}
+        else:
+            continue
+        try:
+            return Connection(type=kind, **fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            _add(tally, "warning", rel, sid, None, where,
+                 f"connection cannot be used: {'.'.join(map(str, first['loc']))}: {first['msg']}; the server is simulated",
+                 "stdio needs a command (string), args (list of strings), env (object of strings); "
+                 "http needs deploymentUrl and headers (object of strings)")
+    return None
 
 
 def _tool(entry: Any, pointer: str, sid: str, rel: str, tally: _Tally, names: dict[str, str]) -> ToolSpec | None:
