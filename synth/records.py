@@ -154,6 +154,8 @@ class Message(Record):
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
+    # a tool message's origin: the real server ("live"), a server pack, the schema simulator, or a model
+    source: Literal["live", "pack", "simulated", "llm"] | None = None
 
 
 class Link(Record):

@@ -141,7 +141,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "f05f5592bd5b80faa79897d36ec6307ed93b7dbe5d6f4c97cead61b965ac2a2e"
+GOLDEN = "2f5b4279f69bb045210dfad68eea8f5a8e85022d281d3f2b38f6530c60ce0637"
 
 
 from synth.packs.template import get_path  # noqa: E402
