@@ -36,11 +36,15 @@ class Server:
         self._queue: asyncio.Queue[tuple[str, dict[str, Any], Future[dict[str, Any]]] | None] | None = None
         self._done: Future[None] = Future()
 
-    def start(self) -> None:
-        """Connect; raises LiveError with the reason when the server cannot be reached."""
-        ready: Future[dict[str, Any]] = Future()
-        asyncio.run_coroutine_threadsafe(self._own(ready), self.pool.loop)
-        self.info = ready.result()
+    def start(self) -> "Server":
+        """Begin connecting in the background; ``wait`` for the result."""
+        self._ready: Future[dict[str, Any]] = Future()
+        asyncio.run_coroutine_threadsafe(self._own(self._ready), self.pool.loop)
+        return self
+
+    def wait(self) -> None:
+        """Until connected; raises LiveError with the reason when the server cannot be reached."""
+        self.info = self._ready.result()
 
     def call(self, tool: str, arguments: dict[str, Any]) -> Future[dict[str, Any]]:
         """A future of the wire ``CallToolResult``; a LiveError if the session broke or timed out."""
@@ -52,11 +56,14 @@ class Server:
         self.pool.loop.call_soon_threadsafe(queue.put_nowait, (tool, arguments, result))
         return result
 
-    def close(self) -> None:
-        """End the session and its process; waits until both are gone."""
+    def close(self, wait: bool = True) -> None:
+        """End the session and its process (and its folder); ``wait`` until they are gone."""
         if self._queue is not None:
             queue, self._queue = self._queue, None
             self.pool.loop.call_soon_threadsafe(queue.put_nowait, None)
+        elif not self._ready.done():  # still connecting (a spare): it ends once connected
+            self._ready.add_done_callback(lambda _: self.close(wait=False))
+        if wait:
             self._done.result()
 
     async def _own(self, ready: Future[dict[str, Any]]) -> None:
@@ -101,6 +108,8 @@ class Pool:
     def __init__(self, limits: Limits = Limits(), fresh_at_once: int = 8):
         self.limits = limits
         self._fresh = threading.BoundedSemaphore(fresh_at_once)  # stateful servers running at once
+        self._spares: dict[str, Server] = {}  # the next scenario's fresh server, started while this one runs
+        self._ending: list[Server] = []  # fresh servers released, still shutting down
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="synth-live", daemon=True)
         self._thread.start()
@@ -108,39 +117,52 @@ class Pool:
         self.dead: dict[str, LiveError] = {}  # servers that could not be reached: refused at once from then on
 
     def open(self, name: str, connection: Connection) -> Server:
-        """A session for one scenario: fresh for a stateful server, else the run's shared one."""
+        """A session for one scenario: fresh for a stateful server, else the run's shared one.
+
+        A fresh server for the next scenario is started as this one is handed out, so a scenario
+        does not wait for a process to start and initialize (each server is still used once).
+        """
         if name in self.dead:
             raise self.dead[name]
-        shared = self._shared.get(name)
-        if shared is not None and shared.broken is None:
-            return shared
+        if not connection.stateful:
+            shared = self._shared.get(name)
+            if shared is None or shared.broken is not None:
+                shared = self._shared[name] = self._launch(name, connection)
+            server = shared
+        else:
+            server = self._spares.pop(name, None) or self._launch(name, connection)
+        try:
+            server.wait()
+        except LiveError as error:
+            self.dead[name] = error
+            self._shared.pop(name, None)
+            raise
+        if connection.stateful:
+            self._spares[name] = self._launch(name, connection)
+        return server
+
+    def _launch(self, name: str, connection: Connection) -> Server:
         server = Server(self, name, connection, fresh=connection.stateful)
         if server.fresh:
             self._fresh.acquire()
-        try:
-            server.start()
-        except LiveError as error:
-            if server.fresh:
-                self._fresh.release()
-            self.dead[name] = error
-            raise
-        if not connection.stateful:
-            self._shared[name] = server
-        return server
+            server._done.add_done_callback(lambda _: self._fresh.release())
+        return server.start()
 
     def release(self, server: Server) -> None:
         """A scenario is done with ``server``: a fresh one ends (its process and folder go), a shared one stays."""
         if server.fresh:
-            try:
-                server.close()
-            finally:
-                self._fresh.release()
+            server.close(wait=False)
+            self._ending = [s for s in self._ending if not s._done.done()] + [server]
 
     def close(self) -> None:
         """Close every shared session and stop the loop."""
-        for server in self._shared.values():
+        for server in [*self._shared.values(), *self._spares.values()]:
             server.close()
+        for server in self._ending:
+            server._done.result()
+        self._ending.clear()
         self._shared.clear()
+        self._spares.clear()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         if not self.loop.is_running():
