@@ -33,7 +33,7 @@ from synth.live.pool import Pool
 from synth.runtime.live import LiveRuntime
 from synth.runtime.pack import PackRuntime
 from synth.runtime.simulated import SimulatedRuntime
-from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id
+from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
 from synth.stages import gates
@@ -219,7 +219,7 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     funnel.leave("generate")
     query, trajectory = written.query, written.trajectory
     funnel.enter("dedup")
-    conv_id = make_id("conv", [m.to_json() for m in trajectory.messages])
+    conv_id = conversation_id(trajectory.messages)
     seen = dedup.check(server.id, query.text, conv_id)
     if seen:
         return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")

@@ -141,7 +141,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "2f5b4279f69bb045210dfad68eea8f5a8e85022d281d3f2b38f6530c60ce0637"
+GOLDEN = "fa7a65a02085aa6c18de8e4d54c6a3493fb61cd5ff2c0b5c7ef9896326001766"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import re
+import sys
 import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -29,6 +30,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
 from synth.records import Connection
+
+if sys.version_info < (3, 11):  # anyio brings the backport on 3.10
+    from exceptiongroup import BaseExceptionGroup
 
 CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 30.0
