@@ -488,3 +488,36 @@ def test_http_server_subprocess_creates_its_database(tmp_path: Path) -> None:
         proc.terminate()
         out, _ = proc.communicate(timeout=20)
     assert out == b""  # logs go to stderr only
+
+
+# --- the shipped pack holds real values of the seed-0 store ------------------------------------
+
+
+def _pack_calls(tool: str, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Argument sets covering every value the pack can draw for ``tool``: each case, else the i-th value of every
+    pool in call i (so no order is changed twice)."""
+    if entry.get("cases"):
+        extra = {k: (v["pool"] if isinstance(v, dict) else v)[0] for k, v in (entry.get("values") or {}).items()}
+        return [{**extra, **case} for case in entry["cases"]]
+    pools = {k: (v["pool"] if isinstance(v, dict) else v) for k, v in (entry.get("values") or {}).items()}
+    if not pools:
+        return [{}]
+    return [{k: v[i % len(v)] for k, v in pools.items()} for i in range(max(map(len, pools.values())))]
+
+
+def test_every_pack_value_works_on_the_seed_store(seed0: Path, tmp_path: Path) -> None:
+    import yaml
+
+    from synth.store.pack import pack_text
+
+    text_ = (ROOT / "registry" / "packs" / "synth__store.pack.yaml").read_text(encoding="utf-8")
+    assert text_ == pack_text(0), "the pack drifted from the seed: python -m synth.store.pack registry/packs/synth__store.pack.yaml"
+    pack = yaml.safe_load(text_)
+    assert set(pack["tools"]) == TOOLS
+    for tool, entry in pack["tools"].items():
+        db = tmp_path / f"{tool}.db"
+        shutil.copy(seed0, db)  # a fresh store per tool; its cases touch different orders
+        calls = _pack_calls(tool, entry)
+        assert len(calls) >= 3 or tool == "list_all_product_types", tool
+        for args, (is_error, message, _) in zip(calls, run_calls(db, [(tool, a) for a in calls])):
+            assert not is_error, (tool, args, message)
