@@ -37,6 +37,9 @@ def serve_store(
     from synth.store.server import build_server
     from synth.store.shop import Store
 
+    if not db.parent.is_dir():
+        typer.echo(f"error: --db {db}: folder {db.parent} does not exist; create it or choose another path", err=True)
+        raise typer.Exit(2)
     created = not db.exists()
     store = Store.open(db, seed)
     where = f"http://127.0.0.1:{http}/mcp" if http else "stdio"

@@ -152,6 +152,16 @@ def test_shipped_registry_entry_is_what_the_server_serves() -> None:
     assert list(spec.connection.args) == ["serve", "store"]
 
 
+def test_the_entry_flag_rewrites_the_shipped_entry(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from synth.cli import app
+
+    done = CliRunner().invoke(app, ["serve", "store", "--entry", str(tmp_path / "entry.json")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "entry.json").read_bytes() == (ROOT / "registry" / ENTRY_FILE).read_bytes()
+
+
 def test_reads_find_a_customer_and_their_order(db: Path) -> None:
     user = query(db, "SELECT * FROM users ORDER BY user_id LIMIT 1")[0]
     order_id = query(db, "SELECT order_id FROM orders WHERE user_id = ? ORDER BY order_id", user["user_id"])[0][0]

@@ -5,10 +5,7 @@
     server.py   the MCPServer: tools, schemas, the policy as instructions
     state.py    the canonical state hash (stdlib only; verify.py files inline it)
     entry.py    the registry entry, dumped from the server's own tools/list
+    pack.py     the server pack, with real values of the seed-0 store
 
 It imports nothing from synth above ``synth.errors``/``synth.records`` (layer "core").
 """
-
-from synth.store.state import state_hash
-
-__all__ = ["state_hash"]

@@ -20,7 +20,6 @@ from typing import Any
 
 import yaml
 
-from synth.store.models import dollars
 from synth.store.seed import seed_database
 
 N = 12  # values per pool
