@@ -358,6 +358,31 @@ def test_exchange_settles_the_difference(db: Path) -> None:
     assert balance(db, delivered["payment_method_id"]) == before - diff  # a cheaper item: the card gets the change
 
 
+def test_concurrent_cancels_refund_once(db: Path) -> None:
+    """Sync tools run on worker threads: the lock and the transaction let exactly one cancel through."""
+    paid = order_with(db, "pending", "gift_card")
+    before = balance(db, paid["payment_method_id"])
+
+    async def go() -> list[bool]:
+        store = Store.open(db)
+        try:
+            async with Client(build_server(store), mode="legacy", read_timeout_seconds=30) as client:
+                results: list[bool] = []
+
+                async def cancel() -> None:
+                    r = await client.call_tool("cancel_pending_order", {"order_id": paid["order_id"],
+                                                                        "reason": "ordered by mistake"})
+                    results.append(r.is_error)
+                async with anyio.create_task_group() as tg:
+                    for _ in range(8):
+                        tg.start_soon(cancel)
+                return results
+        finally:
+            store.close()
+    assert sorted(anyio.run(go)) == [False] + [True] * 7
+    assert balance(db, paid["payment_method_id"]) == before + paid["amount_cents"]
+
+
 def test_addresses_change_on_pending_orders_and_users(db: Path) -> None:
     pending = order_with(db, "pending")
     results = run_calls(db, [("modify_pending_order_address", {"order_id": pending["order_id"],
@@ -466,7 +491,7 @@ def test_stdio_server_subprocess(seed0: Path, tmp_path: Path) -> None:
     assert file_state_hash(str(tmp_path / "store.db")) != file_state_hash(str(seed0))
 
 
-def test_http_server_subprocess_creates_its_database(tmp_path: Path) -> None:
+def test_http_server_subprocess_creates_its_database(seed0: Path, tmp_path: Path) -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -485,6 +510,7 @@ def test_http_server_subprocess_creates_its_database(tmp_path: Path) -> None:
             except OSError:
                 assert time.monotonic() < deadline, "the HTTP server did not start"
                 time.sleep(0.1)
+        assert file_state_hash(str(tmp_path / "new.db")) == file_state_hash(str(seed0))  # same seed, other process
         email = query(tmp_path / "new.db", "SELECT email FROM users ORDER BY user_id LIMIT 1")[0][0]
 
         async def go() -> None:
