@@ -152,7 +152,10 @@ def build(db: Path) -> dict[str, Any]:
                                     "your full name and ZIP code instead?"}],
             "feeds": [{"to": "get_user_details", "param": "user_id", "path": "user_id",
                        "goals": ["My email is {email}. Which cards do I have saved with you?",
-                                 "I'm {email}. What's the shipping address on my account right now?"]}],
+                                 "I'm {email}. What's the shipping address on my account right now?"]},
+                      {"to": "modify_user_address", "param": "user_id", "path": "user_id",
+                       "goals": ["My account email is {email}. I've moved: please make {address} my default address.",
+                                 "This is {email}. Could you update my address on file to {address}?"]}],
         },
         "find_user_id_by_name_zip": {
             "goals": ["I can't remember which email I used. I'm {first_name} {last_name} and my ZIP code is {zip}.",
@@ -164,6 +167,9 @@ def build(db: Path) -> dict[str, Any]:
             "results": found,
             "answers": ["Thank you, {first_name}. I found your account ({r.user_id}). What can I do for you?",
                         "Got it: you're verified as {r.user_id}. What do you need help with?"],
+            "feeds": [{"to": "get_user_details", "param": "user_id", "path": "user_id",
+                       "goals": ["I'm {first_name} {last_name}, ZIP {zip}. How much is left on my gift card?",
+                                 "{first_name} {last_name} here, ZIP code {zip}. Which orders do I have with you?"]}],
         },
         "get_user_details": {
             "goals": ["My user id is {user_id}. Which payment methods do I have on file?",
