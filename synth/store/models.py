@@ -81,8 +81,9 @@ class User(Model):
     name: Name
     email: str
     address: Address
-    payment_methods: list[PaymentMethod]
-    orders: list[str]
+    payment_methods: Annotated[list[PaymentMethod], Field(description="Saved payment methods; gift cards show their "
+                                                                     "balance.")]
+    orders: Annotated[list[str], Field(description="The customer's order ids, sorted.")]
 
 
 class FoundUser(Model):
@@ -126,12 +127,16 @@ class Order(Model):
     """An order with its items, shipping address, payments and refunds, tracking and requests."""
 
     order_id: str
-    user_id: str
-    status: OrderStatus
-    address: Address
+    user_id: Annotated[str, Field(description="The customer who placed the order.")]
+    status: Annotated[OrderStatus, Field(description="'pending' orders can be cancelled or changed ('pending (item "
+                                                     "modified)': items already changed once); 'delivered' ones "
+                                                     "returned or exchanged, once.")]
+    address: Annotated[Address, Field(description="Where the order ships.")]
     items: list[OrderItem]
-    fulfillments: list[Fulfillment]
-    payment_history: list[Transaction]
+    fulfillments: Annotated[list[Fulfillment], Field(description="Shipments with their tracking ids; empty until "
+                                                                 "the order ships.")]
+    payment_history: Annotated[list[Transaction], Field(description="Payments and refunds, oldest first; the first "
+                                                                    "payment's method is the original one.")]
     cancel_reason: CancelReason | None = None
     return_request: ReturnRequest | None = None
     exchange_request: ExchangeRequest | None = None
@@ -139,9 +144,9 @@ class Order(Model):
 
 class Variant(Model):
     item_id: str
-    options: dict[str, str]
+    options: Annotated[dict[str, str], Field(description="What makes this variant, e.g. {'color': 'blue', 'size': 'M'}.")]
     price: Money
-    available: bool
+    available: Annotated[bool, Field(description="In stock: only available variants can be ordered or swapped to.")]
 
 
 class Product(Model):
