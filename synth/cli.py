@@ -22,6 +22,8 @@ from synth import cli_publish  # noqa: E402  (export, card, push, review)
 cli_publish.register(app)
 from synth import cli_pack  # noqa: E402  (pack check, schema, build)
 cli_pack.register(app)
+from synth import cli_serve  # noqa: E402  (serve store)
+cli_serve.register(app)
 
 
 def _fail(message: str) -> None:

@@ -5,7 +5,8 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 0. records  synth (the package root), synth.errors, synth.records: the records every stage passes on
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
             synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder),
-            synth.live (the MCP client: the only module importing the SDK's client side)
+            synth.live (the MCP client: the only module importing the SDK's client side),
+            synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
 3. stages   synth.stages, synth.packs: pure functions from records to records (gates, inject, dedup)
 4. export   synth.export, synth.realism: the run's files in other tools' shapes, and what the card
@@ -17,7 +18,7 @@ Layers, lowest first (a module may import its own layer and the ones below it):
             export never import them.
 6. review   synth.review: the human review queue and applying its decisions
 7. apps     synth.pipeline (the orchestrator), synth.derive, synth.evaluate, synth.hub, synth.summary
-8. cli      synth.cli, synth.cli_pack, synth.cli_publish
+8. cli      synth.cli, synth.cli_pack, synth.cli_publish, synth.cli_serve
 
 Every import counts, function-level and TYPE_CHECKING ones included: a lazy import hides a cycle
 from the interpreter, not from the design. A unit is a top-level package (synth.stages) or module
@@ -35,14 +36,14 @@ ROOT = Path(__file__).parents[1] / "synth"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth", "synth.errors", "synth.records"),
     ("synth.config", "synth.templates", "synth.registry", "synth.grade", "synth.facts", "synth.wording",
-     "synth.messages", "synth.rundir", "synth.live"),
+     "synth.messages", "synth.rundir", "synth.live", "synth.store"),
     ("synth.llm",),
     ("synth.stages", "synth.packs"),
     ("synth.export", "synth.realism"),
     ("synth.offline", "synth.agents", "synth.runtime"),
     ("synth.review",),
     ("synth.pipeline", "synth.derive", "synth.evaluate", "synth.hub", "synth.summary"),
-    ("synth.cli", "synth.cli_pack", "synth.cli_publish"),
+    ("synth.cli", "synth.cli_pack", "synth.cli_publish", "synth.cli_serve"),
 )
 # Known imports that go upward or close a package cycle, each owned by someone who will remove it.
 # They are left out of both checks; an entry whose import is gone fails the test, so the list only shrinks.

@@ -1,0 +1,55 @@
+"""``synth serve``: run the MCP servers synth ships (``synth serve store``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+serve_app = typer.Typer(help="Run the MCP servers synth ships.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(serve_app, name="serve")
+
+
+@serve_app.command("store")
+def serve_store(
+    db: Path = typer.Option(Path("store.db"), "--db", help="The shop's SQLite file; created from --seed when absent."),
+    seed: int = typer.Option(0, "--seed", help="Seed of a new database: the same seed gives identical data."),
+    http: Optional[int] = typer.Option(None, "--http", min=1, max=65535,
+                                       help="Serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio."),
+    entry: Optional[Path] = typer.Option(None, "--entry", help="Write the server's registry entry (Smithery JSON, "
+                                         "tools as tools/list serves them) to this file and exit."),
+) -> None:
+    """An online shop on SQLite as a stateful MCP server: customers, products, orders and the shop's rules.
+
+    Logs go to stderr; on stdio, stdout carries only the protocol.
+    """
+    if entry is not None:
+        from synth.store.entry import write_entry
+
+        write_entry(entry)
+        typer.echo(f"wrote {entry}", err=True)
+        return
+    from synth.store.server import build_server
+    from synth.store.shop import Store
+
+    if not db.parent.is_dir():
+        typer.echo(f"error: --db {db}: folder {db.parent} does not exist; create it or choose another path", err=True)
+        raise typer.Exit(2)
+    created = not db.exists()
+    store = Store.open(db, seed)
+    where = f"http://127.0.0.1:{http}/mcp" if http else "stdio"
+    print(f"synth store: {db} ({f'created from seed {seed}' if created else 'existing'}), serving on {where}",
+          file=sys.stderr, flush=True)
+    server = build_server(store)
+    try:
+        if http:
+            server.run("streamable-http", host="127.0.0.1", port=http)
+        else:
+            server.run()
+    finally:
+        store.close()

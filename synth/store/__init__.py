@@ -1,0 +1,11 @@
+"""The store: a stateful online shop on SQLite that synth ships as an MCP server (``synth serve store``).
+
+    seed.py     schema + deterministic seed data (Faker, one seed)     catalog.py  the 50 product types
+    models.py   what tools take and return (pydantic; money as "12.34") shop.py     the rules, on SQLite
+    server.py   the MCPServer: tools, schemas, the policy as instructions
+    state.py    the canonical state hash (stdlib only; verify.py files inline it)
+    entry.py    the registry entry, dumped from the server's own tools/list
+    pack.py     the server pack, with real values of the seed-0 store
+
+It imports nothing from synth above ``synth.errors``/``synth.records`` (layer "core").
+"""
