@@ -217,8 +217,8 @@ def plan_steps(data: Any) -> list[dict[str, Any]]:
 
 def plan(prediction: list[dict[str, Any]], truth: list[dict[str, Any]], threshold: float = 0.8) -> dict[str, float]:
     """Precision, recall and F1 of a predicted plan (a list of ``{"name", "args"}``, ``id`` optional)."""
-    def ordered(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        steps = sorted(steps, key=lambda s: int(s.get("id", 0)))
+    def ordered(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:  # by id (T-Eval's order), else as given
+        steps = [s for _, s in sorted(enumerate(steps), key=lambda p: int(p[1].get("id", p[0])))]
         return steps[:-1] if steps and steps[-1].get("name") == FINISH else steps
 
     pred, gt = ordered(prediction), ordered(truth)

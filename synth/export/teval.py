@@ -37,7 +37,7 @@ from typing import Any, TextIO
 
 from synth.export import review_responses as rr
 from synth.offline.language import intent
-from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolSpec
+from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolCall, ToolSpec
 from synth.stages.gates import schema_error
 
 FILES = ("instruct_json", "instruct_str", "plan_json", "plan_str", "reason_str", "retrieve_str", "understand_str",
@@ -85,19 +85,29 @@ def api_list(names: list[str]) -> list[str]:
     return sorted(dict.fromkeys(names), key=len, reverse=True)
 
 
-def _prev(conv: Conversation) -> list[list[int]]:
-    """The steps each call depends on: the plan's own dependencies when the plan is the calls made,
-    and any earlier call whose result holds one of this call's argument values."""
+def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
+    """The plan's steps: each distinct call once (a call repeated with the same arguments, a retry,
+    is one step: T-Eval cannot tell two equal steps apart and may match them crosswise), with the
+    steps it depends on: the plan's own dependencies when the plan is the calls made, and any earlier
+    step whose result holds one of this call's argument values that the user did not give."""
     calls = conv.calls
     results = {m.tool_call_id: m.content or "" for m in conv.messages if m.role == "tool"}
+    said = " ".join(m.content or "" for m in conv.messages if m.role == "user")
     planned = [s.tool for s in conv.plan.steps] == [c.name for c in calls]
-    out = []
+    step_of: dict[int, int] = {}  # call index -> step index
+    firsts: dict[str, int] = {}
+    steps: list[tuple[ToolCall, set[int]]] = []
     for i, call in enumerate(calls):
         deps = {d for d in conv.plan.steps[i].depends_on if 0 <= d < i} if planned else set()
-        values = [v for v in _leaves(call.arguments) if len(v) >= 3]
+        values = [v for v in _leaves(call.arguments) if len(v) >= 3 and v not in said]
         deps |= {j for j in range(i) if any(v in results.get(calls[j].id, "") for v in values)}
-        out.append(sorted(deps))
-    return out
+        same = json.dumps([call.name, call.arguments], sort_keys=True, ensure_ascii=False)
+        if same not in firsts:
+            firsts[same] = len(steps)
+            steps.append((call, set()))
+        step_of[i] = firsts[same]
+        steps[step_of[i]][1].update(step_of[d] for d in deps if step_of[d] != step_of[i])
+    return [(call, sorted(deps)) for call, deps in steps]
 
 
 def _leaves(value: Any) -> list[str]:
@@ -175,13 +185,13 @@ class TevalWriter:
         """Every subset's records from one test-split conversation."""
         apis, names = _apis(server, conv), [api_name(server, t) for t in conv.tools]
         request = next((m.content or "" for m in conv.messages if m.role == "user"), "")
-        prev = _prev(conv)
-        truth_plan = [{"id": i, "prev": prev[i], "name": api_name(server, c.name), "args": c.arguments}
-                      for i, c in enumerate(conv.calls)]
-        used = {d for p in prev for d in p}
+        steps = plan_steps(conv)
+        truth_plan = [{"id": i, "prev": prev, "name": api_name(server, c.name), "args": c.arguments}
+                      for i, (c, prev) in enumerate(steps)]
+        used = {d for _, prev in steps for d in prev}
         truth_plan.append({"id": len(truth_plan), "prev": [i for i in range(len(truth_plan)) if i not in used],
                            "name": "FinishAction", "args": {}})
-        for fmt in ("json", "str"):
+        for fmt in ("json", "str") if steps else ():  # no calls, no plan: T-Eval divides by the steps
             system = f"You have access to the following API:\n{apis}\nPlan the calls that answer the user, in order, " + (
                 'as a JSON list in ONLY one line: [{"id": 0, "prev": [ids of the steps it needs], "name": "api name", '
                 '"args": {...}}, ..., {"id": n, "prev": [...], "name": "FinishAction", "args": {}}]' if fmt == "json"
