@@ -7,8 +7,9 @@ T-Eval's planning evaluator looks):
 - ``instruct_{json,str}``: "call the function X with ...": the call to make. The str subset's
   ``response_format`` is ``"string"`` (T-Eval averages only ``string_*`` metrics) and asks for the
   args as a Python dict, since T-Eval reads them with ``ast.literal_eval`` (JSON ``true`` would fail).
-- ``plan_{json,str}``: the request: the calls in order, then ``FinishAction``; each step has ``id``,
-  ``prev`` (the steps it depends on), ``name`` and ``args``, and the record has T-Eval's ``meta``
+- ``plan_{json,str}``: the request: the calls in order (each distinct call once), then
+  ``FinishAction``; each step has ``id``, ``prev`` (the steps it depends on), ``name`` and ``args``
+  (an object, as in T-Eval's data), and the record has T-Eval's ``meta``
   (``prompt_type``, ``API_list``). ``API_list`` puts a name before any name that is a prefix of it:
   T-Eval labels a str step with the earliest-found name, the first in the list on a tie.
 - ``reason_str``, ``retrieve_str``, ``understand_str`` and ``reason_retrieve_understand_json``:
@@ -24,7 +25,9 @@ T-Eval's planning evaluator looks):
 
 Tools are named ``Server.tool`` as in T-Eval, both parts word characters only (a ``-`` or ``.`` in
 a tool name becomes ``_``), so the str-mode retrieve rule (every ``\\w+\\.\\w+`` in the answer is the
-expected name) works. ``synth.evaluate.teval`` scores these files as T-Eval's evaluators do. Records are written as they come: memory does not grow with the run.
+expected name) works. ``synth.evaluate.teval`` scores these files as T-Eval's evaluators do, and its
+``reference_answer`` scores 1.0 on every metric in both (``benchmarks/teval_agreement.py``).
+Records are written as they come: memory does not grow with the run.
 """
 
 from __future__ import annotations
