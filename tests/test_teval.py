@@ -247,3 +247,54 @@ def test_real_t_eval_evaluators_when_a_checkout_is_given(run):
     for row in table["rows"]:
         assert row["teval_perfect"] == 1.0 and row["teval_perfect_evaluate"] == 1.0, row
         assert row["synth_perfect"] == 1.0 and not row["unexplained"] and row["teval_perfect_errors"] == 0, row
+
+
+def test_plan_differences_from_t_eval_are_the_documented_ones():
+    """Where synth's plan metric and T-Eval's part (synth.evaluate.teval's docstring): a plan none of
+    whose steps matches gets T-Eval's floor of one correct step, and FinishAction alone raises there."""
+    from tests import teval_port
+
+    record = {"ground_truth": GT, "meta": {"prompt_type": "json"}}
+    nothing = json.dumps(steps("Mail.send_message", "Mail.delete_folder"))
+    assert teval_port.plan({**record, "prediction": nothing})["f1_score"] == pytest.approx(2 * (1 / 2) * (1 / 3) / (1 / 2 + 1 / 3))
+    assert teval.item_metrics("plan_json", record, nothing)["f1_score"] == 0.0
+    with pytest.raises(ValueError):
+        teval_port.plan({**record, "prediction": json.dumps(steps())})
+    assert teval.item_metrics("plan_json", record, json.dumps(steps()))["f1_score"] == 0.0
+
+
+MANGLE = {
+    "as_is": lambda a: a,
+    "prose_first": lambda a: "Sure! Here it is:\n" + a,
+    "fenced": lambda a: "```json\n" + a + "\n```",
+    "stripped": str.strip,
+    "single_quotes": lambda a: a.replace('"', "'"),
+    "lower": str.lower,
+    "finish_after": lambda a: a + " FinishAction",
+    "half": lambda a: a[: len(a) // 2],
+    "no_colon": lambda a: a.replace(":", " "),
+}
+
+
+@pytest.mark.parametrize("stem", FILES)
+def test_synth_and_t_eval_agree_on_mangled_answers(run, stem):
+    """Answers a model might give (prose first, fenced, quotes changed, cut short...) score the same
+    here as under T-Eval's rules, item by item."""
+    from tests import teval_port
+
+    for key, record in list(load(run, stem).items())[:12]:
+        for base in (teval.reference_answer(stem, record), teval.wrong_answer(stem, record, key)):
+            for how, mangle in MANGLE.items():
+                answer = mangle(base)
+                try:
+                    theirs = teval_port.score(stem, {**record, "prediction": answer})
+                except ValueError:  # T-Eval raises on a plan with no step but FinishAction
+                    theirs = None
+                ours = teval.item_metrics(stem, record, answer)
+                if theirs is None:
+                    assert stem.startswith("plan") and ours["f1_score"] == 0.0
+                    continue
+                for metric, value in theirs.items():
+                    if stem.startswith("plan") and ours[metric] == 0 and metric != "parse_rate":
+                        continue  # T-Eval's one-step floor
+                    assert ours[metric] == pytest.approx(value, abs=1e-4), (stem, key, how, metric, answer)
