@@ -102,7 +102,7 @@ def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
     steps: list[tuple[ToolCall, set[int]]] = []
     for i, call in enumerate(calls):
         deps = {d for d in conv.plan.steps[i].depends_on if 0 <= d < i} if planned else set()
-        values = [v for v in _leaves(call.arguments) if len(v) >= 3 and v not in said]
+        values = [v for v in _leaves(call.arguments) if v not in said]
         deps |= {j for j in range(i) if any(v in results.get(calls[j].id, "") for v in values)}
         same = json.dumps([call.name, call.arguments], sort_keys=True, ensure_ascii=False)
         if same not in firsts:
@@ -114,11 +114,17 @@ def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
 
 
 def _leaves(value: Any) -> list[str]:
+    """The values of arguments that can carry a result into a call: names, ids and numbers long
+    enough not to be there by chance (not flags, small counts or sentences)."""
     if isinstance(value, dict):
         return [x for v in value.values() for x in _leaves(v)]
     if isinstance(value, list):
         return [x for v in value for x in _leaves(v)]
-    return [] if value is None or isinstance(value, bool) else [str(value)]
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [str(value)] if len(str(value)) >= 5 else []
+    return [value] if len(value) >= 4 and len(value.split()) <= 6 else []
 
 
 def api(server: ServerSpec, tool: ToolSpec) -> dict[str, Any]:
