@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, TextIO
 
 from synth.export import review_responses as rr
@@ -109,7 +109,7 @@ def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
             firsts[same] = len(steps)
             steps.append((call, set()))
         step_of[i] = firsts[same]
-        steps[step_of[i]][1].update(step_of[d] for d in deps if step_of[d] != step_of[i])
+        steps[step_of[i]][1].update(step_of[d] for d in deps if step_of[d] < step_of[i])  # a repeat keeps its first place
     return [(call, sorted(deps)) for call, deps in steps]
 
 
@@ -124,7 +124,8 @@ def _leaves(value: Any) -> list[str]:
         return []
     if isinstance(value, (int, float)):
         return [str(value)] if len(str(value)) >= 5 else []
-    return [value] if len(value) >= 4 and len(value.split()) <= 6 else []
+    text = str(value)
+    return [text] if len(text) >= 4 and len(text.split()) <= 6 else []
 
 
 def api(server: ServerSpec, tool: ToolSpec) -> dict[str, Any]:
@@ -228,8 +229,9 @@ class TevalWriter:
         if tool is None:
             return
         key, name = f"{conv.id}:{index}", api_name(server, call.name)
-        said = ", ".join(f"'{k}' is {json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()) or "no parameters"
         for fmt, form, template in (("json", JSON_FORMAT, JSON_TEMPLATE), ("str", STR_FORMAT, STR_TEMPLATE)):
+            said = ", ".join(f"'{k}' is {json.dumps(v, ensure_ascii=False) if fmt == 'json' else repr(v)}"
+                             for k, v in call.arguments.items()) or "no parameters"  # values as the answer writes them
             self._put(f"instruct_{fmt}", key, {
                 "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{json.dumps(api(server, tool), ensure_ascii=False)}\n{form}"},
                                   {"role": "user", "content": f"Call the function {name} with the parameter as follows: {said}."}],
