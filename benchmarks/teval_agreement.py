@@ -113,7 +113,11 @@ def teval_items(evaluator_cls: type, stem: str, data: dict[str, Any], tmp: Path)
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     evaluator = evaluator_cls(str(path), default_prompt_type=prompt_type, eval_type=eval_type)
     per_item = []
-    evaluator._load_dataset()
+    try:
+        evaluator._load_dataset()
+    except Exception as exc:  # noqa: BLE001 - a subset T-Eval cannot load at all
+        error = {"error": f"does not load: {type(exc).__name__}: {exc}"}
+        return [error] * len(data), error
     for d in evaluator.dataset:
         sample = d["response_data_sample"]
         try:
