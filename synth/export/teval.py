@@ -1,12 +1,21 @@
 """T-Eval subsets from the test split's gold conversations, in T-Eval's own record layout.
 
 Each file is a JSON object keyed by sample id, as T-Eval's loaders read it; every record has
-``origin_prompt`` (chat messages), ``ground_truth`` and ``meta_data``:
+``origin_prompt`` (chat messages), ``ground_truth`` and ``meta_data`` (``meta`` in the plan subsets, where
+T-Eval's planning evaluator looks):
 
-- ``instruct_{json,str}``: "call the function X with ...": the call to make.
-- ``plan_{json,str}``: the request: the calls in order, then ``FinishAction``.
+- ``instruct_{json,str}``: "call the function X with ...": the call to make. The str subset's
+  ``response_format`` is ``"string"`` (T-Eval averages only ``string_*`` metrics) and asks for the
+  args as a Python dict, since T-Eval reads them with ``ast.literal_eval`` (JSON ``true`` would fail).
+- ``plan_{json,str}``: the request: the calls in order (each distinct call once), then
+  ``FinishAction``; each step has ``id``, ``prev`` (the steps it depends on), ``name`` and ``args``
+  (an object, as in T-Eval's data), and the record has T-Eval's ``meta``
+  (``prompt_type``, ``API_list``). ``API_list`` puts a name before any name that is a prefix of it:
+  T-Eval labels a str step with the earliest-found name, the first in the list on a tie.
 - ``reason_str``, ``retrieve_str``, ``understand_str`` and ``reason_retrieve_understand_json``:
   the conversation up to a gold call: the thought, the tool, the arguments of that call.
+  ``understand_str`` asks for the arguments as a Python dict: T-Eval compares the answer with
+  ``str(args)``.
 - ``review_str``: a call and the response it got: was it a success (A), the tool's own failure
   (B), wrong input (C), a response that does not answer (D), or a task the tools cannot do (E)?
   Every gold call with a result gets one item: its real result (A), or a server failure (B),
@@ -14,20 +23,24 @@ Each file is a JSON object keyed by sample id, as T-Eval's loaders read it; ever
   rejects gets its validation error (C). Each outcome comes in several forms, so "is the response
   error JSON" does not give the answer away (synth.export.review_responses).
 
-Tools are named ``Server.tool`` as in T-Eval, so the str-mode retrieve rule (no other ``a.b``
-name in the answer) works. Records are written as they come: memory does not grow with the run.
+Tools are named ``Server.tool`` as in T-Eval, both parts word characters only (a ``-`` or ``.`` in
+a tool name becomes ``_``), so the str-mode retrieve rule (every ``\\w+\\.\\w+`` in the answer is the
+expected name) works. ``synth.evaluate.teval`` scores these files as T-Eval's evaluators do, and its
+``reference_answer`` scores 1.0 on every metric in both (``benchmarks/teval_agreement.py``).
+Records are written as they come: memory does not grow with the run.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
 from synth.export import review_responses as rr
 from synth.offline.language import intent
-from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolSpec
+from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolCall, ToolSpec
 from synth.stages.gates import schema_error
 
 FILES = ("instruct_json", "instruct_str", "plan_json", "plan_str", "reason_str", "retrieve_str", "understand_str",
@@ -37,16 +50,82 @@ REVIEW_OPTIONS = {"A": "success: the call worked and its response answers it",
                   "C": "input_error: the call's arguments were wrong",
                   "D": "irrelevant_response: the response does not answer what was asked",
                   "E": "unable_to_accomplish: the task cannot be done with these tools"}
-STR_FORMAT = "Please generate the response in the following format:\ngoal: goal to call this action\n\nname: api name to call\n\nargs: JSON format api args in ONLY one line\n"
+STR_FORMAT = ("Please generate the response in the following format:\ngoal: goal to call this action\n\nname: api name to call\n\n"
+              "args: api args as a Python dict in ONLY one line (True, False, None; not true, false, null)\n")
 JSON_FORMAT = 'Please answer with one JSON object in ONLY one line: {"goal": "goal to call this action", "name": "api name to call", "args": {JSON format api args}}\n'
 STR_TEMPLATE = {"thought_start": "goal:", "thought_end": "\n", "action_start": "name:", "action_end": "\n",
                 "args_start": "args:", "args_end": "\n"}
 JSON_TEMPLATE = {"thought": "goal", "action": "name", "args": "args"}
 
 
+def _slug(server_name: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", server_name)) or "Server"
+
+
+@lru_cache(maxsize=256)
+def _tool_names(server_name: str, tools: tuple[str, ...]) -> dict[str, str]:
+    """Each tool's T-Eval name: ``Slug.tool`` with every non-word character of the tool made ``_``
+    (T-Eval finds names with ``\\w+\\.\\w+``), kept unique within the server."""
+    slug, out, taken = _slug(server_name), {}, set()
+    for tool in tools:
+        base = re.sub(r"\W+", "_", tool).strip("_") or "tool"
+        name, n = f"{slug}.{base}", 2
+        while name in taken or name == f"{slug}.FinishAction":
+            name, n = f"{slug}.{base}_{n}", n + 1
+        out[tool] = name
+        taken.add(name)
+    return out
+
+
 def api_name(server: ServerSpec, tool: str) -> str:
-    slug = "".join(w[:1].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", server.name)) or "Server"
-    return f"{slug}.{tool}"
+    names = _tool_names(server.name, tuple(t.name for t in server.tools))
+    return names.get(tool) or _tool_names(server.name, (tool,))[tool]
+
+
+def api_list(names: list[str]) -> list[str]:
+    """The names in an order where none comes after a name it is a prefix of (longest first, else
+    as given): T-Eval gives a str plan step the first listed name among those found earliest."""
+    return sorted(dict.fromkeys(names), key=len, reverse=True)
+
+
+def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
+    """The plan's steps: each distinct call once (a call repeated with the same arguments, a retry,
+    is one step: T-Eval cannot tell two equal steps apart and may match them crosswise), with the
+    steps it depends on: the plan's own dependencies when the plan is the calls made, and any earlier
+    step whose result holds one of this call's argument values that the user did not give."""
+    calls = conv.calls
+    results = {m.tool_call_id: m.content or "" for m in conv.messages if m.role == "tool"}
+    said = " ".join(m.content or "" for m in conv.messages if m.role == "user")
+    planned = [s.tool for s in conv.plan.steps] == [c.name for c in calls]
+    step_of: dict[int, int] = {}  # call index -> step index
+    firsts: dict[str, int] = {}
+    steps: list[tuple[ToolCall, set[int]]] = []
+    for i, call in enumerate(calls):
+        deps = {d for d in conv.plan.steps[i].depends_on if 0 <= d < i} if planned else set()
+        values = [v for v in _leaves(call.arguments) if v not in said]
+        deps |= {j for j in range(i) if any(v in results.get(calls[j].id, "") for v in values)}
+        same = json.dumps([call.name, call.arguments], sort_keys=True, ensure_ascii=False)
+        if same not in firsts:
+            firsts[same] = len(steps)
+            steps.append((call, set()))
+        step_of[i] = firsts[same]
+        steps[step_of[i]][1].update(step_of[d] for d in deps if step_of[d] < step_of[i])  # a repeat keeps its first place
+    return [(call, sorted(deps)) for call, deps in steps]
+
+
+def _leaves(value: Any) -> list[str]:
+    """The values of arguments that can carry a result into a call: names, ids and numbers long
+    enough not to be there by chance (not flags, small counts or sentences)."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [str(value)] if len(str(value)) >= 5 else []
+    text = str(value)
+    return [text] if len(text) >= 4 and len(text.split()) <= 6 else []
 
 
 def api(server: ServerSpec, tool: ToolSpec) -> dict[str, Any]:
@@ -116,16 +195,21 @@ class TevalWriter:
         """Every subset's records from one test-split conversation."""
         apis, names = _apis(server, conv), [api_name(server, t) for t in conv.tools]
         request = next((m.content or "" for m in conv.messages if m.role == "user"), "")
-        steps = [{"name": api_name(server, c.name), "args": str(c.arguments)} for c in conv.calls]
-        truth_plan = [{"id": i, **s} for i, s in enumerate(steps)] + [{"id": len(steps), "name": "FinishAction", "args": {}}]
-        for fmt in ("json", "str"):
+        steps = plan_steps(conv)
+        truth_plan = [{"id": i, "prev": prev, "name": api_name(server, c.name), "args": c.arguments}
+                      for i, (c, prev) in enumerate(steps)]
+        used = {d for _, prev in steps for d in prev}
+        truth_plan.append({"id": len(truth_plan), "prev": [i for i in range(len(truth_plan)) if i not in used],
+                           "name": "FinishAction", "args": {}})
+        for fmt in ("json", "str") if steps else ():  # no calls, no plan: T-Eval divides by the steps
             system = f"You have access to the following API:\n{apis}\nPlan the calls that answer the user, in order, " + (
-                'as a JSON list in ONLY one line: [{"id": 0, "name": "api name", "args": {...}}, ..., '
-                '{"id": n, "name": "FinishAction", "args": {}}]' if fmt == "json"
+                'as a JSON list in ONLY one line: [{"id": 0, "prev": [ids of the steps it needs], "name": "api name", '
+                '"args": {...}}, ..., {"id": n, "prev": [...], "name": "FinishAction", "args": {}}]' if fmt == "json"
                 else "one call a line as: <step>. <api name>: <JSON args>, and end with FinishAction")
             self._put(f"plan_{fmt}", conv.id, {"origin_prompt": [{"role": "system", "content": system},
                                                                  {"role": "user", "content": request}],
-                                              "ground_truth": truth_plan, "meta_data": {"prompt_type": fmt, "API_list": names}})
+                                              "ground_truth": truth_plan,
+                                              "meta": {"prompt_type": fmt, "API_list": api_list(names)}})
         index = 0
         for position, message in enumerate(conv.messages):
             for call in message.tool_calls:
@@ -145,18 +229,21 @@ class TevalWriter:
         if tool is None:
             return
         key, name = f"{conv.id}:{index}", api_name(server, call.name)
-        said = ", ".join(f"'{k}' is {json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()) or "no parameters"
         for fmt, form, template in (("json", JSON_FORMAT, JSON_TEMPLATE), ("str", STR_FORMAT, STR_TEMPLATE)):
+            said = ", ".join(f"'{k}' is {json.dumps(v, ensure_ascii=False) if fmt == 'json' else repr(v)}"
+                             for k, v in call.arguments.items()) or "no parameters"  # values as the answer writes them
             self._put(f"instruct_{fmt}", key, {
                 "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{json.dumps(api(server, tool), ensure_ascii=False)}\n{form}"},
                                   {"role": "user", "content": f"Call the function {name} with the parameter as follows: {said}."}],
-                "ground_truth": {"action": name, "args": call.arguments}, "meta_data": {"response_format": fmt},
+                "ground_truth": {"action": name, "args": call.arguments},
+                "meta_data": {"response_format": "string" if fmt == "str" else fmt},
                 "template": template})
         truth = {"thought": thought(tool), "name": name, "args": call.arguments}
         history = _history(server, before)
         ask = {"reason": "What do you think about next? Answer with your thought only.",
                "retrieve": "Which API do you call next? Answer with its name only.",
-               "understand": f"What are the arguments of the next call ({name})? Answer with the JSON arguments only."}
+               "understand": f"What are the arguments of the next call ({name})? Answer with them only, as a Python "
+                             "dict in ONLY one line, e.g. {'city': 'Porto', 'days': 3, 'metric': True}."}
         for ability, question in ask.items():
             self._put(f"{ability}_str", key, {
                 "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}"}, *history,
