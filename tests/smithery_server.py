@@ -43,10 +43,11 @@ class SmitheryServer:
         self.faults = {k: list(v) for k, v in (faults or {}).items()}
         self.max_page_size = max_page_size
         self.requests: list[tuple[str, str]] = []  # (decoded path, Authorization header)
+        self.raw_paths: list[str] = []  # as sent, before percent-decoding
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -105,6 +106,8 @@ class SmitheryServer:
 
             def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
                 parts = urlsplit(self.path)
+                with registry._lock:
+                    registry.raw_paths.append(parts.path)
                 status, headers, body = registry.answer(unquote(parts.path), parse_qs(parts.query),
                                                         self.headers.get("Authorization", ""))
                 self.send_response(status)

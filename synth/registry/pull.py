@@ -115,22 +115,22 @@ def assign_files(names: list[str], out: Path) -> tuple[dict[str, str], list[str]
     Clashes are compared without case (two files differing only in case are one on macOS and
     Windows); a file already in ``out`` is only reused when it holds the same server.
     """
-    taken: dict[str, str] = {}  # lowercased file name -> server that has it
+    taken: dict[str, tuple[str, str]] = {}  # lowercased file name -> (server that has it, its file)
     files: dict[str, str] = {}
     notes: list[str] = []
     for name in names:
         plain = file_stem(name) + ".json"
-        owner = taken.get(plain.lower()) or _owner_on_disk(out / plain, name)
+        owner, file = taken.get(plain.lower()) or (_owner_on_disk(out / plain), plain)
         chosen = plain
         if owner is not None and owner != name:
             chosen = f"{plain[:-5]}-{_short_hash(name)}.json"
-            notes.append(f"{name} and {owner} both map to {plain}; {name} is written as {chosen}")
-        taken[chosen.lower()] = name
+            notes.append(f"{name} and {owner} both map to {file}; {name} is written as {chosen}")
+        taken[chosen.lower()] = (name, chosen)
         files[name] = chosen
     return files, notes
 
 
-def _owner_on_disk(path: Path, name: str) -> str | None:
+def _owner_on_disk(path: Path) -> str | None:
     """Which server an existing file holds (None when there is no file); an unreadable file is
     treated as someone else's, so it is never overwritten."""
     if not path.exists():
