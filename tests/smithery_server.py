@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections import Counter
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from typing_extensions import Self
 
 SUMMARY_KEYS = ("qualifiedName", "displayName", "description", "useCount", "homepage", "createdAt")
 
@@ -56,7 +57,7 @@ class SmitheryServer:
     def count(self, path: str) -> int:
         return sum(p == path for p, _ in self.requests)
 
-    def __enter__(self) -> SmitheryServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -104,7 +105,7 @@ class SmitheryServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            def do_GET(self) -> None:  # the stdlib's name
                 parts = urlsplit(self.path)
                 with registry._lock:
                     registry.raw_paths.append(parts.path)

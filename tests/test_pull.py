@@ -153,9 +153,9 @@ def test_a_refused_key_stops_the_pull_with_one_line(registry: SmitheryServer, tm
 
 def test_a_401_on_a_detail_stops_everything(tmp_path: Path) -> None:
     details = [_detail(f) for f in FILES[:4]]
-    with SmitheryServer(details, key=KEY, faults={"@kazuph/mcp-fetch": [401]}) as server:
-        with pytest.raises(KeyRefused, match="HTTP 401 from .*/servers/@kazuph%2Fmcp-fetch"):
-            _run(tmp_path, server, concurrency=1)
+    with SmitheryServer(details, key=KEY, faults={"@kazuph/mcp-fetch": [401]}) as server, \
+            pytest.raises(KeyRefused, match="HTTP 401 from .*/servers/@kazuph%2Fmcp-fetch"):
+        _run(tmp_path, server, concurrency=1)
     assert not list(tmp_path.glob(".*.part"))
 
 
@@ -184,9 +184,9 @@ def test_listing_trouble(tmp_path: Path) -> None:
     assert [o.name for o in report.outcomes] == [d["qualifiedName"] for d in details[:3]]  # page 1 only
     assert report.count("pulled") == 3
     assert any(n.startswith("listing stopped at page 2: HTTP 503") for n in report.notes)
-    with SmitheryServer(details, key=KEY, faults={"page:1": [503] * 5}) as server:
-        with pytest.raises(RegistryError, match="cannot list the servers of .*HTTP 503"):
-            _run(tmp_path / "b", server, max_attempts=2)
+    with SmitheryServer(details, key=KEY, faults={"page:1": [503] * 5}) as server, \
+            pytest.raises(RegistryError, match="cannot list the servers of .*HTTP 503"):
+        _run(tmp_path / "b", server, max_attempts=2)
     with SmitheryServer([], key=KEY) as server:
         result = runner.invoke(app, ["registry", "pull", "--base-url", server.base_url, "--out", str(tmp_path / "c")],
                                env={"SMITHERY_API_KEY": KEY})

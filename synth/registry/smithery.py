@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx2
+from typing_extensions import Self
 
 from synth.errors import RegistryError
 from synth.retry import RETRYABLE, RetryPolicy, status_kind
@@ -115,7 +116,7 @@ class SmitheryClient:
         self._policy = RetryPolicy(retryable=_retryable, max_attempts=max_attempts, max_wait=max_wait,
                                    backoff=backoff, on_retry=self._count_retry)
 
-    async def __aenter__(self) -> SmitheryClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
