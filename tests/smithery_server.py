@@ -10,14 +10,16 @@
 A missing or wrong ``Authorization: Bearer <key>`` gets 401; an unknown name 404. ``faults`` maps a
 name (or ``"page:N"``) to the statuses its first requests get before it succeeds: 429 carries
 ``Retry-After: 0``; ``"echo"`` is a 500 whose body repeats the Authorization header, as a careless
-server might. Runs stdlib ``http.server`` in a background thread.
+server might; ``"slow"`` answers only after a second. Runs stdlib ``http.server`` in a background thread.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 import threading
+import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,8 +48,7 @@ class SmitheryServer:
         self.requests: list[tuple[str, str]] = []  # (decoded path, Authorization header)
         self.raw_paths: list[str] = []  # as sent, before percent-decoding
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = _Quiet(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     @property
@@ -125,11 +126,24 @@ class SmitheryServer:
         return Handler
 
 
+class _Quiet(ThreadingHTTPServer):
+    """A client that gave up (a timeout test) is not the server's error: no traceback for it."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def _compact(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _fault(fault: int | str, auth: str) -> tuple[int, dict[str, str], bytes]:
+    if fault == "slow":
+        time.sleep(1.0)
+        return 200, {}, b"{}"
     if fault == "echo":
         return 500, {}, json.dumps({"error": "internal error", "request_authorization": auth}).encode()
     if fault == 429:

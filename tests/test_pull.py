@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +170,23 @@ def test_the_key_never_reaches_a_message_even_when_echoed(tmp_path: Path) -> Non
     everything = json.dumps([o.__dict__ for o in report.outcomes]) + " ".join(report.notes) + report.closing_line()
     assert KEY not in everything
     assert all(KEY not in p.read_text(encoding="utf-8") for p in tmp_path.iterdir())
+
+
+def test_every_request_has_a_timeout(tmp_path: Path) -> None:
+    details = [_detail(f) for f in FILES[:2]]
+    with SmitheryServer(details, key=KEY, faults={"exa": ["slow"]}) as server:
+        started = time.monotonic()
+        report = _run(tmp_path, server, timeout=0.2, max_attempts=1)
+    assert time.monotonic() - started < 1.0
+    (failed,) = [o for o in report.outcomes if o.status == "failed"]
+    assert failed.name == "exa" and failed.short == "timeout" and "did not answer in time" in failed.reason
+    assert report.count("pulled") == 1
+
+
+def test_out_must_be_a_folder(registry: SmitheryServer, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(RegistryError, match="is a file; give a folder"):
+        _run(tmp_path / "file", registry)
 
 
 def test_limit_spans_pages_and_counts_in_listing_order(registry: SmitheryServer, tmp_path: Path) -> None:

@@ -191,6 +191,8 @@ async def pull(out: Path, *, base_url: str, key: str, query: str | None = None, 
     started = time.perf_counter()
     report = PullReport(base_url=base_url, out=out)
     tell = progress or (lambda phase, done, total: None)
+    if out.exists() and not out.is_dir():
+        raise RegistryError(f"--out {out} is a file; give a folder (it is created when missing)")
     out.mkdir(parents=True, exist_ok=True)
     async with SmitheryClient(base_url, key, concurrency=concurrency, **client_options) as api:
         try:

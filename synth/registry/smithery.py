@@ -25,7 +25,7 @@ from synth.retry import RETRYABLE, RetryPolicy, status_kind
 DEFAULT_BASE_URL = "https://api.smithery.ai"
 KEY_ENV = "SMITHERY_API_KEY"
 MAX_PAGE_SIZE = 100  # the API's ceiling
-TIMEOUT = httpx2.Timeout(30.0, connect=10.0)  # every request: connect, read, write and pool
+TIMEOUT = 30.0  # seconds for each of connect, read, write and pool wait, on every request
 _SNIPPET = 160  # characters of an error body worth quoting
 
 
@@ -100,7 +100,7 @@ class SmitheryClient:
     """Async client of one registry; use as ``async with SmitheryClient(base, key) as api``."""
 
     def __init__(self, base_url: str, key: str, *, concurrency: int = 8, max_attempts: int = 5,
-                 max_wait: float = 120.0, backoff: float = 0.5) -> None:
+                 max_wait: float = 120.0, backoff: float = 0.5, timeout: float = TIMEOUT) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise RegistryError(f"--base-url {base_url!r} is not an http(s) URL; "
                                 f"use e.g. {DEFAULT_BASE_URL} or http://127.0.0.1:8080")
@@ -111,7 +111,7 @@ class SmitheryClient:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-        self._client = httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, limits=limits,
+        self._client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout), limits=limits,
                                           follow_redirects=True)
         self._policy = RetryPolicy(retryable=_retryable, max_attempts=max_attempts, max_wait=max_wait,
                                    backoff=backoff, on_retry=self._count_retry)
