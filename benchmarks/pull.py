@@ -56,7 +56,7 @@ def check(out: Path, bodies: dict[str, bytes]) -> dict[str, object]:
 def generate(folder: Path, n: int, run: Path) -> dict[str, object]:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", "--servers", str(folder), "-n", str(n),
-                           "--out", str(run)], capture_output=True, text=True, cwd=ROOT)
+                           "--out", str(run)], check=False, capture_output=True, text=True, cwd=ROOT)
     if done.returncode:
         return {"generate_exit": done.returncode, "generate_error": done.stderr[-500:]}
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
@@ -87,7 +87,7 @@ def main() -> None:
         out = args.out or Path(tmp) / "pulled"
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "synth.cli", "registry", "pull", "--base-url", server.base_url,
-                               "--out", str(out)], capture_output=True, text=True, cwd=ROOT,
+                               "--out", str(out)], check=False, capture_output=True, text=True, cwd=ROOT,
                               env={**os.environ, "SMITHERY_API_KEY": KEY})
         seconds = time.perf_counter() - start
         closing = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""

@@ -152,6 +152,13 @@ def test_a_refused_key_stops_the_pull_with_one_line(registry: SmitheryServer, tm
         _run(tmp_path / "o", registry, key="")
 
 
+@pytest.mark.parametrize("key", ["sk-é-key-1234", "sk-key\n-1234", "sk key 1234"])
+def test_a_key_a_header_cannot_carry_is_refused_without_showing_it(key: str, tmp_path: Path) -> None:
+    with pytest.raises(KeyRefused, match="cannot carry") as caught:
+        asyncio.run(pull(tmp_path / "o", base_url="http://127.0.0.1:9", key=key))
+    assert key not in str(caught.value) and not (tmp_path / "o").exists()
+
+
 def test_a_401_on_a_detail_stops_everything(tmp_path: Path) -> None:
     details = [_detail(f) for f in FILES[:4]]
     with SmitheryServer(details, key=KEY, faults={"@kazuph/mcp-fetch": [401]}) as server, \
@@ -205,6 +212,10 @@ def test_listing_trouble(tmp_path: Path) -> None:
     with SmitheryServer(details, key=KEY, faults={"page:1": [503] * 5}) as server, \
             pytest.raises(RegistryError, match="cannot list the servers of .*HTTP 503"):
         _run(tmp_path / "b", server, max_attempts=2)
+    with SmitheryServer(details, key=KEY) as server:
+        server.answer = lambda path, query, auth: (200, {}, b'{"items": []}')  # type: ignore[method-assign]
+        with pytest.raises(RegistryError, match="has no \"servers\" list .*Smithery-compatible"):
+            _run(tmp_path / "d", server)
     with SmitheryServer([], key=KEY) as server:
         result = runner.invoke(app, ["registry", "pull", "--base-url", server.base_url, "--out", str(tmp_path / "c")],
                                env={"SMITHERY_API_KEY": KEY})

@@ -193,8 +193,9 @@ async def pull(out: Path, *, base_url: str, key: str, query: str | None = None, 
     tell = progress or (lambda phase, done, total: None)
     if out.exists() and not out.is_dir():
         raise RegistryError(f"--out {out} is a file; give a folder (it is created when missing)")
+    client = SmitheryClient(base_url, key, concurrency=concurrency, **client_options)  # checks URL and key
     out.mkdir(parents=True, exist_ok=True)
-    async with SmitheryClient(base_url, key, concurrency=concurrency, **client_options) as api:
+    async with client as api:
         try:
             names = await _list(api, query, limit, report, tell)
             files, notes = assign_files(names, out)
@@ -222,10 +223,17 @@ async def _list(api: SmitheryClient, query: str | None, limit: int | None, repor
             if page == 1:
                 raise RegistryError(f"cannot list the servers of {api.base_url}: {exc}") from None
             report.notes.append(f"listing stopped at page {page}: {exc}; the {len(names)} servers listed "
-                                "before were pulled")
+                                "before it are pulled")
             break
         entries = fetched.data.get("servers")
-        if not isinstance(entries, list) or not entries:
+        if not isinstance(entries, list):
+            what = f"the answer to {fetched.url} has no \"servers\" list (keys: {', '.join(sorted(fetched.data)[:8])})"
+            if page == 1:
+                raise RegistryError(f"{what}; is {api.base_url} a Smithery-compatible registry API? "
+                                    "Check --base-url (e.g. https://api.smithery.ai)")
+            report.notes.append(f"listing stopped at page {page}: {what}")
+            break
+        if not entries:
             break
         new = 0
         for i, entry in enumerate(entries):

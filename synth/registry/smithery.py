@@ -30,7 +30,7 @@ _SNIPPET = 160  # characters of an error body worth quoting
 
 
 class KeyRefused(RegistryError):
-    """The registry said 401: no server can be pulled with this key, so the pull stops."""
+    """The registry said 401 (or the key cannot even be sent): no server can be pulled, so the pull stops."""
 
 
 class InvalidBody(Exception):
@@ -104,6 +104,9 @@ class SmitheryClient:
         if not base_url.startswith(("http://", "https://")):
             raise RegistryError(f"--base-url {base_url!r} is not an http(s) URL; "
                                 f"use e.g. {DEFAULT_BASE_URL} or http://127.0.0.1:8080")
+        if key and not (key.isascii() and key.isprintable() and " " not in key):
+            raise KeyRefused(f"{KEY_ENV} holds characters an HTTP header cannot carry (spaces, line breaks or "
+                             "non-ASCII); copy the key again, `export SMITHERY_API_KEY=<key>` and run again")
         self.base_url = base_url.rstrip("/")
         self.retries = 0
         self._key = key
