@@ -202,6 +202,12 @@ def test_limit_spans_pages_and_counts_in_listing_order(registry: SmitheryServer,
     assert registry.count("/servers") == 2  # asked for 7 a page, the server gives at most 5
 
 
+def test_query_is_sent_and_filters(registry: SmitheryServer, tmp_path: Path) -> None:
+    report = _run(tmp_path, registry, query="duckduckgo")
+    assert [o.name for o in report.outcomes] == ["@nickclyde/duckduckgo-mcp-server"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nickclyde__duckduckgo-mcp-server.json"]
+
+
 def test_listing_trouble(tmp_path: Path) -> None:
     details = [_detail(f) for f in FILES[:6]]
     with SmitheryServer(details, key=KEY, faults={"page:2": [503] * 5}, max_page_size=3) as server:

@@ -79,7 +79,7 @@ class PullReport:
             n = self.count(status)
             parts.append(f"{status} {n}" + (f" ({self.reasons(status)})" if n else ""))
         tail = f"; {self.retries} requests retried" if self.retries else ""
-        return ", ".join(parts) + tail
+        return ", ".join(parts) + tail + f" ({self.seconds:.1f} s)"
 
     def to_json(self) -> dict[str, Any]:
         return {"servers": len(self.outcomes), "pulled": self.count("pulled"), "skipped": self.count("skipped"),
