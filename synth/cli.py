@@ -14,8 +14,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-registry_app = typer.Typer(help="Check registry folders of MCP server definitions, or pull one from a registry API.",
-                           no_args_is_help=True)
+registry_app = typer.Typer(help="Check registry folders of MCP server definitions, import one from a live MCP "
+                           "server, or pull them from a registry API.", no_args_is_help=True)
 app.add_typer(registry_app, name="registry")
 cache_app = typer.Typer(help="The SQLite cache of model calls that makes reruns and --resume free.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
@@ -66,6 +66,12 @@ def generate(
                                 "review_queue.jsonl at random for a person to check (besides the reviewer's doubts)."),
     review_below: float = typer.Option(0.7, "--review-below", min=0.0, max=1.0,
                                        help="Queue items the reviewer model accepted with less confidence than this."),
+    execute: str = typer.Option("simulated", "--execute", help="Where tool results come from: simulated (server "
+                                "packs, schema simulator) or live (the real server of every entry with a connection)."),
+    allow_exec: bool = typer.Option(False, "--allow-exec", help="With --execute live: allow starting the commands and "
+                                    "contacting the URLs that registry entries name. Never implied."),
+    connect_timeout: float = typer.Option(20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server."),
+    call_timeout: float = typer.Option(30.0, "--call-timeout", min=0.1, help="Seconds to wait for one live tool call."),
 ) -> None:
     """Generate conversations, an eval set and scored calls from a registry."""
     import os
@@ -87,8 +93,12 @@ def generate(
             wants_llm = fields.get("base_url") or os.environ.get(fields.get("api_key_env", "OPENAI_API_KEY"))
             backend = "openai" if wants_llm or "model" in fields else "offline"
         run_out = out or Path("outputs") / f"{name}-seed{seed}-n{n}"
+        if execute not in ("simulated", "live"):
+            raise ConfigError(f"--execute {execute!r}: use simulated (the default) or live")
         settings = Settings(servers=servers, out=run_out, n=n, seed=seed, split=parse_split(split),
-                            max_tools=max_tools, backend=backend, audit=audit, review_below=review_below, **fields)
+                            max_tools=max_tools, backend=backend, audit=audit, review_below=review_below,
+                            execute=execute, allow_exec=allow_exec, connect_timeout=connect_timeout,
+                            call_timeout=call_timeout, **fields)
         if resume and not settings.cache_path.exists():
             raise ConfigError(f"--resume: {settings.cache_path} does not exist; resume a run by giving the same --out "
                               "(and the same flags) as the run that was interrupted")
@@ -225,6 +235,51 @@ def _pull_progress():
             yield tell
 
     return bar()
+
+
+@registry_app.command("import")
+def registry_import(
+    stdio: Optional[str] = typer.Option(None, "--stdio", help="The server's command line, e.g. \"python server.py\"."),
+    url: Optional[str] = typer.Option(None, "--url", help="A Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp."),
+    header: list[str] = typer.Option([], "--header", help="NAME:VALUE for --url; write secrets as '${ENV_VAR}' "
+                                     "(single quotes), read when connecting."),
+    env: list[str] = typer.Option([], "--env", help="NAME=VALUE for --stdio (the child sees only these plus HOME, "
+                                  "PATH, ...); secrets as '${ENV_VAR}'."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", help="Working folder for --stdio."),
+    stateful: bool = typer.Option(False, "--stateful", help="The server keeps state: give each scenario a fresh one."),
+    name: Optional[str] = typer.Option(None, "--name", help="qualifiedName. Default: the server's own name."),
+    out: Path = typer.Option(..., "--out", "-o", help="Registry folder to write the entry into."),
+    timeout: float = typer.Option(20.0, "--timeout", min=0.1, help="Seconds to wait for the server."),
+) -> None:
+    """Connect to an MCP server, read initialize and tools/list, write its registry entry."""
+    import shlex
+
+    from synth.errors import SynthError
+    from synth.live.client import Limits, LiveError
+    from synth.live.importer import describe, write_entry
+    from synth.records import Connection
+
+    try:
+        if bool(stdio) == bool(url):
+            _fail("give exactly one of --stdio \"CMD ARGS...\" or --url URL")
+        pairs = [(h, ":") for h in header] + [(e, "=") for e in env]
+        bad = [text for text, sep in pairs if sep not in text]
+        if bad:
+            _fail(f"{bad[0]!r}: write --header as NAME:VALUE and --env as NAME=VALUE")
+        headers = dict(h.split(":", 1) for h in header)
+        connection = Connection(
+            type="stdio" if stdio else "http", command=shlex.split(stdio)[0] if stdio else None,
+            args=tuple(shlex.split(stdio)[1:]) if stdio else (), env=dict(e.split("=", 1) for e in env), cwd=cwd,
+            url=url, headers={k.strip(): v.strip() for k, v in headers.items()}, stateful=stateful)
+        entry = describe(connection, Limits(connect=timeout, call=timeout), name)
+        path = write_entry(entry, out)
+    except LiveError as exc:
+        _fail(str(exc))
+        return
+    except (SynthError, ValueError) as exc:
+        _fail(str(exc))
+        return
+    typer.echo(f"{path}: {entry['qualifiedName']} with {len(entry['tools'])} tools")
 
 
 @app.command()

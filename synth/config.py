@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -41,6 +41,11 @@ class Settings(BaseModel):
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
     backend: str = "offline"
     max_tools: int = Field(24, ge=1, description="tools offered per conversation (the used ones always are)")
+    # where tool results come from: the simulator (packs, schema), or the real servers of entries with a connection
+    execute: Literal["simulated", "live"] = "simulated"
+    allow_exec: bool = False  # live execution starts commands and contacts URLs from the registry: only when asked
+    connect_timeout: float = Field(20.0, gt=0, description="seconds to connect to a live server and initialize")
+    call_timeout: float = Field(30.0, gt=0, description="seconds to wait for one live tools/call")
     # the LLM path
     model: str = "gpt-4o-mini"
     base_url: str | None = None

@@ -19,7 +19,7 @@ from synth.export.chat import ToolNames, eval_items
 from synth.export.scored import scored_line
 from synth.export.teval import TevalWriter
 from synth.records import (Conversation, Message, Plan, PlanStep, Query, Scenario, ServerSpec, StageFailure, ToolCall,
-                           ToolSpec, Trajectory, content_hash, make_id)
+                           ToolSpec, Trajectory, content_hash, conversation_id, make_id)
 from synth.registry.normalize import normalize_schema
 from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, lines, write_json
 from synth.stages import gates
@@ -72,7 +72,7 @@ def _messages(raw: Any) -> tuple[Message, ...]:
 
 def _conversation(index: int, server: ServerSpec, messages: tuple[Message, ...]) -> Conversation | StageFailure:
     calls = [c for m in messages for c in m.tool_calls]
-    conv_id = make_id("conv", [m.to_json() for m in messages])
+    conv_id = conversation_id(messages)
     if not calls:
         return StageFailure(stage="derive", item_id=conv_id, reason="no_tool_calls", detail="the conversation calls no tool")
     trajectory = Trajectory(id=make_id("traj", conv_id), scenario_id=conv_id, messages=messages)

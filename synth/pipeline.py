@@ -27,9 +27,13 @@ from synth.offline.values import Context
 from synth.offline.writer import write
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
+from synth.errors import ConfigError
+from synth.live.client import Limits, LiveError
+from synth.live.pool import Pool
+from synth.runtime.live import LiveRuntime
 from synth.runtime.pack import PackRuntime
 from synth.runtime.simulated import SimulatedRuntime
-from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id
+from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
 from synth.stages import gates
@@ -57,6 +61,7 @@ class Tally:
     labels: dict[str, int] = field(default_factory=dict)
     subtypes: dict[str, int] = field(default_factory=dict)
     used_tools: set[str] = field(default_factory=set)
+    sources: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> tool-message origin -> count
     eval_items: int = 0
     turns: int = 0
     calls: int = 0
@@ -96,6 +101,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     """
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
+    pool = _pool(settings, registry)
     planner = Planner(registry, settings.seed, packs.by_server)
     names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
@@ -109,12 +115,12 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
     if backends is None:
         items: Iterator[tuple[Scenario, Any, list[Any]]] = (
-            (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server)), [])
+            (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server), pool), [])
             for sc in map(planner.scenario, range(max_attempts)))
     else:
         from synth.agents.engine import OrderedRun
 
-        items = OrderedRun(planner, servers, offer, backends, names, settings, max_attempts)
+        items = OrderedRun(planner, servers, offer, backends, names, settings, max_attempts, pool)
     try:
         for scenario, written, responses in items:
             attempts += 1
@@ -147,28 +153,59 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     finally:
         if hasattr(items, "close"):
             items.close()
+        if pool is not None:
+            pool.close()
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     manifest["packs"] = packs.summary(registry)
+    manifest["execute"] = {"mode": settings.execute, "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
+                           "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
     manifest["teval"] = writer.teval_counts
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
 
 
+def _pool(settings: Settings, registry: Registry) -> Pool | None:
+    """The live servers' pool, when this run executes live and some entry has a connection."""
+    if settings.execute != "live" or not any(s.connection for s in registry.servers):
+        return None
+    if not settings.allow_exec:
+        raise ConfigError(live_refusal(registry))
+    return Pool(Limits(connect=settings.connect_timeout, call=settings.call_timeout))
+
+
+def live_refusal(registry: Registry) -> str:
+    """The one line said when live execution was asked for without --allow-exec."""
+    named = [s.id for s in registry.servers if s.connection]
+    return (f"--execute live would start commands or contact URLs from {len(named)} registry entr"
+            f"{'y' if len(named) == 1 else 'ies'} ({', '.join(named[:5])}{', ...' if len(named) > 5 else ''}); "
+            "an entry could be anyone's, so nothing was started. Read their connections, then add --allow-exec.")
+
+
 def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings: Settings,
-             pack: Pack | None) -> Written | StageFailure:
-    """The offline author plus the gates: what the agents give on the LLM path."""
+             pack: Pack | None, pool: Pool | None = None) -> Written | StageFailure:
+    """The offline author plus the gates: what the agents give on the LLM path.
+
+    Calls go to the server's real MCP server when the run is live and the entry has a connection;
+    else to its pack, else to the schema simulator.
+    """
+    live = LiveRuntime(pool, server) if pool is not None and server.connection is not None else None
     try:
         if pack is not None and scenario.turns is not None:
             rng = rng_for(settings.seed, "runtime", scenario.id)
             fallback = SimulatedRuntime(Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0]))
-            runtime = PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
+            runtime = live or PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
         else:
-            query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed)
+            query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed, live)
+    except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
+        return StageFailure(stage="execute", item_id=scenario.id, reason=error.reason, detail=str(error)[:500])
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
         return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
                             detail=f"{server.id} {scenario.tools}: {exc}"[:500])
+    finally:
+        if live is not None:
+            live.close()
     review = gates.review(trajectory, server)
     if review.verdict != "accept":
         return gates.failure(review, scenario.id).model_copy(update={"raw": {"server": server.id, "tools": list(scenario.tools)}})
@@ -182,7 +219,7 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     funnel.leave("generate")
     query, trajectory = written.query, written.trajectory
     funnel.enter("dedup")
-    conv_id = make_id("conv", [m.to_json() for m in trajectory.messages])
+    conv_id = conversation_id(trajectory.messages)
     seen = dedup.check(server.id, query.text, conv_id)
     if seen:
         return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
@@ -221,6 +258,10 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
         tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
     tally.splits[split] += 1
     tally.used_tools.update(f"{server.id}/{c.name}" for c in conv.calls)
+    sources = tally.sources.setdefault(server.id, {})
+    for m in conv.messages:
+        if m.role == "tool":
+            sources[m.source or "unknown"] = sources.get(m.source or "unknown", 0) + 1
     tally.turns += len(conv.messages)
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
@@ -257,6 +298,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
             "seed": settings.seed,
             "split": dict(zip(SPLITS, settings.split)),
             "max_tools": settings.max_tools,
+            "execute": settings.execute,
             "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
         },
         "versions": {

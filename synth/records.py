@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -154,6 +154,14 @@ class Message(Record):
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
+    # a tool message's origin: the real server ("live"), a server pack, the schema simulator, or a model
+    source: Literal["live", "pack", "simulated", "llm"] | None = None
+
+
+def conversation_id(messages: "Iterable[Message]") -> str:
+    """A conversation's id: a hash of what was said, so a conversation read back from the chat export
+    (which carries no ``source``) gets the same id as the one the generator wrote."""
+    return make_id("conv", [m.model_dump(mode="json", exclude_none=True, exclude={"source"}) for m in messages])
 
 
 class Link(Record):

@@ -20,6 +20,13 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
         f"({counts['multi_turn']} multi-turn, {counts['tool_calls']} gold calls) on "
         f"{reg['servers']} servers; backend [bold]{manifest['backend']}[/]"
     )
+    execute = manifest.get("execute") or {}
+    if execute.get("mode") == "live":
+        live = sum(by.get("live", 0) for by in execute.get("results", {}).values())
+        other = sum(n for by in execute.get("results", {}).values() for k, n in by.items() if k != "live")
+        console.print(f"tool results: {live} live, {other} simulated (entries without a connection)")
+        for line in execute.get("unreachable", {}).values():
+            console.print(f"  [yellow]unreachable: {line}[/]", highlight=False, soft_wrap=True)
     splits = counts["splits"]
     console.print(f"splits: train {splits['train']}, valid {splits['valid']}, test {splits['test']} "
                   f"-> {counts['eval_items']} eval items")

@@ -141,7 +141,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "f05f5592bd5b80faa79897d36ec6307ed93b7dbe5d6f4c97cead61b965ac2a2e"
+GOLDEN = "fa7a65a02085aa6c18de8e4d54c6a3493fb61cd5ff2c0b5c7ef9896326001766"
 
 
 from synth.packs.template import get_path  # noqa: E402

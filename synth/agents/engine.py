@@ -15,6 +15,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from synth.agents.spend import Spend
+from synth.live.pool import Pool
 from synth.agents.writer import Agents, write
 from synth.config import Settings
 from synth.export.chat import ToolNames
@@ -35,10 +36,11 @@ class OrderedRun:
     """
 
     def __init__(self, planner: Planner, servers: dict[str, ServerSpec], offer: Callable[[Scenario], tuple[str, ...]],
-                 backends: dict[str, Any], names: ToolNames, settings: Settings, max_attempts: int):
+                 backends: dict[str, Any], names: ToolNames, settings: Settings, max_attempts: int,
+                 pool: Pool | None = None):
         self.planner, self.servers, self.offer, self.backends = planner, servers, offer, backends
         self.settings, self.max_attempts = settings, max_attempts
-        self.agents = Agents(backends=backends, models=settings.models(), seed=settings.seed, names=names)
+        self.agents = Agents(backends=backends, models=settings.models(), seed=settings.seed, names=names, pool=pool)
         self.spend = Spend(settings.prices)
         self.out: queue.Queue[Any] = queue.Queue()
         self.stop = threading.Event()  # cancel: end now

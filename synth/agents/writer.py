@@ -22,7 +22,10 @@ from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import ask, failure_reason as _reason
 from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, StageFailure, ToolCall,
                            Trajectory, Written, content_hash, make_id)
-from synth.runtime.base import ToolRuntime
+from synth.live.client import LiveError
+from synth.live.pool import Pool
+from synth.runtime.base import ToolResult, ToolRuntime
+from synth.runtime.live import LiveRuntime
 from synth.stages import gates
 
 MAX_TURNS = 16
@@ -36,6 +39,7 @@ class Agents:
     models: dict[str, str]
     seed: int
     names: ToolNames
+    pool: Pool | None = None  # live servers (--execute live): entries with a connection are called for real
 
     def backend(self, role: str) -> ChatBackend:
         return self.backends[role]
@@ -119,7 +123,24 @@ def _openai(messages: list[Message], agents: Agents, server: ServerSpec) -> list
 
 async def _converse(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...], agents: Agents, request: str,
                     details: dict[str, Any], plan: roles.PlanAnswer, log: list[ChatResponse]) -> list[Message] | StageFailure:
-    """The executor talks to the user simulator and calls tools until it gives a final answer."""
+    """The executor talks to the user simulator and calls tools until it gives a final answer.
+
+    Tools answer through the LLM tool role, or, on a live run, through the entry's real server.
+    """
+    sid = scenario.id
+    live = LiveRuntime(agents.pool, server) if agents.pool is not None and server.connection is not None else None
+    try:
+        return await _talk(scenario, server, offered, agents, request, details, plan, log, live)
+    except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
+        return StageFailure(stage="execute", item_id=sid, reason=error.reason, detail=str(error)[:500])
+    finally:
+        if live is not None:
+            await asyncio.to_thread(live.close)
+
+
+async def _talk(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...], agents: Agents, request: str,
+                details: dict[str, Any], plan: roles.PlanAnswer, log: list[ChatResponse],
+                live: ToolRuntime | None) -> list[Message] | StageFailure:
     sid, seed, m = scenario.id, agents.seed, agents.models
     rename = {agents.names(server.id, t.name): t.name for t in server.tools}
     tools = tuple(openai_tool(t, agents.names(server.id, t.name)) for t in server.tools if t.name in offered)
@@ -127,8 +148,8 @@ async def _converse(scenario: Scenario, server: ServerSpec, offered: tuple[str, 
     note = roles.plan_note(plan.steps)
     messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
     results: list[Any] = []
-    runtime: ToolRuntime = LLMToolRuntime(scenario, m["tool"], seed,
-                                          lambda request, model, stage: _ask(agents, request, model, stage, sid, log))
+    runtime: ToolRuntime = live or LLMToolRuntime(scenario, m["tool"], seed,
+                                                  lambda request, model, stage: _ask(agents, request, model, stage, sid, log))
     for _turn in range(MAX_TURNS):
         chat = _openai(messages, agents, server)
         req = ChatRequest(role="executor", model=m["executor"], seed=seed, tools=tools,
@@ -158,15 +179,14 @@ async def _converse(scenario: Scenario, server: ServerSpec, offered: tuple[str, 
             for call in calls:
                 tool = server.tool(call.name)
                 if tool is None:  # the gates reject it with its reason; no runtime can play it
-                    result: Any = {"error": f"unknown tool {call.name}"}
+                    result = ToolResult.of({"error": f"unknown tool {call.name}"}, "llm", is_error=True)
                 else:
                     try:
-                        result = (await runtime.call(tool, call.arguments)).data
+                        result = await runtime.call(tool, call.arguments)
                     except SimulatorFailed as exc:
                         return exc.failure
-                results.append(result)
-                content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-                messages.append(Message(role="tool", tool_call_id=call.id, content=content))
+                results.append(result.data)
+                messages.append(Message(role="tool", tool_call_id=call.id, content=result.content, source=result.source))
             continue
         text = (answer.content or "").strip()
         if not text:

@@ -175,6 +175,25 @@ def _made(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _results(manifest: dict[str, Any]) -> list[str]:
+    """Where the tool messages came from, per server: the real server, a server pack, the simulator, a model."""
+    execute = manifest.get("execute")
+    if not execute or not execute.get("results"):
+        return []
+    kinds = ("live", "pack", "simulated", "llm")
+    rows = [[server, *(by.get(k, 0) for k in kinds)] for server, by in execute["results"].items()]
+    lines = ["### Tool results", "",
+             f"Execution mode `{execute['mode']}`. Each tool message records where its result came from: `live` is "
+             "the server's real answer to `tools/call` (its text content as served, errors included), `pack` a server "
+             "pack's result template, `simulated` the schema simulator, `llm` a model playing the tool.", "",
+             _table(["server", *kinds], rows), ""]
+    for server, line in execute.get("unreachable", {}).items():
+        lines.append(f"- Not reachable, its scenarios rejected: {line}")
+    if execute.get("unreachable"):
+        lines.append("")
+    return lines
+
+
 def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     rules = manifest["config"].get("review", {})
     why = Counter(w for item in stats.queue for w in item["why"])
@@ -268,7 +287,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "",
         "One scenario (a server, one to three of its tools, preferring chains where one result feeds the next call, "
         "a persona) makes one conversation: a user request, a plan, tool calls validated against each tool's "
-        "`inputSchema`, simulated tool results, and a final answer. Deterministic gates check every gold call "
+        "`inputSchema`, tool results, and a final answer. Deterministic gates check every gold call "
         "(the tool exists, the arguments validate, every value was said by the user or returned by an earlier "
         "tool); near-duplicate requests are removed; splits come from a hash of the conversation id, so nothing "
         "derived from one conversation crosses splits. Each gold call then yields one negative per error label, "
@@ -276,6 +295,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "",
         *_made(manifest),
         "",
+        *_results(manifest),
         "### Funnel",
         "",
         f"{manifest['funnel']['scenarios']} scenarios were tried and {manifest['funnel']['accepted']} conversations "
@@ -310,9 +330,15 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
             body += [f"![{titles.get(Path(path).stem, Path(path).stem)}]({path})", ""]
     body += ["## Human review", "", *_review(stats, manifest), "", "## Examples", "", *_examples(run)]
     body += ["## Known limitations", ""]
+    results = (manifest.get("execute") or {}).get("results") or {}
+    live = sum(by.get("live", 0) for by in results.values())
+    everything = sum(sum(by.values()) for by in results.values())
     limits = [
         "Tool results are simulated, not returned by the real servers: they are consistent with the call and with "
-        "later steps, but their values are invented.",
+        "later steps, but their values are invented." if not live else
+        f"{live} of {everything} tool results came from the real servers (`live`); "
+        + ("the others are simulated: consistent with the call, but their values are invented." if live < everything
+           else "the data is only as good as those servers' answers at the time of the run."),
         "The grounding gate is lexical: a value counts as grounded when the user said it or an earlier result holds "
         "it, so a paraphrased value can be rejected and a coincidental match accepted.",
         "Negatives are rule-based mutations of gold calls (a sibling or invented tool, renamed or missing "

@@ -16,6 +16,7 @@ from synth.offline.simulate import kind as tool_kind
 from synth.offline.simulate import noun, subject
 from synth.offline.values import human, words
 from synth.records import ToolSpec, content_hash
+from synth.runtime.base import ToolResult
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = re.compile(
@@ -274,6 +275,27 @@ def _facts(record: dict[str, Any], limit: int, skip: set[str]) -> str:
     return _join(facts[:limit]) if facts else "an empty record"
 
 
-def answer(steps: list[tuple[ToolSpec, dict[str, Any], dict[str, Any]]]) -> str:
-    """The assistant's closing message, built on every result."""
-    return " ".join(summarise(tool, args, result) for tool, args, result in steps)
+def reply(tool: ToolSpec, args: dict[str, Any], result: ToolResult) -> str:
+    """What the assistant says about one result: a summary of its values, or why the call failed."""
+    pick = int(content_hash([tool.name, args, result.content[:200]], 8), 16)
+    if result.is_error:
+        why = failure_reason(result.content)
+        forms = (f"That didn't go through: {why}.", f"I couldn't do that. The service said: {why}.",
+                 f"The request was refused: {why}.", f"It failed with this message: {why}.")
+        return forms[pick % len(forms)]
+    data = result.data
+    if isinstance(data, str):  # a text result: its opening, as a person would relay it
+        text = " ".join(data.split())
+        if not text:
+            return "The call went through but returned nothing."
+        cut = text[:280].rsplit(" ", 1)[0] + "..." if len(text) > 280 else text
+        forms = (f"Here's what came back: {cut}", f"The result: {cut}", f"This is what it returned: {cut}")
+        return forms[pick % len(forms)]
+    return summarise(tool, args, data if isinstance(data, dict) else {"result": data})
+
+
+def failure_reason(text: str) -> str:
+    """An error result in a sentence: the SDK's prefix dropped, one line, no trailing period."""
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "no reason given")
+    line = re.sub(r"^(Error executing tool \S+: |Error: |error: )", "", line)
+    return line[:200].rstrip(". ") or "no reason given"

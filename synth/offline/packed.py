@@ -213,7 +213,8 @@ class PackAuthor:
             self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
             for s, call in zip(batch, calls):
                 self.results[s] = run_sync(self.runtime.call(self.tools[s], call.arguments))  # type: ignore[arg-type]
-                self.messages.append(Message(role="tool", tool_call_id=call.id, content=self.results[s].content))
+                self.messages.append(Message(role="tool", tool_call_id=call.id, content=self.results[s].content,
+                                             source=self.results[s].source))
         answered = [s for s in request.steps if not any(self.links.get(o) and self.links[o].from_step == s
                                                          for o in request.steps)]
         self.messages.append(Message(role="assistant", content=" ".join(self._answer(s) for s in answered)))
@@ -227,10 +228,7 @@ class PackAuthor:
                 return fill(text, lambda slot: answer_slot(slot, args, result.data))
             except Missing:
                 continue
-        tool = self.tools[step]
-        if result.is_error:
-            return f"The request failed: {result.content[:200]}. Nothing was changed; tell me if you want to try different details."
-        return language.summarise(tool, args, result.data if isinstance(result.data, dict) else {"result": result.data})  # type: ignore[arg-type]
+        return language.reply(self.tools[step], args, result)  # type: ignore[arg-type]
 
 
 def write_packed(scenario: Scenario, server: ServerSpec, pack: Pack, seed: int,

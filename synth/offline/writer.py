@@ -6,17 +6,16 @@ gold value is grounded by construction; the gates check it anyway.
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from typing import Any
 
 from synth.offline import language
 from synth.offline.scenario import rng_for
-from synth.offline.simulate import simulate
-import dataclasses
-
 from synth.offline.simulate import noun
 from synth.offline.values import Context, make_value, words
 from synth.offline import vocab
+from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.runtime.simulated import SimulatedRuntime
 from synth.templates import render
 from synth.records import (
     Message,
@@ -35,7 +34,9 @@ _MAX_OPTIONAL = 3
 _UNASKABLE = {"bool", "enum", "object", "code"}
 
 
-def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tuple[Query, Plan, Trajectory]:
+def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
+          runtime: ToolRuntime | None = None) -> tuple[Query, Plan, Trajectory]:
+    """One conversation; its calls go to ``runtime`` (default: the schema simulator)."""
     rng = rng_for(seed, "write", scenario.id)
     ctx = Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0])
     tools = [server.tool(name) for name in scenario.tools]
@@ -81,6 +82,29 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
 
     text = language.request(steps, scenario.persona or None, rng)
     query = Query(id=make_id("query", scenario.id, text), scenario_id=scenario.id, text=text, withheld=withheld)
+    if runtime is None:  # the simulator puts each value a later step needs where that step reads it
+        provide = {i: {lk.field: steps[lk.to_step].args[lk.param] for lk in scenario.links if lk.from_step == i}
+                   for i in range(len(steps))}
+        runtime = SimulatedRuntime(ctx, provide, scenario.links)
+
+    messages: list[Message] = [
+        Message(role="system", content=render("conversation.system.j2", server=server)),
+        Message(role="user", content=text),
+    ]
+    results: list[ToolResult] = []
+    for i, step in enumerate(steps):
+        for param in sorted(step.withheld):
+            messages.append(Message(role="assistant", content=language.ask(step.tool, param, rng)))
+            messages.append(Message(role="user", content=language.give(param, step.args[param], step.kinds[param], rng)))
+        for lk in scenario.links:  # a chained value is read from the earlier result, never invented
+            if lk.to_step == i and (fed := fed_value(results[lk.from_step].data, lk.field)) is not None:
+                step.args[lk.param] = fed
+        call = ToolCall(id=f"call_{content_hash([scenario.id, i], 12)}", name=step.tool.name, arguments=step.args)
+        messages.append(Message(role="assistant", tool_calls=(call,)))
+        results.append(run_sync(runtime.call(step.tool, step.args)))
+        messages.append(Message(role="tool", tool_call_id=call.id, content=results[-1].content, source=results[-1].source))
+    messages.append(Message(role="assistant", content=" ".join(
+        language.reply(s.tool, s.args, r) for s, r in zip(steps, results))))
     plan = Plan(
         id=make_id("plan", scenario.id, [(s.tool.name, s.args) for s in steps]),
         scenario_id=scenario.id,
@@ -90,39 +114,34 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int) -> tupl
             for i, s in enumerate(steps)
         ),
     )
-
-    messages: list[Message] = [
-        Message(role="system", content=render("conversation.system.j2", server=server)),
-        Message(role="user", content=text),
-    ]
-    results: list[tuple[Any, dict[str, Any], dict[str, Any]]] = []
-    for i, step in enumerate(steps):
-        for param in sorted(step.withheld):
-            messages.append(Message(role="assistant", content=language.ask(step.tool, param, rng)))
-            messages.append(Message(role="user", content=language.give(param, step.args[param], step.kinds[param], rng)))
-        call = ToolCall(id=f"call_{content_hash([scenario.id, i], 12)}", name=step.tool.name, arguments=step.args)
-        messages.append(Message(role="assistant", tool_calls=(call,)))
-        provide = {lk.field: steps[lk.to_step].args[lk.param] for lk in scenario.links if lk.from_step == i}
-        result = simulate(step.tool, step.args, ctx, provide)
-        for lk in scenario.links:  # a detail call about the item a list returned agrees with that item
-            if lk.to_step == i and (item := _first_item(results[lk.from_step][2])) is not None:
-                result.update({k: v for k, v in item.items() if k in result and k not in step.args})
-        results.append((step.tool, step.args, result))
-        messages.append(Message(role="tool", tool_call_id=call.id, content=json.dumps(result, ensure_ascii=False)))
-    messages.append(Message(role="assistant", content=language.answer(results)))
-
     trajectory = Trajectory(id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
                             scenario_id=scenario.id, messages=tuple(messages))
     return query, plan, trajectory
 
 
-def _first_item(result: Any) -> dict[str, Any] | None:
-    """The first record of a list result (``{"authors": [{...}, ...]}``), which a chained call is about."""
-    if isinstance(result, dict):
-        for value in result.values():
-            if isinstance(value, list) and value and isinstance(value[0], dict):
-                return value[0]
-    return None
+def fed_value(data: Any, field: str) -> Any:
+    """The value a chained call takes from an earlier result: the first ``field`` in it, searching
+    records and the first item of lists; for an id parameter (``task_id``), an item's ``id``."""
+    def find(value: Any, key: str, depth: int = 0) -> Any:
+        if depth > 4:
+            return None
+        if isinstance(value, dict):
+            if key in value and isinstance(value[key], (str, int)) and not isinstance(value[key], bool):
+                return value[key]
+            children = list(value.values())
+        elif isinstance(value, list):
+            children = value[:1]
+        else:
+            return None
+        for child in children:
+            if isinstance(child, (dict, list)) and (found := find(child, key, depth + 1)) is not None:
+                return found
+        return None
+
+    found = find(data, field)
+    if found is None and (field.lower().endswith("id") or field.lower().endswith("_id")):
+        found = find(data, "id")
+    return found
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:

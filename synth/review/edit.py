@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from synth.grade import classify
 from synth.records import (LABELS, Conversation, Message, Plan, PlanStep, Query, ServerSpec, ToolCall, Trajectory,
-                           make_id)
+                           conversation_id, make_id)
 from synth.review.queue import QueueItem
 from synth.stages import gates
 
@@ -113,7 +113,7 @@ def edited_conversation(conv: Conversation, messages: tuple[Message, ...], serve
     review = checked.model_copy(update={
         "verdict": "accept", "step_labels": tuple("success" for _ in calls),
         "reasons": (f"edited by {reviewer or 'a person'} in synth review",)})
-    return Conversation(id=make_id("conv", [m.to_json() for m in messages]), scenario=conv.scenario, query=query,
+    return Conversation(id=conversation_id(messages), scenario=conv.scenario, query=query,
                         plan=plan, messages=messages, tools=conv.tools, review=review, split=conv.split)
 
 

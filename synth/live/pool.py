@@ -1,0 +1,175 @@
+"""Live MCP sessions on one background event loop, usable from synchronous code.
+
+The offline author runs one scenario at a time without an event loop; the LLM path runs inside
+one. Both reach servers through a ``Pool``: it owns a thread with its own loop, and each open
+server is a task there that holds the session (the SDK's transports must be entered and left by
+one task) and answers calls from a queue, one at a time, so a server sees calls in the order the
+conversation makes them.
+
+A server that is not stateful gets one session for the whole run, reused by every scenario (not a
+process per call). A stateful one gets a fresh server per scenario: a new process in a new
+temporary working folder, so scenarios never see each other's writes and a conversation can be
+replayed. A server that fails to connect is remembered, so its other scenarios are refused at once
+with the same line instead of each waiting out the timeout again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+from synth.live.client import Limits, LiveError, connect
+from synth.records import Connection
+
+
+class Server:
+    """One open server: calls go in order through its session; ``close`` ends it (and its process)."""
+
+    def __init__(self, pool: "Pool", name: str, connection: Connection, fresh: bool):
+        self.pool, self.name, self.connection, self.fresh = pool, name, connection, fresh
+        self.info: dict[str, Any] = {}
+        self.broken: LiveError | None = None
+        self._queue: asyncio.Queue[tuple[str, dict[str, Any], Future[dict[str, Any]]] | None] | None = None
+        self._done: Future[None] = Future()
+
+    def start(self) -> "Server":
+        """Begin connecting in the background; ``wait`` for the result."""
+        self._ready: Future[dict[str, Any]] = Future()
+        asyncio.run_coroutine_threadsafe(self._own(self._ready), self.pool.loop)
+        return self
+
+    def wait(self) -> None:
+        """Until connected; raises LiveError with the reason when the server cannot be reached."""
+        self.info = self._ready.result()
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Future[dict[str, Any]]:
+        """A future of the wire ``CallToolResult``; a LiveError if the session broke or timed out."""
+        result: Future[dict[str, Any]] = Future()
+        if self.broken is not None or self._queue is None:
+            result.set_exception(self.broken or LiveError(self.name, "the session is closed", "reconnect"))
+            return result
+        queue = self._queue
+        self.pool.loop.call_soon_threadsafe(queue.put_nowait, (tool, arguments, result))
+        return result
+
+    def close(self, wait: bool = True) -> None:
+        """End the session and its process (and its folder); ``wait`` until they are gone."""
+        if self._queue is not None:
+            queue, self._queue = self._queue, None
+            self.pool.loop.call_soon_threadsafe(queue.put_nowait, None)
+        elif not self._ready.done():  # still connecting (a spare): it ends once connected
+            self._ready.add_done_callback(lambda _: self.close(wait=False))
+        if wait:
+            self._done.result()
+
+    async def _own(self, ready: Future[dict[str, Any]]) -> None:
+        folder = tempfile.mkdtemp(prefix="synth-live-") if self.fresh else None
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        try:
+            async with connect(self.connection, self.name, self.pool.limits, cwd=folder) as session:
+                self._queue = queue
+                ready.set_result(session.info)
+                while (item := await queue.get()) is not None:
+                    tool, arguments, result = item
+                    try:
+                        result.set_result(await session.call(tool, arguments))
+                    except LiveError as error:
+                        result.set_exception(error)
+                        if error.reason in ("live_closed", "live_error"):  # the session is gone: fail what is left
+                            self.broken = error
+                            break
+        except LiveError as error:
+            self.broken = error
+            if not ready.done():
+                ready.set_exception(error)
+        except BaseException as error:  # noqa: BLE001 - never leave a caller waiting on a future
+            self.broken = LiveError(self.name, f"the session ended: {type(error).__name__}: {error}"[:300],
+                                    "see the server's log")
+            if not ready.done():
+                ready.set_exception(self.broken)
+        finally:
+            self._queue = None
+            while not queue.empty():  # calls that arrived after the end
+                item = queue.get_nowait()
+                if item is not None and not item[2].done():
+                    item[2].set_exception(self.broken or LiveError(self.name, "the session is closed", "reconnect"))
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
+            self._done.set_result(None)
+
+
+class Pool:
+    """Every live server of a run, on one background event loop."""
+
+    def __init__(self, limits: Limits = Limits(), fresh_at_once: int = 8):
+        self.limits = limits
+        self._fresh = threading.BoundedSemaphore(fresh_at_once)  # stateful servers running at once
+        self._spares: dict[str, Server] = {}  # the next scenario's fresh server, started while this one runs
+        self._ending: list[Server] = []  # fresh servers released, still shutting down
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="synth-live", daemon=True)
+        self._thread.start()
+        self._shared: dict[str, Server] = {}
+        self.dead: dict[str, LiveError] = {}  # servers that could not be reached: refused at once from then on
+
+    def open(self, name: str, connection: Connection) -> Server:
+        """A session for one scenario: fresh for a stateful server, else the run's shared one.
+
+        A fresh server for the next scenario is started as this one is handed out, so a scenario
+        does not wait for a process to start and initialize (each server is still used once).
+        """
+        if name in self.dead:
+            raise self.dead[name]
+        if not connection.stateful:
+            shared = self._shared.get(name)
+            if shared is None or shared.broken is not None:
+                shared = self._shared[name] = self._launch(name, connection)
+            server = shared
+        else:
+            server = self._spares.pop(name, None) or self._launch(name, connection)
+        try:
+            server.wait()
+        except LiveError as error:
+            self.dead[name] = error
+            self._shared.pop(name, None)
+            raise
+        if connection.stateful:
+            self._spares[name] = self._launch(name, connection)
+        return server
+
+    def _launch(self, name: str, connection: Connection) -> Server:
+        server = Server(self, name, connection, fresh=connection.stateful)
+        if server.fresh:
+            self._fresh.acquire()
+            server._done.add_done_callback(lambda _: self._fresh.release())
+        return server.start()
+
+    def release(self, server: Server) -> None:
+        """A scenario is done with ``server``: a fresh one ends (its process and folder go), a shared one stays."""
+        if server.fresh:
+            server.close(wait=False)
+            self._ending = [s for s in self._ending if not s._done.done()] + [server]
+
+    def close(self) -> None:
+        """Close every shared session and stop the loop."""
+        for server in [*self._shared.values(), *self._spares.values()]:
+            server.close()
+        for server in self._ending:
+            server._done.result()
+        self._ending.clear()
+        self._shared.clear()
+        self._spares.clear()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+        if not self.loop.is_running():
+            self.loop.close()
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
