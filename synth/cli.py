@@ -14,7 +14,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-registry_app = typer.Typer(help="Check registry folders of MCP server definitions.", no_args_is_help=True)
+registry_app = typer.Typer(help="Check registry folders of MCP server definitions, import one from a live MCP "
+                           "server, or pull them from a registry API.", no_args_is_help=True)
 app.add_typer(registry_app, name="registry")
 cache_app = typer.Typer(help="The SQLite cache of model calls that makes reruns and --resume free.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
@@ -176,6 +177,66 @@ def registry_lint(
             typer.echo(p.line())
     typer.echo(f"{errors} errors, {len(problems) - errors} warnings in {folder}", err=True)
     raise typer.Exit(1 if errors else 0)
+
+
+@registry_app.command("pull")
+def registry_pull(
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the server files (one <owner>__<repo>.json each)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="A Smithery-compatible registry API. "
+                                           "Default: https://api.smithery.ai"),
+    query: Optional[str] = typer.Option(None, "--query", "-q", help="Search text and filters, e.g. "
+                                        "'is:deployed weather' or 'owner:mem0ai'. Default: every server."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Pull at most this many servers (in the "
+                                        "registry's order; skipped and failed ones count)."),
+    concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, max=64, help="Detail requests in flight."),
+) -> None:
+    """Download server definitions from a registry API into a folder `synth generate --servers` reads.
+
+    The API key is read from SMITHERY_API_KEY (sent as a Bearer header, never written anywhere).
+    Exits 1 when no server was pulled, 2 when the key is refused or the registry cannot be listed.
+    """
+    import asyncio
+    import os
+
+    from synth.errors import SynthError
+    from synth.registry.pull import pull
+    from synth.registry.smithery import DEFAULT_BASE_URL, KEY_ENV
+
+    key = os.environ.get(KEY_ENV, "").strip()
+    try:
+        with _pull_progress() as tell:
+            report = asyncio.run(pull(out, base_url=base_url or DEFAULT_BASE_URL, key=key, query=query,
+                                      limit=limit, concurrency=concurrency, progress=tell))
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    for line in [*(o.line() for o in report.outcomes if o.status != "pulled"), *report.notes]:
+        typer.echo(line, err=True)
+    typer.echo(report.closing_line())
+    if not report.count("pulled"):
+        typer.echo("nothing was pulled: " + ("the registry listed no servers (check --query)" if not report.outcomes
+                                              else "see the lines above"), err=True)
+        raise typer.Exit(1)
+
+
+def _pull_progress():
+    """A rich progress bar for ``pull``'s (phase, done, total) callback; closed even on errors."""
+    from contextlib import contextmanager
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    @contextmanager
+    def bar():
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, transient=True) as progress:
+            task = progress.add_task("listing", total=None)
+
+            def tell(phase: str, done: int, total: int | None) -> None:
+                progress.update(task, description=f"{phase} servers" if phase == "pulling" else "listing pages",
+                                completed=done, total=total)
+            yield tell
+
+    return bar()
 
 
 @registry_app.command("import")

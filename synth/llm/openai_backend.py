@@ -4,9 +4,10 @@
         response = await llm.complete(request)
 
 One ``openai.AsyncOpenAI`` client per backend (aiohttp transport by default, SDK retries off);
-retries, backoff and concurrency live in ``synth.llm.limits``. Structured output asks for
-``json_schema``; an endpoint that rejects it gets ``json_object``, then plain text (with the
-schema spelled out in the system message), and the downgrade is remembered for the run.
+retries follow the project's one policy (``synth.retry``); concurrency and pacing live in
+``synth.llm.limits``. Structured output asks for ``json_schema``; an endpoint that rejects it
+gets ``json_object``, then plain text (with the schema spelled out in the system message), and
+the downgrade is remembered for the run.
 
 Requests go through the SDK's generic ``client.post`` with a plain JSON body: same auth, base
 URL, headers, timeouts and typed errors as ``chat.completions.create``, without the per-call
@@ -34,11 +35,12 @@ from synth.llm.base import ChatRequest, ChatResponse, Usage
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
-    RetryPolicy,
     TokenBucket,
     error_kind,
     estimate_tokens,
+    is_retryable,
 )
+from synth.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +121,7 @@ class OpenAIBackend:
         self._rpm = TokenBucket(rpm) if rpm else None
         self._tpm = TokenBucket(tpm) if tpm else None
         self._format = 0  # index into FORMATS; only ever moves down the ladder
-        self._policy = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait, backoff=backoff,
+        self._policy = RetryPolicy(retryable=is_retryable, max_attempts=max_attempts, max_wait=max_wait, backoff=backoff,
                                    on_retry=self._count_retry)
 
     # --- lifecycle --------------------------------------------------------------------------
