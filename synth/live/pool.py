@@ -183,14 +183,15 @@ class Pool:
         """A fresh store in ``folder``: a copy of the seed database, which is made once per run and seed."""
         with self._lock:
             if seed not in self._templates:
-                path = Path(self._scratch()) / f"store-seed{seed}.db"
+                path = Path(self.scratch()) / f"store-seed{seed}.db"
                 seed_database(path, seed)
                 self._templates[seed] = path
         db = Path(folder) / "store.db"
         shutil.copyfile(self._templates[seed], db)
         return Store.open(db, seed)
 
-    def _scratch(self) -> str:
+    def scratch(self) -> str:
+        """A folder of the pool's, removed when it closes."""
         if self._folder is None:
             self._folder = tempfile.mkdtemp(prefix="synth-pool-")
         return self._folder

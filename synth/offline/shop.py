@@ -12,10 +12,7 @@ id from the lookup, the order id from the account, item ids from the order, vari
 
 from __future__ import annotations
 
-import json
-import random
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from synth.offline.scenario import rng_for
@@ -50,8 +47,8 @@ NEW_ADDRESSES = (("4059 Mt Lee Dr", "", "Los Angeles", "CA", "90068"), ("350 Fif
 class ShopFacts:
     """The seed database, read as the customers know it: which orders they have and in what state."""
 
-    def __init__(self, path: Path, seed: int):
-        self.store = Store.open(path, seed)
+    def __init__(self, store: Store):
+        self.store = store
         rows = self.store.conn.execute("SELECT order_id, user_id, status FROM orders ORDER BY order_id").fetchall()
         self.by_status: dict[str, list[tuple[str, str]]] = {}
         for order_id, user_id, status in rows:
@@ -118,16 +115,21 @@ class ShopAuthor:
         order = customer.order
         mention = f" It's order {order.order_id}." if order is not None and says_order else ""
         self._user(need + mention)
+        by_email = self.rng.random() < P_EMAIL
         self._assistant(self.rng.choice((
-            "I can help with that. First I need to verify your identity: what's the email address on your account?",
+            "I can help with that. First I need to verify your identity: what's the email address on your account?"
+            if by_email else "I can help with that. First I need to verify your identity: what are your full name "
+            "and ZIP code?",
             "Happy to help. Could you give me the email on your account so I can look you up? If you don't have it, "
             "your full name and ZIP code work too.",
             "Sure. To find your account, please tell me your email address, or your name and ZIP code.")))
         user = customer.user
-        if self.rng.random() < P_EMAIL:
+        if by_email:
+            self.asked.append(f"{len(self.steps)}.email")
             self._user(self.rng.choice(("It's {e}.", "{e}", "Sure, {e}.", "My email is {e}.")).format(e=user.email))
             found = self._call("find_user_id_by_email", {"email": user.email})
         else:
+            self.asked += [f"{len(self.steps)}.{p}" for p in ("first_name", "last_name", "zip")]
             self._user(self.rng.choice(("{f} {l}, ZIP {z}.", "I'm {f} {l} and my ZIP code is {z}.",
                                         "Name's {f} {l}, zip {z}.")).format(
                 f=user.name.first_name, l=user.name.last_name, z=user.address.zip))
@@ -139,6 +141,7 @@ class ShopAuthor:
         """The order the request is about: named by the customer, or asked for from their order list."""
         order_id = customer.order.order_id
         if not says_order:
+            self.asked.append(f"{len(self.steps)}.order_id")
             listed = ", ".join(details["orders"][:6])
             self._assistant(f"Thanks, {details['name']['first_name']}, you're verified. Which order is it? "
                             f"I see {len(details['orders'])} on your account: {listed}.")
@@ -240,12 +243,15 @@ class ShopAuthor:
                                    "so I can't make that change.")
         difference = _cents(variant["price"]) - _cents(line["price"])
         methods = details["payment_methods"]
-        method = self._pick_method(methods, difference)
-        self._user(f"Use my {_method(method)} for any difference.")
         money = ("no price difference" if difference == 0 else f"{_usd(abs(difference))} "
                  + ("to pay" if difference > 0 else "back to you"))
+        self._assistant(f"The {line['name'].lower()} with {_options(variant['options'])} is in stock at "
+                        f"${variant['price']} (yours was ${line['price']}), so that's {money}. Which payment method "
+                        "should settle the difference: " + "; ".join(_method(m) for m in methods) + "?")
+        method = self._pick_method(methods, difference)
+        self._user(self.rng.choice(("Use my {m}.", "The {m}, please.", "Put it on my {m}.")).format(m=_method(method)))
         self._confirm(f"In order {order['order_id']} I'll swap the {line['name'].lower()} ({_options(line['options'])}, "
-                      f"{line['price']}) for {_options(variant['options'])} at {variant['price']}: {money}, settled with your "
+                      f"${line['price']}) for {_options(variant['options'])} at ${variant['price']}: {money}, settled with your "
                       f"{_method(method)}. Shall I go ahead?")
         result = self._call(tool, {"order_id": order["order_id"], "item_ids": [line["item_id"]],
                                    "new_item_ids": [variant["item_id"]], "payment_method_id": method["payment_method_id"]})
@@ -274,12 +280,12 @@ class ShopAuthor:
         line = next(i for i in order["items"] if i["item_id"] == item.item_id)
         paid = order["payment_history"][0]["payment_method_id"]
         self._confirm(f"Order {order['order_id']} was delivered. I'll request a return of the {line['name'].lower()} "
-                      f"({_options(line['options'])}); {line['price']} goes back to the original payment method ({paid}). "
+                      f"({_options(line['options'])}); ${line['price']} goes back to the original payment method ({paid}). "
                       "Shall I go ahead?")
         result = self._call("return_delivered_order_items", {"order_id": order["order_id"], "item_ids": [line["item_id"]],
                                                              "payment_method_id": paid})
         self._done(result, lambda r: f"Done: the return for order {r['order_id']} is requested; you'll get an email "
-                   f"with instructions, and {line['price']} is refunded to {paid} once it arrives.")
+                   f"with instructions, and ${line['price']} is refunded to {paid} once it arrives.")
 
     def _status(self, customer: _Customer, refuse: bool) -> None:
         says = self.rng.random() < P_ORDER_KNOWN
@@ -305,9 +311,8 @@ class ShopAuthor:
             "Which payment methods are on my account?")), False)
         cards = [m for m in details["payment_methods"] if m["source"] == "gift_card"]
         listed = "; ".join(f"{_method(m)} ({m['payment_method_id']})" for m in details["payment_methods"])
-        text = f"You have {len(details['payment_methods'])} saved payment method(s): {listed}."
-        if cards:
-            text += " " + " ".join(f"Gift card {m['payment_method_id']} has {m['balance']} left." for m in cards)
+        count = len(details["payment_methods"])
+        text = f"You have {count} saved payment method{'s' if count != 1 else ''}: {listed}."
         self._assistant(text)
 
     def _variants(self, customer: _Customer, refuse: bool) -> None:
@@ -318,7 +323,7 @@ class ShopAuthor:
         line = next(i for i in order["items"] if i["item_id"] == item.item_id)
         product = self._call("get_product_details", {"product_id": line["product_id"]})
         available = [v for v in product["variants"] if v["available"] and v["item_id"] != line["item_id"]]
-        shown = "; ".join(f"{_options(v['options'])} at {v['price']}" for v in available[:4])
+        shown = "; ".join(f"{_options(v['options'])} at ${v['price']}" for v in available[:4])
         self._assistant(f"Yes: besides yours ({_options(line['options'])}), the {product['name'].lower()} is in stock as {shown}."
                         if available else f"Right now no other version of the {product['name'].lower()} is in stock.")
 
@@ -334,7 +339,8 @@ class ShopAuthor:
     def _done(self, result: dict[str, Any] | ToolResult, say: Any) -> None:
         if isinstance(result, ToolResult):  # the store refused: say why, in its words
             why = result.content.split(": ", 1)[-1].strip().rstrip(".")
-            return self._assistant(f"The store refused the change: {why}. Nothing was changed.")
+            return self._assistant(f"The store refused the change: {why}. Nothing was changed; tell me if you'd like "
+                                   "to try another way.")
         self._assistant(say(result))
 
     def _user(self, text: str) -> None:
@@ -360,7 +366,10 @@ class ShopAuthor:
 
     def _records(self) -> tuple[Query, Plan, Trajectory]:
         sid = self.scenario.id
-        query = Query(id=make_id("query", sid, self.first), scenario_id=sid, text=self.first)
+        # the whole of what the customer said: a first message such as "Where is my order?" is common to many
+        # customers, and dedup must not take two customers' conversations for one
+        said = " ".join(m.content or "" for m in self.messages if m.role == "user")
+        query = Query(id=make_id("query", sid, said), scenario_id=sid, text=said, withheld=tuple(self.asked))
         plan = Plan(id=make_id("plan", sid, self.steps), scenario_id=sid,
                     steps=tuple(PlanStep(step=i, tool=t, arguments=a, depends_on=(i - 1,) if i else ())
                                 for i, (t, a) in enumerate(self.steps)))
@@ -396,7 +405,7 @@ def _refunds(order: dict[str, Any]) -> str:
 
 
 def _items(items: list[dict[str, Any]]) -> str:
-    names = [f"{i['name'].lower()} ({i['price']})" for i in items]
+    names = [f"{i['name'].lower()} (${i['price']})" for i in items]
     return f"{len(items)} item{'s' if len(items) > 1 else ''}: " + ", ".join(names)
 
 
@@ -412,7 +421,7 @@ def _method(m: dict[str, Any]) -> str:
     if m["source"] == "credit_card":
         return f"{m['brand'].title()} card ending {m['last_four']}"
     if m["source"] == "gift_card":
-        return f"gift card ({m['balance']} left)"
+        return f"gift card with ${m['balance']} left"
     return "PayPal"
 
 
@@ -420,5 +429,3 @@ def write_shop(scenario: Scenario, server: ServerSpec, facts: ShopFacts, seed: i
                runtime: ToolRuntime) -> tuple[Query, Plan, Trajectory]:
     return ShopAuthor(scenario, server, facts, seed, runtime).write()
 
-
-__all__ = ["ShopAuthor", "ShopFacts", "write_shop", "json", "random"]
