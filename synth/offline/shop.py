@@ -34,7 +34,7 @@ STATUS_OF = {"cancel": ("pending",), "order_address": ("pending",), "swap": ("pe
              "variants": ("pending", "delivered", "processed")}
 WRONG_STATUS = {"cancel": ("delivered", "processed"), "order_address": ("processed", "delivered"),
                 "return": ("pending", "processed"), "exchange": ("pending",), "swap": ("processed",)}
-P_POLICY_REFUSAL = 0.15  # the request breaks a rule the assistant must see from the order's status
+P_POLICY_REFUSAL = 0.25  # the request breaks a rule the assistant must see from the order's status
 P_EMAIL = 0.65  # customers who give their email (the others give name and ZIP)
 P_ORDER_KNOWN = 0.5  # customers who say the order id up front
 NEW_ADDRESSES = (("4059 Mt Lee Dr", "", "Los Angeles", "CA", "90068"), ("350 Fifth Avenue", "Apt 12B", "New York", "NY", "10118"),
