@@ -369,8 +369,11 @@ def eval_command(
     lenient: str = typer.Option("", "--lenient", help="Opt-in leniency: defaults, int_float, strings or all."),
     compare: Optional[Path] = typer.Option(None, "--compare", help="A report.json to compare with (base vs fine-tuned)."),
     judge: bool = typer.Option(False, "--judge", help="Evaluate the model as a tool-call judge on scored.jsonl."),
+    tasks: bool = typer.Option(False, "--tasks", help="Run the model as the agent on the run's store tasks (a fresh "
+                               "store each, the customer simulated from the task) and score each by its verify.py."),
 ) -> None:
-    """Ask a model for each eval item's next tool call and grade it (or, with --judge, judge scored calls)."""
+    """Ask a model for each eval item's next tool call and grade it (or, with --judge, judge scored calls;
+    with --tasks, solve the store tasks and be scored by the final state)."""
     import os
     import re
 
@@ -381,10 +384,23 @@ def eval_command(
 
     try:
         folder = source if source.is_dir() else source.parent
-        target = out or folder / f"{'judge' if judge else 'eval'}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
+        kind = "judge" if judge else "tasks" if tasks else "eval"
+        target = out or folder / f"{kind}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
         settings = Settings(servers=folder, out=target, backend="openai", model=model, concurrency=concurrency,
                             base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env)
         backend = open_one(settings)
+        if tasks:
+            from synth.evaluate.agent import evaluate_tasks
+
+            report = evaluate_tasks(folder, backend, model, target, concurrency)
+            typer.echo(f"{model}: {report['passed']} of {report['tasks'] - report['errors']} store tasks pass their "
+                       f"verify.py ({report['pass_rate']:.1%}); {report['errors']} could not be run")
+            for category, row in report["by_category"].items():
+                typer.echo(f"  {category}: {row['pass_rate']:.1%} of {row['tasks']}")
+            typer.echo(f"episodes and report: {target}")
+            if report["errors"]:
+                raise typer.Exit(1)
+            return
         if judge:
             from synth.evaluate.run import judge as run_judge
 
