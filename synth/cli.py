@@ -24,11 +24,13 @@ from synth import cli_pack  # noqa: E402  (pack check, schema, build)
 cli_pack.register(app)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = 2) -> None:
+    """Print one error line and exit with ``code`` (see the exit codes in synth.errors and the README)."""
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def _default_servers() -> Path:
@@ -58,7 +60,12 @@ def generate(
     tpm: Optional[int] = typer.Option(None, "--tpm", min=1, help="Tokens per minute at most."),
     budget_usd: Optional[float] = typer.Option(None, "--budget-usd", min=0, help="Start no new work once this much is spent."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, tokens and cost; call nothing."),
-    resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out from its cache."),
+    resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (same flags): the "
+                                "LLM path answers what was already asked from its cache; offline runs are made again."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a different run already in --out "
+                                   "(other seed, registry or flags); without it such a folder is refused."),
+    max_reject: Optional[float] = typer.Option(None, "--max-reject", min=0.0, max=1.0, help="Exit 1 when more than "
+                                               "this share of scenarios is rejected (a run with none accepted always exits 1)."),
     config: Optional[Path] = typer.Option(None, "--config", help="synth.toml with [llm], [roles.<role>] and [prices]. "
                                           "Default: ./synth.toml when it exists."),
     audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items sent to "
@@ -70,7 +77,7 @@ def generate(
     import os
 
     from synth.config import Settings, parse_split, read_toml
-    from synth.errors import ConfigError, SynthError
+    from synth.errors import SynthError
 
     try:
         servers = servers or _default_servers()
@@ -88,24 +95,27 @@ def generate(
         run_out = out or Path("outputs") / f"{name}-seed{seed}-n{n}"
         settings = Settings(servers=servers, out=run_out, n=n, seed=seed, split=parse_split(split),
                             max_tools=max_tools, backend=backend, audit=audit, review_below=review_below, **fields)
-        if resume and not settings.cache_path.exists():
-            raise ConfigError(f"--resume: {settings.cache_path} does not exist; resume a run by giving the same --out "
-                              "(and the same flags) as the run that was interrupted")
         if dry_run:
             from synth.agents.estimate import estimate
 
             _print_estimate(estimate(settings))
             return
-        manifest = _run_with_progress(settings)
         from synth.export.card import write_card
+        from synth.rundir import RunLock, claim
 
-        write_card(settings.out)  # the dataset card (README.md) and its plots
+        with RunLock(settings.out):  # one writer per run folder, from the check below to the card
+            claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
+            manifest = _run_with_progress(settings)
+            write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
-    from synth.summary import print_summary
+    from synth.summary import print_summary, verdict
 
     print_summary(manifest, settings.out)
+    problem = verdict(manifest, max_reject)
+    if problem:
+        _fail(problem, 1)
 
 
 def _print_estimate(report: dict) -> None:
@@ -156,7 +166,7 @@ def registry_lint(
     try:
         problems = lint(folder)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     errors = sum(p.severity == "error" for p in problems)
     for p in problems:
@@ -192,7 +202,7 @@ def grade(
                                  _leniency(lenient))
         other = _read_report(compare) if compare else None
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     target = out or predictions.parent / "report.json"
     write_json(target, report)
@@ -217,7 +227,7 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
         _fail(f"{subset}: not a T-Eval subset synth wrote ({exc})")
         return
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     target = out or predictions.parent / f"teval_{subset.stem}_report.json"
     write_json(target, report)
@@ -260,9 +270,12 @@ def eval_command(
     from synth.errors import SynthError
     from synth.evaluate.report import print_report
     from synth.llm.factory import open_one
+    from synth.rundir import RunDir
 
     try:
         folder = source if source.is_dir() else source.parent
+        if source.is_dir() and RunDir(source).is_run():
+            RunDir(source).finished()  # not while it is being written, nor when it stopped part way
         target = out or folder / f"{'judge' if judge else 'eval'}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
         settings = Settings(servers=folder, out=target, backend="openai", model=model, concurrency=concurrency,
                             base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env)
@@ -279,7 +292,7 @@ def eval_command(
         other = _read_report(compare) if compare else None
         report = evaluate(source, backend, model, target, concurrency * 2, _leniency(lenient))
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     print_report(report, other)
     typer.echo(f"predictions and report: {target}")
@@ -317,10 +330,13 @@ def derive(
     from synth.derive import derive as run_derive
     from synth.errors import SynthError
 
+    from synth.rundir import RunLock
+
     try:
-        report = run_derive(source, out, seed, server)
+        with RunLock(out):  # one writer per folder
+            report = run_derive(source, out, seed, server)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     typer.echo(json.dumps({k: report[k] for k in ("conversations", "accepted", "tool_calls", "eval_items",
                                                      "rejected", "conversations_with_ungrounded_values", "scored")}, indent=2))

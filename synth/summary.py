@@ -59,3 +59,18 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
     extra = ", teval/" if manifest.get("teval") else ""
     console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + f", manifest.json{extra}"
                   + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))
+
+
+def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | None:
+    """Why a finished run is not usable (the CLI then exits 1), or None: nothing accepted, or more of
+    the scenarios rejected than ``max_reject`` allows."""
+    funnel = manifest["funnel"]
+    scenarios, accepted = funnel["scenarios"], funnel["accepted"]
+    if accepted == 0:
+        return (f"no conversation was accepted of {scenarios} scenarios; the reasons are in the table above and in "
+                "rejected.jsonl")
+    share = (scenarios - accepted) / scenarios if scenarios else 0.0
+    if max_reject is not None and share > max_reject:
+        return (f"{share:.1%} of {scenarios} scenarios were rejected, above --max-reject {max_reject:g}; the reasons "
+                "are in the table above and in rejected.jsonl")
+    return None
