@@ -197,3 +197,18 @@ def test_readers_accept_a_finished_run(tiny_registry, tmp_path):
     assert RunDir(folder).finished()["status"] == "complete"
     assert cli("card", folder).exit_code == 0
     assert not (folder / LOCK).exists()
+
+
+def test_review_from_a_pipe_reads_the_text_after_n_as_the_note(tiny_registry, tmp_path):
+    from synth.review.queue import read_queue
+
+    folder = tmp_path / "D"
+    generate(Settings(servers=tiny_registry, out=folder, n=6, seed=2, audit=1.0))
+    assert len(read_queue(folder)) >= 2
+    result = runner.invoke(app, ["review", str(folder), "--reviewer", "ann"],
+                           input="n\nlooks fine to me\na\nn same line note\nr\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "unknown key" not in result.output
+    first, second = read_queue(folder)[:2]
+    assert (first.note, first.decision) == ("looks fine to me", "accept")
+    assert (second.note, second.decision) == ("same line note", "reject")
