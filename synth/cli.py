@@ -209,6 +209,8 @@ def grade(
     write_jsonl(target.parent / "graded.jsonl", rows)
     print_report(report, other)
     typer.echo(f"report: {target}")
+    if report.get("errors"):
+        _fail(f"{report['errors']} predictions are errors (their requests failed); they are left out of the scores", 1)
 
 
 def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
@@ -270,7 +272,7 @@ def eval_command(
     from synth.errors import SynthError
     from synth.evaluate.report import print_report
     from synth.llm.factory import open_one
-    from synth.rundir import RunDir
+    from synth.rundir import RunDir, read_jsonl
 
     try:
         folder = source if source.is_dir() else source.parent
@@ -296,6 +298,10 @@ def eval_command(
         return
     print_report(report, other)
     typer.echo(f"predictions and report: {target}")
+    if report.get("errors"):
+        first = next((r for r in read_jsonl(target / "graded.jsonl") if r.get("error")), {})
+        _fail(f"{report['errors']} of {report['items'] + report['errors']} requests failed ({(first.get('details') or ['?'])[0]}); "
+              "they are left out of the scores; run again when the endpoint works (answers already received are cached)", 4)
 
 
 def _print_judge(report: dict) -> None:

@@ -6,7 +6,8 @@
     ├── RegistryError    a registry folder that cannot be read at all
     ├── TemplateError    a prompt template that does not render
     ├── BackendError     a model endpoint that fails past its retries
-    │   └── BudgetError  --budget-usd is spent: no new paid call
+    │   ├── BudgetError  --budget-usd is spent: no new paid call
+    │   └── EndpointDown the endpoint was never reached: the run stops at once
     ├── ParseError       model output that does not parse into a record
     └── HubError         Hugging Face Hub problems
 
@@ -54,6 +55,11 @@ class BackendError(SynthError):
 
 class BudgetError(BackendError):
     pass
+
+
+class EndpointDown(BackendError):
+    """Connections to the endpoint failed several times in a row before any request got through:
+    nothing later will fare better, so the run stops instead of failing every item slowly."""
 
 
 class ParseError(SynthError):

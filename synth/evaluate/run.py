@@ -4,7 +4,7 @@ Calls go through the same engine as generation (native tool calling, bounded ret
 concurrency, the SQLite cache), so re-grading with other leniency or rerunning costs nothing.
 A model that answers with text, calls a tool that does not exist or sends arguments that are
 not JSON gets 0.0 and its diagnosis; a request that fails past its retries is recorded as an
-error and scored 0.0, never a crash.
+error, shown as one and left out of the scores (an outage is not a wrong answer), never a crash.
 """
 
 from __future__ import annotations
@@ -59,8 +59,7 @@ def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: i
     items = eval_items(source)
     predictions = asyncio.run(_closing(backend, predict(items, backend, model, limit)))
     report, rows = grade(items, predictions, lenient)
-    report = {"model": model, "source": source.as_posix(), **report,
-              "errors": sum(1 for p in predictions if p.get("error"))}
+    report = {"model": model, "source": source.as_posix(), **report}
     write_jsonl(out / "predictions.jsonl", predictions)
     write_jsonl(out / "graded.jsonl", rows)
     write_json(out / "report.json", report)

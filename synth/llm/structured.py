@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from synth.errors import BackendError, BudgetError
+from synth.errors import BackendError, BudgetError, EndpointDown
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.records import StageFailure
 
@@ -56,6 +56,8 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
     for attempt in range(2):
         try:
             response = await backend.complete(request)
+        except EndpointDown:
+            raise  # the run stops: every item would fail the same way
         except BackendError as exc:
             return StageFailure(stage=stage, item_id=item_id, reason=failure_reason(exc), detail=str(exc)[:500])
         spent.append(response)
