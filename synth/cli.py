@@ -146,9 +146,30 @@ def _run_with_progress(settings):
 
     columns = (TextColumn("[bold]generating"), BarColumn(), MofNCompleteColumn(), TextColumn("accepted,"),
                TextColumn("{task.fields[tried]} tried"), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task("generate", total=settings.n, tried=0)
-        return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
+    try:
+        with Progress(*columns, transient=True) as bar:
+            task = bar.add_task("generate", total=settings.n, tried=0)
+            return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
+    finally:
+        if backends is not None:
+            _record_requests(settings.out, backends)
+
+
+def _record_requests(out: Path, backends: dict) -> None:
+    """Append this process's request counters to requests.json (a resumed run adds one entry per process)."""
+    from synth.errors import SynthError
+    from synth.llm.base import request_report
+    from synth.rundir import REQUESTS, RunDir, command_line, read_json, write_json
+
+    report = request_report(backends)
+    if report is None or not RunDir(out).path.is_dir():
+        return
+    path = out / REQUESTS
+    try:
+        earlier = read_json(path, "requests file") if path.exists() else []
+    except SynthError:
+        earlier = []
+    write_json(path, [*(earlier if isinstance(earlier, list) else []), {"command": command_line(), **report}])
 
 
 @registry_app.command("lint")

@@ -33,6 +33,7 @@ REJECTED = "rejected.jsonl"
 QUEUE = "review_queue.jsonl"
 LOG = "review_log.jsonl"
 CARD = "README.md"
+REQUESTS = "requests.json"  # what getting the answers took, per process (retries, 429s, waits): timing, so not in the manifest
 LOCK = ".synth.lock"  # held (flock) by the one process writing the run; holds its pid and command
 RUNNING, COMPLETE = "running", "complete"  # the manifest's status: written "running" first, "complete" last
 EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, REJECTED)
@@ -177,6 +178,42 @@ class RunWriter:
 
     def __exit__(self, *_: Any) -> None:
         self.close()
+
+
+# --- requests.json ---------------------------------------------------------------------------
+
+def requests_line(entries: list[dict[str, Any]]) -> str | None:
+    """Requests, retries by cause, re-asks and time spent waiting, summed over ``entries`` (requests.json)."""
+    if not entries:
+        return None
+    total: dict[str, Any] = {"errors": {}}
+    for entry in entries:
+        for key, value in entry.items():
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    total["errors"][k] = total["errors"].get(k, 0) + v
+            elif isinstance(value, (int, float)):
+                total[key] = total.get(key, 0) + value
+    errors = total["errors"]
+    causes = ", ".join(f"{label} {errors[kind]}" for kind, label in ERROR_LABELS if errors.get(kind))
+    return (f"{total.get('requests', 0)} requests for {total.get('calls', 0)} model calls; {total.get('retries', 0)} retries"
+            + (f" ({causes})" if causes else "") + f", {total.get('reasks', 0)} re-asks of answers that did not validate, "
+            f"{total.get('failures', 0)} calls failed past their retries, {total.get('downgrades', 0)} output-format "
+            f"downgrades; {total.get('waited_s', 0):.1f} s spent waiting before retries")
+
+
+ERROR_LABELS = (("rate_limit", "429 rate limits"), ("server_error", "5xx"), ("timeout", "timeouts"),
+                ("connection", "connection failures"), ("invalid_response", "unreadable bodies"),
+                ("bad_request", "other 4xx"), ("auth", "auth errors"), ("not_found", "404s"))
+
+
+def read_requests(out: Path) -> list[dict[str, Any]]:
+    """The entries of ``requests.json`` (one per process that worked on the run), or []."""
+    try:
+        data = json.loads((out / REQUESTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
 
 
 # --- the folder --------------------------------------------------------------------------------
@@ -374,7 +411,7 @@ def tree_digest(folder: Path) -> str:
 
 # --- who may write a folder --------------------------------------------------------------------
 
-LEFT_BY_RUN = (*FILES, MANIFEST, LOG, CARD)  # what --overwrite clears (besides plots/ and teval/)
+LEFT_BY_RUN = (*FILES, MANIFEST, LOG, CARD, REQUESTS)  # what --overwrite clears (besides plots/ and teval/)
 
 
 def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overwrite: bool = False) -> None:

@@ -8,6 +8,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from synth.rundir import read_requests, requests_line
+
 
 def print_summary(manifest: dict[str, Any], out: Path, console: Console | None = None) -> None:
     console = console or Console()
@@ -56,6 +58,12 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
                       f"{sum(r['prompt_tokens'] for r in used):,} in / {sum(r['completion_tokens'] for r in used):,} out, "
                       f"about ${manifest['cost_usd']:.4f}" + (" (stopped: budget reached; --resume with a larger "
                       "--budget-usd to go on)" if manifest.get("stopped_by_budget") else ""))
+    entries = read_requests(out)
+    if entries:
+        line = requests_line(entries[-1:])
+        retried = entries[-1].get("retries", 0) or entries[-1].get("reasks", 0)
+        console.print(f"requests (this process): {'[yellow]' if retried else ''}{line}{'[/]' if retried else ''}; "
+                      "every process's counts are in requests.json", highlight=False)
     extra = ", teval/" if manifest.get("teval") else ""
     console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + f", manifest.json{extra}"
                   + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))

@@ -99,3 +99,28 @@ def test_eval_against_a_dead_endpoint_reports_errors_not_scores(small_run, tmp_p
     assert "not graded" in result.output
     rows = [json.loads(x) for x in (tmp_path / "e" / "graded.jsonl").read_text().splitlines()]
     assert {r["diagnosis"] for r in rows} == {"error"} and all(r["score"] is None for r in rows)
+
+
+def test_retries_429s_5xx_and_waits_are_in_requests_json_the_summary_and_the_card(tiny_registry, tmp_path):
+    faults = Faults(rate_429=0.15, rate_500=0.15, rate_bad_json=0.1, retry_after_s=0.01, faulty_attempts=1)
+    out = tmp_path / "flaky"
+    with OpenAIServer(respond, faults=faults) as flaky:
+        result = cli("generate", "--servers", tiny_registry, "--out", out, "--n", 8, "--seed", 4,
+                     "--base-url", flaky.base_url, "--model", "synth-test", "--concurrency", 4)
+        assert result.exit_code == 0, result.output
+        outcomes = flaky.outcomes()
+    entries = json.loads((out / "requests.json").read_text())
+    assert len(entries) == 1
+    entry = entries[0]
+    assert entry["errors"].get("rate_limit", 0) == outcomes["429"] > 0
+    assert entry["errors"].get("server_error", 0) == outcomes["500"] > 0
+    assert entry["retries"] >= outcomes["429"] + outcomes["500"] and entry["waited_s"] > 0
+    assert entry["reasks"] > 0  # the cut-off JSON answers were asked again
+    assert entry["requests"] == sum(outcomes.values())
+    summary = " ".join(result.output.split())
+    assert f"429 rate limits {outcomes['429']}" in summary and f"5xx {outcomes['500']}" in summary
+    assert "s spent waiting" in summary and "re-asks" in summary
+    card = " ".join((out / "README.md").read_text().split())
+    assert "**Requests**" in card and f"429 rate limits {outcomes['429']}" in card
+    manifest = (out / "manifest.json").read_text()
+    assert "waited_s" not in manifest  # timing stays out of the manifest, which is byte-identical across reruns

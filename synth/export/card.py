@@ -19,7 +19,7 @@ import yaml
 from synth.export import hf
 from synth.export.plots import Stats, short, write_plots
 from synth.records import content_hash
-from synth.rundir import CARD, SCORED, TRAIN, VALID, RunDir, read_jsonl, write_atomic
+from synth.rundir import CARD, SCORED, TRAIN, VALID, RunDir, read_jsonl, read_requests, requests_line, write_atomic
 
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
 
@@ -139,7 +139,7 @@ def _funnel(manifest: dict[str, Any]) -> str:
     return _table(["stage", "entered", "passed", "dropped", "why dropped"], rows)
 
 
-def _made(manifest: dict[str, Any]) -> list[str]:
+def _made(manifest: dict[str, Any], run: Path | None = None) -> list[str]:
     cfg, reg = manifest["config"], manifest["registry"]
     snapshot = content_hash(reg.get("snapshot", []))
     model = manifest.get("model")
@@ -171,6 +171,9 @@ def _made(manifest: dict[str, Any]) -> list[str]:
         used = manifest["tokens"].values()
         lines.append(f"- **Model calls**: {sum(r['calls'] for r in used)}, tokens {sum(r['prompt_tokens'] for r in used):,} in / "
                      f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.get('cost_usd', 0):.2f}")
+    requests = requests_line(read_requests(run)) if run is not None else None
+    if requests:
+        lines.append(f"- **Requests** (all processes that worked on the run, from requests.json): {requests}")
     lines += ["", "Same registry, seed and version give byte-identical files:", "", "```bash", command, "```"]
     return lines
 
@@ -274,7 +277,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "derived from one conversation crosses splits. Each gold call then yields one negative per error label, "
         "re-checked so that its label holds.",
         "",
-        *_made(manifest),
+        *_made(manifest, run),
         "",
         "### Funnel",
         "",

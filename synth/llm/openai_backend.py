@@ -57,13 +57,16 @@ class BackendStats:
     retries: int = 0
     failures: int = 0  # calls that ended in BackendError
     downgrades: int = 0
+    reasks: int = 0  # answers that did not validate and were asked again (counted by synth.llm.structured)
+    waited_s: float = 0.0  # time spent waiting before retries (backoff and Retry-After)
     errors: Counter[str] = field(default_factory=Counter)  # failed requests by kind
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"calls": self.calls, "requests": self.requests, "retries": self.retries,
-                "failures": self.failures, "downgrades": self.downgrades, "errors": dict(self.errors),
+                "failures": self.failures, "downgrades": self.downgrades, "reasks": self.reasks,
+                "waited_s": round(self.waited_s, 3), "errors": dict(self.errors),
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
 
 
@@ -122,7 +125,7 @@ class OpenAIBackend:
         self._tpm = TokenBucket(tpm) if tpm else None
         self._format = 0  # index into FORMATS; only ever moves down the ladder
         self._policy = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait, backoff=backoff,
-                                   on_retry=self._count_retry)
+                                   on_retry=self._count_retry, on_wait=self._count_wait)
         self._reached = False  # some request got an HTTP answer: from then on failures are per request
         self._refusals = 0  # connection failures in a row while not yet reached
         self.down: EndpointDown | None = None  # set once the endpoint is judged unreachable
@@ -257,6 +260,9 @@ class OpenAIBackend:
 
     def _count_retry(self, exc: BaseException) -> None:
         self.stats.retries += 1
+
+    def _count_wait(self, seconds: float) -> None:
+        self.stats.waited_s += seconds
 
     def _downgrade(self, level: int) -> None:
         if self._format == level and level + 1 < len(FORMATS):

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from synth.errors import BackendError, BudgetError, EndpointDown
-from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.llm.base import ChatBackend, ChatRequest, ChatResponse, stats_of
 from synth.records import StageFailure
 
 M = TypeVar("M", bound=BaseModel)
@@ -66,6 +66,9 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
         except (ValueError, ValidationError) as exc:
             error = _short(exc)
             if attempt == 0:
+                stats = stats_of(backend)
+                if stats is not None:
+                    stats.reasks += 1
                 request = request.model_copy(update={"messages": (
                     *request.messages,
                     {"role": "assistant", "content": response.content or ""},
