@@ -212,3 +212,25 @@ def test_review_from_a_pipe_reads_the_text_after_n_as_the_note(tiny_registry, tm
     first, second = read_queue(folder)[:2]
     assert (first.note, first.decision) == ("looks fine to me", "accept")
     assert (second.note, second.decision) == ("same line note", "reject")
+
+
+def test_a_run_that_accepts_nothing_exits_one(tmp_path):
+    registry = tmp_path / "reg"
+    registry.mkdir()
+    (registry / "server.json").write_text("this is not JSON")
+    result = cli("generate", "--servers", registry, "--out", tmp_path / "out", "--n", 5)
+    assert result.exit_code == 1, result.output
+    assert "no conversation was accepted" in result.output
+
+
+def test_max_reject_turns_a_mostly_rejected_run_into_exit_one(tiny_registry, tmp_path):
+    done = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2)
+    assert done.exit_code == 0, done.output
+    funnel = json.loads((tmp_path / "a" / MANIFEST).read_text())["funnel"]
+    share = (funnel["scenarios"] - funnel["accepted"]) / funnel["scenarios"]
+    assert share > 0  # some scenarios are rejected (dedup, gates) in any run
+    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2,
+                 "--max-reject", round(share / 2, 4))
+    assert result.exit_code == 1 and "above --max-reject" in result.output
+    assert cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2,
+               "--max-reject", 0.99).exit_code == 0
