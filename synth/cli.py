@@ -77,7 +77,7 @@ def generate(
     import os
 
     from synth.config import Settings, parse_split, read_toml
-    from synth.errors import SynthError
+    from synth.errors import ConfigError, SynthError
 
     try:
         servers = servers or _default_servers()
@@ -95,6 +95,14 @@ def generate(
         run_out = out or Path("outputs") / f"{name}-seed{seed}-n{n}"
         settings = Settings(servers=servers, out=run_out, n=n, seed=seed, split=parse_split(split),
                             max_tools=max_tools, backend=backend, audit=audit, review_below=review_below, **fields)
+        unpriced = settings.unpriced()
+        if unpriced and settings.budget_usd is not None:
+            raise ConfigError(f"--budget-usd needs a price for {', '.join(unpriced)}: without one its cost reads as $0 and "
+                              "the budget never stops the run; add it to synth.toml as [prices] "
+                              f"\"{unpriced[0]}\" = [input, output] (USD per million tokens)")
+        if unpriced:
+            typer.echo(f"warning: no price known for {', '.join(unpriced)}; its cost is counted as $0 (add [prices] to "
+                       "synth.toml to count it)", err=True)
         if dry_run:
             from synth.agents.estimate import estimate
 

@@ -90,6 +90,12 @@ class Settings(BaseModel):
     def models(self) -> dict[str, str]:
         return {role: self.endpoint(role).model or self.model for role in ROLES}
 
+    def unpriced(self) -> list[str]:
+        """Models of this run with no price (their cost would read as $0 and no budget could stop them)."""
+        if self.backend == "offline":
+            return []
+        return sorted({m for m in self.models().values() if m not in self.prices})
+
     def identity(self) -> dict[str, Any]:
         """What makes a run this run and not another: the registry's content, seed, size and the flags
         that shape the data (not the budget, prices or concurrency, which a resume may change)."""

@@ -368,11 +368,13 @@ def test_every_usable_schema_is_clean_2020_12_and_stable(folder: Path) -> None:
         assert again == schema and found == [], t.key
 
 
-def test_default_registry_loads_with_only_the_known_duplicate() -> None:
+def test_default_registry_loads_without_errors() -> None:
+    """A first run on the shipped registry shows no error (the Weaviate server's second update_object is patch_object)."""
     reg = load_registry(DEFAULT)
     assert 30 <= len(reg.servers) <= 50 and 250 <= len(reg.tools) <= 400
     errors = [p for p in reg.problems if p.severity == "error"]
-    assert [(p.file, p.tool) for p in errors] == [("agentesq__postman-weaviate-mcp-server.json", "update_object")]
+    assert errors == []
+    assert {"update_object", "patch_object"} <= {t.name for t in reg.server("@agentesq/postman-weaviate-mcp-server").tools}
     assert all(isinstance(s.license, str) for s in reg.servers)
 
 
