@@ -14,6 +14,24 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _no_flag_metavar() -> None:
+    """typer 0.29 with click 8.5 prints ``<bool>`` beside every flag, as if it took a value; flags show none."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_synth", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx):  # type: ignore[no-untyped-def]
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._synth = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_no_flag_metavar()
 registry_app = typer.Typer(help="Check registry folders of MCP server definitions.", no_args_is_help=True)
 app.add_typer(registry_app, name="registry")
 cache_app = typer.Typer(help="The SQLite cache of model calls that makes reruns and --resume free.", no_args_is_help=True)
@@ -66,7 +84,7 @@ def generate(
                                    "(other seed, registry or flags); without it such a folder is refused."),
     max_reject: Optional[float] = typer.Option(None, "--max-reject", min=0.0, max=1.0, help="Exit 1 when more than "
                                                "this share of scenarios is rejected (a run with none accepted always exits 1)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="synth.toml with [llm], [roles.<role>] and [prices]. "
+    config: Optional[Path] = typer.Option(None, "--config", help="synth.toml with \\[llm], \\[roles.<role>] and \\[prices]. "
                                           "Default: ./synth.toml when it exists."),
     audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items sent to "
                                 "review_queue.jsonl at random for a person to check (besides the reviewer's doubts)."),
@@ -139,6 +157,11 @@ def _print_estimate(report: dict) -> None:
     Console().print(table)
     Console().print(f"total: {report['calls']} calls, about {report['prompt_tokens'] + report['completion_tokens']:,} tokens, "
                     f"about ${report['usd']:.2f} (prices per million tokens: synth.config.PRICES, extend with \\[prices] in synth.toml)")
+    if report.get("max_scenarios", 0) > report["scenarios"]:
+        Console().print(f"estimated for {report['scenarios']} scenarios (n plus 10% for the ones the gates, reviewer and dedup "
+                        f"turn away); a run that turns away many starts up to {report['max_scenarios']} (at most 2n + 20, "
+                        f"and up to {report['max_scenarios'] - report['scenarios']} more in flight when it stops), "
+                        f"which would cost about ${report['usd_max']:.2f}", highlight=False)
 
 
 def _run_with_progress(settings):
@@ -191,6 +214,7 @@ def registry_lint(
     """
     from synth.errors import SynthError
     from synth.registry import lint
+    from synth.wording import plural
 
     try:
         problems = lint(folder)
@@ -201,7 +225,7 @@ def registry_lint(
     for p in problems:
         if warnings or p.severity == "error":
             typer.echo(p.line())
-    typer.echo(f"{errors} errors, {len(problems) - errors} warnings in {folder}", err=True)
+    typer.echo(f"{plural(errors, 'error')}, {plural(len(problems) - errors, 'warning')} in {folder}", err=True)
     raise typer.Exit(1 if errors else 0)
 
 

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from synth.rundir import read_requests, requests_line
+from synth.wording import plural
 
 
 def print_summary(manifest: dict[str, Any], out: Path, console: Console | None = None) -> None:
@@ -47,7 +48,7 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
 
     console.print(f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
                   f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
-                  f"{len(reg['errors'])} errors, reasons in manifest.json")
+                  f"{plural(len(reg['errors']), 'error')}, reasons in manifest.json")
     for line in reg["errors"][:5]:
         console.print(f"  [yellow]{line}[/]", highlight=False)
     if len(reg["errors"]) > 5:
