@@ -437,11 +437,14 @@ def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overw
                                  "run made them; give --overwrite to replace them, or another --out")
         return
     there = manifest.get("identity")
-    if there == identity:
+    if there == identity and not (folder / LOG).exists():
         return
     if overwrite:
         clear(folder)
         return
+    if there == identity:  # the same run, but people's review decisions are folded into its files
+        raise RunFolderError(f"{folder} holds this run with review decisions applied ({LOG}); making it again would "
+                             "drop them. Give --overwrite to start over, or another --out")
     what = _difference(there, identity)
     if resume:
         raise RunFolderError(f"--resume only continues the same run, and {folder} holds another ({what}); give the "

@@ -234,3 +234,17 @@ def test_max_reject_turns_a_mostly_rejected_run_into_exit_one(tiny_registry, tmp
     assert result.exit_code == 1 and "above --max-reject" in result.output
     assert cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2,
                "--max-reject", 0.99).exit_code == 0
+
+
+def test_making_a_reviewed_run_again_needs_overwrite(tiny_registry, tmp_path):
+    folder = tmp_path / "D"
+    args = ("generate", "--servers", tiny_registry, "--out", folder, "--n", 6, "--seed", 2, "--audit", 1.0)
+    assert cli(*args).exit_code == 0
+    result = runner.invoke(app, ["review", str(folder), "--reviewer", "ann"], input="a\nq\n")
+    assert result.exit_code == 0, result.output
+    assert cli("review", "apply", folder).exit_code == 0
+    assert (folder / "review_log.jsonl").exists()
+    result = cli(*args)
+    assert result.exit_code == 3 and "review decisions applied" in result.output
+    result = cli(*args, "--overwrite")
+    assert result.exit_code == 0 and not (folder / "review_log.jsonl").exists()
