@@ -84,6 +84,33 @@ def _realism(run: Path, manifest: dict[str, Any]) -> list[str]:
     return out + [_table(["measure (benchmarks/realism.py)", "value"], rows), ""]
 
 
+HEAVY_TOOL = 16_000  # characters of one tool definition above which the card says what repeating it costs
+
+
+def _heavy_tools(run: Path, sample: int = 400) -> str | None:
+    """Why big tool definitions (a 5,000-value enum) are repeated on every line that offers them, and
+    what share of scored.jsonl they take (from its first ``sample`` lines), or None when none is big."""
+    largest: dict[str, int] = {}
+    tool_chars = line_chars = 0
+    for number, row in enumerate(read_jsonl(run / SCORED), 1):
+        if number > sample:
+            break
+        line_chars += len(json.dumps(row, ensure_ascii=False))
+        for tool in row.get("available_tools") or []:
+            size = len(json.dumps(tool, ensure_ascii=False))
+            tool_chars += size
+            name = str(tool.get("name", "?"))
+            largest[name] = max(largest.get(name, 0), size)
+    big = sorted(((n, c) for n, c in largest.items() if c > HEAVY_TOOL), key=lambda nc: -nc[1])
+    if not big:
+        return None
+    named = ", ".join(f"`{n}` ({c / 1000:.0f} kB)" for n, c in big[:3])
+    return (f"Some tool definitions are large ({named}) and are repeated on every line that offers them: tool "
+            f"definitions are {tool_chars / max(line_chars, 1):.0%} of scored.jsonl. Each line carries its tools "
+            "because the formats it follows (limbic scored calls, OpenAI fine-tuning, Foundry eval items) have no "
+            "shared tool table; shrink the schema in the registry (a long enum) or lower --max-tools to cut it.")
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
@@ -323,6 +350,9 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "English only; requests follow the tools, so the mix of tasks mirrors the registry, not real traffic.",
         "The tool definitions come from the servers' registry entries and keep their own licences.",
     ]
+    heavy = _heavy_tools(run)
+    if heavy:
+        limits.append(heavy)
     if manifest["backend"] == "offline":
         limits.insert(0, "Made by the offline backend: with a server pack, requests, results and answers are expanded "
                       "from a person-reviewed set of goals, values and templates, so their variety is bounded by the "
