@@ -18,8 +18,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from synth.errors import ConfigError, RunFolderError, SynthError
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from fake_agents import respond
 from openai_server import Faults, OpenAIServer, echo_responder
+from typer.testing import CliRunner
+
 from synth.cli import app
 from synth.config import Settings
 from synth.errors import BackendError, EndpointDown

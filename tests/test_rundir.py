@@ -76,9 +76,9 @@ def test_the_lock_names_its_holder_and_a_dead_holder_is_no_obstacle(tiny_registr
     folder = tmp_path / "D"
     generate(Settings(servers=tiny_registry, out=folder, n=8, seed=1))
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from pathlib import Path; from synth.rundir import RunLock\n"
-         f"with RunLock(Path({str(folder)!r}), 'synth generate -n 3000 --seed 5 --out D'):\n"
-         "    print('locked', flush=True); sys.stdin.read()"],
+        [sys.executable, "-c", ("import sys; from pathlib import Path; from synth.rundir import RunLock\n"
+                                f"with RunLock(Path({str(folder)!r}), 'synth generate -n 3000 --seed 5 --out D'):\n"
+                                "    print('locked', flush=True); sys.stdin.read()")],
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"

@@ -57,7 +57,7 @@ def estimate(settings: Settings) -> dict[str, Any]:
                 prompt[role] += sum(executor_base + 150 * t for t in range(turns))
             else:
                 prompt[role] += n * sizes[role]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for role in ROLES:
         completion = calls[role] * COMPLETION_TOKENS[role]
         price_in, price_out = settings.prices.get(models[role], (0.0, 0.0))

@@ -19,7 +19,17 @@ import yaml
 from synth.export import hf
 from synth.export.plots import Stats, short, write_plots
 from synth.records import content_hash
-from synth.rundir import CARD, SCORED, TRAIN, VALID, RunDir, read_jsonl, read_requests, requests_line, write_atomic
+from synth.rundir import (
+    CARD,
+    SCORED,
+    TRAIN,
+    VALID,
+    RunDir,
+    read_jsonl,
+    read_requests,
+    requests_line,
+    write_atomic,
+)
 
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
 

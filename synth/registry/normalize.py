@@ -458,21 +458,22 @@ def _check_ranges(s: dict[str, Any], ptr: str, run: _Run) -> None:
     this reason), since generation could only fail on them."""
     lo, hi = s.get("minimum"), s.get("maximum")
     xlo, xhi = s.get("exclusiveMinimum"), s.get("exclusiveMaximum")
-    low = max((v for v in (lo, xlo) if _number(v)), default=None)
-    high = min((v for v in (hi, xhi) if _number(v)), default=None)
-    if low is not None and high is not None:
+    lows = [float(v) for v in (lo, xlo) if isinstance(v, (int, float)) and _number(v)]
+    highs = [float(v) for v in (hi, xhi) if isinstance(v, (int, float)) and _number(v)]
+    if lows and highs:
+        low, high = max(lows), min(highs)
         strict = (low == xlo and _number(xlo)) or (high == xhi and _number(xhi))
         integer = s.get("type") == "integer"
         empty = low > high or (low == high and strict) or (integer and math.ceil(low) > math.floor(high))
         if empty:
             which = ("exclusiveMinimum" if low == xlo and _number(xlo) else "minimum",
                      "exclusiveMaximum" if high == xhi and _number(xhi) else "maximum")
-            run.error(f"{ptr}/{which[0]}", f"{which[0]} {low} and {which[1]} {high} leave no "
+            run.error(f"{ptr}/{which[0]}", f"{which[0]} {low:g} and {which[1]} {high:g} leave no "
                       f"{'integer' if integer else 'number'} allowed", f"fix the bounds so {which[0]} is below {which[1]}")
     for small, big, what in (("minLength", "maxLength", "string"), ("minItems", "maxItems", "array"),
                              ("minProperties", "maxProperties", "object")):
         a, b = s.get(small), s.get(big)
-        if _number(a) and _number(b) and a > b:
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and _number(a) and _number(b) and a > b:
             run.error(f"{ptr}/{small}", f"{small} {a} is above {big} {b}: no {what} is allowed",
                       f"fix the bounds so {small} <= {big}")
     pattern, enum = s.get("pattern"), s.get("enum")
