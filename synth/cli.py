@@ -251,6 +251,10 @@ def grade(
         _fail("give --eval eval.jsonl (tool calls) or --teval teval/<subset>.json (T-Eval answers)")
         return
     try:
+        from synth.rundir import RunDir
+
+        if eval_file.is_dir() and RunDir(eval_file).is_run():
+            RunDir(eval_file).finished()  # not while it is being written, nor when it stopped part way
         report, rows = run_grade(eval_items(eval_file), read_jsonl(predictions, "predictions file", required=True),
                                  _leniency(lenient))
         other = _read_report(compare) if compare else None
@@ -341,6 +345,9 @@ def eval_command(
             report = run_judge(source, backend, model, target, concurrency * 2)
             _print_judge(report)
             typer.echo(f"report: {target / 'judge_report.json'}")
+            if report.get("errors"):
+                _fail(f"{report['errors']} of {report['items'] + report['errors']} judge requests failed; they are left "
+                      "out of the accuracy; run again when the endpoint works (answers already received are cached)", 4)
             return
         from synth.evaluate.run import evaluate
 

@@ -307,7 +307,7 @@ def _holder(fd: int) -> str:
         info = {}
     if not isinstance(info, dict) or "pid" not in info:
         return "another synth process"
-    return f"another run, pid {info['pid']} ({info.get('command') or 'synth'})"
+    return f"pid {info['pid']} ({info.get('command') or 'synth'})"
 
 
 class RunLock:

@@ -139,3 +139,26 @@ def test_a_budget_needs_a_price_for_every_model(tiny_registry, tmp_path):
     result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "b", "--n", 5, "--base-url", dead_url(),
                  "--model", "my-local-model", "--dry-run")
     assert result.exit_code == 0 and "no price known for my-local-model" in result.output
+
+
+def test_judge_does_not_grade_an_outage(small_run, tmp_path):
+    from synth.evaluate.run import judge_report
+
+    result = cli("eval", small_run, "--judge", "--model", "m", "--base-url", dead_url(), "--out", tmp_path / "j")
+    assert result.exit_code == 4 and "connection refused" in result.output
+    rows = [{"expected": "correct", "predicted": "correct"}, {"expected": "correct", "predicted": None, "error": True}]
+    report = judge_report(rows)
+    assert (report["items"], report["errors"], report["accuracy"], report["unparsed"]) == (1, 1, 1.0, 0)
+
+
+def test_grade_refuses_an_unfinished_run(small_run, tmp_path):
+    import shutil
+
+    from synth.rundir import RunDir
+
+    run = tmp_path / "copy"
+    shutil.copytree(small_run, run)
+    RunDir(run).start({"seed": 0})
+    (tmp_path / "p.jsonl").write_text("")
+    result = cli("grade", "--eval", run, "--predictions", tmp_path / "p.jsonl")
+    assert result.exit_code == 3 and "unfinished run" in result.output
