@@ -97,6 +97,7 @@ def generate(
     from synth.config import Settings, parse_split, read_toml
     from synth.errors import ConfigError, SynthError
 
+    started = False
     try:
         servers = servers or _default_servers()
         name = servers.resolve().name or "registry"
@@ -131,10 +132,11 @@ def generate(
 
         with RunLock(settings.out):  # one writer per run folder, from the check below to the card
             claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
+            started = True
             manifest = _run_with_progress(settings)
             write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(str(exc) + (_unfinished(settings.out) if started else ""), exc.exit_code)
         return
     from synth.summary import print_summary, verdict
 
@@ -142,6 +144,20 @@ def generate(
     problem = verdict(manifest, max_reject)
     if problem:
         _fail(problem, 1)
+
+
+def _unfinished(out: Path) -> str:
+    """What to do about a run that stopped part way, for the error line (empty when it finished)."""
+    from synth.errors import SynthError
+    from synth.rundir import COMPLETE, RunDir, resume_command
+
+    try:
+        manifest = RunDir(out).manifest()
+    except SynthError:  # no manifest, or an unreadable one: nothing to add
+        return ""
+    if manifest.get("status", COMPLETE) == COMPLETE:
+        return ""
+    return f". The run in {out} stopped part way; once that is fixed, finish it with: {resume_command(manifest)}"
 
 
 def _print_estimate(report: dict) -> None:

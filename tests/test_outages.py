@@ -46,6 +46,7 @@ def test_a_dead_endpoint_stops_the_run_at_once_with_one_line(tiny_registry, tmp_
     assert result.exit_code == 4, result.output
     assert f"{url}/chat/completions: connection refused" in result.output and "check --base-url" in result.output
     assert "timed out" not in result.output.lower() and "Traceback" not in result.output
+    assert "stopped part way" in result.output and "--resume" in result.output
     assert took < 12, took
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
     assert manifest["status"] == "running"  # nothing finished: readers refuse it
