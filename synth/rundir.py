@@ -397,11 +397,19 @@ def writer_of(folder: Path) -> str | None:
     return None
 
 
-def tree_digest(folder: Path) -> str:
-    """sha256 over the relative names and bytes of every file under ``folder`` (a registry's identity)."""
+def tree_digest(folder: Path, skip: Path | None = None) -> str:
+    """sha256 over the relative names and bytes of every file under ``folder`` (a registry's identity),
+    leaving out hidden files and anything under ``skip`` (a run folder kept inside the registry)."""
     sha = hashlib.sha256()
     root = folder if folder.is_dir() else folder.parent
-    for p in sorted(p for p in root.rglob("*") if p.is_file()) if folder.is_dir() else [folder]:
+    skipped = skip.resolve() if skip is not None else None
+
+    def kept(p: Path) -> bool:
+        if not p.is_file() or any(part.startswith(".") for part in p.relative_to(root).parts):
+            return False
+        return skipped is None or not p.resolve().is_relative_to(skipped)
+
+    for p in sorted(p for p in root.rglob("*") if kept(p)) if folder.is_dir() else [folder]:
         sha.update(p.relative_to(root).as_posix().encode("utf-8") + b"\0")
         with open(p, "rb") as f:
             while chunk := f.read(1 << 20):
