@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -248,3 +249,12 @@ def test_making_a_reviewed_run_again_needs_overwrite(tiny_registry, tmp_path):
     assert result.exit_code == 3 and "review decisions applied" in result.output
     result = cli(*args, "--overwrite")
     assert result.exit_code == 0 and not (folder / "review_log.jsonl").exists()
+
+
+def test_a_run_kept_inside_its_registry_folder_is_still_the_same_run(tiny_registry, tmp_path):
+    registry = tmp_path / "reg"
+    shutil.copytree(tiny_registry, registry)
+    out = registry / "runs" / "one"
+    assert cli("generate", "--servers", registry, "--out", out, "--n", 5, "--seed", 1).exit_code == 0
+    result = cli("generate", "--servers", registry, "--out", out, "--n", 5, "--seed", 1, "--resume")
+    assert result.exit_code == 0, result.output
