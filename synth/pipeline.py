@@ -92,6 +92,7 @@ def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limi
     return tuple(t.name for t in server.tools if t.name in keep)
 
 
+@rundir.writes_run(lambda settings, *_, **__: settings.out)  # one writer per run folder
 def generate(settings: Settings, progress: Callable[[int, int], None] | None = None,
              backends: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run the whole pipeline into ``settings.out``; returns the manifest.
@@ -110,6 +111,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     tally = Tally()
     dedup = Dedup()
     spend = Spend(settings.prices)
+    RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
     writer = RunWriter(settings.out)
     rules = Rules.from_settings(settings)
     accepted = attempts = 0
@@ -299,6 +301,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
     files = {name: file_facts(settings.out / name) for name in FILES}
     errors = [p for p in registry.problems if p.severity == "error"]
     return {
+        "status": rundir.COMPLETE,
         "synth_version": synth.__version__,
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
@@ -336,6 +339,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
                 for s in registry.servers
             ],
         },
+        "identity": settings.identity(),  # what --resume and a new run into this folder are checked against
         "tool_names": names.renamed(),
         "funnel": {
             "scenarios": attempts,

@@ -37,6 +37,22 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
+def connection_phrase(exc: BaseException) -> str:
+    """What a connection failure was, in the words people search for: refused, reset, or not made."""
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 8:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, ConnectionResetError):
+            return "connection reset"
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    text = str(exc).lower()
+    if "refused" in text:
+        return "connection refused"
+    return "could not connect"
+
+
 def error_kind(exc: BaseException) -> str:
     """A short name for what went wrong, used for counting and for choosing the advice."""
     if isinstance(exc, openai.APITimeoutError):
