@@ -108,7 +108,7 @@ class Settings(BaseModel):
 
         return {"registry_sha256": tree_digest(self.servers, skip=self.out) if self.servers.exists() else None,
                 "seed": self.seed, "n": self.n, "split": list(self.split), "max_tools": self.max_tools,
-                "backend": self.backend, "model": None if self.backend == "offline" else self.models(),
+                "execute": self.execute, "backend": self.backend, "model": None if self.backend == "offline" else self.models(),
                 "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)}}
 
     @property
