@@ -11,6 +11,10 @@ process per call). A stateful one gets a fresh server per scenario: a new proces
 temporary working folder, so scenarios never see each other's writes and a conversation can be
 replayed. A server that fails to connect is remembered, so its other scenarios are refused at once
 with the same line instead of each waiting out the timeout again.
+
+synth's own store (an entry that runs ``synth serve store``) is served in this process: each scenario
+gets a copy of the seed database and a session with one shared server object over the SDK's
+in-memory transport. Same tools, same protocol, same result text as the process, in milliseconds.
 """
 
 from __future__ import annotations
