@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -18,7 +17,7 @@ def register(app: typer.Typer) -> None:
 @tasks_app.command("check")
 def tasks_check(
     run: Path = typer.Argument(..., help="A run folder with tasks/ (synth generate on a store server, live)."),
-    verbose: Optional[bool] = typer.Option(False, "--verbose", "-v", help="Print a line for every task, not only failures."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print a line for every task, not only failures."),
 ) -> None:
     """Replay each task's gold calls on a fresh store and run its verify.py (it must pass), then run it on an
     untouched store (it must fail when the task changes the state). Exits 1 when any task is wrong."""
