@@ -376,14 +376,21 @@ def known_facts(calls: list[dict[str, Any]], said: str) -> list[tuple[str, str]]
 
 
 def description_md(title: str, said: list[str], facts: list[tuple[str, str]], objectives: list[str],
-                   questions: bool) -> str:
-    """MCPMark's description layout: the task, what the customer knows, the objectives."""
+                   questions: bool, verified: bool) -> str:
+    """MCPMark's description layout: the task, what the customer knows, the objectives.
+
+    ``verified`` says the gold path acts without looking the customer up first (the store's policy asks
+    for it): the instruction then says so, so the task stays solvable by an agent that keeps the policy.
+    """
     lines = [f"# {title}", "", "## 📋 Task Description", "",
              "You are the customer service agent of the Synth Store online shop. Follow the shop's policy (the "
              "store server's instructions). A customer writes to you; here is everything they say, in order:", ""]
     lines += [f"> {plain_words(text).strip()}" + ("\n>" if i < len(said) - 1 else "") for i, text in enumerate(said)]
     lines += ["", "## 🧾 What the Customer Knows", ""]
     lines += [f"- {label}: {value}" for label, value in facts] or ["- Nothing beyond what they say above."]
+    if verified:
+        lines += ["- Their identity is already confirmed: act on the orders and account they name without "
+                  "looking them up by email or by name and ZIP code first."]
     lines += ["", "## 🎯 Task Objectives", ""]
     steps = [*objectives]
     if questions:
@@ -487,8 +494,9 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     said = [m.content or "" for m in conv.messages if m.role == "user"]
     objectives = [objective(c) for c, _ in writes]
     title = _title(category, [c for c, _ in writes], calls)
+    verified = unidentified_writes(calls, results)
     text = description_md(title, said, known_facts(calls, "\n".join(said)), objectives,
-                          questions=any(c["name"] in READS for c in calls) and len(writes) < len(said))
+                          questions=not writes or any("?" in t for t in said), verified=verified)
     leaked = leaked_names(text, server)
     if leaked:
         raise Dropped("task_names_in_description", f"the customer's words name tools or parameters ({', '.join(leaked)}), "
@@ -496,7 +504,8 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     task_id = f"{category}_{conv.id.removeprefix('conv_')[:10]}"
     changes = final_hash != stores.hash(seed)
     tags = sorted({WRITES[c["name"]] for c, _ in writes} | ({"refusal"} if any(f for _, f in writes) else set())
-                  | ({"multi-turn"} if conv.query.withheld else set()) | ({"read-only"} if not changes else set()))
+                  | ({"multi-turn"} if conv.query.withheld else set()) | ({"read-only"} if not changes else set())
+                  | ({"pre-verified"} if verified else set()))
     meta = {
         "task_id": task_id,
         "task_name": title,
@@ -529,6 +538,21 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     return Task(folder, meta, text, verify_source(task_id, title, final_hash, checks))
 
 
+IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
+LOOKUPS = {"get_order_details": "Look up order {order_id}", "get_user_details": "Look up the customer's account",
+           "get_product_details": "Look up product variants", "list_all_product_types": "Look up the product catalog"}
+
+
+def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> bool:
+    """Whether a write comes before any successful lookup of the customer (the policy wants one first)."""
+    for call, result in zip(calls, results):
+        if call["name"] in IDENTIFY and not result.get("isError"):
+            return False
+        if call["name"] in WRITES:
+            return True
+    return False
+
+
 def _title(category: str, writes: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
     """A short name: the first write and what it acts on, or the first thing looked up."""
     if writes:
@@ -537,9 +561,10 @@ def _title(category: str, writes: list[dict[str, Any]], calls: list[dict[str, An
         name = {"refused": "Request"}.get(category, CATEGORY_NAMES[WRITES[writes[0]["name"]]])
         more = f" (+{len(writes) - 1} more request{'s' if len(writes) > 2 else ''})" if len(writes) > 1 else ""
         return f"{name} {what}".strip() + more
-    first = calls[0]["arguments"]
-    what = first.get("order_id") or first.get("email") or first.get("product_id") or ""
-    return f"Answer the customer's questions {'about ' + what if what else ''}".strip()
+    lookup = next((c for c in calls if c["name"] in LOOKUPS), None)
+    if lookup is None:
+        return "Identify the customer"
+    return LOOKUPS[lookup["name"]].format(order_id=lookup["arguments"].get("order_id", ""))
 
 
 # --- the run's tasks ----------------------------------------------------------------------------
