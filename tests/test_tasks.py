@@ -231,3 +231,41 @@ def test_only_stores_started_from_their_seed_make_tasks() -> None:
     assert store_seed(store("--db", "/srv/shop.db")) is None  # an existing database is not a fresh seed
     assert store_seed(Connection(type="stdio", command="npx", args=("some-server",), stateful=True)) is None
     assert store_seed(None) is None
+
+
+def _conversation(base: Conversation, user: str, calls: list[dict[str, Any]], db: Path) -> Conversation:
+    """``base`` with new messages: the user's request, then each call with what the real store returns."""
+    from synth.live.client import result_text
+    from synth.records import Message, ToolCall
+
+    results = replay(db, calls)
+    messages = [base.messages[0], Message(role="user", content=user)]
+    for i, (call, result) in enumerate(zip(calls, results)):
+        messages.append(Message(role="assistant", tool_calls=(ToolCall(id=f"call_{i}", **call),)))
+        messages.append(Message(role="tool", tool_call_id=f"call_{i}", content=result_text(result), source="live"))
+    messages.append(Message(role="assistant", content="Done."))
+    return base.model_copy(update={"messages": tuple(messages), "id": "conv_handmade0001"})
+
+
+def test_a_refused_write_is_a_task_that_changes_nothing(run: Path, tmp_path: Path, stores: SeedStores) -> None:
+    registry = load_registry(Path(json.loads((run / "manifest.json").read_text())["config"]["servers"]))
+    conn = sqlite3.connect(stores.path(0))
+    order = conn.execute("SELECT order_id FROM orders WHERE status = 'delivered' ORDER BY order_id").fetchone()[0]
+    conn.close()
+    calls = [{"name": "cancel_pending_order", "arguments": {"order_id": order, "reason": "no longer needed"}}]
+    db = tmp_path / "made.db"
+    shutil.copy(stores.path(0), db)
+    conv = _conversation(conversations(run)[0], f"Please cancel order {order}, I no longer need it.", calls, db)
+    rejected: list[dict[str, Any]] = []
+    writer = TaskWriter(tmp_path / "out", rejected.append)
+    writer.add(conv, registry.servers[0])
+    assert writer.close()["categories"] == {"refused": 1} and not rejected
+    (folder,) = task_folders(tmp_path / "out")
+    meta = json.loads((folder / "meta.json").read_text())
+    assert folder.parts[-4:-1] == ("synth__store", "easy", "refused") and meta["difficulty"] == "L1"
+    assert meta["synth"]["failed_calls"] == [0] and meta["synth"]["changes_state"] is False
+    assert meta["synth"]["expected_state_hash"] == meta["synth"]["seed_state_hash"]
+    assert "refusal" in meta["tags"] and f"Cancel order {order}" in (folder / "description.md").read_text()
+    seed = tmp_path / "seed.db"
+    shutil.copy(stores.path(0), seed)
+    assert verify(folder, seed).returncode == 0  # a refused task passes on the untouched store, as it should
