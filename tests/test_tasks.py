@@ -269,3 +269,12 @@ def test_a_refused_write_is_a_task_that_changes_nothing(run: Path, tmp_path: Pat
     seed = tmp_path / "seed.db"
     shutil.copy(stores.path(0), seed)
     assert verify(folder, seed).returncode == 0  # a refused task passes on the untouched store, as it should
+
+
+def test_the_same_conversation_gives_the_same_task_bytes(run: Path, tmp_path: Path) -> None:
+    registry = load_registry(Path(json.loads((run / "manifest.json").read_text())["config"]["servers"]))
+    writer = TaskWriter(tmp_path, lambda line: None)
+    for conv in conversations(run):
+        writer.add(conv, registry.servers[0])
+    counts = writer.close()
+    assert counts["sha256"] == json.loads((run / "manifest.json").read_text())["tasks"]["sha256"]

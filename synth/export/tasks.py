@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import inspect
 import json
 import os
@@ -608,7 +609,17 @@ class TaskWriter:
             self._stores.close()
             self._stores = None
         return {"written": self.written, "folder": TASKS, "dropped": dict(sorted(self.dropped.items())),
-                "categories": dict(sorted(self.categories.items())), "difficulty": dict(sorted(self.difficulty.items()))}
+                "categories": dict(sorted(self.categories.items())), "difficulty": dict(sorted(self.difficulty.items())),
+                "sha256": tasks_digest(self.out / TASKS)}
+
+
+def tasks_digest(root: Path) -> str:
+    """One sha256 over every task file (path and bytes, sorted), so two runs' tasks compare in the manifest."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")) if root.is_dir() else []:
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def write_task(root: Path, task: Task) -> None:
