@@ -475,68 +475,104 @@ def check_replay(calls: list[dict[str, Any]], expected: list[str], got: list[dic
                                                  f"character {at}: {text[at:at + 60]!r} instead of {want[at:at + 60]!r}")
 
 
-def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedStores) -> Task:
-    """The task of one store conversation, or Dropped with the reason."""
+@dataclass
+class Replayed:
+    """A conversation's gold calls replayed on a fresh store: their results, the checks and the final hash."""
+
+    calls: list[dict[str, Any]]
+    results: list[dict[str, Any]]
+    checks: list[dict[str, Any]]
+    final_hash: str
+    seed_hash: str
+
+    @property
+    def writes(self) -> list[tuple[dict[str, Any], bool]]:
+        """(write call, refused) in order."""
+        return [(c, bool(r.get("isError"))) for c, r in zip(self.calls, self.results) if c["name"] in WRITES]
+
+    @property
+    def category(self) -> str:
+        done = [c for c, refused in self.writes if not refused]
+        return WRITES[done[0]["name"]] if done else ("refused" if self.writes else "lookup")
+
+    @property
+    def easy(self) -> bool:
+        return len(self.writes) <= 1 and len(self.calls) <= EASY_CALLS
+
+
+def replay_conversation(conv: Conversation, seed: int, stores: SeedStores) -> Replayed:
+    """Replay ``conv`` on a fresh seed store, assert it gives the conversation's results, and diff the states."""
     calls, expected = gold_calls(conv)
     db = stores.fresh(seed, "replay")
-    results = replay(db, calls)
+    try:
+        results = replay(db, calls)
+    except Exception as exc:  # noqa: BLE001 - a replay that breaks drops this task, never the run
+        raise Dropped("task_replay_failed", f"replaying the calls failed: {type(exc).__name__}: {exc}") from None
     check_replay(calls, expected, results)
-    final = indexed_state(db)
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         keys, final_hash = primary_keys(conn), state_module.state_hash(conn)
     finally:
         conn.close()
-    checks = state_checks(stores.state(seed), final, keys)
-    writes = [(c, bool(r.get("isError"))) for c, r in zip(calls, results) if c["name"] in WRITES]
-    done = [c for c, failed in writes if not failed]
-    category = WRITES[done[0]["name"]] if done else ("refused" if writes else "lookup")
-    suite, level = ("easy", "L1") if len(writes) <= 1 and len(calls) <= EASY_CALLS else ("standard", "L3")
+    checks = state_checks(stores.state(seed), indexed_state(db), keys)
+    return Replayed(calls, results, checks, final_hash, stores.hash(seed))
+
+
+def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedStores) -> Task:
+    """The task of one store conversation, or Dropped with the reason."""
+    done = replay_conversation(conv, seed, stores)
+    category, writes = done.category, [c for c, _ in done.writes]
     said = [m.content or "" for m in conv.messages if m.role == "user"]
-    objectives = [objective(c) for c, _ in writes]
-    title = _title(category, [c for c, _ in writes], calls)
-    verified = unidentified_writes(calls, results)
-    text = description_md(title, said, known_facts(calls, "\n".join(said)), objectives,
+    title = _title(category, writes, done.calls)
+    verified = unidentified_writes(done.calls, done.results)
+    text = description_md(title, said, known_facts(done.calls, "\n".join(said)), [objective(c) for c in writes],
                           questions=not writes or any("?" in t for t in said), verified=verified)
     leaked = leaked_names(text, server)
     if leaked:
         raise Dropped("task_names_in_description", f"the customer's words name tools or parameters ({', '.join(leaked)}), "
                                                    "which an instruction to an agent must not")
     task_id = f"{category}_{conv.id.removeprefix('conv_')[:10]}"
-    changes = final_hash != stores.hash(seed)
-    tags = sorted({WRITES[c["name"]] for c, _ in writes} | ({"refusal"} if any(f for _, f in writes) else set())
-                  | ({"multi-turn"} if conv.query.withheld else set()) | ({"read-only"} if not changes else set())
-                  | ({"pre-verified"} if verified else set()))
-    meta = {
+    meta = task_meta(task_id, title, conv, server, seed, done, verified)
+    folder = Path(server.id.replace("/", "__")) / ("easy" if done.easy else "standard") / category / task_id
+    return Task(folder, meta, text, verify_source(task_id, title, done.final_hash, done.checks))
+
+
+def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, seed: int, done: Replayed,
+              verified: bool) -> dict[str, Any]:
+    """MCPMark's meta.json keys, then ``synth``: what replays and verifies the task."""
+    changes = done.final_hash != done.seed_hash
+    tags = ({WRITES[c["name"]] for c, _ in done.writes} | ({"refusal"} if any(r for _, r in done.writes) else set())
+            | ({"multi-turn"} if conv.query.withheld else set()) | ({"read-only"} if not changes else set())
+            | ({"pre-verified"} if verified else set()))
+    return {
         "task_id": task_id,
         "task_name": title,
-        "category_id": category,
-        "category_name": CATEGORY_NAMES[category],
-        "description": " ".join(objectives) or "Answer the customer's questions with facts from the store; change nothing.",
+        "category_id": done.category,
+        "category_name": CATEGORY_NAMES[done.category],
+        "description": " ".join(objective(c) for c, _ in done.writes)
+                       or "Answer the customer's questions with facts from the store; change nothing.",
         "author": AUTHOR,
         "created_at": CREATED_AT,
-        "difficulty": level,
-        "tags": tags or ["lookup"],
+        "difficulty": "L1" if done.easy else "L3",
+        "tags": sorted(tags) or ["lookup"],
         "mcp": ["store"],
         "meta_data": {"stateType": "text",
                       "stateContent": f"A fresh synth store database: `synth serve store --seed {seed}` "
-                                      f"(state hash {stores.hash(seed)[:12]}).",
+                                      f"(state hash {done.seed_hash[:12]}).",
                       "stateUrl": None, "stateOriginalUrl": None},
         "synth": {
             "server": server.id,
             "conversation_id": conv.id,
             "split": conv.split,
             "seed": seed,
-            "gold_calls": calls,
-            "failed_calls": [i for i, r in enumerate(results) if r.get("isError")],
-            "seed_state_hash": stores.hash(seed),
-            "expected_state_hash": final_hash,
+            "gold_calls": done.calls,
+            "failed_calls": [i for i, r in enumerate(done.results) if r.get("isError")],
+            "seed_state_hash": done.seed_hash,
+            "expected_state_hash": done.final_hash,
             "changes_state": changes,
-            "checks": len(checks) + 1,
+            "checks": len(done.checks) + 1,
         },
     }
-    folder = Path(server.id.replace("/", "__")) / suite / category / task_id
-    return Task(folder, meta, text, verify_source(task_id, title, final_hash, checks))
 
 
 IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
