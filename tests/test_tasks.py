@@ -278,3 +278,23 @@ def test_the_same_conversation_gives_the_same_task_bytes(run: Path, tmp_path: Pa
         writer.add(conv, registry.servers[0])
     counts = writer.close()
     assert counts["sha256"] == json.loads((run / "manifest.json").read_text())["tasks"]["sha256"]
+
+
+def test_a_gold_path_acting_for_two_customers_is_dropped(run: Path, tmp_path: Path, stores: SeedStores) -> None:
+    """The policy serves one customer per conversation: such a gold path must not become a task that rewards it."""
+    registry = load_registry(Path(json.loads((run / "manifest.json").read_text())["config"]["servers"]))
+    conn = sqlite3.connect(stores.path(0))
+    orders = conn.execute("SELECT order_id, user_id FROM orders WHERE status = 'pending' ORDER BY order_id").fetchall()
+    conn.close()
+    first = orders[0]
+    second = next(o for o in orders if o[1] != first[1])
+    calls = [{"name": "cancel_pending_order", "arguments": {"order_id": o[0], "reason": "no longer needed"}}
+             for o in (first, second)]
+    db = tmp_path / "made.db"
+    shutil.copy(stores.path(0), db)
+    conv = _conversation(conversations(run)[0], f"Cancel {first[0]} and {second[0]}, please.", calls, db)
+    rejected: list[dict[str, Any]] = []
+    writer = TaskWriter(tmp_path / "out", rejected.append)
+    writer.add(conv, registry.servers[0])
+    assert writer.close()["dropped"] == {"task_other_customer": 1}
+    assert "2 customers" in rejected[0]["detail"] and not list(task_folders(tmp_path / "out"))

@@ -521,6 +521,9 @@ def replay_conversation(conv: Conversation, seed: int, stores: SeedStores) -> Re
 def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedStores) -> Task:
     """The task of one store conversation, or Dropped with the reason."""
     done = replay_conversation(conv, seed, stores)
+    problem = one_customer_problem(done)
+    if problem:
+        raise Dropped("task_other_customer", problem)
     category, writes = done.category, [c for c, _ in done.writes]
     said = [m.content or "" for m in conv.messages if m.role == "user"]
     title = _title(category, writes, done.calls)
@@ -578,6 +581,28 @@ def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, 
 IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
 LOOKUPS = {"get_order_details": "Look up order {order_id}", "get_user_details": "Look up the customer's account",
            "get_product_details": "Look up product variants", "list_all_product_types": "Look up the product catalog"}
+
+
+def one_customer_problem(done: Replayed) -> str | None:
+    """Why the gold path breaks the policy's "one customer per conversation", or None.
+
+    A task is graded by its final state, so a gold path that changes another customer's order than the
+    one it identified (or several customers' orders) would teach, and reward, breaking the policy.
+    """
+    def owner(result: dict[str, Any]) -> str | None:
+        content = result.get("structuredContent")
+        return content.get("user_id") if isinstance(content, dict) else None
+
+    identified = {owner(r) for c, r in zip(done.calls, done.results) if c["name"] in IDENTIFY and not r.get("isError")}
+    acted = {owner(r) for c, r in zip(done.calls, done.results) if c["name"] in WRITES and not r.get("isError")}
+    identified.discard(None)
+    acted.discard(None)
+    if len(acted) > 1:
+        return f"the gold path changes the orders or accounts of {len(acted)} customers ({', '.join(sorted(acted))})"
+    if identified and acted - identified:
+        return (f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "
+                f"{', '.join(sorted(acted - identified))}")
+    return None
 
 
 def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> bool:
