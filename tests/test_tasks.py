@@ -298,3 +298,8 @@ def test_a_gold_path_acting_for_two_customers_is_dropped(run: Path, tmp_path: Pa
     writer.add(conv, registry.servers[0])
     assert writer.close()["dropped"] == {"task_other_customer": 1}
     assert "2 customers" in rejected[0]["detail"] and not list(task_folders(tmp_path / "out"))
+
+
+def test_tasks_check_on_a_run_without_tasks_says_where_they_come_from(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["tasks", "check", str(tmp_path)])
+    assert result.exit_code == 2 and "synth serve store" in result.output
