@@ -249,6 +249,13 @@ def database() -> str:
     return path
 
 
+def shown(column: str, value: object) -> str:
+    """A value as stored; money (integer cents) also in dollars."""
+    if column.endswith("_cents") and isinstance(value, int):
+        return f"{{value!r}} (${{'-' if value < 0 else ''}}{{abs(value) // 100}}.{{abs(value) % 100:02d}})"
+    return repr(value)
+
+
 def where(check: dict) -> str:
     return check["table"] + " " + ", ".join(f"{{k}}={{v!r}}" for k, v in check["key"].items())
 
@@ -269,12 +276,15 @@ def run(conn: sqlite3.Connection, check: dict) -> tuple[bool, str]:
         if row is None:
             return False, f"{{where(check)}} exists: it does not"
         wrong = {{k: row.get(k) for k, v in check["row"].items() if row.get(k) != v}}
-        return not wrong, f"{{where(check)}} exists" + (f": but {{wrong}}, expected {{ {{k: check['row'][k] for k in wrong}} }}" if wrong else "")
+        if wrong:
+            expected = {{k: check["row"][k] for k in wrong}}
+            return False, f"{{where(check)}} exists, but with {{wrong}} where {{expected}} was expected"
+        return True, f"{{where(check)}} exists"
     if row is None:
         return False, f"{{where(check)}}: {{check['column']}} = {{check['expected']!r}}: the row does not exist"
-    value = row.get(check["column"])
-    seen = "" if value == check["expected"] else f", found {{value!r}}"
-    return value == check["expected"], f"{{where(check)}}: {{check['column']}} = {{check['expected']!r}}{{seen}}"
+    column, value = check["column"], row.get(check["column"])
+    seen = "" if value == check["expected"] else f", found {{shown(column, value)}}"
+    return value == check["expected"], f"{{where(check)}}: {{column}} = {{shown(column, check['expected'])}}{{seen}}"
 
 
 def main() -> int:
