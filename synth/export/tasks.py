@@ -536,10 +536,10 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
         raise Dropped("task_other_customer", problem)
     category, writes = done.category, [c for c, _ in done.writes]
     said = [m.content or "" for m in conv.messages if m.role == "user"]
-    title = _title(category, writes, done.calls)
+    title = _title(writes, done.calls)
     verified = unidentified_writes(done.calls, done.results)
     text = description_md(title, said, known_facts(done.calls, "\n".join(said)), [objective(c) for c in writes],
-                          questions=not writes or any("?" in t for t in said), verified=verified)
+                          questions=not writes or asks_questions(conv), verified=verified)
     leaked = leaked_names(text, server)
     if leaked:
         raise Dropped("task_names_in_description", f"the customer's words name tools or parameters ({', '.join(leaked)}), "
@@ -593,6 +593,17 @@ LOOKUPS = {"get_order_details": "Look up order {order_id}", "get_user_details": 
            "get_product_details": "Look up product variants", "list_all_product_types": "Look up the product catalog"}
 
 
+def asks_questions(conv: Conversation) -> bool:
+    """Whether some user turn asks something ("?") that the assistant answers without a write."""
+    turns: list[tuple[str, list[str]]] = []
+    for m in conv.messages:
+        if m.role == "user":
+            turns.append((m.content or "", []))
+        elif turns:
+            turns[-1][1].extend(c.name for c in m.tool_calls)
+    return any("?" in text and not any(name in WRITES for name in names) for text, names in turns)
+
+
 def one_customer_problem(done: Replayed) -> str | None:
     """Why the gold path breaks the policy's "one customer per conversation", or None.
 
@@ -625,12 +636,13 @@ def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any
     return False
 
 
-def _title(category: str, writes: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
-    """A short name: the first write and what it acts on, or the first thing looked up."""
+def _title(writes: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
+    """A short name: what the customer asks first and the order it is about, or the first thing looked up.
+    A refused request keeps its name (the title must not give the outcome away)."""
     if writes:
         a = writes[0]["arguments"]
-        what = a.get("order_id") or a.get("user_id") or ""
-        name = {"refused": "Request"}.get(category, CATEGORY_NAMES[WRITES[writes[0]["name"]]])
+        what = a.get("order_id") or ""  # an order id the customer gives; never the account id a lookup finds
+        name = CATEGORY_NAMES[WRITES[writes[0]["name"]]]
         more = f" (+{len(writes) - 1} more request{'s' if len(writes) > 2 else ''})" if len(writes) > 1 else ""
         return f"{name} {what}".strip() + more
     lookup = next((c for c in calls if c["name"] in LOOKUPS), None)
