@@ -252,7 +252,7 @@ def database() -> str:
 def shown(column: str, value: object) -> str:
     """A value as stored; money (integer cents) also in dollars."""
     if column.endswith("_cents") and isinstance(value, int):
-        return f"{{value!r}} (${{'-' if value < 0 else ''}}{{abs(value) // 100}}.{{abs(value) % 100:02d}})"
+        return f"{{value!r}} ({{'-' if value < 0 else ''}}${{abs(value) // 100}}.{{abs(value) % 100:02d}})"
     return repr(value)
 
 
