@@ -14,7 +14,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-registry_app = typer.Typer(help="Check registry folders of MCP server definitions.", no_args_is_help=True)
+
+
+def _no_flag_metavar() -> None:
+    """typer 0.29 with click 8.5 prints ``<bool>`` beside every flag, as if it took a value; flags show none."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_synth", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx):  # type: ignore[no-untyped-def]
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._synth = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_no_flag_metavar()
+registry_app = typer.Typer(help="Check registry folders of MCP server definitions, import one from a live MCP "
+                           "server, or pull them from a registry API.", no_args_is_help=True)
 app.add_typer(registry_app, name="registry")
 cache_app = typer.Typer(help="The SQLite cache of model calls that makes reruns and --resume free.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
@@ -28,11 +47,13 @@ from synth import cli_tasks  # noqa: E402  (tasks check)
 cli_tasks.register(app)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = 2) -> None:
+    """Print one error line and exit with ``code`` (see the exit codes in synth.errors and the README)."""
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def _default_servers() -> Path:
@@ -62,8 +83,13 @@ def generate(
     tpm: Optional[int] = typer.Option(None, "--tpm", min=1, help="Tokens per minute at most."),
     budget_usd: Optional[float] = typer.Option(None, "--budget-usd", min=0, help="Start no new work once this much is spent."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, tokens and cost; call nothing."),
-    resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out from its cache."),
-    config: Optional[Path] = typer.Option(None, "--config", help="synth.toml with [llm], [roles.<role>] and [prices]. "
+    resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (same flags): the "
+                                "LLM path answers what was already asked from its cache; offline runs are made again."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a different run already in --out "
+                                   "(other seed, registry or flags); without it such a folder is refused."),
+    max_reject: Optional[float] = typer.Option(None, "--max-reject", min=0.0, max=1.0, help="Exit 1 when more than "
+                                               "this share of scenarios is rejected (a run with none accepted always exits 1)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="synth.toml with \\[llm], \\[roles.<role>] and \\[prices]. "
                                           "Default: ./synth.toml when it exists."),
     audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items sent to "
                                 "review_queue.jsonl at random for a person to check (besides the reviewer's doubts)."),
@@ -82,6 +108,7 @@ def generate(
     from synth.config import Settings, parse_split, read_toml
     from synth.errors import ConfigError, SynthError
 
+    started = False
     try:
         servers = servers or _default_servers()
         name = servers.resolve().name or "registry"
@@ -102,24 +129,50 @@ def generate(
                             max_tools=max_tools, backend=backend, audit=audit, review_below=review_below,
                             execute=execute, allow_exec=allow_exec, connect_timeout=connect_timeout,
                             call_timeout=call_timeout, **fields)
-        if resume and not settings.cache_path.exists():
-            raise ConfigError(f"--resume: {settings.cache_path} does not exist; resume a run by giving the same --out "
-                              "(and the same flags) as the run that was interrupted")
+        unpriced = settings.unpriced()
+        if unpriced and settings.budget_usd is not None:
+            raise ConfigError(f"--budget-usd needs a price for {', '.join(unpriced)}: without one its cost reads as $0 and "
+                              "the budget never stops the run; add it to synth.toml as [prices] "
+                              f"\"{unpriced[0]}\" = [input, output] (USD per million tokens)")
+        if unpriced:
+            typer.echo(f"warning: no price known for {', '.join(unpriced)}; its cost is counted as $0 (add [prices] to "
+                       "synth.toml to count it)", err=True)
         if dry_run:
             from synth.agents.estimate import estimate
 
             _print_estimate(estimate(settings))
             return
-        manifest = _run_with_progress(settings)
         from synth.export.card import write_card
+        from synth.rundir import RunLock, claim
 
-        write_card(settings.out)  # the dataset card (README.md) and its plots
+        with RunLock(settings.out):  # one writer per run folder, from the check below to the card
+            claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
+            started = True
+            manifest = _run_with_progress(settings)
+            write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc) + (_unfinished(settings.out) if started else ""), exc.exit_code)
         return
-    from synth.summary import print_summary
+    from synth.summary import print_summary, verdict
 
     print_summary(manifest, settings.out)
+    problem = verdict(manifest, max_reject)
+    if problem:
+        _fail(problem, 1)
+
+
+def _unfinished(out: Path) -> str:
+    """What to do about a run that stopped part way, for the error line (empty when it finished)."""
+    from synth.errors import SynthError
+    from synth.rundir import COMPLETE, RunDir, resume_command
+
+    try:
+        manifest = RunDir(out).manifest()
+    except SynthError:  # no manifest, or an unreadable one: nothing to add
+        return ""
+    if manifest.get("status", COMPLETE) == COMPLETE:
+        return ""
+    return f". The run in {out} stopped part way; once that is fixed, finish it with: {resume_command(manifest)}"
 
 
 def _print_estimate(report: dict) -> None:
@@ -135,6 +188,11 @@ def _print_estimate(report: dict) -> None:
     Console().print(table)
     Console().print(f"total: {report['calls']} calls, about {report['prompt_tokens'] + report['completion_tokens']:,} tokens, "
                     f"about ${report['usd']:.2f} (prices per million tokens: synth.config.PRICES, extend with \\[prices] in synth.toml)")
+    if report.get("max_scenarios", 0) > report["scenarios"]:
+        Console().print(f"estimated for {report['scenarios']} scenarios (n plus 10% for the ones the gates, reviewer and dedup "
+                        f"turn away); a run that turns away many starts up to {report['max_scenarios']} (at most 2n + 20, "
+                        f"and up to {report['max_scenarios'] - report['scenarios']} more in flight when it stops), "
+                        f"which would cost about ${report['usd_max']:.2f}", highlight=False)
 
 
 def _run_with_progress(settings):
@@ -150,9 +208,30 @@ def _run_with_progress(settings):
 
     columns = (TextColumn("[bold]generating"), BarColumn(), MofNCompleteColumn(), TextColumn("accepted,"),
                TextColumn("{task.fields[tried]} tried"), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task("generate", total=settings.n, tried=0)
-        return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
+    try:
+        with Progress(*columns, transient=True) as bar:
+            task = bar.add_task("generate", total=settings.n, tried=0)
+            return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
+    finally:
+        if backends is not None:
+            _record_requests(settings.out, backends)
+
+
+def _record_requests(out: Path, backends: dict) -> None:
+    """Append this process's request counters to requests.json (a resumed run adds one entry per process)."""
+    from synth.errors import SynthError
+    from synth.llm.base import request_report
+    from synth.rundir import REQUESTS, RunDir, command_line, read_json, write_json
+
+    report = request_report(backends)
+    if report is None or not RunDir(out).path.is_dir():
+        return
+    path = out / REQUESTS
+    try:
+        earlier = read_json(path, "requests file") if path.exists() else []
+    except SynthError:
+        earlier = []
+    write_json(path, [*(earlier if isinstance(earlier, list) else []), {"command": command_line(), **report}])
 
 
 @registry_app.command("lint")
@@ -166,18 +245,79 @@ def registry_lint(
     """
     from synth.errors import SynthError
     from synth.registry import lint
+    from synth.wording import plural
 
     try:
         problems = lint(folder)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     errors = sum(p.severity == "error" for p in problems)
     for p in problems:
         if warnings or p.severity == "error":
             typer.echo(p.line())
-    typer.echo(f"{errors} errors, {len(problems) - errors} warnings in {folder}", err=True)
+    typer.echo(f"{plural(errors, 'error')}, {plural(len(problems) - errors, 'warning')} in {folder}", err=True)
     raise typer.Exit(1 if errors else 0)
+
+
+@registry_app.command("pull")
+def registry_pull(
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the server files (one <owner>__<repo>.json each)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="A Smithery-compatible registry API. "
+                                           "Default: https://api.smithery.ai"),
+    query: Optional[str] = typer.Option(None, "--query", "-q", help="Search text and filters, e.g. "
+                                        "'is:deployed weather' or 'owner:mem0ai'. Default: every server."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Pull at most this many servers (in the "
+                                        "registry's order; skipped and failed ones count)."),
+    concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, max=64, help="Detail requests in flight."),
+) -> None:
+    """Download server definitions from a registry API into a folder `synth generate --servers` reads.
+
+    The API key is read from SMITHERY_API_KEY (sent as a Bearer header, never written anywhere).
+    Exits 1 when no server was pulled, 2 when the key is refused or the registry cannot be listed.
+    """
+    import asyncio
+    import os
+
+    from synth.errors import SynthError
+    from synth.registry.pull import pull
+    from synth.registry.smithery import DEFAULT_BASE_URL, KEY_ENV
+
+    key = os.environ.get(KEY_ENV, "").strip()
+    try:
+        with _pull_progress() as tell:
+            report = asyncio.run(pull(out, base_url=base_url or DEFAULT_BASE_URL, key=key, query=query,
+                                      limit=limit, concurrency=concurrency, progress=tell))
+    except SynthError as exc:
+        _fail(str(exc))
+        return
+    for line in [*(o.line() for o in report.outcomes if o.status != "pulled"), *report.notes]:
+        typer.echo(line, err=True)
+    typer.echo(report.closing_line())
+    if not report.count("pulled"):
+        typer.echo("nothing was pulled: " + ("the registry listed no servers (check --query)" if not report.outcomes
+                                              else "see the lines above"), err=True)
+        raise typer.Exit(1)
+
+
+def _pull_progress():
+    """A rich progress bar for ``pull``'s (phase, done, total) callback; closed even on errors."""
+    from contextlib import contextmanager
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    @contextmanager
+    def bar():
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, transient=True) as progress:
+            task = progress.add_task("listing", total=None)
+
+            def tell(phase: str, done: int, total: int | None) -> None:
+                progress.update(task, description=f"{phase} servers" if phase == "pulling" else "listing pages",
+                                completed=done, total=total)
+            yield tell
+
+    return bar()
 
 
 @registry_app.command("import")
@@ -247,17 +387,23 @@ def grade(
         _fail("give --eval eval.jsonl (tool calls) or --teval teval/<subset>.json (T-Eval answers)")
         return
     try:
+        from synth.rundir import RunDir
+
+        if eval_file.is_dir() and RunDir(eval_file).is_run():
+            RunDir(eval_file).finished()  # not while it is being written, nor when it stopped part way
         report, rows = run_grade(eval_items(eval_file), read_jsonl(predictions, "predictions file", required=True),
                                  _leniency(lenient))
         other = _read_report(compare) if compare else None
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     target = out or predictions.parent / "report.json"
     write_json(target, report)
     write_jsonl(target.parent / "graded.jsonl", rows)
     print_report(report, other)
     typer.echo(f"report: {target}")
+    if report.get("errors"):
+        _fail(f"{report['errors']} predictions are errors (their requests failed); they are left out of the scores", 1)
 
 
 def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
@@ -276,7 +422,7 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
         _fail(f"{subset}: not a T-Eval subset synth wrote ({exc})")
         return
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     target = out or predictions.parent / f"teval_{subset.stem}_report.json"
     write_json(target, report)
@@ -310,8 +456,11 @@ def eval_command(
     lenient: str = typer.Option("", "--lenient", help="Opt-in leniency: defaults, int_float, strings or all."),
     compare: Optional[Path] = typer.Option(None, "--compare", help="A report.json to compare with (base vs fine-tuned)."),
     judge: bool = typer.Option(False, "--judge", help="Evaluate the model as a tool-call judge on scored.jsonl."),
+    tasks: bool = typer.Option(False, "--tasks", help="Run the model as the agent on the run's store tasks (a fresh "
+                               "store each, the customer simulated from the task) and score each by its verify.py."),
 ) -> None:
-    """Ask a model for each eval item's next tool call and grade it (or, with --judge, judge scored calls)."""
+    """Ask a model for each eval item's next tool call and grade it (or, with --judge, judge scored calls;
+    with --tasks, solve the store tasks and be scored by the final state)."""
     import os
     import re
 
@@ -319,29 +468,52 @@ def eval_command(
     from synth.errors import SynthError
     from synth.evaluate.report import print_report
     from synth.llm.factory import open_one
+    from synth.rundir import RunDir, read_jsonl
 
     try:
         folder = source if source.is_dir() else source.parent
-        target = out or folder / f"{'judge' if judge else 'eval'}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
+        if source.is_dir() and RunDir(source).is_run():
+            RunDir(source).finished()  # not while it is being written, nor when it stopped part way
+        kind = "judge" if judge else "tasks" if tasks else "eval"
+        target = out or folder / f"{kind}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
         settings = Settings(servers=folder, out=target, backend="openai", model=model, concurrency=concurrency,
                             base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env)
         backend = open_one(settings)
+        if tasks:
+            from synth.evaluate.agent import evaluate_tasks
+
+            report = evaluate_tasks(folder, backend, model, target, concurrency)
+            typer.echo(f"{model}: {report['passed']} of {report['tasks'] - report['errors']} store tasks pass their "
+                       f"verify.py ({report['pass_rate']:.1%}); {report['errors']} could not be run")
+            for category, row in report["by_category"].items():
+                typer.echo(f"  {category}: {row['pass_rate']:.1%} of {row['tasks']}")
+            typer.echo(f"episodes and report: {target}")
+            if report["errors"]:
+                raise typer.Exit(1)
+            return
         if judge:
             from synth.evaluate.run import judge as run_judge
 
             report = run_judge(source, backend, model, target, concurrency * 2)
             _print_judge(report)
             typer.echo(f"report: {target / 'judge_report.json'}")
+            if report.get("errors"):
+                _fail(f"{report['errors']} of {report['items'] + report['errors']} judge requests failed; they are left "
+                      "out of the accuracy; run again when the endpoint works (answers already received are cached)", 4)
             return
         from synth.evaluate.run import evaluate
 
         other = _read_report(compare) if compare else None
         report = evaluate(source, backend, model, target, concurrency * 2, _leniency(lenient))
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     print_report(report, other)
     typer.echo(f"predictions and report: {target}")
+    if report.get("errors"):
+        first = next((r for r in read_jsonl(target / "graded.jsonl") if r.get("error")), {})
+        _fail(f"{report['errors']} of {report['items'] + report['errors']} requests failed ({(first.get('details') or ['?'])[0]}); "
+              "they are left out of the scores; run again when the endpoint works (answers already received are cached)", 4)
 
 
 def _print_judge(report: dict) -> None:
@@ -376,10 +548,13 @@ def derive(
     from synth.derive import derive as run_derive
     from synth.errors import SynthError
 
+    from synth.rundir import RunLock
+
     try:
-        report = run_derive(source, out, seed, server)
+        with RunLock(out):  # one writer per folder
+            report = run_derive(source, out, seed, server)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     typer.echo(json.dumps({k: report[k] for k in ("conversations", "accepted", "tool_calls", "eval_items",
                                                      "rejected", "conversations_with_ungrounded_values", "scored")}, indent=2))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -25,23 +27,53 @@ review_app = typer.Typer(
     "`synth review apply RUN` folds the decisions back into the run.")
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = 2) -> None:
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
-    raise typer.Exit(2)
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def _run_folder(run: Path) -> None:
-    from synth.errors import ConfigError
+    """A finished run folder, or exit: 2 when it is no run, 3 while another process writes it or when
+    its run stopped part way (the message says how to finish it)."""
+    from synth.errors import SynthError
     from synth.rundir import RunDir
 
     try:
-        RunDir(run).require()
-    except ConfigError as exc:
-        _fail(str(exc))
+        RunDir(run).finished()
+    except SynthError as exc:
+        _fail(str(exc), exc.exit_code)
 
 
+def _holding_run(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a command on a finished run folder while holding its lock, so no other process writes the
+    folder while this one reads or rewrites it (and this one refuses while another does)."""
+
+    @functools.wraps(command)
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        from synth.errors import SynthError
+        from synth.rundir import RunDir, RunLock
+
+        run = kwargs["run"]
+        if not RunDir(run).is_run():
+            _run_folder(run)  # exits: not a run folder (and nothing is created where none was)
+        lock = RunLock(run)
+        try:
+            lock.acquire()
+        except SynthError as exc:
+            _fail(str(exc), exc.exit_code)
+        try:
+            _run_folder(run)
+            return command(*args, **kwargs)
+        finally:
+            lock.release()
+
+    return locked
+
+
+@_holding_run
 def export(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
     format: str = typer.Option("hf", "--format", "-f", help="hf: Hugging Face datasets parquet, one config per "
@@ -54,7 +86,6 @@ def export(
     """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card) and tasks/."""
     from synth.errors import SynthError
 
-    _run_folder(run)
     if format != "hf":
         _fail(f"--format {format!r} is not known; use --format hf (the JSONL files are already in {run})")
     from synth.export.repo import export as build
@@ -62,7 +93,7 @@ def export(
     try:
         written = build(run, out, license=license, pretty_name=pretty_name)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     target = out or run
     for config, splits in written.items():
@@ -73,6 +104,7 @@ def export(
                + f" to {target}; load with datasets.load_dataset({str(target)!r}, 'chat')")
 
 
+@_holding_run
 def card(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write README.md and plots/. Default: the run."),
@@ -80,13 +112,13 @@ def card(
     pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
 ) -> None:
     """Write the dataset card (README.md with the Hub YAML header, stats, examples) and its PNG plots."""
-    _run_folder(run)
     from synth.export.card import write_card
 
     path = write_card(run, out, license=license, pretty_name=pretty_name)
     typer.echo(f"wrote {path} and {path.parent / 'plots'}/*.png")
 
 
+@_holding_run
 def push(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
     repo: str = typer.Option(..., "--repo", help="Hub dataset repo, OWNER/NAME; created when it does not exist."),
@@ -100,19 +132,19 @@ def push(
     from synth.hub import check_repo_id, find_token
     from synth.hub import push as upload
 
-    _run_folder(run)
     try:
         check_repo_id(repo)
         token = find_token(token_env)
         pushed = upload(run, repo, token=token, private=private, message=message)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     typer.echo(f"pushed {len(pushed.uploaded)} files to {pushed.url}" + (" (private)" if private else "")
                + (f"; removed {len(pushed.deleted)} files of an earlier push" if pushed.deleted else ""))
 
 
 @review_app.command("start", hidden=True)
+@_holding_run
 def review_start(
     run: Path = typer.Argument(..., help="A run folder with review_queue.jsonl."),
     reviewer: Optional[str] = typer.Option(None, "--reviewer", help="Your name in the audit trail. Default: $USER."),
@@ -127,13 +159,12 @@ def review_start(
     from synth.errors import SynthError
     from synth.review.session import Session
 
-    _run_folder(run)
     try:
         session = Session(run=run, console=Console(highlight=False), reviewer=reviewer or getpass.getuser(),
                           servers=_server_lookup(run, servers))
         session.start()
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
 
 
 def _server_lookup(run: Path, servers: Optional[Path]):
@@ -153,6 +184,7 @@ def _server_lookup(run: Path, servers: Optional[Path]):
 
 
 @review_app.command("apply")
+@_holding_run
 def review_apply(
     run: Path = typer.Argument(..., help="A run folder with decisions in review_queue.jsonl."),
     servers: Optional[Path] = typer.Option(None, "--servers", help="The registry the run was made from. "
@@ -162,11 +194,10 @@ def review_apply(
     from synth.errors import SynthError
     from synth.review.apply import apply
 
-    _run_folder(run)
     try:
         report = apply(run, servers)
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     if report.nothing:
         typer.echo(f"nothing to apply in {run}: every decision is already in review_log.jsonl")
@@ -182,6 +213,7 @@ def review_apply(
 
 
 @review_app.command("queue")
+@_holding_run
 def review_queue(
     run: Path = typer.Argument(..., help="A run folder."),
     audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items to audit at random."),
@@ -196,7 +228,6 @@ def review_queue(
     from synth.review.queue import Rules, rebuild
     from synth.rundir import RunDir
 
-    _run_folder(run)
     chosen = tuple(r.strip() for r in rules.split(",") if r.strip())
     unknown = sorted(set(chosen) - set(REVIEW_RULES))
     if unknown:
@@ -205,7 +236,7 @@ def review_queue(
     try:
         report = rebuild(run, Rules(audit=audit, min_confidence=below, rules=chosen, seed=seed))
     except SynthError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
         return
     typer.echo(f"review_queue.jsonl: {report.kept + report.added} items ({report.kept} kept, {report.added} chosen): "
                + (", ".join(f"{w} {n}" for w, n in sorted(report.by_reason.items())) or "none"))

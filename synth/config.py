@@ -95,6 +95,22 @@ class Settings(BaseModel):
     def models(self) -> dict[str, str]:
         return {role: self.endpoint(role).model or self.model for role in ROLES}
 
+    def unpriced(self) -> list[str]:
+        """Models of this run with no price (their cost would read as $0 and no budget could stop them)."""
+        if self.backend == "offline":
+            return []
+        return sorted({m for m in self.models().values() if m not in self.prices})
+
+    def identity(self) -> dict[str, Any]:
+        """What makes a run this run and not another: the registry's content, seed, size and the flags
+        that shape the data (not the budget, prices or concurrency, which a resume may change)."""
+        from synth.rundir import tree_digest
+
+        return {"registry_sha256": tree_digest(self.servers, skip=self.out) if self.servers.exists() else None,
+                "seed": self.seed, "n": self.n, "split": list(self.split), "max_tools": self.max_tools,
+                "execute": self.execute, "backend": self.backend, "model": None if self.backend == "offline" else self.models(),
+                "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)}}
+
     @property
     def cache_path(self) -> Path:
         return self.cache or self.out / "cache.sqlite"

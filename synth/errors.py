@@ -2,23 +2,43 @@
 
     SynthError
     ├── ConfigError      bad flags or settings
+    ├── RunFolderError   the run folder is being written by another run, holds another run, or is unfinished
     ├── RegistryError    a registry folder that cannot be read at all
     ├── TemplateError    a prompt template that does not render
     ├── BackendError     a model endpoint that fails past its retries
-    │   └── BudgetError  --budget-usd is spent: no new paid call
+    │   ├── BudgetError  --budget-usd is spent: no new paid call
+    │   └── EndpointDown the endpoint was never reached: the run stops at once
     ├── ParseError       model output that does not parse into a record
     └── HubError         Hugging Face Hub problems
 
 Anything else escaping to the CLI is a bug and keeps its traceback.
+
+Exit codes (``synth`` commands; the README lists them too):
+
+    0  done
+    1  the command ran but its result is not usable: nothing accepted, the rejected share is
+       above --max-reject, eval requests failed, lint found errors, review decisions refused
+    2  bad flags, settings or input files (ConfigError, RegistryError, TemplateError, ...)
+    3  the run folder is busy (another synth process is writing it), holds a different run, or
+       holds an unfinished run that must be resumed first (RunFolderError)
+    4  the model endpoint failed: unreachable, refusing the key, or failing past its retries (BackendError)
 """
+
+EXIT_OK, EXIT_RESULT, EXIT_USAGE, EXIT_RUN_FOLDER, EXIT_BACKEND = 0, 1, 2, 3, 4
 
 
 class SynthError(Exception):
     """Base of every error synth raises on purpose; the message says how to fix it."""
 
+    exit_code = EXIT_USAGE
+
 
 class ConfigError(SynthError):
     pass
+
+
+class RunFolderError(SynthError):
+    exit_code = EXIT_RUN_FOLDER
 
 
 class RegistryError(SynthError):
@@ -30,11 +50,16 @@ class TemplateError(SynthError):
 
 
 class BackendError(SynthError):
-    pass
+    exit_code = EXIT_BACKEND
 
 
 class BudgetError(BackendError):
     pass
+
+
+class EndpointDown(BackendError):
+    """Connections to the endpoint failed several times in a row before any request got through:
+    nothing later will fare better, so the run stops instead of failing every item slowly."""
 
 
 class ParseError(SynthError):

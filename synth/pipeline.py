@@ -30,7 +30,8 @@ from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.errors import ConfigError
 from synth.live.client import Limits, LiveError
-from synth.live.pool import Pool
+from synth.live.pool import Pool, store_seed
+from synth.offline.shop import ShopFacts, write_shop
 from synth.runtime.live import LiveRuntime
 from synth.runtime.pack import PackRuntime
 from synth.runtime.simulated import SimulatedRuntime
@@ -96,6 +97,7 @@ def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limi
     return tuple(t.name for t in server.tools if t.name in keep)
 
 
+@rundir.writes_run(lambda settings, *_, **__: settings.out)  # one writer per run folder
 def generate(settings: Settings, progress: Callable[[int, int], None] | None = None,
              backends: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run the whole pipeline into ``settings.out``; returns the manifest.
@@ -107,12 +109,14 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
     pool = _pool(settings, registry)
+    shops: dict[int, ShopFacts] = {}
     planner = Planner(registry, settings.seed, packs.by_server)
     names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
     tally = Tally()
     dedup = Dedup()
     spend = Spend(settings.prices)
+    RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
     writer = RunWriter(settings.out)
     rules = Rules.from_settings(settings)
     accepted = attempts = 0
@@ -120,7 +124,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
     if backends is None:
         items: Iterator[tuple[Scenario, Any, list[Any]]] = (
-            (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server), pool), [])
+            (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server), pool, shops), [])
             for sc in map(planner.scenario, range(max_attempts)))
     else:
         from synth.agents.engine import OrderedRun
@@ -158,6 +162,8 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     finally:
         if hasattr(items, "close"):
             items.close()
+        for shop in shops.values():
+            shop.close()
         if pool is not None:
             pool.close()
         writer.close()
@@ -188,8 +194,19 @@ def live_refusal(registry: Registry) -> str:
             "an entry could be anyone's, so nothing was started. Read their connections, then add --allow-exec.")
 
 
+def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) -> ShopFacts | None:
+    """What the customers of synth's store know (its seed database), when ``server`` is that store."""
+    seed = store_seed(server.connection) if pool is not None and server.connection is not None else None
+    if seed is None:
+        return None
+    if seed not in shops:  # one read-only copy of the seed database per run
+        shops[seed] = ShopFacts(pool.store_copy(seed, pool.scratch()))  # type: ignore[union-attr]
+    return shops[seed]
+
+
 def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings: Settings,
-             pack: Pack | None, pool: Pool | None = None) -> Written | StageFailure:
+             pack: Pack | None, pool: Pool | None = None,
+             shops: dict[int, ShopFacts] | None = None) -> Written | StageFailure:
     """The offline author plus the gates: what the agents give on the LLM path.
 
     Calls go to the server's real MCP server when the run is live and the entry has a connection;
@@ -197,7 +214,9 @@ def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings:
     """
     live = LiveRuntime(pool, server) if pool is not None and server.connection is not None else None
     try:
-        if pack is not None and scenario.turns is not None:
+        if live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None:  # synth's store: customer-service tasks
+            query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
+        elif pack is not None and scenario.turns is not None:
             rng = rng_for(settings.seed, "runtime", scenario.id)
             fallback = SimulatedRuntime(Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0]))
             runtime = live or PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
@@ -289,6 +308,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
     files = {name: file_facts(settings.out / name) for name in FILES}
     errors = [p for p in registry.problems if p.severity == "error"]
     return {
+        "status": rundir.COMPLETE,
         "synth_version": synth.__version__,
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
@@ -326,6 +346,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
                 for s in registry.servers
             ],
         },
+        "identity": settings.identity(),  # what --resume and a new run into this folder are checked against
         "tool_names": names.renamed(),
         "funnel": {
             "scenarios": attempts,

@@ -8,6 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from synth.rundir import read_requests, requests_line
+from synth.wording import plural
+
 
 def print_summary(manifest: dict[str, Any], out: Path, console: Console | None = None) -> None:
     console = console or Console()
@@ -52,7 +55,7 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
 
     console.print(f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
                   f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
-                  f"{len(reg['errors'])} errors, reasons in manifest.json")
+                  f"{plural(len(reg['errors']), 'error')}, reasons in manifest.json")
     for line in reg["errors"][:5]:
         console.print(f"  [yellow]{line}[/]", highlight=False)
     if len(reg["errors"]) > 5:
@@ -63,6 +66,27 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
                       f"{sum(r['prompt_tokens'] for r in used):,} in / {sum(r['completion_tokens'] for r in used):,} out, "
                       f"about ${manifest['cost_usd']:.4f}" + (" (stopped: budget reached; --resume with a larger "
                       "--budget-usd to go on)" if manifest.get("stopped_by_budget") else ""))
+    entries = read_requests(out)
+    if entries:
+        line = requests_line(entries[-1:])
+        retried = entries[-1].get("retries", 0) or entries[-1].get("reasks", 0)
+        console.print(f"requests (this process): {'[yellow]' if retried else ''}{line}{'[/]' if retried else ''}; "
+                      "every process's counts are in requests.json", highlight=False)
     extra = ", teval/" if manifest.get("teval") else ""
     console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + f", manifest.json{extra}"
                   + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))
+
+
+def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | None:
+    """Why a finished run is not usable (the CLI then exits 1), or None: nothing accepted, or more of
+    the scenarios rejected than ``max_reject`` allows."""
+    funnel = manifest["funnel"]
+    scenarios, accepted = funnel["scenarios"], funnel["accepted"]
+    if accepted == 0:
+        return (f"no conversation was accepted of {scenarios} scenarios; the reasons are in the table above and in "
+                "rejected.jsonl")
+    share = (scenarios - accepted) / scenarios if scenarios else 0.0
+    if max_reject is not None and share > max_reject:
+        return (f"{share:.1%} of {scenarios} scenarios were rejected, above --max-reject {max_reject:g}; the reasons "
+                "are in the table above and in rejected.jsonl")
+    return None

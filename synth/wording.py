@@ -88,3 +88,8 @@ def infinitive(phrase: str) -> str | None:
     rest = re.sub(r"\b(and|or|then)\s+(\w+)",
                   lambda g: f"{g.group(1)} {_base(g.group(2)) or g.group(2)}", rest)
     return f"{verb} {rest}".strip()
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 error``, ``2 errors``, ``0 errors``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

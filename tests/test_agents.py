@@ -101,3 +101,33 @@ def test_one_re_ask_shows_the_error_then_a_stage_failure():
     assert isinstance(out, StageFailure) and out.reason == "invalid_output" and "request" in out.detail
     assert len(asked) == 2 == len(spent)
     assert "could not be used" in asked[1].messages[-1]["content"] and asked[1].response_schema
+
+
+def test_the_plan_schema_names_only_the_scenarios_tools():
+    """Structured output cannot name a tool the server lacks: the tool names are an enum, and the schema
+    is inlined so an endpoint that fills it from the schema alone gives a usable plan."""
+    import asyncio
+
+    from openai_server import OpenAIServer, echo_responder
+    from synth.agents import roles
+    from synth.llm.openai_backend import OpenAIBackend
+    from synth.llm.structured import ask
+    from synth.records import ToolSpec
+
+    tools = [ToolSpec(server="x/y", name=n, description="d", input_schema={"type": "object", "properties": {}},
+                      schema_hash=n) for n in ("search_items", "get_item")]
+    request = roles.plan_request("m", 1, "Find the blue chair and show it", tools)
+    tool_schema = request.response_schema["properties"]["steps"]["items"]["properties"]["tool"]
+    assert tool_schema["enum"] == ["get_item", "search_items"] and "$defs" not in request.response_schema
+
+    async def go():
+        with OpenAIServer(echo_responder) as server:
+            backend = OpenAIBackend(base_url=server.base_url, model="m")
+            try:
+                return await ask(backend, request, roles.PlanAnswer, "plan", "scn", [])
+            finally:
+                await backend.aclose()
+
+    answer = asyncio.run(go())
+    assert isinstance(answer, roles.PlanAnswer), answer
+    assert {s.tool for s in answer.steps} <= {"get_item", "search_items"}

@@ -69,3 +69,29 @@ def test_every_package_is_shipped_in_the_wheel():
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(root).parts) for p in (root / "synth").rglob("__init__.py")}
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
+
+
+def test_help_keeps_bracketed_names_and_flags_show_no_value():
+    result = runner.invoke(app, ["generate", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(result.output.split())
+    assert "[llm], [roles.<role>] and [prices]" in text
+    assert "<bool>" not in result.output
+
+
+def test_an_empty_file_is_called_empty_and_one_error_is_singular(tmp_path):
+    folder = tmp_path / "reg"
+    folder.mkdir()
+    (folder / "empty.json").write_text("  \n")
+    result = runner.invoke(app, ["registry", "lint", str(folder)])
+    assert result.exit_code == 1
+    assert "empty file" in result.output and "not valid JSON" not in result.output
+    assert "1 error, 0 warnings" in result.output
+
+
+def test_a_dry_run_says_how_many_scenarios_a_run_may_start(tiny_registry, tmp_path):
+    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "d"), "--n", "20",
+                                 "--base-url", "http://127.0.0.1:1/v1", "--model", "gpt-4o-mini", "--dry-run"],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "22 scenarios" in text and "starts up to 60" in text and "2n + 20" in text

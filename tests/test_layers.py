@@ -6,7 +6,8 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
             synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder),
             synth.live (the MCP client: the only module importing the SDK's client side),
-            synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth)
+            synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth),
+            synth.retry (the one retry policy, shared by model endpoints and registry APIs)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
 3. stages   synth.stages, synth.packs: pure functions from records to records (gates, inject, dedup)
 4. export   synth.export, synth.realism: the run's files in other tools' shapes, and what the card
@@ -36,7 +37,7 @@ ROOT = Path(__file__).parents[1] / "synth"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth", "synth.errors", "synth.records"),
     ("synth.config", "synth.templates", "synth.registry", "synth.grade", "synth.facts", "synth.wording",
-     "synth.messages", "synth.rundir", "synth.live", "synth.store"),
+     "synth.messages", "synth.rundir", "synth.live", "synth.store", "synth.retry"),
     ("synth.llm",),
     ("synth.stages", "synth.packs"),
     ("synth.export", "synth.realism"),

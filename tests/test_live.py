@@ -84,6 +84,9 @@ def test_http_import_with_a_token_from_the_environment(http_server, tmp_path, mo
                                      "headers": {"Authorization": "Bearer ${TASKS_TOKEN}"}}]
     assert "s3cret-value" not in text
     assert [t["name"] for t in entry["tools"]] == ["list_tasks", "get_task", "create_task", "complete_task"]
+    # the entry generates over HTTP with one session for the run (the server is not marked stateful)
+    manifest = generate(Settings(servers=out, out=tmp_path / "run", n=4, seed=2, execute="live", allow_exec=True))
+    assert manifest["counts"]["conversations"] == 4 and set(manifest["execute"]["results"]["tasks"]) == {"live"}
     # a literal credential is refused, not written
     result = runner.invoke(app, ["registry", "import", "--url", http_server, "--header", "Authorization:Bearer abc",
                                  "--out", str(out / "x")])

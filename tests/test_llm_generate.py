@@ -124,7 +124,7 @@ def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert not (out / "manifest.json").exists()  # it really died part way
+        assert json.loads((out / "manifest.json").read_text())["status"] == "running"  # it really died part way
         synth(*llm_args(slow, out), "--resume")
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), name
@@ -134,7 +134,7 @@ def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
                           cwd=ROOT, env={**env, "SYNTH_TEST_KEY": KEY}, capture_output=True, text=True)
-    assert done.returncode != 0 and "--resume" in done.stderr and "does not exist" in done.stderr
+    assert done.returncode == 3 and "--resume" in done.stderr and "holds no run to continue" in done.stderr
 
 
 def test_dry_run_estimates_and_sends_nothing(server, tmp_path):

@@ -272,3 +272,24 @@ def test_push_errors_are_clear_and_never_show_the_token(run, api, monkeypatch, t
 def test_push_without_a_run_folder_says_so(tmp_path):
     with pytest.raises(Exception, match="not a run folder"):
         push(tmp_path, "me/tools", token=TOKEN, api_factory=RecordingApi)
+
+
+def test_the_card_says_why_a_huge_enum_is_repeated_on_every_line(tmp_path):
+    from synth.config import Settings
+    from synth.export.card import write_card
+    from synth.pipeline import generate
+
+    registry = tmp_path / "reg"
+    registry.mkdir()
+    codes = [f"SKU-{i:05d}" for i in range(5000)]
+    tools = [{"name": "get_product", "description": "Look up one product by its SKU code.",
+              "inputSchema": {"type": "object", "properties": {"sku": {"type": "string", "enum": codes}},
+                              "required": ["sku"]}},
+             {"name": "list_orders", "description": "List the orders placed in one city.",
+              "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+    (registry / "shop.json").write_text(json.dumps({"qualifiedName": "@t/shop", "displayName": "Shop", "tools": tools}))
+    run = tmp_path / "run"
+    generate(Settings(servers=registry, out=run, n=12, seed=1))
+    card = " ".join(write_card(run).read_text().split())
+    assert "`get_product` (" in card and "repeated on every line that offers them" in card
+    assert "no shared tool table" in card

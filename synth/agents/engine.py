@@ -18,6 +18,7 @@ from synth.agents.spend import Spend
 from synth.live.pool import Pool
 from synth.agents.writer import Agents, write
 from synth.config import Settings
+from synth.errors import EndpointDown
 from synth.export.chat import ToolNames
 from synth.llm.base import ChatResponse
 from synth.offline.scenario import Planner
@@ -75,6 +76,8 @@ class OrderedRun:
         spent: list[ChatResponse] = []
         try:
             result = await write(scenario, self.servers[scenario.server], self.offer(scenario), self.agents, spent)
+        except EndpointDown:
+            raise  # nothing reaches the endpoint: the run stops with one clear line
         except Exception as exc:  # a bug in one item must not sink the run; it is counted with its type
             result = StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500])
         self.spend.add(spent)

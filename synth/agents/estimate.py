@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from synth.agents import roles
+from synth.agents.engine import LOOKAHEAD
 from synth.config import ROLES, Settings
 from synth.messages import ToolNames, openai_tool
 from synth.offline.scenario import Planner
@@ -56,13 +57,17 @@ def estimate(settings: Settings) -> dict[str, Any]:
                 prompt[role] += sum(executor_base + 150 * t for t in range(turns))
             else:
                 prompt[role] += n * sizes[role]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for role in ROLES:
         completion = calls[role] * COMPLETION_TOKENS[role]
         price_in, price_out = settings.prices.get(models[role], (0.0, 0.0))
         rows.append({"role": role, "model": models[role], "calls": calls[role], "prompt_tokens": prompt[role],
                      "completion_tokens": completion,
                      "usd": round((prompt[role] * price_in + completion * price_out) / 1e6, 6)})
-    return {"scenarios": count, "roles": rows, "calls": sum(calls.values()),
+    # The run starts scenarios until n are accepted: as many as 2n + 20 when most are turned away, and
+    # up to LOOKAHEAD x concurrency beyond the last one it needed, which are in flight when it stops.
+    most = min(settings.n * 2 + 20, count + LOOKAHEAD * settings.concurrency) if count else 0
+    return {"scenarios": count, "max_scenarios": most, "roles": rows, "calls": sum(calls.values()),
             "prompt_tokens": sum(prompt.values()), "completion_tokens": sum(r["completion_tokens"] for r in rows),
-            "usd": round(sum(r["usd"] for r in rows), 6)}
+            "usd": round(sum(r["usd"] for r in rows), 6),
+            "usd_max": round(sum(r["usd"] for r in rows) * most / count, 6) if count else 0.0}

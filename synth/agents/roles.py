@@ -97,8 +97,22 @@ def refine_request(model: str, seed: int, draft: str, tool_names: list[str]) -> 
 
 
 def plan_request(model: str, seed: int, request: str, tools: list[ToolSpec]) -> ChatRequest:
-    return _request("plan", model, "planner.system", "planner.user", seed, request=request,
-                    tools_json=_dump([_tool_json(t) for t in tools]))
+    """The planner's request. Its answer schema lists the scenario's tool names as an ``enum``, so an
+    endpoint that enforces the schema cannot name a tool the server does not have."""
+    req = _request("plan", model, "planner.system", "planner.user", seed, request=request,
+                   tools_json=_dump([_tool_json(t) for t in tools]))
+    return req.model_copy(update={"response_schema": plan_schema([t.name for t in tools]), "schema_name": "PlanAnswer"})
+
+
+def plan_schema(names: list[str]) -> dict[str, Any]:
+    """PlanAnswer's JSON schema, inlined (no ``$ref``, which some endpoints do not follow), with
+    ``steps[].tool`` limited to ``names``."""
+    schema = PlanAnswer.model_json_schema()
+    item = schema.pop("$defs")["PlanItem"]
+    if names:
+        item["properties"]["tool"]["enum"] = sorted(set(names))
+    schema["properties"]["steps"]["items"] = item
+    return schema
 
 
 def user_request(model: str, seed: int, request: str, details: dict[str, Any], transcript: str) -> ChatRequest:

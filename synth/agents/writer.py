@@ -16,7 +16,7 @@ from typing import Any
 from synth import templates
 from synth.agents import roles
 from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
-from synth.errors import BackendError
+from synth.errors import BackendError, EndpointDown
 from synth.export.chat import ToolNames, openai_messages, openai_tool
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import ask, failure_reason as _reason
@@ -157,6 +157,8 @@ async def _talk(scenario: Scenario, server: ServerSpec, offered: tuple[str, ...]
                           messages=(chat[0], {"role": "system", "content": note}, *chat[1:]))
         try:
             answer = await agents.backend("executor").complete(req)
+        except EndpointDown:
+            raise  # the run stops: every item would fail the same way
         except BackendError as exc:
             return StageFailure(stage="execute", item_id=sid, reason=_reason(exc), detail=str(exc)[:500])
         log.append(answer.model_copy(update={"model": f"executor:{answer.model or req.model}"}))

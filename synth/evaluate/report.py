@@ -50,6 +50,11 @@ def grade(items: list[dict[str, Any]], predictions: Iterable[dict[str, Any]], le
         meta = item["metadata"]
         expected = [Call.from_openai(c) for c in item["expected_output"].get("tool_calls") or []]
         prediction = by_id.get(str(meta["id"]))
+        if prediction is not None and prediction.get("error"):  # the request failed: an outage, not an answer
+            rows.append({"id": meta["id"], "server": meta.get("server", ""),
+                         "tool": meta.get("tool", expected[0].name if expected else ""), "score": None,
+                         "diagnosis": "error", "details": [str(prediction["error"])], "missing": False, "error": True})
+            continue
         turn = score_turn(expected, predicted_calls(prediction), schemas_of(item), lenient) if prediction is not None \
             else TurnScore(0.0, "wrong_count", details=["no prediction for this item"])
         rows.append({"id": meta["id"], "server": meta.get("server", ""), "tool": meta.get("tool", expected[0].name if expected else ""),
@@ -60,19 +65,27 @@ def grade(items: list[dict[str, Any]], predictions: Iterable[dict[str, Any]], le
 
 def _group(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[float]] = defaultdict(list)
+    errors: dict[str, int] = defaultdict(int)
     for r in rows:
-        groups[r[key]].append(r["score"])
-    return {k: {"items": len(v), "score": round(sum(v) / len(v), 4)} for k, v in sorted(groups.items())}
+        if r.get("error"):
+            errors[r[key]] += 1
+        else:
+            groups[r[key]].append(r["score"])
+    return {k: {"items": len(groups[k]), "score": round(sum(groups[k]) / len(groups[k]), 4) if groups[k] else 0.0,
+                **({"errors": errors[k]} if errors[k] else {})} for k in sorted(set(groups) | set(errors))}
 
 
 def summarise(rows: list[dict[str, Any]], lenient: Leniency) -> dict[str, Any]:
-    n = len(rows)
-    diagnoses = {d: sum(r["diagnosis"] == d for r in rows) for d in DIAGNOSES}
+    """Scores over the graded items; items whose request failed are counted as ``errors`` and left out."""
+    graded = [r for r in rows if not r.get("error")]
+    n = len(graded)
+    diagnoses = {d: sum(r["diagnosis"] == d for r in graded) for d in DIAGNOSES}
     return {
         "items": n,
-        "score": round(sum(r["score"] for r in rows) / n, 4) if n else 0.0,
-        "exact": round(sum(r["score"] == 1.0 for r in rows) / n, 4) if n else 0.0,
-        "missing_predictions": sum(r["missing"] for r in rows),
+        "errors": len(rows) - n,
+        "score": round(sum(r["score"] for r in graded) / n, 4) if n else 0.0,
+        "exact": round(sum(r["score"] == 1.0 for r in graded) / n, 4) if n else 0.0,
+        "missing_predictions": sum(r["missing"] for r in graded),
         "leniency": {"defaults": lenient.defaults, "int_float": lenient.int_float, "strings": lenient.strings},
         "by_diagnosis": {k: v for k, v in diagnoses.items() if v},
         "by_server": _group(rows, "server"),
@@ -101,7 +114,14 @@ def print_report(report: dict[str, Any], other: dict[str, Any] | None = None, ti
         a, b = report["by_diagnosis"].get(d, 0), (other or {}).get("by_diagnosis", {}).get(d, 0)
         if a or b:
             head.add_row(f"  {d}", str(a), *([str(b), f"{a - b:+d}"] if other else []))
+    errors, other_errors = report.get("errors", 0), (other or {}).get("errors", 0)
+    if errors or other_errors:
+        head.add_row("[red]errors[/]", str(errors), *([str(other_errors), ""] if other else []))
     console.print(head)
+    if errors or other_errors:
+        console.print(f"[red]{errors or other_errors} item(s) not graded: the request failed (an outage or a refused "
+                      "call, not a wrong answer); they are left out of the scores above, details in graded.jsonl[/]",
+                      highlight=False)
     tools = Table(title="by tool" + (" (largest changes first)" if other else ""), header_style="bold")
     tools.add_column("tool")
     tools.add_column("items", justify="right")

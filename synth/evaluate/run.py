@@ -4,7 +4,7 @@ Calls go through the same engine as generation (native tool calling, bounded ret
 concurrency, the SQLite cache), so re-grading with other leniency or rerunning costs nothing.
 A model that answers with text, calls a tool that does not exist or sends arguments that are
 not JSON gets 0.0 and its diagnosis; a request that fails past its retries is recorded as an
-error and scored 0.0, never a crash.
+error, shown as one and left out of the scores (an outage is not a wrong answer), never a crash.
 """
 
 from __future__ import annotations
@@ -32,8 +32,11 @@ async def _gather(jobs: list[Any], limit: int) -> list[Any]:
     gate = asyncio.Semaphore(limit)
 
     async def run(job: Any) -> Any:
-        async with gate:
-            return await job
+        try:
+            async with gate:
+                return await job
+        finally:
+            job.close()  # a job cancelled before it started (the endpoint is down) is closed, not left unawaited
 
     return await asyncio.gather(*(run(j) for j in jobs))
 
@@ -59,8 +62,7 @@ def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: i
     items = eval_items(source)
     predictions = asyncio.run(_closing(backend, predict(items, backend, model, limit)))
     report, rows = grade(items, predictions, lenient)
-    report = {"model": model, "source": source.as_posix(), **report,
-              "errors": sum(1 for p in predictions if p.get("error"))}
+    report = {"model": model, "source": source.as_posix(), **report}
     write_jsonl(out / "predictions.jsonl", predictions)
     write_jsonl(out / "graded.jsonl", rows)
     write_json(out / "report.json", report)
@@ -101,8 +103,11 @@ def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int)
     async def one(record: dict[str, Any]) -> dict[str, Any]:
         answer = await ask(backend, judge_request(model, record), JudgeAnswer, "judge", record.get("id", ""), [])
         label = None if isinstance(answer, StageFailure) else answer.label
-        return {"id": record.get("id"), "expected": record["score"], "predicted": label,
-                "reason": answer.detail if isinstance(answer, StageFailure) else answer.reason}
+        row = {"id": record.get("id"), "expected": record["score"], "predicted": label,
+               "reason": answer.detail if isinstance(answer, StageFailure) else answer.reason}
+        if isinstance(answer, StageFailure) and answer.reason in ("backend_error", "budget"):
+            row["error"] = True  # the request failed: not a wrong or unparsed answer
+        return row
 
     rows = asyncio.run(_closing(backend, _gather([one(r) for r in records], limit)))
     report = {"model": model, "source": file.as_posix(), **judge_report(rows)}
@@ -113,6 +118,8 @@ def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int)
 
 def judge_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Accuracy, per-label precision and recall, and the confusion matrix (expected -> predicted)."""
+    errors = sum(1 for r in rows if r.get("error"))
+    rows = [r for r in rows if not r.get("error")]  # failed requests are not graded
     labels = list(JUDGE_LABELS)
     matrix = {e: {p: 0 for p in [*labels, "unparsed"]} for e in labels}
     for r in rows:
@@ -125,5 +132,5 @@ def judge_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
         per_label[label] = {"precision": round(tp / predicted, 4) if predicted else 0.0,
                             "recall": round(tp / actual, 4) if actual else 0.0, "support": actual}
     n = len(rows)
-    return {"items": n, "accuracy": round(sum(r["expected"] == r["predicted"] for r in rows) / n, 4) if n else 0.0,
+    return {"items": n, "errors": errors, "accuracy": round(sum(r["expected"] == r["predicted"] for r in rows) / n, 4) if n else 0.0,
             "unparsed": sum(r["predicted"] is None for r in rows), "per_label": per_label, "confusion": matrix}

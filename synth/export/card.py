@@ -19,7 +19,17 @@ import yaml
 from synth.export import hf
 from synth.export.plots import Stats, short, write_plots
 from synth.records import content_hash
-from synth.rundir import CARD, SCORED, TRAIN, VALID, RunDir, read_jsonl, write_atomic
+from synth.rundir import (
+    CARD,
+    SCORED,
+    TRAIN,
+    VALID,
+    RunDir,
+    read_jsonl,
+    read_requests,
+    requests_line,
+    write_atomic,
+)
 
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
 
@@ -84,6 +94,33 @@ def _realism(run: Path, manifest: dict[str, Any]) -> list[str]:
     return out + [_table(["measure (benchmarks/realism.py)", "value"], rows), ""]
 
 
+HEAVY_TOOL = 16_000  # characters of one tool definition above which the card says what repeating it costs
+
+
+def _heavy_tools(run: Path, sample: int = 400) -> str | None:
+    """Why big tool definitions (a 5,000-value enum) are repeated on every line that offers them, and
+    what share of scored.jsonl they take (from its first ``sample`` lines), or None when none is big."""
+    largest: dict[str, int] = {}
+    tool_chars = line_chars = 0
+    for number, row in enumerate(read_jsonl(run / SCORED), 1):
+        if number > sample:
+            break
+        line_chars += len(json.dumps(row, ensure_ascii=False))
+        for tool in row.get("available_tools") or []:
+            size = len(json.dumps(tool, ensure_ascii=False))
+            tool_chars += size
+            name = str(tool.get("name", "?"))
+            largest[name] = max(largest.get(name, 0), size)
+    big = sorted(((n, c) for n, c in largest.items() if c > HEAVY_TOOL), key=lambda nc: -nc[1])
+    if not big:
+        return None
+    named = ", ".join(f"`{n}` ({c / 1000:.0f} kB)" for n, c in big[:3])
+    return (f"Some tool definitions are large ({named}) and are repeated on every line that offers them: tool "
+            f"definitions are {tool_chars / max(line_chars, 1):.0%} of scored.jsonl. Each line carries its tools "
+            "because the formats it follows (limbic scored calls, OpenAI fine-tuning, Foundry eval items) have no "
+            "shared tool table; shrink the schema in the registry (a long enum) or lower --max-tools to cut it.")
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
@@ -139,7 +176,7 @@ def _funnel(manifest: dict[str, Any]) -> str:
     return _table(["stage", "entered", "passed", "dropped", "why dropped"], rows)
 
 
-def _made(manifest: dict[str, Any]) -> list[str]:
+def _made(manifest: dict[str, Any], run: Path | None = None) -> list[str]:
     cfg, reg = manifest["config"], manifest["registry"]
     snapshot = content_hash(reg.get("snapshot", []))
     model = manifest.get("model")
@@ -171,6 +208,9 @@ def _made(manifest: dict[str, Any]) -> list[str]:
         used = manifest["tokens"].values()
         lines.append(f"- **Model calls**: {sum(r['calls'] for r in used)}, tokens {sum(r['prompt_tokens'] for r in used):,} in / "
                      f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.get('cost_usd', 0):.2f}")
+    requests = requests_line(read_requests(run)) if run is not None else None
+    if requests:
+        lines.append(f"- **Requests** (all processes that worked on the run, from requests.json): {requests}")
     lines += ["", "Same registry, seed and version give byte-identical files:", "", "```bash", command, "```"]
     return lines
 
@@ -316,7 +356,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "derived from one conversation crosses splits. Each gold call then yields one negative per error label, "
         "re-checked so that its label holds.",
         "",
-        *_made(manifest),
+        *_made(manifest, run),
         "",
         *_results(manifest),
         "### Funnel",
@@ -370,6 +410,9 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "English only; requests follow the tools, so the mix of tasks mirrors the registry, not real traffic.",
         "The tool definitions come from the servers' registry entries and keep their own licences.",
     ]
+    heavy = _heavy_tools(run)
+    if heavy:
+        limits.append(heavy)
     if manifest["backend"] == "offline":
         limits.insert(0, "Made by the offline backend: with a server pack, requests, results and answers are expanded "
                       "from a person-reviewed set of goals, values and templates, so their variety is bounded by the "

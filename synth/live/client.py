@@ -26,6 +26,7 @@ from typing import Any, AsyncIterator, Iterator, TextIO
 import anyio
 import httpx2
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp.client._memory import InMemoryTransport
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
@@ -89,10 +90,12 @@ class Session:
 
 @asynccontextmanager
 async def connect(connection: Connection, name: str, limits: Limits = Limits(), cwd: str | None = None,
-                  errlog: TextIO | None = None) -> AsyncIterator[Session]:
+                  errlog: TextIO | None = None, local: Any = None) -> AsyncIterator[Session]:
     """An initialized session with the server ``connection`` describes; closed (and the process ended) on exit.
 
-    ``cwd`` overrides the entry's working folder (a fresh folder for a stateful server).
+    ``cwd`` overrides the entry's working folder (a fresh folder for a stateful server). ``local`` is
+    an SDK server object of synth's own (the store) to talk to in this process, through the SDK's
+    in-memory transport: the same protocol and the same result text as over stdio, without a process.
     ``errlog`` receives a stdio server's stderr; by default a temporary file, whose last line is
     quoted when the server fails to start (it usually says why).
     """
@@ -102,7 +105,7 @@ async def connect(connection: Connection, name: str, limits: Limits = Limits(), 
         async with AsyncExitStack() as stack:
             try:
                 with _junk_lines() as junk:
-                    session, info = await _open(stack, connection, name, limits, cwd, log)
+                    session, info = await _open(stack, connection, name, limits, cwd, log, local)
             except BaseException:
                 setup_failed = True
                 raise  # through the transports, which add what really happened (refused, closed) to the group
@@ -130,8 +133,10 @@ def _last_line(log: TextIO) -> str:
 
 
 async def _open(stack: AsyncExitStack, connection: Connection, name: str, limits: Limits, cwd: str | None,
-                errlog: TextIO) -> tuple[ClientSession, dict[str, Any]]:
-    if connection.type == "stdio":
+                errlog: TextIO, local: Any = None) -> tuple[ClientSession, dict[str, Any]]:
+    if local is not None:
+        read, write = await stack.enter_async_context(InMemoryTransport(local))
+    elif connection.type == "stdio":
         if not connection.command:
             raise LiveError(name, "the stdio connection has no command", "add \"command\" to the entry's connection",
                             "live_config")

@@ -11,6 +11,10 @@ process per call). A stateful one gets a fresh server per scenario: a new proces
 temporary working folder, so scenarios never see each other's writes and a conversation can be
 replayed. A server that fails to connect is remembered, so its other scenarios are refused at once
 with the same line instead of each waiting out the timeout again.
+
+synth's own store (an entry that runs ``synth serve store``) is served in this process: each scenario
+gets a copy of the seed database and a session with one shared server object over the SDK's
+in-memory transport. Same tools, same protocol, same result text as the process, in milliseconds.
 """
 
 from __future__ import annotations
@@ -19,18 +23,23 @@ import asyncio
 import shutil
 import tempfile
 import threading
+from pathlib import Path
 from concurrent.futures import Future
 from typing import Any
 
 from synth.live.client import Limits, LiveError, connect
 from synth.records import Connection
+from synth.store.seed import seed_database
+from synth.store.server import CURRENT, build_server
+from synth.store.shop import Store
 
 
 class Server:
     """One open server: calls go in order through its session; ``close`` ends it (and its process)."""
 
-    def __init__(self, pool: "Pool", name: str, connection: Connection, fresh: bool):
+    def __init__(self, pool: "Pool", name: str, connection: Connection, fresh: bool, store_seed: int | None = None):
         self.pool, self.name, self.connection, self.fresh = pool, name, connection, fresh
+        self.store_seed = store_seed  # synth's own store: served in this process from a fresh copy of its seed
         self.info: dict[str, Any] = {}
         self.broken: LiveError | None = None
         self._queue: asyncio.Queue[tuple[str, dict[str, Any], Future[dict[str, Any]]] | None] | None = None
@@ -69,8 +78,13 @@ class Server:
     async def _own(self, ready: Future[dict[str, Any]]) -> None:
         folder = tempfile.mkdtemp(prefix="synth-live-") if self.fresh else None
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        store = None
         try:
-            async with connect(self.connection, self.name, self.pool.limits, cwd=folder) as session:
+            if self.store_seed is not None:
+                store = self.pool.store_copy(self.store_seed, folder or tempfile.mkdtemp(prefix="synth-live-"))
+                CURRENT.set(store)  # this task's context: the session's tasks and tool threads inherit it
+            async with connect(self.connection, self.name, self.pool.limits, cwd=folder,
+                               local=self.pool.store_server() if store is not None else None) as session:
                 self._queue = queue
                 ready.set_result(session.info)
                 while (item := await queue.get()) is not None:
@@ -92,6 +106,8 @@ class Server:
             if not ready.done():
                 ready.set_exception(self.broken)
         finally:
+            if store is not None:
+                store.close()
             self._queue = None
             while not queue.empty():  # calls that arrived after the end
                 item = queue.get_nowait()
@@ -102,6 +118,23 @@ class Server:
             self._done.set_result(None)
 
 
+def store_seed(connection: Connection) -> int | None:
+    """The seed when ``connection`` runs synth's own store (``synth serve store [--seed N]``), else None.
+
+    That server is served in this process: same code, same protocol, same result text, no process to
+    start per scenario. A store with its own ``--db`` is a real file someone chose: it runs as given.
+    """
+    args = list(connection.args)
+    if connection.type != "stdio" or Path(connection.command or "").name != "synth" or args[:2] != ["serve", "store"]:
+        return None
+    if "--db" in args or "--http" in args:
+        return None
+    try:
+        return int(args[args.index("--seed") + 1]) if "--seed" in args else 0
+    except (IndexError, ValueError):
+        return None
+
+
 class Pool:
     """Every live server of a run, on one background event loop."""
 
@@ -110,6 +143,10 @@ class Pool:
         self._fresh = threading.BoundedSemaphore(fresh_at_once)  # stateful servers running at once
         self._spares: dict[str, Server] = {}  # the next scenario's fresh server, started while this one runs
         self._ending: list[Server] = []  # fresh servers released, still shutting down
+        self._templates: dict[int, Path] = {}  # seed -> the store's seed database, copied for each scenario
+        self._folder: str | None = None
+        self._store_server: Any = None
+        self._lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="synth-live", daemon=True)
         self._thread.start()
@@ -142,11 +179,35 @@ class Pool:
         return server
 
     def _launch(self, name: str, connection: Connection) -> Server:
-        server = Server(self, name, connection, fresh=connection.stateful)
+        server = Server(self, name, connection, fresh=connection.stateful, store_seed=store_seed(connection))
         if server.fresh:
             self._fresh.acquire()
             server._done.add_done_callback(lambda _: self._fresh.release())
         return server.start()
+
+    def store_copy(self, seed: int, folder: str) -> Store:
+        """A fresh store in ``folder``: a copy of the seed database, which is made once per run and seed."""
+        with self._lock:
+            if seed not in self._templates:
+                path = Path(self.scratch()) / f"store-seed{seed}.db"
+                seed_database(path, seed)
+                self._templates[seed] = path
+        db = Path(folder) / "store.db"
+        shutil.copyfile(self._templates[seed], db)
+        return Store.open(db, seed)
+
+    def store_server(self) -> Any:
+        """The store's MCP server, built once: each session's store comes from ``CURRENT``."""
+        with self._lock:
+            if self._store_server is None:
+                self._store_server = build_server()
+            return self._store_server
+
+    def scratch(self) -> str:
+        """A folder of the pool's, removed when it closes."""
+        if self._folder is None:
+            self._folder = tempfile.mkdtemp(prefix="synth-pool-")
+        return self._folder
 
     def release(self, server: Server) -> None:
         """A scenario is done with ``server``: a fresh one ends (its process and folder go), a shared one stays."""
@@ -162,6 +223,8 @@ class Pool:
             server._done.result()
         self._ending.clear()
         self._shared.clear()
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
         self._spares.clear()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)

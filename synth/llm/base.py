@@ -49,3 +49,39 @@ class ChatBackend(Protocol):
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Answer one request; raise synth.errors.BackendError when it cannot be answered."""
         ...
+
+
+def stats_of(backend: Any) -> Any | None:
+    """The request counters (``.stats``) of the client under a stack of wrappers (cache, budget), or
+    None for a backend that keeps none (scripted, offline)."""
+    for _ in range(8):
+        if backend is None:
+            return None
+        if hasattr(backend, "stats"):
+            return backend.stats
+        backend = getattr(backend, "inner", None)
+    return None
+
+
+def request_report(backends: Any) -> dict[str, Any] | None:
+    """What it took to get the answers, summed over the distinct clients of ``backends`` (a role ->
+    backend dict or one backend): requests, retries, re-asks, errors by kind (rate_limit = 429,
+    server_error = 5xx, timeout, connection, invalid_response), seconds spent waiting. None when no
+    client keeps counters."""
+    found = {}
+    for backend in (backends.values() if isinstance(backends, dict) else [backends]):
+        stats = stats_of(backend)
+        if stats is not None:
+            found[id(stats)] = stats
+    if not found:
+        return None
+    total: dict[str, Any] = {}
+    for stats in found.values():
+        for key, value in stats.to_json().items():
+            if isinstance(value, dict):
+                bucket = total.setdefault(key, {})
+                for k, v in value.items():
+                    bucket[k] = bucket.get(k, 0) + v
+            else:
+                total[key] = round(total.get(key, 0) + value, 3)
+    return total

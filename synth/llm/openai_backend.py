@@ -4,9 +4,10 @@
         response = await llm.complete(request)
 
 One ``openai.AsyncOpenAI`` client per backend (aiohttp transport by default, SDK retries off);
-retries, backoff and concurrency live in ``synth.llm.limits``. Structured output asks for
-``json_schema``; an endpoint that rejects it gets ``json_object``, then plain text (with the
-schema spelled out in the system message), and the downgrade is remembered for the run.
+retries follow the project's one policy (``synth.retry``); concurrency and pacing live in
+``synth.llm.limits``. Structured output asks for ``json_schema``; an endpoint that rejects it
+gets ``json_object``, then plain text (with the schema spelled out in the system message), and
+the downgrade is remembered for the run.
 
 Requests go through the SDK's generic ``client.post`` with a plain JSON body: same auth, base
 URL, headers, timeouts and typed errors as ``chat.completions.create``, without the per-call
@@ -29,20 +30,23 @@ import httpx2
 import openai
 from typing_extensions import Self
 
-from synth.errors import BackendError
+from synth.errors import BackendError, EndpointDown
 from synth.llm.base import ChatRequest, ChatResponse, Usage
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
-    RetryPolicy,
     TokenBucket,
+    connection_phrase,
     error_kind,
     estimate_tokens,
+    is_retryable,
 )
+from synth.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
 FORMATS = ("json_schema", "json_object", "text")  # the structured-output ladder, best first
+FAIL_FAST = 3  # connection failures in a row, before any request got through, that end the run
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -55,13 +59,16 @@ class BackendStats:
     retries: int = 0
     failures: int = 0  # calls that ended in BackendError
     downgrades: int = 0
+    reasks: int = 0  # answers that did not validate and were asked again (counted by synth.llm.structured)
+    waited_s: float = 0.0  # time spent waiting before retries (backoff and Retry-After)
     errors: Counter[str] = field(default_factory=Counter)  # failed requests by kind
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"calls": self.calls, "requests": self.requests, "retries": self.retries,
-                "failures": self.failures, "downgrades": self.downgrades, "errors": dict(self.errors),
+                "failures": self.failures, "downgrades": self.downgrades, "reasks": self.reasks,
+                "waited_s": round(self.waited_s, 3), "errors": dict(self.errors),
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
 
 
@@ -119,8 +126,11 @@ class OpenAIBackend:
         self._rpm = TokenBucket(rpm) if rpm else None
         self._tpm = TokenBucket(tpm) if tpm else None
         self._format = 0  # index into FORMATS; only ever moves down the ladder
-        self._policy = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait, backoff=backoff,
-                                   on_retry=self._count_retry)
+        self._policy = RetryPolicy(retryable=is_retryable, max_attempts=max_attempts, max_wait=max_wait, backoff=backoff,
+                                   on_retry=self._count_retry, on_wait=self._count_wait)
+        self._reached = False  # some request got an HTTP answer: from then on failures are per request
+        self._refusals = 0  # connection failures in a row while not yet reached
+        self.down: EndpointDown | None = None  # set once the endpoint is judged unreachable
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -143,6 +153,8 @@ class OpenAIBackend:
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Answer one request, retrying what a retry can fix; BackendError otherwise."""
         self.stats.calls += 1
+        if self.down is not None:
+            raise self.down
         attempts = 0
 
         async def attempt() -> dict[str, Any]:
@@ -158,6 +170,9 @@ class OpenAIBackend:
             except _FormatRejected:
                 self._downgrade(level)
                 continue
+            except EndpointDown:
+                self.stats.failures += 1
+                raise
             except (openai.OpenAIError, InvalidResponse) as exc:  # anything else is a bug: traceback kept
                 self.stats.failures += 1
                 error = self._error(exc, attempts)
@@ -213,6 +228,7 @@ class OpenAIBackend:
                 raise InvalidResponse(f"the body is not a chat completion ({type(exc).__name__})") from None
             outcome = "ok"
         except openai.BadRequestError as exc:
+            self._reached = True
             if "response_format" in body and _mentions_format(exc):
                 raise _FormatRejected() from None
             self.stats.errors[error_kind(exc)] += 1
@@ -222,9 +238,21 @@ class OpenAIBackend:
             self.stats.errors[kind] += 1
             if kind == "rate_limit":
                 outcome = "rate_limited"
+            if kind == "connection" and not self._reached:
+                self._refusals += 1
+                if self._refusals >= FAIL_FAST and self.down is None:
+                    phrase = connection_phrase(exc)
+                    self.down = EndpointDown(self._redact(
+                        f"{self.endpoint}: {phrase} ({self._refusals} attempts in a row, none got through); "
+                        "check --base-url and that the server is running and listening there"))
+                if self.down is not None:
+                    raise self.down from None
+            elif not isinstance(exc, InvalidResponse) and getattr(exc, "status_code", None) is not None:
+                self._reached = True
             raise
         finally:
             self.limiter.release(ticket, outcome)
+        self._reached = True
         prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         self.stats.prompt_tokens += prompt
         self.stats.completion_tokens += completion
@@ -234,6 +262,9 @@ class OpenAIBackend:
 
     def _count_retry(self, exc: BaseException) -> None:
         self.stats.retries += 1
+
+    def _count_wait(self, seconds: float) -> None:
+        self.stats.waited_s += seconds
 
     def _downgrade(self, level: int) -> None:
         if self._format == level and level + 1 < len(FORMATS):
@@ -260,7 +291,7 @@ class OpenAIBackend:
     def _error(self, exc: BaseException, attempts: int) -> BackendError:
         kind = error_kind(exc)
         status = getattr(exc, "status_code", None)
-        what = f"HTTP {status}" if status else kind.replace("_", " ")
+        what = f"HTTP {status}" if status else connection_phrase(exc) if kind == "connection" else kind.replace("_", " ")
         detail = _server_message(exc)
         advice = {
             "rate_limit": "the endpoint kept rate-limiting; lower --concurrency or set --rpm/--tpm",

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from synth.errors import BackendError, BudgetError
-from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.errors import BackendError, BudgetError, EndpointDown
+from synth.llm.base import ChatBackend, ChatRequest, ChatResponse, stats_of
 from synth.records import StageFailure
 
 M = TypeVar("M", bound=BaseModel)
@@ -56,6 +56,8 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
     for attempt in range(2):
         try:
             response = await backend.complete(request)
+        except EndpointDown:
+            raise  # the run stops: every item would fail the same way
         except BackendError as exc:
             return StageFailure(stage=stage, item_id=item_id, reason=failure_reason(exc), detail=str(exc)[:500])
         spent.append(response)
@@ -64,6 +66,9 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
         except (ValueError, ValidationError) as exc:
             error = _short(exc)
             if attempt == 0:
+                stats = stats_of(backend)
+                if stats is not None:
+                    stats.reasks += 1
                 request = request.model_copy(update={"messages": (
                     *request.messages,
                     {"role": "assistant", "content": response.content or ""},

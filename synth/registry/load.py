@@ -131,6 +131,8 @@ def _parse(path: Path, rel: str) -> tuple[Any, Problem | None]:
         return bad(f"file is not UTF-8 text (bad byte at offset {exc.start})", "save the file as UTF-8")
     except OSError as exc:
         return bad(f"file cannot be read: {exc.strerror or exc}", "check the file's permissions")
+    if not text.strip():
+        return bad("empty file", "put a server definition in it, or delete it")
     try:
         if path.suffix.lower() == ".json":
             try:

@@ -13,6 +13,7 @@ tool is skipped). Simplifying a schema that was valid gives no problem at all.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,6 +101,8 @@ def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, 
                   "fix this keyword so the schema passes a JSON Schema 2020-12 validator")
     if run.fatal:
         return None, _dedupe(run.problems)
+    if require_object:
+        _check_depth(result, pointer, run)
     if original_error is not None and not run.problems:  # repairable, and no specific warning said why
         draft = DRAFTS.get(cls.__name__, cls.__name__)
         run.warn(_at(pointer, original_error),
@@ -177,6 +180,7 @@ def _node(s: Any, ptr: str, run: _Run, stack: tuple[str, ...], top: bool = False
             s.setdefault("dependentRequired" if isinstance(v, list) else "dependentSchemas", {})[k] = v
     nullable = _fix_type(s, ptr, run)
     _fix_values(s, ptr, run)
+    _check_ranges(s, ptr, run)
     if "required" in s:
         _clean_required(s, ptr, run)
     for kw in ("items", "prefixItems"):
@@ -447,6 +451,60 @@ def _fix_values(s: dict[str, Any], ptr: str, run: _Run) -> None:
             run.warn(f"{ptr}/pattern", f"pattern {_short(repr(s['pattern']), 60)} is not a valid regular expression "
                      f"({exc}); dropped", "fix the regular expression")
             del s["pattern"]
+
+
+def _check_ranges(s: dict[str, Any], ptr: str, run: _Run) -> None:
+    """Bounds no value can meet, and an enum the pattern rules out: errors (the tool is skipped with
+    this reason), since generation could only fail on them."""
+    lo, hi = s.get("minimum"), s.get("maximum")
+    xlo, xhi = s.get("exclusiveMinimum"), s.get("exclusiveMaximum")
+    lows = [float(v) for v in (lo, xlo) if isinstance(v, (int, float)) and _number(v)]
+    highs = [float(v) for v in (hi, xhi) if isinstance(v, (int, float)) and _number(v)]
+    if lows and highs:
+        low, high = max(lows), min(highs)
+        strict = (low == xlo and _number(xlo)) or (high == xhi and _number(xhi))
+        integer = s.get("type") == "integer"
+        empty = low > high or (low == high and strict) or (integer and math.ceil(low) > math.floor(high))
+        if empty:
+            which = ("exclusiveMinimum" if low == xlo and _number(xlo) else "minimum",
+                     "exclusiveMaximum" if high == xhi and _number(xhi) else "maximum")
+            run.error(f"{ptr}/{which[0]}", f"{which[0]} {low:g} and {which[1]} {high:g} leave no "
+                      f"{'integer' if integer else 'number'} allowed", f"fix the bounds so {which[0]} is below {which[1]}")
+    for small, big, what in (("minLength", "maxLength", "string"), ("minItems", "maxItems", "array"),
+                             ("minProperties", "maxProperties", "object")):
+        a, b = s.get(small), s.get(big)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and _number(a) and _number(b) and a > b:
+            run.error(f"{ptr}/{small}", f"{small} {a} is above {big} {b}: no {what} is allowed",
+                      f"fix the bounds so {small} <= {big}")
+    pattern, enum = s.get("pattern"), s.get("enum")
+    if isinstance(pattern, str) and isinstance(enum, list):
+        texts = [v for v in enum if isinstance(v, str)]
+        if texts and not any(re.search(pattern, v) for v in texts):
+            run.error(f"{ptr}/pattern", f"pattern {_short(repr(pattern), 60)} matches none of the enum values "
+                      f"{_short(repr(texts), 80)}", "fix the pattern or the enum so the allowed values match")
+
+
+FILL_DEPTH = 4  # levels of nested objects and arrays the offline value writer fills (synth.offline.values)
+
+
+def _check_depth(s: Any, ptr: str, run: _Run, depth: int = -1) -> None:
+    """Warn where a required value sits deeper than the offline writer fills: it would be left empty."""
+    if not isinstance(s, dict):
+        return
+    if depth >= FILL_DEPTH and s.get("required"):
+        run.warn(ptr, f"required values nested {depth + 1} levels deep; the offline writer fills {FILL_DEPTH}, so "
+                 "offline calls of this tool leave them out and fail validation", "flatten the arguments, or give "
+                 "the server a pack with example values")
+        return
+    for name, sub in (s.get("properties") or {}).items():
+        if name in (s.get("required") or ()):
+            _check_depth(sub, f"{ptr}/properties/{escape(name)}", run, depth + 1)
+    if isinstance(s.get("items"), dict) and (s.get("minItems") or 0) >= 1:
+        _check_depth(s["items"], f"{ptr}/items", run, depth + 1)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _drop_nulls(s: dict[str, Any]) -> None:

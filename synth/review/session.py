@@ -64,6 +64,14 @@ def terminal_key() -> str:
 
 
 def terminal_line(prompt: str) -> str:
+    """A line of text (a note). In a pipe the key was read alone, so what follows it on its line is
+    the note; when nothing does (``n`` then Enter), the note is the next line."""
+    if not sys.stdin.isatty():
+        print(prompt, end="", flush=True)
+        rest = sys.stdin.readline()
+        if rest.strip():
+            return rest.rstrip("\r\n")
+        return sys.stdin.readline().rstrip("\r\n")
     try:
         return input(prompt)
     except EOFError:

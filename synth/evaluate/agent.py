@@ -1,0 +1,151 @@
+"""``synth eval RUN --tasks``: a model as the store's agent on each exported task, scored by its verify.py.
+
+As MCPMark and tau-bench score agents: by the final state, not by how the calls look. Each task gets
+a fresh copy of the store's seed database, served in this process through the SDK's in-memory
+transport (the same tools and result text as ``synth serve store``). The model sees the conversation's
+system prompt (with the store's policy) and the store's tools; the customer is simulated from the
+task: they say what they said in the conversation, one message each time the agent answers in words,
+and the episode ends when they have nothing left to say (or after ``MAX_STEPS`` model turns). Then the
+task's verify.py runs on the database, with ``STORE_DB_PATH`` set, as MCPMark runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from synth.errors import BackendError, SynthError
+from synth.live.client import Limits, connect, result_text
+from synth.llm.base import ChatBackend, ChatRequest
+from synth.records import Connection
+from synth.rundir import CONVERSATIONS, read_jsonl, write_json, write_jsonl
+from synth.store.seed import seed_database
+from synth.store.server import build_server
+from synth.store.shop import Store
+
+MAX_STEPS = 30
+VERIFY_TIMEOUT = 60.0
+_STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
+
+
+def task_folders(run: Path) -> list[Path]:
+    """Every exported task of a run (``tasks/<server>/<suite>/<category>/<task_id>/``), in a stable order."""
+    return sorted(p.parent for p in (run / "tasks").glob("*/*/*/*/meta.json"))
+
+
+async def run_task(task: Path, customer: list[str], system: str, backend: ChatBackend, model: str,
+                   seed_db: Path, scratch: Path) -> dict[str, Any]:
+    """One episode on a fresh store, then verify.py: the row of the report."""
+    meta = json.loads((task / "meta.json").read_text(encoding="utf-8"))
+    db = scratch / f"{meta['task_id']}.db"
+    shutil.copyfile(seed_db, db)
+    store = Store.open(db, meta["synth"]["seed"])
+    transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
+    said, calls, error = 1, 0, None
+    try:
+        async with connect(_STORE, "store", Limits(30, 30), local=build_server(store)) as session:
+            tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                                       "parameters": t["inputSchema"]}} for t in await session.tools()]
+            for _ in range(MAX_STEPS):
+                request = ChatRequest(role="agent", model=model, messages=tuple(transcript), tools=tuple(tools),
+                                      temperature=0.0, seed=0)
+                answer = await backend.complete(request)
+                if answer.tool_calls:
+                    transcript.append({"role": "assistant", "content": answer.content, "tool_calls": list(answer.tool_calls)})
+                    for call in answer.tool_calls:
+                        calls += 1
+                        transcript.append({"role": "tool", "tool_call_id": call.get("id"),
+                                           "content": await _execute(session, call)})
+                    continue
+                transcript.append({"role": "assistant", "content": answer.content or ""})
+                if said >= len(customer):
+                    break
+                transcript.append({"role": "user", "content": customer[said]})
+                said += 1
+    except BackendError as exc:  # the model could not be asked: an error, not a failed task
+        error = f"model request failed: {exc}"[:300]
+    finally:
+        store.close()
+    passed, output = (False, "") if error else run_verify(task / "verify.py", db)
+    db.unlink(missing_ok=True)
+    return {"task_id": meta["task_id"], "category": meta["category_id"], "difficulty": meta["difficulty"],
+            "passed": passed, "tool_calls": calls, "gold_calls": len(meta["synth"]["gold_calls"]),
+            "verify": output[-2000:], "error": error, "messages": transcript}
+
+
+async def _execute(session: Any, call: dict[str, Any]) -> str:
+    """A tool call as the agent made it; arguments that are not a JSON object get the error a harness gives."""
+    fn = call.get("function") or {}
+    try:
+        arguments = json.loads(fn.get("arguments") or "{}")
+    except ValueError:
+        return f"Error: the arguments of {fn.get('name')} are not valid JSON"
+    if not isinstance(arguments, dict):
+        return f"Error: the arguments of {fn.get('name')} must be a JSON object"
+    return result_text(await session.call(str(fn.get("name")), arguments))
+
+
+def run_verify(verify: Path, db: Path) -> tuple[bool, str]:
+    """MCPMark's way: ``python verify.py`` with the database in ``STORE_DB_PATH``; exit 0 = pass."""
+    done = subprocess.run([sys.executable, str(verify)], env={**os.environ, "STORE_DB_PATH": str(db)},
+                          capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
+    return done.returncode == 0, done.stdout + done.stderr
+
+
+def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
+    """Every task of ``run`` with ``model`` as the agent; writes episodes.jsonl and tasks_report.json into ``out``."""
+    tasks = task_folders(run)
+    if not tasks:
+        raise SynthError(f"{run}: no tasks/ folder with tasks; store tasks come from "
+                         "`synth generate --execute live --allow-exec` on a registry with the store")
+    convs = {c["id"]: c for c in read_jsonl(run / CONVERSATIONS, "conversations file", required=True)}
+
+    async def all_tasks(scratch: Path) -> list[dict[str, Any]]:
+        seeds: dict[int, Path] = {}
+        gate = asyncio.Semaphore(limit)
+
+        async def one(task: Path) -> dict[str, Any]:
+            meta = json.loads((task / "meta.json").read_text(encoding="utf-8"))
+            conv = convs.get(meta["synth"]["conversation_id"])
+            if conv is None:
+                raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
+            seed = meta["synth"]["seed"]
+            if seed not in seeds:
+                seeds[seed] = scratch / f"seed{seed}.db"
+                seed_database(seeds[seed], seed)
+            customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
+            system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
+            async with gate:
+                return await run_task(task, customer, system, backend, model, seeds[seed], scratch)
+
+        try:
+            return await asyncio.gather(*(one(t) for t in tasks))
+        finally:
+            close = getattr(backend, "aclose", None)
+            if close:
+                await close()
+
+    with tempfile.TemporaryDirectory(prefix="synth-agent-") as folder:
+        rows = asyncio.run(all_tasks(Path(folder)))
+    scored = [r for r in rows if not r["error"]]
+    by: dict[str, dict[str, list[bool]]] = {"category": {}, "difficulty": {}}
+    for r in scored:
+        for key in by:
+            by[key].setdefault(r[key], []).append(r["passed"])
+    report = {
+        "model": model, "run": run.as_posix(), "tasks": len(rows), "errors": len(rows) - len(scored),
+        "passed": sum(r["passed"] for r in scored),
+        "pass_rate": round(sum(r["passed"] for r in scored) / len(scored), 4) if scored else 0.0,
+        **{f"by_{key}": {k: {"tasks": len(v), "pass_rate": round(sum(v) / len(v), 4)} for k, v in sorted(groups.items())}
+           for key, groups in by.items()},
+    }
+    write_jsonl(out / "episodes.jsonl", rows)
+    write_json(out / "tasks_report.json", report)
+    return report
