@@ -341,24 +341,33 @@ def plain_words(text: str) -> str:
     return re.sub(r",? zip (\d{5})", r" \1", text)
 
 
-def objective(call: dict[str, Any]) -> str:
-    """What the customer asks the write to do, in words (no tool or parameter names)."""
-    a = call["arguments"]
-    items = lambda key: ", ".join(a.get(key) or [])  # noqa: E731
+def objective(call: dict[str, Any], said: str = "") -> str:
+    """What the customer asks the write to do, in words (no tool or parameter names).
+
+    An id the customer did not say (a payment method or item id the gold path read from the store) is
+    described, not given: the agent has to find it, as the gold path did.
+    """
+    a, lowered = call["arguments"], said.lower()
+
+    def ids(key: str, what: str) -> str:
+        values = a.get(key) if isinstance(a.get(key), list) else [a.get(key)]
+        values = [str(v) for v in values if v]
+        return ", ".join(values) if values and all(v.lower() in lowered for v in values) else what
+
+    order = ids("order_id", "their order")
+    items, wanted = ids("item_ids", "the item they name"), ids("new_item_ids", "the variant they want")
+    method = ids("payment_method_id", "the payment method they choose")
     return {
-        "cancel_pending_order": lambda: f"Cancel order {a.get('order_id')} (reason: {a.get('reason')}).",
-        "modify_pending_order_address": lambda: f"Ship order {a.get('order_id')} to {address_text(a.get('address') or {})}.",
-        "modify_pending_order_items": lambda: f"In order {a.get('order_id')}, replace item {items('item_ids')} with item "
-                                              f"{items('new_item_ids')}, settling any price difference with "
-                                              f"{a.get('payment_method_id')}.",
-        "modify_pending_order_payment": lambda: f"Pay order {a.get('order_id')} with {a.get('payment_method_id')} instead.",
-        "return_delivered_order_items": lambda: f"Return item {items('item_ids')} of order {a.get('order_id')}, with the "
-                                                f"refund going to {a.get('payment_method_id')}.",
-        "exchange_delivered_order_items": lambda: f"Exchange item {items('item_ids')} of order {a.get('order_id')} for "
-                                                  f"item {items('new_item_ids')}, settling any price difference with "
-                                                  f"{a.get('payment_method_id')}.",
+        "cancel_pending_order": lambda: f"Cancel order {order} (reason: {a.get('reason')}).",
+        "modify_pending_order_address": lambda: f"Ship order {order} to {address_text(a.get('address') or {})}.",
+        "modify_pending_order_items": lambda: f"In order {order}, replace {items} with {wanted}, settling any price "
+                                              f"difference with {method}.",
+        "modify_pending_order_payment": lambda: f"Pay order {order} with {method} instead.",
+        "return_delivered_order_items": lambda: f"Return {items} of order {order}, with the refund going to {method}.",
+        "exchange_delivered_order_items": lambda: f"Exchange {items} of order {order} for {wanted}, settling any price "
+                                                  f"difference with {method}.",
         "modify_user_address": lambda: f"Make {address_text(a.get('address') or {})} the customer's default address.",
-    }[call["name"]]()
+    }[call["name"]]().replace("order their order", "their order")
 
 
 def known_facts(calls: list[dict[str, Any]], said: str) -> list[tuple[str, str]]:
@@ -538,20 +547,21 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     said = [m.content or "" for m in conv.messages if m.role == "user"]
     title = _title(writes, done.calls)
     verified = unidentified_writes(done.calls, done.results)
-    text = description_md(title, said, known_facts(done.calls, "\n".join(said)), [objective(c) for c in writes],
+    objectives = [objective(c, "\n".join(said)) for c in writes]
+    text = description_md(title, said, known_facts(done.calls, "\n".join(said)), objectives,
                           questions=not writes or asks_questions(conv), verified=verified)
     leaked = leaked_names(text, server)
     if leaked:
         raise Dropped("task_names_in_description", f"the customer's words name tools or parameters ({', '.join(leaked)}), "
                                                    "which an instruction to an agent must not")
     task_id = f"{category}_{conv.id.removeprefix('conv_')[:10]}"
-    meta = task_meta(task_id, title, conv, server, seed, done, verified)
+    meta = task_meta(task_id, title, conv, server, seed, done, verified, objectives)
     folder = Path(server.id.replace("/", "__")) / ("easy" if done.easy else "standard") / category / task_id
     return Task(folder, meta, text, verify_source(task_id, title, done.final_hash, done.checks))
 
 
 def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, seed: int, done: Replayed,
-              verified: bool) -> dict[str, Any]:
+              verified: bool, objectives: list[str]) -> dict[str, Any]:
     """MCPMark's meta.json keys, then ``synth``: what replays and verifies the task."""
     changes = done.final_hash != done.seed_hash
     tags = ({WRITES[c["name"]] for c, _ in done.writes} | ({"refusal"} if any(r for _, r in done.writes) else set())
@@ -562,8 +572,7 @@ def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, 
         "task_name": title,
         "category_id": done.category,
         "category_name": CATEGORY_NAMES[done.category],
-        "description": " ".join(objective(c) for c, _ in done.writes)
-                       or "Answer the customer's questions with facts from the store; change nothing.",
+        "description": " ".join(objectives) or "Answer the customer's questions with facts from the store; change nothing.",
         "author": AUTHOR,
         "created_at": CREATED_AT,
         "difficulty": "L1" if done.easy else "L3",
