@@ -43,6 +43,8 @@ from synth import cli_pack  # noqa: E402  (pack check, schema, build)
 cli_pack.register(app)
 from synth import cli_serve  # noqa: E402  (serve store)
 cli_serve.register(app)
+from synth import cli_tasks  # noqa: E402  (tasks check)
+cli_tasks.register(app)
 
 
 def _fail(message: str, code: int = 2) -> None:

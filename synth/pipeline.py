@@ -19,6 +19,7 @@ from synth.llm.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
+from synth.export.tasks import TaskWriter
 from synth.export.teval import TevalWriter
 from synth.offline.scenario import Planner, rng_for
 from synth.offline import vocab
@@ -76,8 +77,12 @@ class RunWriter(rundir.RunWriter):
         super().__init__(out)
         self.teval = TevalWriter(out)
         self.teval_counts: dict[str, int] = {}
+        self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line))
+        self.task_counts: dict[str, Any] = {}
 
     def close(self) -> None:
+        if not self.task_counts:
+            self.task_counts = self.tasks.close()
         super().close()
         if not self.teval_counts:
             self.teval_counts = self.teval.close()
@@ -167,6 +172,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     manifest["execute"] = {"mode": settings.execute, "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
                            "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
     manifest["teval"] = writer.teval_counts
+    manifest["tasks"] = writer.task_counts
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
 
@@ -269,6 +275,7 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
             writer.write("eval.jsonl", item)
             tally.eval_items += 1
         writer.teval.add(conv, server, scored)
+    writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
     for record in scored:
         rows.append(scored_line(record, server, conv.tools, split))
         writer.write("scored.jsonl", rows[-1])
