@@ -21,8 +21,18 @@ from synth.errors import ConfigError
 from synth.export.formats import FORMATS, Sample, read
 from synth.export.scored import scored_line
 from synth.export.teval import TevalWriter
-from synth.records import (Conversation, Plan, PlanStep, Query, Review, Scenario, ServerSpec, StageFailure,
-                           conversation_id, make_id)
+from synth.records import (
+    Conversation,
+    Plan,
+    PlanStep,
+    Query,
+    Review,
+    Scenario,
+    ServerSpec,
+    StageFailure,
+    conversation_id,
+    make_id,
+)
 from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, write_json
 from synth.stages import gates
 from synth.stages.inject import inject_call

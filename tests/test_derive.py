@@ -91,12 +91,12 @@ TOOLS = ('[{"type":"function","function":{"name":"find_user_id_by_email","descri
 MESSAGES = [
     '{"content":"You are a retail agent.","role":"system"}',
     '{"role":"user","content":"Hi, I am x@shop.example (Ren\\u00e9e) and want to check order #W0032109"}',
-    '{"role":"assistant","content":null,"tool_calls":[{"type":"function","id":"c1","function":'
-    '{"arguments":"{\\"email\\":\\"x@shop.example\\"}","name":"find_user_id_by_email"}}]}',
+    ('{"role":"assistant","content":null,"tool_calls":[{"type":"function","id":"c1","function":'
+     '{"arguments":"{\\"email\\":\\"x@shop.example\\"}","name":"find_user_id_by_email"}}]}'),
     '{"role":"tool","tool_call_id":"c1","content":"{\\"user_id\\": \\"u_42\\"}"}',
-    '{"role":"assistant","tool_calls":[{"id":"c2","type":"function","function":{"name":"get_order_details",'
-    '"arguments":"{\\"order_id\\":\\"#W0032109\\"}"}},{"id":"c3","type":"function","function":'
-    '{"name":"get_order_details","arguments":"{ \\"order_id\\" : \\"#W9999999\\" }"}}]}',
+    ('{"role":"assistant","tool_calls":[{"id":"c2","type":"function","function":{"name":"get_order_details",'
+     '"arguments":"{\\"order_id\\":\\"#W0032109\\"}"}},{"id":"c3","type":"function","function":'
+     '{"name":"get_order_details","arguments":"{ \\"order_id\\" : \\"#W9999999\\" }"}}]}'),
     '{"role":"tool","tool_call_id":"c2","content":"{\\"status\\": \\"pending\\"}"}',
     '{"role":"tool","tool_call_id":"c3","content":"{\\"status\\": \\"delivered\\"}"}',
     '{"role":"assistant","content":"One is pending, one delivered."}',

@@ -45,7 +45,7 @@ def _is_error(content: str | None) -> bool:
     try:
         data = json.loads(text)
     except ValueError:
-        return bool(re.match(r"(error|exception|traceback|failed)\b", text, re.I))
+        return bool(re.match(r"(error|exception|traceback|failed)\b", text, re.IGNORECASE))
     return isinstance(data, dict) and ("error" in data or data.get("isError") is True or data.get("is_error") is True
                                        or str(data.get("status", "")).lower() in ("error", "failed"))
 

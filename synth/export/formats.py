@@ -24,10 +24,11 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from json.decoder import WHITESPACE, scanstring  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from synth.records import Message, StageFailure, ToolCall, ToolSpec, content_hash
 from synth.registry.normalize import normalize_schema
@@ -39,7 +40,7 @@ _DECODER = json.JSONDecoder()
 _ROLES = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant",
           "gpt": "assistant", "model": "assistant", "tool": "tool", "function": "tool", "observation": "tool",
           "function_response": "tool", "ipython": "tool"}
-_TAG = {name: re.compile(rf"<{name}>\s*(.*?)\s*</{name}>", re.S) for name in ("tool_call", "tool_response", "tools")}
+_TAG = {name: re.compile(rf"<{name}>\s*(.*?)\s*</{name}>", re.DOTALL) for name in ("tool_call", "tool_response", "tools")}
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,7 @@ def _openai(text: str, data: dict[str, Any], number: int, server: str, where: st
     flags: dict[int, list[dict[str, Any]]] = {}
     last_legacy: str | None = None
     for i, ((s, e), m) in enumerate(zip(elements(text, top["messages"][0]), data["messages"])):
-        role = _ROLES.get(m.get("role")) if isinstance(m, dict) else None
+        role = _ROLES.get(str(m.get("role"))) if isinstance(m, dict) else None
         if role is None:
             raise ValueError(f"messages[{i}] has role {m.get('role') if isinstance(m, dict) else m!r}; "
                              "expected system, user, assistant or tool")
@@ -338,10 +339,11 @@ def _apigen(data: dict[str, Any], number: int, server: str, where: str) -> Sampl
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query is empty")
     raw_tools = _loose(data.get("tools") or "[]")
-    answers_text = data.get("answers") if isinstance(data.get("answers"), str) else json.dumps(data.get("answers"))
+    given = data.get("answers")
+    answers_text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
     answers = _loose(answers_text)
     if not isinstance(raw_tools, list) or not isinstance(answers, list):
-        raise ValueError("tools and answers must be JSON arrays")
+        raise TypeError("tools and answers must be JSON arrays")
     try:
         spans = elements(answers_text, _skip(answers_text, 0))
     except (ValueError, IndexError):
