@@ -614,7 +614,7 @@ def _print_audit(report: dict) -> None:
             ("near-duplicate first requests", counts["near_duplicates"], "near_duplicates"),
             ("answers right after a tool error", counts["answer_after_error"], "answer_after_error")]
     for label, n, key in rows:
-        first = ", ".join(str(e["line"]) for e in ex[key][:6])
+        first = ", ".join(list(dict.fromkeys(str(e["line"]) for e in ex[key]))[:6])
         table.add_row(label, str(n), f"{rates[key]:.1%}", first)
     console.print(table)
     for e in ex["schema"][:3]:

@@ -169,7 +169,8 @@ def parse_fail_on(specs: list[str]) -> list[tuple[str, str, float]]:
         m = re.fullmatch(r"([a-z_]+)\s*(>=|<=|>|<)\s*([0-9.]+)", spec)
         if not m or m.group(1) not in RATES:
             raise ConfigError(f"--fail-on {spec!r}: write RATE>VALUE with RATE one of {', '.join(RATES)} "
-                              "(each a fraction from 0 to 1), e.g. --fail-on grounding>0.1")
+                              "(each a fraction from 0 to 1), e.g. --fail-on 'grounding>0.1' (quoted, so the shell does "
+                              "not read > as a redirect)")
         out.append((m.group(1), m.group(2), float(m.group(3))))
     return out
 
