@@ -142,6 +142,8 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None,
         "scored_from_calls": counts["scored_from"],
         "scored_note": SCORED_NOTE,
         "teval_conversations": counts["teval_conversations"],
+        "teval_note": "T-Eval subsets cover every conversation whose calls name offered tools"
+                      + (" and carry no flag" if strict else "; flagged calls keep their values as ground truth"),
         "teval": teval.close(),
     }
     write_json(out / "derive_report.json", report)
