@@ -619,6 +619,8 @@ def _print_audit(report: dict) -> None:
     console.print(table)
     for e in ex["schema"][:3]:
         console.print(f"  schema: line {e['line']} {e['tool']} {e['pointer'] or '/'}: {e['why']}", highlight=False)
+    for e in ex["unusable_tool_definitions"][:3]:
+        console.print(f"  tools: line {e['line']}: {e['why']}", highlight=False)
     if report["tools"]["unused"]:
         console.print(f"unused tools: {', '.join(report['tools']['unused'][:15])}", highlight=False)
     if report["worst"]:

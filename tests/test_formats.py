@@ -121,3 +121,17 @@ def test_one_file_may_mix_formats_and_bad_lines_are_counted(tmp_path):
     rejected = [json.loads(x) for x in (tmp_path / "d" / "rejected.jsonl").read_text().splitlines()]
     assert {r["raw"]["line"] for r in rejected if r["stage"] == "read"} == {3, 4, 5}
     assert any("robot" in r["detail"] for r in rejected)
+
+
+def test_an_unusable_tool_definition_is_reported_not_fatal(tmp_path):
+    from synth.export.audit import audit
+
+    row = {"messages": [{"role": "user", "content": REQUEST},
+                        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                            "name": "get_order_details", "arguments": '{"order_id": "#W0032109"}'}}]}],
+           "tools": [{"type": "function", "function": {"name": "get_order_details", "parameters": 42}}, {"type": "function"}]}
+    source = write(tmp_path / "odd.jsonl", [row])
+    report = audit(source)
+    assert report["conversations"] == 1 and report["unusable_tool_definitions"] == 2
+    assert {e["line"] for e in report["examples"]["unusable_tool_definitions"]} == {1}
+    assert derive(source, tmp_path / "d")["eval_items"] == 1

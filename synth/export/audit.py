@@ -80,6 +80,7 @@ def audit(source: Path, server_id: str | None = None) -> dict[str, Any]:
     worst: dict[int, dict[str, Any]] = {}
     dedup = Dedup()
     lines = 0
+    tool_problems: list[dict[str, Any]] = []  # tool definitions that cannot be used (read with an empty schema)
     for sample in read(source, sid):
         lines += 1
         if isinstance(sample, StageFailure):
@@ -87,6 +88,7 @@ def audit(source: Path, server_id: str | None = None) -> dict[str, Any]:
             unreadable_lines.append({"line": (sample.raw or {}).get("line"), "reason": sample.reason, "why": sample.detail})
             continue
         formats[sample.format] += 1
+        tool_problems += [{"line": sample.line, "why": p} for p in sample.problems]
         messages_per.append(len(sample.messages))
         calls_per.append(len(sample.calls))
         offered.update({t.name for t in sample.tools})
@@ -122,10 +124,11 @@ def audit(source: Path, server_id: str | None = None) -> dict[str, Any]:
         "tool_calls_per_conversation": _spread(calls_per),
         "tools": {"offered": len(offered), "used": len(set(used) & set(offered)),
                   "unused": sorted(set(offered) - set(used)), "most_used": used.most_common(10)},
+        "unusable_tool_definitions": len(tool_problems),
         "counts": {**flagged, "ungrounded_values": counts["ungrounded_values"], **per_conv},
         "rates": rates,
         "clean": all(rates[k] == 0 for k in PROBLEMS),
-        "examples": {"unreadable": unreadable_lines[:EXAMPLES], **{k: v[:EXAMPLES] for k, v in found.items()}},
+        "examples": {"unreadable": unreadable_lines[:EXAMPLES], "unusable_tool_definitions": tool_problems[:EXAMPLES], **{k: v[:EXAMPLES] for k, v in found.items()}},
         "worst": sorted(worst.values(), key=lambda w: (-w["score"], w["line"]))[:EXAMPLES],
     }
     return report
