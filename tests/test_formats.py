@@ -114,6 +114,7 @@ def test_apigen_rows(tmp_path):
 def test_one_file_may_mix_formats_and_bad_lines_are_counted(tmp_path):
     source = write(tmp_path / "mixed.jsonl", [apigen_row(), hermes_row(), "{not json", {"text": "hello"},
                                               {"messages": [{"role": "robot", "content": "x"}]}])
+    source.write_bytes(b"\xef\xbb\xbf" + source.read_bytes().replace(b"\n", b"\r\n"))  # a BOM, Windows line ends
     report = derive(source, tmp_path / "d")
     assert report["formats"] == {"APIGen {query, tools, answers} rows": 1,
                                  "ShareGPT conversations (Hermes <tool_call> tags)": 1}

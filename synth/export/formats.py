@@ -382,7 +382,7 @@ def read(source: Path, server: str) -> Iterator[Sample | StageFailure]:
     """Each non-blank line of ``source`` as a Sample, or a StageFailure saying why it cannot be read."""
     for number, text in lines(source):
         where = f"{source.name}:{number}"
-        text = text.rstrip("\r\n")
+        text = text.rstrip("\r\n").lstrip("\ufeff")  # CRLF files, and a BOM some editors put first
         try:
             data = json.loads(text)
         except ValueError as exc:
