@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from synth.export import hf
+from synth.export.audit import audit, card_lines
 from synth.export.plots import Stats, short, write_plots
 from synth.records import content_hash
 from synth.rundir import (
@@ -383,6 +384,8 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         body += [f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
                  + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else ""), ""]
     body += _realism(run, manifest)
+    if (run / TRAIN).is_file():
+        body += ["## Audit", "", *card_lines(audit(run / TRAIN), TRAIN), ""]
     body += ["## Splits", "", _table(["split", "conversations"], split_rows), ""]
     body += _tasks(manifest)
     if plots:
