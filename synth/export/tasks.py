@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from synth.live.pool import store_seed as live_store_seed
 from synth.records import Connection, Conversation, ServerSpec, StageFailure
 from synth.store import state as state_module
 
@@ -72,32 +73,11 @@ EASY_CALLS = 3
 def store_seed(connection: Connection | None) -> int | None:
     """The seed of the store a stateful connection starts (``synth serve store [--seed N]``), else None.
 
-    Only a store that each scenario starts from its seed can be replayed, so a connection with an
-    absolute ``--db`` (an existing database, not a fresh one) is not a store task source.
+    Only a store that each scenario starts from its seed can be replayed: a task needs a stateful one.
     """
-    if connection is None or connection.type != "stdio" or not connection.stateful:
+    if connection is None or not connection.stateful:
         return None
-    words = [Path(connection.command or "").name, *connection.args]
-    start = next((i for i in range(1, len(words) - 1) if words[i:i + 2] == ["serve", "store"]
-                  and any("synth" in w for w in words[:i])), None)
-    if start is None:
-        return None
-    options = _options(words[start + 2:])
-    if Path(options.get("--db", "store.db")).is_absolute() or "--http" in options:
-        return None
-    try:
-        return int(options.get("--seed", "0"))
-    except ValueError:
-        return None
-
-
-def _options(words: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for i, word in enumerate(words):
-        if word.startswith("--"):
-            name, _, value = word.partition("=")
-            out[name] = value or (words[i + 1] if i + 1 < len(words) else "")
-    return out
+    return live_store_seed(connection)
 
 
 # --- replay -------------------------------------------------------------------------------------
