@@ -253,3 +253,35 @@ def test_the_pool_reuses_one_session_for_a_server_that_is_not_stateful(tmp_path)
         assert second is first
         listed = second.call("list_tasks", {}).result()
     assert json.loads(result_text(listed))["total"] == 4  # the write above is visible: same server
+
+
+def test_the_llm_path_calls_the_real_server_too(imported, tmp_path):
+    """--backend openai with --execute live: the agents plan and talk, the executor's calls reach the server."""
+    from fake_agents import respond
+    from openai_server import OpenAIServer
+
+    with OpenAIServer(respond) as server:
+        manifest = generate(Settings(servers=imported, out=tmp_path / "llm", n=4, seed=1, backend="openai",
+                                     base_url=server.base_url, model="synth-test", api_key_env="SYNTH_LIVE_KEY",
+                                     concurrency=4, execute="live", allow_exec=True),
+                            backends=_backends(server))
+    convs = [json.loads(x) for x in (tmp_path / "llm" / "conversations.jsonl").read_text().splitlines()]
+    assert convs and manifest["execute"]["results"]["tasks"].keys() == {"live"}
+    for conv in convs:  # every tool message is the server's own answer to that call
+        tools = [m for m in conv["messages"] if m["role"] == "tool"]
+        assert tools and all(m["source"] == "live" for m in tools)
+        calls = [(c["name"], c["arguments"]) for m in conv["messages"] for c in m.get("tool_calls", [])]
+        folder = tmp_path / conv["id"]
+        folder.mkdir()
+        replayed = anyio.run(_session_calls, stdio("tasks_server.py"), calls, str(folder))
+        assert [result_text(r) for r in replayed] == [m["content"] for m in tools]
+
+
+def _backends(server) -> dict:
+    import os
+
+    from synth.llm.factory import open_backends
+
+    os.environ["SYNTH_LIVE_KEY"] = "sk-live-test"
+    return open_backends(Settings(servers=Path("."), out=Path("."), backend="openai", base_url=server.base_url,
+                                  model="synth-test", api_key_env="SYNTH_LIVE_KEY", concurrency=4))
