@@ -98,7 +98,7 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None)
     counts: Counter[str] = Counter()
     calls = grounded_fail = 0
     teval = TevalWriter(out)
-    with RunWriter(out, (EVAL, SCORED, REJECTED)) as files:
+    with RunWriter(out, (EVAL, SCORED, REJECTED), compact=False) as files:  # files for people: plain public rows
         for number, line in lines(source):
             where = f"{source.name}:{number}"
             try:

@@ -314,11 +314,13 @@ class Replacing:
     renamed over them together by ``commit``; ``abort`` (or an exception in a ``with``) leaves the old.
 
     Names are the public ones (``scored.jsonl``); in a compact run folder the files are written in
-    its storage (gzip, tool lists referenced, new lists added to the folder's tool table)."""
+    its storage (gzip, tool lists referenced, new lists added to the folder's tool table). Lines for
+    a name in ``skip`` (an output the run does not write) are dropped."""
 
-    def __init__(self, folder: Path, names: Iterable[str], compact: bool | None = None):
+    def __init__(self, folder: Path, names: Iterable[str], compact: bool | None = None, skip: Iterable[str] = ()):
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
+        self.skip = frozenset(skip)
         self.compact = is_compact(folder) if compact is None else compact
         self.temp: dict[str, Path] = {}
         self.out: dict[str, TextIO] = {}
@@ -334,6 +336,8 @@ class Replacing:
 
     def write(self, name: str, line: Any) -> None:
         """A record as one line, or text as it is (a line copied unchanged)."""
+        if name in self.skip:
+            return
         if not isinstance(line, str) and self.table is not None:
             line = self.table.compact(name, line)
         self.out[name].write(line if isinstance(line, str) else dump_line(line))
