@@ -45,6 +45,7 @@ from synth.rundir import RunDir, FILES, file_facts
 
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 2
+COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
 def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
@@ -75,11 +76,11 @@ class RunWriter(rundir.RunWriter):
 
     def __init__(self, out: Path, outputs: tuple[str, ...] = rundir.DEFAULT_OUTPUTS):
         off = {rundir.OUTPUT_FILES[o] for o in rundir.OUTPUT_FILES if o not in outputs}
-        super().__init__(out, [name for name in FILES if name not in off])
+        super().__init__(out, [name for name in FILES if name not in off], compact=COMPACT)
         for name in off:  # an earlier run's file of an output now off would read as this run's
             (out / name).unlink(missing_ok=True)
             (out / (name + rundir.GZ)).unlink(missing_ok=True)
-        self.teval = TevalWriter(out, compact=True) if "teval" in outputs else None
+        self.teval = TevalWriter(out, compact=COMPACT) if "teval" in outputs else None
         self.teval_counts: dict[str, int] = {}
 
     def write(self, name: str, record: Any) -> None:

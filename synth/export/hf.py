@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, public_name, read_json, read_jsonl
+from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, public_name, read_json, read_jsonl, stored
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -179,6 +179,8 @@ def configs(run: Path) -> list[Config]:
         Config("scored", f["scored"], scored, description="gold calls and injected errors labelled correct, "
                "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)"),
     ]
+    sources = {"chat": (TRAIN, VALID), "eval": (EVAL,), "scored": (SCORED,)}  # an output left out (--outputs) has no config
+    out = [c for c in out if any(stored(run / name).exists() for name in sources[c.name])]
     for path in teval_files(run):
         records = _teval_rows(path)
         if not records:
