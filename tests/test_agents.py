@@ -37,7 +37,7 @@ def lines(path: Path) -> list[dict]:
 def test_agents_write_every_file_with_gold_calls_that_pass_the_gates(tmp_path):
     manifest, backend = run(tmp_path / "a")
     for name in FILES:
-        assert (tmp_path / "a" / name).exists()
+        assert stored(tmp_path / "a" / name).exists()
     convs = lines(tmp_path / "a" / "conversations.jsonl")
     assert len(convs) == manifest["funnel"]["accepted"] == 24
     assert all(c["review"]["verdict"] == "accept" and all(g["passed"] for g in c["review"]["gates"]) for c in convs)

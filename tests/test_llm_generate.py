@@ -65,7 +65,7 @@ def clean_run(server, tmp_path_factory):
 def test_generate_end_to_end_writes_every_file(clean_run):
     out, done = clean_run
     for name in OUTPUTS:
-        assert (out / name).exists(), name
+        assert stored(out / name).exists(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["backend"] == "openai" and manifest["model"]["executor"] == "synth-test"
     assert manifest["funnel"]["accepted"] == 16
