@@ -55,7 +55,8 @@ GZ = ".gz"
 COMPRESSED = frozenset((CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS))  # stored as <name>.gz in a run folder
 # (rejected, the review queue and log stay plain: small, and read or edited by people)
 TOOL_FIELDS: dict[str, tuple[str, ...]] = {TRAIN: ("tools",), VALID: ("tools",), EVAL: ("item", "tools"),
-                                           SCORED: ("available_tools",)}  # where each file's rows keep a tool list
+                                           SCORED: ("available_tools",),  # where each file's rows keep a tool list
+                                           QUEUE: ("record", "available_tools")}  # a queued scored row
 REF = "tools:"
 # --outputs: what generate may leave out (conversations.jsonl, the source of everything else, is always written)
 OUTPUTS = ("train", "valid", "eval", "scored", "teval", "tasks")
@@ -131,33 +132,40 @@ class ToolTable:
     of its exact JSON spelling, so a list put back in a row is the same bytes it was."""
 
     def __init__(self) -> None:
-        self.values: dict[str, Any] = {}  # id -> a tool, or a list of tool ids
+        self.texts: dict[str, str] = {}  # tool id -> the tool's JSON text
+        self.sets: dict[str, list[str]] = {}  # list id -> its tool ids
+        self.joined: dict[str, str] = {}  # list id -> the list's JSON text, made when first read
         self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
 
     @staticmethod
-    def _id(kind: str, value: Any) -> str:
-        return kind + hashlib.sha256(json.dumps(value, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
-
-    def _add(self, key: str, field: str, value: Any) -> None:
-        if key not in self.values:
-            self.values[key] = value
-            self.new.append({"id": key, field: value})
+    def _id(kind: str, text: str) -> str:
+        return kind + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     def ref(self, tools: list[Any]) -> str:
         ids = []
         for tool in tools:
-            ids.append(self._id("t", tool))
-            self._add(ids[-1], "tool", tool)
-        key = self._id("s", ids)
-        self._add(key, "set", ids)
+            text = json.dumps(tool, ensure_ascii=False)
+            ids.append(self._id("t", text))
+            if ids[-1] not in self.texts:
+                self.texts[ids[-1]] = text
+                self.new.append({"id": ids[-1], "tool": tool})
+        key = self._id("s", json.dumps(ids))
+        if key not in self.sets:
+            self.sets[key] = ids
+            self.new.append({"id": key, "set": ids})
         return REF + key
 
     def tools(self, ref: str) -> list[Any]:
-        try:
-            return [self.values[t] for t in self.values[ref[len(REF):]]]
-        except KeyError:
-            raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
-                              "incomplete: make the run again") from None
+        """A fresh copy of the list each time (a reader may change the row it gets)."""
+        key = ref[len(REF):]
+        text = self.joined.get(key)
+        if text is None:
+            try:
+                text = self.joined[key] = "[" + ", ".join(self.texts[t] for t in self.sets[key]) + "]"
+            except KeyError:
+                raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
+                                  "incomplete: make the run again") from None
+        return json.loads(text)
 
     def compact(self, name: str, record: Any) -> Any:
         """The row with its tool list replaced by a reference (a copy; other rows as they are)."""
@@ -193,7 +201,10 @@ class ToolTable:
     def load(cls, folder: Path) -> ToolTable:
         table = cls()
         for entry in read_jsonl(folder / TOOLS, "tool table"):
-            table.values[entry["id"]] = entry["tool"] if "tool" in entry else entry["set"]
+            if "tool" in entry:
+                table.texts[entry["id"]] = json.dumps(entry["tool"], ensure_ascii=False)
+            else:
+                table.sets[entry["id"]] = entry["set"]
         return table
 
 
@@ -233,7 +244,7 @@ def lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, text
 
 
-def _inflater(path: Path) -> Callable[[Any], Any] | None:
+def inflater(path: Path) -> Callable[[Any], Any] | None:
     """What puts referenced tool lists back into the rows of ``path`` (None for files without any)."""
     name = public_name(path)
     if name not in TOOL_FIELDS:
@@ -254,7 +265,7 @@ def read_jsonl(path: Path, what: str = "run file", required: bool = False) -> It
     line; an absent file gives nothing, or with ``required`` a ConfigError."""
     if required and not stored(path).is_file():
         raise ConfigError(f"{what} {path} does not exist")
-    inflate = _inflater(path)
+    inflate = inflater(path)
     for number, text in lines(path):
         record = _parse(path, number, text, what)
         yield inflate(record) if inflate is not None else record
@@ -263,7 +274,7 @@ def read_jsonl(path: Path, what: str = "run file", required: bool = False) -> It
 def read_jsonl_text(path: Path, what: str = "run file") -> Iterator[tuple[str, dict[str, Any]]]:
     """Each record (the public row) with the text it is stored as, so an untouched line can be copied
     unchanged into a file of the same run (``Replacing``)."""
-    inflate = _inflater(path)
+    inflate = inflater(path)
     for number, text in lines(path):
         record = _parse(path, number, text, what)
         yield text, inflate(record) if inflate is not None else record
@@ -380,7 +391,10 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> None:
-    write_atomic(path, (dump_line(r) for r in records))
+    """Records as one file, atomically (in a compact run folder, in its storage: tool lists referenced)."""
+    with Replacing(path.parent, (path.name,)) as files:
+        for record in records:
+            files.write(path.name, record)
 
 
 def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
