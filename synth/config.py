@@ -48,7 +48,7 @@ class Settings(BaseModel):
     connect_timeout: float = Field(20.0, gt=0, description="seconds to connect to a live server and initialize")
     call_timeout: float = Field(30.0, gt=0, description="seconds to wait for one live tools/call")
     # which optional outputs generate writes (synth.rundir.OUTPUTS); conversations.jsonl always
-    outputs: tuple[str, ...] = ("train", "valid", "eval", "scored", "teval", "tasks")
+    outputs: tuple[str, ...] = DEFAULT_OUTPUTS
     # the LLM path
     model: str = "gpt-4o-mini"
     base_url: str | None = None
