@@ -8,6 +8,7 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -19,6 +20,7 @@ from synth.llm.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
+from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.offline.scenario import Planner, rng_for
 from synth.offline import vocab
@@ -80,14 +82,21 @@ class RunWriter(rundir.RunWriter):
         for name in off:  # an earlier run's file of an output now off would read as this run's
             (out / name).unlink(missing_ok=True)
             (out / (name + rundir.GZ)).unlink(missing_ok=True)
+        for folder in (rundir.TEVAL, TASKS):
+            if folder not in outputs:
+                shutil.rmtree(out / folder, ignore_errors=True)
         self.teval = TevalWriter(out, compact=COMPACT) if "teval" in outputs else None
         self.teval_counts: dict[str, int] = {}
+        self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line)) if "tasks" in outputs else None
+        self.task_counts: dict[str, Any] = {}
 
     def write(self, name: str, record: Any) -> None:
         if name in self.files:
             super().write(name, record)
 
     def close(self) -> None:
+        if not self.task_counts and self.tasks is not None:
+            self.task_counts = self.tasks.close()
         super().close()
         if not self.teval_counts and self.teval is not None:
             self.teval_counts = self.teval.close()
@@ -177,6 +186,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     manifest["execute"] = {"mode": settings.execute, "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
                            "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
     manifest["teval"] = writer.teval_counts
+    manifest["tasks"] = writer.task_counts
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
 
@@ -282,6 +292,8 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
                 tally.eval_items += 1
         if writer.teval is not None:
             writer.teval.add(conv, server, scored)
+    if writer.tasks is not None:
+        writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
     for record in scored:
         rows.append(scored_line(record, server, conv.tools, split))  # the review queue's lines are made from these
         writer.write(rundir.SCORED, rows[-1])

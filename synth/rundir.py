@@ -421,11 +421,12 @@ class RunWriter:
             self.files[name] = open_write(target)
 
     def write(self, name: str, record: Any) -> None:
-        if self.table is not None:
+        """A record as one line, or text as it is (a line copied unchanged)."""
+        if self.table is not None and not isinstance(record, str):
             record = self.table.compact(name, record)
             for entry in self.table.take_new():
                 self.files[TOOLS].write(dump_line(entry))
-        self.files[name].write(dump_line(record))
+        self.files[name].write(record if isinstance(record, str) else dump_line(record))
 
     def close(self) -> None:
         for f in self.files.values():

@@ -11,6 +11,10 @@ process per call). A stateful one gets a fresh server per scenario: a new proces
 temporary working folder, so scenarios never see each other's writes and a conversation can be
 replayed. A server that fails to connect is remembered, so its other scenarios are refused at once
 with the same line instead of each waiting out the timeout again.
+
+synth's own store (an entry that runs ``synth serve store``) is served in this process: each scenario
+gets a copy of the seed database and a session with one shared server object over the SDK's
+in-memory transport. Same tools, same protocol, same result text as the process, in milliseconds.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 from synth.live.client import Limits, LiveError, connect
 from synth.records import Connection
 from synth.store.seed import seed_database
-from synth.store.server import build_server
+from synth.store.server import CURRENT, build_server
 from synth.store.shop import Store
 
 
@@ -78,8 +82,9 @@ class Server:
         try:
             if self.store_seed is not None:
                 store = self.pool.store_copy(self.store_seed, folder or tempfile.mkdtemp(prefix="synth-live-"))
+                CURRENT.set(store)  # this task's context: the session's tasks and tool threads inherit it
             async with connect(self.connection, self.name, self.pool.limits, cwd=folder,
-                               local=build_server(store) if store is not None else None) as session:
+                               local=self.pool.store_server() if store is not None else None) as session:
                 self._queue = queue
                 ready.set_result(session.info)
                 while (item := await queue.get()) is not None:
@@ -114,20 +119,36 @@ class Server:
 
 
 def store_seed(connection: Connection) -> int | None:
-    """The seed when ``connection`` runs synth's own store (``synth serve store [--seed N]``), else None.
+    """The seed when ``connection`` runs synth's own store from its seed (``synth serve store [--seed N]``,
+    also ``python -m synth.cli serve store``), else None.
 
     That server is served in this process: same code, same protocol, same result text, no process to
-    start per scenario. A store with its own ``--db`` is a real file someone chose: it runs as given.
+    start per scenario. A store on an absolute ``--db`` is a file someone chose, and a relative one
+    persists in the working folder unless each scenario gets a fresh folder (stateful): both run as given.
     """
-    args = list(connection.args)
-    if connection.type != "stdio" or Path(connection.command or "").name != "synth" or args[:2] != ["serve", "store"]:
+    if connection.type != "stdio":
         return None
-    if "--db" in args or "--http" in args:
+    words = [Path(connection.command or "").name, *connection.args]
+    start = next((i for i in range(1, len(words) - 1) if words[i:i + 2] == ["serve", "store"]
+                  and any("synth" in w for w in words[:i])), None)
+    if start is None:
+        return None
+    options = _options(words[start + 2:])
+    if "--http" in options or ("--db" in options and (Path(options["--db"]).is_absolute() or not connection.stateful)):
         return None
     try:
-        return int(args[args.index("--seed") + 1]) if "--seed" in args else 0
-    except (IndexError, ValueError):
+        return int(options.get("--seed", "0"))
+    except ValueError:
         return None
+
+
+def _options(words: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for i, word in enumerate(words):
+        if word.startswith("--"):
+            name, _, value = word.partition("=")
+            out[name] = value or (words[i + 1] if i + 1 < len(words) else "")
+    return out
 
 
 class Pool:
@@ -140,6 +161,7 @@ class Pool:
         self._ending: list[Server] = []  # fresh servers released, still shutting down
         self._templates: dict[int, Path] = {}  # seed -> the store's seed database, copied for each scenario
         self._folder: str | None = None
+        self._store_server: Any = None
         self._lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="synth-live", daemon=True)
@@ -189,6 +211,13 @@ class Pool:
         db = Path(folder) / "store.db"
         shutil.copyfile(self._templates[seed], db)
         return Store.open(db, seed)
+
+    def store_server(self) -> Any:
+        """The store's MCP server, built once: each session's store comes from ``CURRENT``."""
+        with self._lock:
+            if self._store_server is None:
+                self._store_server = build_server()
+            return self._store_server
 
     def scratch(self) -> str:
         """A folder of the pool's, removed when it closes."""
