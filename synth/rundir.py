@@ -245,12 +245,13 @@ def lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def inflater(path: Path) -> Callable[[Any], Any] | None:
-    """What puts referenced tool lists back into the rows of ``path`` (None for files without any)."""
+    """What puts referenced tool lists back into the rows of ``path`` (None for files without any).
+    A reference with no tool table beside the file (a file copied out of its run) is a ConfigError."""
     name = public_name(path)
     if name not in TOOL_FIELDS:
         return None
-    table = tool_table(path.parent) if stored(path.parent / TOOLS).exists() else None
-    return (lambda record: table.inflate(name, record)) if table is not None else None
+    table = tool_table(path.parent)
+    return lambda record: table.inflate(name, record)
 
 
 def _parse(path: Path, number: int, text: str, what: str) -> Any:

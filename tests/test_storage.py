@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from synth import pipeline
 from synth.cli import app
 from synth.config import Settings
+from synth.errors import ConfigError
 from synth.export.hf import configs, write_parquet
 from synth.export.jsonl import export_jsonl
 from synth.pipeline import generate
@@ -129,3 +130,11 @@ def test_a_tool_list_comes_back_in_its_own_spelling():
     assert json.dumps(back, ensure_ascii=False) == json.dumps(row, ensure_ascii=False)
     reordered = [{"input_schema": {"a": [1.5, None, "x"], "z": 1}, "name": "b", "description": "é ✓"}, {"name": "a"}]
     assert table.compact("scored.jsonl", {"available_tools": reordered})["available_tools"] != compact["available_tools"]
+
+
+def test_a_stored_file_copied_out_of_its_run_says_what_is_missing(runs, tmp_path):
+    compact, _ = runs
+    lone = tmp_path / "scored.jsonl.gz"
+    lone.write_bytes(stored(compact / "scored.jsonl").read_bytes())
+    with pytest.raises(ConfigError, match="tools.jsonl"):
+        next(read_jsonl(tmp_path / "scored.jsonl"))
