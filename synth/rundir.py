@@ -90,36 +90,23 @@ def open_text(path: Path) -> TextIO:
 def open_write(path: Path) -> TextIO:
     """A text file for writing; gzip when ``path`` ends in .gz, with a fixed header (no name, no time)
     so the same content gives the same bytes."""
-    if path.suffix == GZ:
-        raw = open(path, "wb")
-        return io.TextIOWrapper(gzip.GzipFile(filename="", mode="wb", fileobj=_Closing(raw), mtime=0, compresslevel=6),
-                                encoding="utf-8")
-    return open(path, "w", encoding="utf-8")
+    return _GzipText(path) if path.suffix == GZ else open(path, "w", encoding="utf-8")
 
 
-class _Closing(io.RawIOBase):
-    """The raw file under a GzipFile, closed (and fsynced when asked) with it: GzipFile leaves a
-    ``fileobj`` it was given open."""
+class _GzipText(io.TextIOWrapper):
+    """Text into a gzip file; closing it writes the gzip trailer, then closes the file (GzipFile
+    leaves a file it was given open)."""
 
-    def __init__(self, raw: Any):
-        self.raw = raw
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b: Any) -> int:
-        return self.raw.write(b)
-
-    def flush(self) -> None:
-        self.raw.flush()
-
-    def fileno(self) -> int:
-        return self.raw.fileno()
+    def __init__(self, path: Path):
+        self._file = open(path, "wb")
+        super().__init__(gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=6),
+                         encoding="utf-8")
 
     def close(self) -> None:
-        if not self.closed:
-            self.raw.close()
-        super().close()
+        try:
+            super().close()
+        finally:
+            self._file.close()
 
 
 def storage_name(name: str, compact: bool = True) -> str:
