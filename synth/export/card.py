@@ -120,7 +120,8 @@ def _heavy_tools(run: Path, sample: int = 400) -> str | None:
     return (f"Some tool definitions are large ({named}) and are repeated on every line that offers them: tool "
             f"definitions are {tool_chars / max(line_chars, 1):.0%} of scored.jsonl. Each line carries its tools "
             "because the formats it follows (limbic scored calls, OpenAI fine-tuning, Foundry eval items) have no "
-            "shared tool table; shrink the schema in the registry (a long enum) or lower --max-tools to cut it.")
+            "shared tool table (the run folder stores each list once, in tools.jsonl.gz; the published rows carry "
+            "them); shrink the schema in the registry (a long enum) or lower --max-tools to cut it.")
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
