@@ -73,6 +73,9 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
         console.print(f"requests (this process): {'[yellow]' if retried else ''}{line}{'[/]' if retried else ''}; "
                       "every process's counts are in requests.json", highlight=False)
     extra = ", teval/" if manifest.get("teval") else ""
+    tasks = (manifest.get("tasks") or {}).get("written")
+    if tasks:
+        extra += f", tasks/ ({tasks} store tasks with verify.py; check them: synth tasks check {out})"
     names = sorted(stored(out / name).name for name in [*manifest["files"], TOOLS] if stored(out / name).exists())
     console.print(f"files in [bold]{out}[/]: " + ", ".join(names) + f", manifest.json{extra}"
                   + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))

@@ -106,8 +106,8 @@ def test_layout_and_meta_follow_mcpmark(run: Path) -> None:
         assert all(set(c) == {"name", "arguments"} and c["name"] in READS | set(WRITES) for c in synth["gold_calls"])
         assert len(synth["expected_state_hash"]) == 64
         writes = [c for i, c in enumerate(synth["gold_calls"]) if c["name"] in WRITES and i not in synth["failed_calls"]]
-        assert category == (WRITES[writes[0]["name"]] if writes else
-                            "refused" if any(c["name"] in WRITES for c in synth["gold_calls"]) else "lookup")
+        refused = any(c["name"] in WRITES for c in synth["gold_calls"]) or "refusal" in meta["tags"]
+        assert category == (WRITES[writes[0]["name"]] if writes else "refused" if refused else "lookup")
         seen.add(synth["changes_state"])
     assert True in seen  # the run has tasks that write
 

@@ -483,6 +483,7 @@ class Replayed:
     checks: list[dict[str, Any]]
     final_hash: str
     seed_hash: str
+    intent: str = ""  # the write the customer asked for (the scenario's first tool), done or not
 
     @property
     def writes(self) -> list[tuple[dict[str, Any], bool]]:
@@ -492,7 +493,14 @@ class Replayed:
     @property
     def category(self) -> str:
         done = [c for c, refused in self.writes if not refused]
-        return WRITES[done[0]["name"]] if done else ("refused" if self.writes else "lookup")
+        if done:
+            return WRITES[done[0]["name"]]
+        return "refused" if self.writes or self.refused_by_policy else "lookup"
+
+    @property
+    def refused_by_policy(self) -> bool:
+        """The customer asked for a change and no write was made: the policy said no."""
+        return not self.writes and self.intent in WRITES
 
     @property
     def easy(self) -> bool:
@@ -523,13 +531,20 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     problem = one_customer_problem(done)
     if problem:
         raise Dropped("task_other_customer", problem)
+    done.intent = conv.scenario.tools[0] if conv.scenario.tools else ""
     category, writes = done.category, [c for c, _ in done.writes]
     said = [m.content or "" for m in conv.messages if m.role == "user"]
     title = _title(writes, done.calls)
     verified = unidentified_writes(done.calls, done.results)
     objectives = [objective(c, "\n".join(said)) for c in writes]
+    refused_by_policy = done.refused_by_policy
+    if refused_by_policy:
+        order = next((c["arguments"]["order_id"] for c in done.calls if c["name"] == "get_order_details"), "")
+        title = _title([{"name": done.intent, "arguments": {"order_id": order}}], done.calls)  # the request, not the outcome
+        objectives = ["Do what the customer asks if the shop's rules allow it for this order; if they do not, "
+                      "find that out from the store, explain it, and change nothing."]
     text = description_md(title, said, known_facts(done.calls, "\n".join(said)), objectives,
-                          questions=not writes or asks_questions(conv), verified=verified)
+                          questions=(not writes and not refused_by_policy) or asks_questions(conv), verified=verified)
     leaked = leaked_names(text, server)
     if leaked:
         raise Dropped("task_names_in_description", f"the customer's words name tools or parameters ({', '.join(leaked)}), "
@@ -544,7 +559,7 @@ def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, 
               verified: bool, objectives: list[str]) -> dict[str, Any]:
     """MCPMark's meta.json keys, then ``synth``: what replays and verifies the task."""
     changes = done.final_hash != done.seed_hash
-    tags = ({WRITES[c["name"]] for c, _ in done.writes} | ({"refusal"} if any(r for _, r in done.writes) else set())
+    tags = ({WRITES[c["name"]] for c, _ in done.writes} | ({"refusal"} if any(r for _, r in done.writes) or done.refused_by_policy else set())
             | ({"multi-turn"} if conv.query.withheld else set()) | ({"read-only"} if not changes else set())
             | ({"pre-verified"} if verified else set()))
     return {

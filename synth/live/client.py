@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import re
-import sys
 import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -31,9 +30,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
 from synth.records import Connection
-
-if sys.version_info < (3, 11):  # anyio brings the backport on 3.10
-    from exceptiongroup import BaseExceptionGroup
 
 CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 30.0
