@@ -1,10 +1,11 @@
-"""Offline generation speed and memory: prints one JSON line.
+"""Offline generation speed, memory and size on disk: prints one JSON line.
 
     python benchmarks/offline.py [--servers registry/] [--n 10000] [--sizes 1000,5000]
 
 Each size runs in its own process so peak memory (max RSS) is measured per run; flat memory
 means the peak barely moves as N grows. Timings are wall clock on one core (the pipeline is
-single-threaded).
+single-threaded). Size on disk is every file of the run folder (what ``du -sb`` counts), divided by
+the conversations accepted.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def one(servers: str, n: int) -> dict:
         manifest = generate(Settings(servers=Path(servers), out=Path(tmp) / "run", n=n, seed=0))
         wall = time.perf_counter() - start
         cpu = time.process_time() - cpu0
+        disk = sum(p.stat().st_size for p in (Path(tmp) / "run").rglob("*") if p.is_file())
     accepted = manifest["funnel"]["accepted"]
     scored = sum(manifest["counts"]["scored"].values())
     return {
@@ -41,6 +43,8 @@ def one(servers: str, n: int) -> dict:
         "conversations_per_s": round(accepted / wall, 1),
         "scored_per_s": round(scored / wall, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "disk_bytes": disk,
+        "bytes_per_conversation": round(disk / max(accepted, 1)),
     }
 
 
@@ -66,6 +70,7 @@ def main() -> None:
         "conversations_per_s": final["conversations_per_s"],
         "scored_per_s": final["scored_per_s"],
         "peak_rss_mb": final["peak_rss_mb"],
+        "bytes_per_conversation": final["bytes_per_conversation"],
         "peak_rss_mb_by_n": {r["n"]: r["peak_rss_mb"] for r in runs},
         "runs": runs,
     }))

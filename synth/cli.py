@@ -101,11 +101,15 @@ def generate(
                                     "contacting the URLs that registry entries name. Never implied."),
     connect_timeout: float = typer.Option(20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server."),
     call_timeout: float = typer.Option(30.0, "--call-timeout", min=0.1, help="Seconds to wait for one live tool call."),
+    outputs: str = typer.Option(",".join(("train", "valid", "eval", "scored", "teval", "tasks")), "--outputs",
+                                help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
+                                "valid (chat fine-tuning), eval (eval items), scored (labelled calls), teval (T-Eval "
+                                "subsets), tasks. Default: all; each is stored compactly (gzip, tool lists once)."),
 ) -> None:
     """Generate conversations, an eval set and scored calls from a registry."""
     import os
 
-    from synth.config import Settings, parse_split, read_toml
+    from synth.config import Settings, parse_outputs, parse_split, read_toml
     from synth.errors import ConfigError, SynthError
 
     started = False
@@ -128,7 +132,7 @@ def generate(
         settings = Settings(servers=servers, out=run_out, n=n, seed=seed, split=parse_split(split),
                             max_tools=max_tools, backend=backend, audit=audit, review_below=review_below,
                             execute=execute, allow_exec=allow_exec, connect_timeout=connect_timeout,
-                            call_timeout=call_timeout, **fields)
+                            call_timeout=call_timeout, outputs=parse_outputs(outputs), **fields)
         unpriced = settings.unpriced()
         if unpriced and settings.budget_usd is not None:
             raise ConfigError(f"--budget-usd needs a price for {', '.join(unpriced)}: without one its cost reads as $0 and "
@@ -411,20 +415,21 @@ def _grade_teval(subset: Path, predictions: Path, out: Optional[Path]) -> None:
 
     from synth.errors import SynthError
     from synth.evaluate.teval import score_subset
-    from synth.rundir import read_json, read_jsonl, write_json
+    from synth.rundir import public_name, read_json, read_jsonl, write_json
 
+    name = Path(public_name(subset)).stem  # plan_json, from teval/plan_json.json or its stored .json.gz
     try:
         records = read_json(subset, "T-Eval subset")
         answers = {str(p.get("id")): str(p.get("prediction", "")) for p in read_jsonl(predictions, "predictions file",
                                                                                            required=True)}
-        report = score_subset(subset.stem, records, answers)
+        report = score_subset(name, records, answers)
     except (OSError, ValueError) as exc:
         _fail(f"{subset}: not a T-Eval subset synth wrote ({exc})")
         return
     except SynthError as exc:
         _fail(str(exc), exc.exit_code)
         return
-    target = out or predictions.parent / f"teval_{subset.stem}_report.json"
+    target = out or predictions.parent / f"teval_{name}_report.json"
     write_json(target, report)
     typer.echo(json.dumps(report))
 

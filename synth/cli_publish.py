@@ -77,8 +77,10 @@ def _holding_run(command: Callable[..., Any]) -> Callable[..., Any]:
 def export(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
     format: str = typer.Option("hf", "--format", "-f", help="hf: Hugging Face datasets parquet, one config per "
-                               "format, laid out as a Hub dataset repo with its card."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write. Default: the run folder itself."),
+                               "format, laid out as a Hub dataset repo with its card. jsonl: the public files as plain "
+                               "JSONL (train/valid/eval/scored.jsonl, teval/*.json), as OpenAI and T-Eval read them."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write. Default: the run folder itself "
+                                       "(hf); a folder of its own is needed for jsonl."),
     license: Optional[str] = typer.Option(None, "--license", help="Card licence id (e.g. mit, cc-by-4.0). "
                                           "Default: the card's current one, else 'other'."),
     pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
@@ -86,8 +88,21 @@ def export(
     """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card) and tasks/."""
     from synth.errors import SynthError
 
+    if format == "jsonl":
+        from synth.export.jsonl import export_jsonl
+
+        if out is None:
+            _fail(f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps them compressed)")
+            return
+        try:
+            files = export_jsonl(run, out)
+        except SynthError as exc:
+            _fail(str(exc), exc.exit_code)
+            return
+        typer.echo(f"wrote {len(files)} files to {out}: " + ", ".join(p.relative_to(out).as_posix() for p in files))
+        return
     if format != "hf":
-        _fail(f"--format {format!r} is not known; use --format hf (the JSONL files are already in {run})")
+        _fail(f"--format {format!r} is not known; use --format hf (parquet) or jsonl (the plain public files)")
     from synth.export.repo import export as build
 
     try:

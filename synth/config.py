@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from synth.rundir import DEFAULT_OUTPUTS
 from synth.errors import ConfigError
 
 ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
@@ -46,6 +47,8 @@ class Settings(BaseModel):
     allow_exec: bool = False  # live execution starts commands and contacts URLs from the registry: only when asked
     connect_timeout: float = Field(20.0, gt=0, description="seconds to connect to a live server and initialize")
     call_timeout: float = Field(30.0, gt=0, description="seconds to wait for one live tools/call")
+    # which optional outputs generate writes (synth.rundir.OUTPUTS); conversations.jsonl always
+    outputs: tuple[str, ...] = DEFAULT_OUTPUTS
     # the LLM path
     model: str = "gpt-4o-mini"
     base_url: str | None = None
@@ -109,11 +112,27 @@ class Settings(BaseModel):
         return {"registry_sha256": tree_digest(self.servers, skip=self.out) if self.servers.exists() else None,
                 "seed": self.seed, "n": self.n, "split": list(self.split), "max_tools": self.max_tools,
                 "execute": self.execute, "backend": self.backend, "model": None if self.backend == "offline" else self.models(),
-                "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)}}
+                "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)},
+                **({} if set(self.outputs) == set(DEFAULT_OUTPUTS) else {"outputs": sorted(self.outputs)})}
+
+    def writes(self, output: str) -> bool:
+        """Whether this run writes ``output`` (one of synth.rundir.OUTPUTS)."""
+        return output in self.outputs
 
     @property
     def cache_path(self) -> Path:
         return self.cache or self.out / "cache.sqlite"
+
+
+def parse_outputs(text: str) -> tuple[str, ...]:
+    """``"train,valid,eval"`` -> the outputs to write, with an error naming the known ones."""
+    from synth.rundir import OUTPUTS
+
+    asked = tuple(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
+    unknown = [x for x in asked if x not in OUTPUTS]
+    if unknown:
+        raise ConfigError(f"--outputs {text!r}: {', '.join(unknown)} is not an output; choose from {','.join(OUTPUTS)}")
+    return asked
 
 
 def parse_split(text: str) -> tuple[float, float, float]:

@@ -33,7 +33,7 @@ from synth.records import (
     conversation_id,
     make_id,
 )
-from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, write_json
+from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, stored, write_json
 from synth.stages import gates
 from synth.stages.inject import inject_call
 
@@ -71,7 +71,7 @@ def _conversation(sample: Sample, server: ServerSpec, conv_id: str, clean: bool)
 
 def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None, strict: bool = False) -> dict[str, Any]:
     """Write eval.jsonl, scored.jsonl, teval/, rejected.jsonl and derive_report.json into ``out``."""
-    if not source.is_file():
+    if not stored(source).is_file():  # a run's train.jsonl is stored as train.jsonl.gz
         raise ConfigError(f"{source} does not exist; pass a tool-use JSONL file (OpenAI chat, ShareGPT or APIGen)")
     out.mkdir(parents=True, exist_ok=True)
     sid = server_id or source.stem
@@ -81,7 +81,7 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None,
     by_gate: Counter[str] = Counter()
     scored_counts: Counter[str] = Counter()
     teval = TevalWriter(out)
-    with RunWriter(out, (EVAL, SCORED, REJECTED)) as files:
+    with RunWriter(out, (EVAL, SCORED, REJECTED), compact=False) as files:  # files for people: plain public rows
         for sample in read(source, sid):
             if isinstance(sample, StageFailure):
                 unreadable[sample.reason] += 1

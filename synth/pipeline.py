@@ -8,6 +8,7 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -19,7 +20,7 @@ from synth.llm.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
-from synth.export.tasks import TaskWriter
+from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.offline.scenario import Planner, rng_for
 from synth.offline import vocab
@@ -46,6 +47,7 @@ from synth.rundir import RunDir, FILES, file_facts
 
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 2
+COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
 def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
@@ -71,20 +73,32 @@ class Tally:
 
 
 class RunWriter(rundir.RunWriter):
-    """The run's JSONL files plus the T-Eval subsets, which are made as test conversations arrive."""
+    """The run's files plus the T-Eval subsets, which are made as test conversations arrive; only the
+    outputs asked for (``--outputs``), in the run folder's storage (synth.rundir)."""
 
-    def __init__(self, out: Path):
-        super().__init__(out)
-        self.teval = TevalWriter(out)
+    def __init__(self, out: Path, outputs: tuple[str, ...] = rundir.DEFAULT_OUTPUTS):
+        off = {rundir.OUTPUT_FILES[o] for o in rundir.OUTPUT_FILES if o not in outputs}
+        super().__init__(out, [name for name in FILES if name not in off], compact=COMPACT)
+        for name in off:  # an earlier run's file of an output now off would read as this run's
+            (out / name).unlink(missing_ok=True)
+            (out / (name + rundir.GZ)).unlink(missing_ok=True)
+        for folder in (rundir.TEVAL, TASKS):
+            if folder not in outputs:
+                shutil.rmtree(out / folder, ignore_errors=True)
+        self.teval = TevalWriter(out, compact=COMPACT) if "teval" in outputs else None
         self.teval_counts: dict[str, int] = {}
-        self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line))
+        self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line)) if "tasks" in outputs else None
         self.task_counts: dict[str, Any] = {}
 
+    def write(self, name: str, record: Any) -> None:
+        if name in self.files:
+            super().write(name, record)
+
     def close(self) -> None:
-        if not self.task_counts:
+        if not self.task_counts and self.tasks is not None:
             self.task_counts = self.tasks.close()
         super().close()
-        if not self.teval_counts:
+        if not self.teval_counts and self.teval is not None:
             self.teval_counts = self.teval.close()
 
 
@@ -117,7 +131,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     dedup = Dedup()
     spend = Spend(settings.prices)
     RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
-    writer = RunWriter(settings.out)
+    writer = RunWriter(settings.out, settings.outputs)
     rules = Rules.from_settings(settings)
     accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
@@ -269,16 +283,20 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
     rows = []
     writer.write("conversations.jsonl", conv.to_json())
     if split in ("train", "valid"):
-        writer.write(f"{split}.jsonl", chat_line(conv, server, names))
+        if f"{split}.jsonl" in writer.files:
+            writer.write(f"{split}.jsonl", chat_line(conv, server, names))
     else:
-        for item in eval_items(conv, server, names):
-            writer.write("eval.jsonl", item)
-            tally.eval_items += 1
-        writer.teval.add(conv, server, scored)
-    writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
+        if rundir.EVAL in writer.files:
+            for item in eval_items(conv, server, names):
+                writer.write(rundir.EVAL, item)
+                tally.eval_items += 1
+        if writer.teval is not None:
+            writer.teval.add(conv, server, scored)
+    if writer.tasks is not None:
+        writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
     for record in scored:
-        rows.append(scored_line(record, server, conv.tools, split))
-        writer.write("scored.jsonl", rows[-1])
+        rows.append(scored_line(record, server, conv.tools, split))  # the review queue's lines are made from these
+        writer.write(rundir.SCORED, rows[-1])
         tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
         key = f"{record.score}/{record.subtype}"
         tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
@@ -305,7 +323,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
               spend: Spend) -> dict[str, Any]:
     usable = [t.key for t in registry.tools]
     unused = sorted(set(usable) - tally.used_tools)
-    files = {name: file_facts(settings.out / name) for name in FILES}
+    files = {name: file_facts(settings.out / name) for name in FILES if rundir.stored(settings.out / name).exists()}
     errors = [p for p in registry.problems if p.severity == "error"]
     return {
         "status": rundir.COMPLETE,
@@ -326,6 +344,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
             "split": dict(zip(SPLITS, settings.split)),
             "max_tools": settings.max_tools,
             "execute": settings.execute,
+            "outputs": list(settings.outputs),
             "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
         },
         "versions": {

@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_json, read_jsonl
+from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_json, read_jsonl, stored
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -156,7 +156,7 @@ def negatives(run: Path) -> dict[str, Any]:
 
 def review(run: Path) -> dict[str, Any]:
     path = run / "teval" / "review_str.json"
-    if not path.exists():
+    if not stored(path).exists():
         return {"review_items": 0}
     data = read_json(path, "T-Eval subset")
     pairs = []

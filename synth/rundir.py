@@ -1,16 +1,25 @@
 """The run folder (``outputs/<run>/``): its file names, the JSONL reader, the atomic writer, the manifest.
 
 Everything that reads or writes a run's files goes through here, so a file's name, its spelling
-(one JSON object per line, UTF-8 kept) and how it is replaced (written beside under a temporary
-name, then renamed over the old one, so a crash leaves the old file or the new one, never half
-of each) are decided once.
+(one JSON object per line, UTF-8 kept), its storage and how it is replaced (written beside under a
+temporary name, then renamed over the old one, so a crash leaves the old file or the new one, never
+half of each) are decided once.
+
+Storage (issue 18): the big files are gzip-compressed (``train.jsonl.gz``; fixed header, so the same
+run gives the same bytes), and the tool list of a chat line, an eval item or a scored row is stored
+once in ``tools.jsonl.gz`` (each tool once, each list once as tool ids) and referenced from the row
+as ``"tools:<id>"``. The readers here (``read_jsonl``, ``lines``, ``read_json``) find the file under
+either spelling, undo both and give the public row, byte for byte as it was made; ``synth export``
+writes those rows out (``--format jsonl``: the plain files; ``hf``: parquet).
 """
 
 from __future__ import annotations
 
 import fcntl
 import functools
+import gzip
 import hashlib
+import io
 import json
 import os
 import shlex
@@ -37,9 +46,171 @@ CARD = "README.md"
 REQUESTS = "requests.json"  # what getting the answers took, per process (retries, 429s, waits): timing, so not in the manifest
 LOCK = ".synth.lock"  # held (flock) by the one process writing the run; holds its pid and command
 RUNNING, COMPLETE = "running", "complete"  # the manifest's status: written "running" first, "complete" last
+TOOLS = "tools.jsonl"  # each tool and each tool list once; rows refer to a list as "tools:<id>"
+TEVAL = "teval"  # the T-Eval subsets' folder
 EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, REJECTED)
 FILES = (*EXPORTS, QUEUE)  # what generate writes, and what the manifest lists with line counts and hashes
 CHAT = {"train": TRAIN, "valid": VALID}  # split -> its chat file
+GZ = ".gz"
+COMPRESSED = frozenset((CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS))  # stored as <name>.gz in a run folder
+# (rejected, the review queue and log stay plain: small, and read or edited by people)
+TOOL_FIELDS: dict[str, tuple[str, ...]] = {TRAIN: ("tools",), VALID: ("tools",), EVAL: ("item", "tools"),
+                                           SCORED: ("available_tools",),  # where each file's rows keep a tool list
+                                           QUEUE: ("record", "available_tools")}  # a queued scored row
+REF = "tools:"
+# --outputs: what generate may leave out (conversations.jsonl, the source of everything else, is always written)
+OUTPUTS = ("train", "valid", "eval", "scored", "teval", "tasks")
+DEFAULT_OUTPUTS = OUTPUTS  # all: a first run shows every format, and stored compactly all of them take about 6 kB a conversation
+OUTPUT_FILES = {"train": TRAIN, "valid": VALID, "eval": EVAL, "scored": SCORED}
+
+
+# --- storage -----------------------------------------------------------------------------------
+
+def stored(path: Path) -> Path:
+    """Where ``path`` is on disk: itself, or its gzip spelling (``<name>.gz``) when only that exists."""
+    if path.exists() or path.suffix == GZ:
+        return path
+    gz = path.with_name(path.name + GZ)
+    return gz if gz.exists() else path
+
+
+def public_name(path: Path) -> str:
+    """A file's name without the storage suffix (``scored.jsonl.gz`` -> ``scored.jsonl``)."""
+    return path.name[: -len(GZ)] if path.name.endswith(GZ) else path.name
+
+
+def open_text(path: Path) -> TextIO:
+    """A file for reading as text, whichever its storage (``path`` as found by ``stored``)."""
+    path = stored(path)
+    if path.suffix == GZ:
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def open_write(path: Path) -> TextIO:
+    """A text file for writing; gzip when ``path`` ends in .gz, with a fixed header (no name, no time)
+    so the same content gives the same bytes."""
+    return _GzipText(path) if path.suffix == GZ else open(path, "w", encoding="utf-8")
+
+
+class _GzipText(io.TextIOWrapper):
+    """Text into a gzip file; closing it writes the gzip trailer, then closes the file (GzipFile
+    leaves a file it was given open)."""
+
+    def __init__(self, path: Path):
+        self._file = open(path, "wb")
+        super().__init__(gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=6),
+                         encoding="utf-8")
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._file.close()
+
+
+def storage_name(name: str, compact: bool = True) -> str:
+    """The name ``name`` is written under in a run folder (``scored.jsonl`` -> ``scored.jsonl.gz``)."""
+    return name + GZ if compact and (name in COMPRESSED or name.startswith(TEVAL + "/")) else name
+
+
+class ToolTable:
+    """The run's tool lists, each tool and each list stored once (``tools.jsonl.gz``), keyed by a hash
+    of its exact JSON spelling, so a list put back in a row is the same bytes it was."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}  # tool id -> the tool's JSON text
+        self.sets: dict[str, list[str]] = {}  # list id -> its tool ids
+        self.joined: dict[str, str] = {}  # list id -> the list's JSON text, made when first read
+        self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
+
+    @staticmethod
+    def _id(kind: str, text: str) -> str:
+        return kind + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    def ref(self, tools: list[Any]) -> str:
+        ids = []
+        for tool in tools:
+            text = json.dumps(tool, ensure_ascii=False)
+            ids.append(self._id("t", text))
+            if ids[-1] not in self.texts:
+                self.texts[ids[-1]] = text
+                self.new.append({"id": ids[-1], "tool": tool})
+        key = self._id("s", json.dumps(ids))
+        if key not in self.sets:
+            self.sets[key] = ids
+            self.new.append({"id": key, "set": ids})
+        return REF + key
+
+    def tools(self, ref: str) -> list[Any]:
+        """A fresh copy of the list each time (a reader may change the row it gets)."""
+        key = ref[len(REF):]
+        text = self.joined.get(key)
+        if text is None:
+            try:
+                text = self.joined[key] = "[" + ", ".join(self.texts[t] for t in self.sets[key]) + "]"
+            except KeyError:
+                raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
+                                  "incomplete: make the run again") from None
+        return json.loads(text)
+
+    def compact(self, name: str, record: Any) -> Any:
+        """The row with its tool list replaced by a reference (a copy; other rows as they are)."""
+        path = TOOL_FIELDS.get(name)
+        if path is None or not isinstance(record, dict):
+            return record
+        out = dict(record)
+        holder = out
+        for key in path[:-1]:
+            if not isinstance(holder.get(key), dict):
+                return record
+            holder[key] = dict(holder[key])
+            holder = holder[key]
+        if isinstance(holder.get(path[-1]), list):
+            holder[path[-1]] = self.ref(holder[path[-1]])
+        return out
+
+    def inflate(self, name: str, record: Any) -> Any:
+        """The public row: a referenced tool list put back where it was (in place)."""
+        holder = record
+        path = TOOL_FIELDS[name]
+        for key in path[:-1]:
+            holder = holder.get(key) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(holder.get(path[-1]), str) and holder[path[-1]].startswith(REF):
+            holder[path[-1]] = self.tools(holder[path[-1]])
+        return record
+
+    def take_new(self) -> list[dict[str, Any]]:
+        new, self.new = self.new, []
+        return new
+
+    @classmethod
+    def load(cls, folder: Path) -> ToolTable:
+        table = cls()
+        for entry in read_jsonl(folder / TOOLS, "tool table"):
+            if "tool" in entry:
+                table.texts[entry["id"]] = json.dumps(entry["tool"], ensure_ascii=False)
+            else:
+                table.sets[entry["id"]] = entry["set"]
+        return table
+
+
+_tables: dict[str, tuple[tuple[int, int], ToolTable]] = {}  # folder -> (tools file mtime and size, table)
+
+
+def tool_table(folder: Path) -> ToolTable:
+    """The folder's tool table, read once while its file does not change."""
+    path = stored(folder / TOOLS)
+    try:
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        return ToolTable()
+    key = os.path.realpath(folder)
+    cached = _tables.get(key)
+    if cached is None or cached[0] != stamp:
+        cached = _tables[key] = (stamp, ToolTable.load(folder))
+    return cached[1]
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -50,13 +221,24 @@ def dump_line(record: Any) -> str:
 
 
 def lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of each non-blank line, streamed; nothing when the file is absent."""
-    if not path.exists():
+    """(line number, text) of each non-blank line as stored, streamed, whichever the storage (plain
+    or gzip); nothing when the file is absent."""
+    if not stored(path).exists():
         return
-    with open(path, encoding="utf-8") as f:
+    with open_text(path) as f:
         for number, text in enumerate(f, 1):
             if text.strip():
                 yield number, text
+
+
+def inflater(path: Path) -> Callable[[Any], Any] | None:
+    """What puts referenced tool lists back into the rows of ``path`` (None for files without any).
+    A reference with no tool table beside the file (a file copied out of its run) is a ConfigError."""
+    name = public_name(path)
+    if name not in TOOL_FIELDS:
+        return None
+    table = tool_table(path.parent)
+    return lambda record: table.inflate(name, record)
 
 
 def _parse(path: Path, number: int, text: str, what: str) -> Any:
@@ -69,35 +251,44 @@ def _parse(path: Path, number: int, text: str, what: str) -> Any:
 def read_jsonl(path: Path, what: str = "run file", required: bool = False) -> Iterator[dict[str, Any]]:
     """The records of a JSONL file, one at a time. A bad line is a ConfigError naming the file and
     line; an absent file gives nothing, or with ``required`` a ConfigError."""
-    if required and not path.is_file():
+    if required and not stored(path).is_file():
         raise ConfigError(f"{what} {path} does not exist")
+    inflate = inflater(path)
     for number, text in lines(path):
-        yield _parse(path, number, text, what)
+        record = _parse(path, number, text, what)
+        yield inflate(record) if inflate is not None else record
 
 
 def read_jsonl_text(path: Path, what: str = "run file") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each record with the text it was written as, so an untouched line can be copied unchanged."""
+    """Each record (the public row) with the text it is stored as, so an untouched line can be copied
+    unchanged into a file of the same run (``Replacing``)."""
+    inflate = inflater(path)
     for number, text in lines(path):
-        yield text, _parse(path, number, text, what)
+        record = _parse(path, number, text, what)
+        yield text, inflate(record) if inflate is not None else record
 
 
 def read_json(path: Path, what: str = "JSON file", error: type[SynthError] = ConfigError) -> Any:
-    """A whole JSON file (the manifest, a report, a T-Eval subset); unreadable is ``error`` saying which."""
+    """A whole JSON file (the manifest, a report, a T-Eval subset, plain or gzip); unreadable is
+    ``error`` saying which."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        with open_text(path) as f:
+            return json.loads(f.read())
+    except (OSError, ValueError, EOFError) as exc:
         raise error(f"{path}: not a readable {what} ({exc})") from None
 
 
 def count_lines(path: Path) -> int:
     """Lines of a file, counted in chunks (0 when it is absent)."""
-    return file_facts(path, digest=False)["lines"] if path.exists() else 0
+    return file_facts(path, digest=False)["lines"] if stored(path).exists() else 0
 
 
 def file_facts(path: Path, digest: bool = True) -> dict[str, Any]:
-    """Line count and sha256 of a file, read in chunks so memory stays flat however big it is."""
+    """Line count and sha256 of a file's content (uncompressed, so the hash does not depend on the
+    storage or the zlib version), read in chunks so memory stays flat however big it is."""
     sha, count = hashlib.sha256(), 0
-    with open(path, "rb") as f:
+    path = stored(path)
+    with (gzip.open(path, "rb") if path.suffix == GZ else open(path, "rb")) as f:
         while chunk := f.read(1 << 20):
             if digest:
                 sha.update(chunk)
@@ -107,30 +298,66 @@ def file_facts(path: Path, digest: bool = True) -> dict[str, Any]:
 
 # --- writing -----------------------------------------------------------------------------------
 
+def is_compact(folder: Path) -> bool:
+    """Whether the run in ``folder`` is stored compactly (gzip, tool lists referenced): runs made
+    before issue 18 are plain JSONL, and a rewrite keeps each run's storage."""
+    return (folder / (TOOLS + GZ)).exists() or (folder / (CONVERSATIONS + GZ)).exists()
+
+
+def _other_spelling(folder: Path, stored_name: str) -> Path:
+    return folder / (stored_name[: -len(GZ)] if stored_name.endswith(GZ) else stored_name + GZ)
+
+
 class Replacing:
     """New versions of files in ``folder``, written beside the old ones under temporary names and
-    renamed over them together by ``commit``; ``abort`` (or an exception in a ``with``) leaves the old."""
+    renamed over them together by ``commit``; ``abort`` (or an exception in a ``with``) leaves the old.
 
-    def __init__(self, folder: Path, names: Iterable[str]):
+    Names are the public ones (``scored.jsonl``); in a compact run folder the files are written in
+    its storage (gzip, tool lists referenced, new lists added to the folder's tool table). Lines for
+    a name in ``skip`` (an output the run does not write) are dropped."""
+
+    def __init__(self, folder: Path, names: Iterable[str], compact: bool | None = None, skip: Iterable[str] = ()):
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
+        self.skip = frozenset(skip)
+        self.compact = is_compact(folder) if compact is None else compact
         self.temp: dict[str, Path] = {}
         self.out: dict[str, TextIO] = {}
+        self.table = ToolTable.load(folder) if self.compact and any(n in TOOL_FIELDS for n in names) else None
         for name in names:
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
-            self.temp[name], self.out[name] = Path(tmp), os.fdopen(fd, "w", encoding="utf-8")
+            self._open(name)
+
+    def _open(self, name: str) -> None:
+        target = self.folder / storage_name(name, self.compact)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
+        os.close(fd)
+        self.temp[name], self.out[name] = Path(tmp), open_write(Path(tmp))
 
     def write(self, name: str, line: Any) -> None:
         """A record as one line, or text as it is (a line copied unchanged)."""
+        if name in self.skip:
+            return
+        if not isinstance(line, str) and self.table is not None:
+            line = self.table.compact(name, line)
         self.out[name].write(line if isinstance(line, str) else dump_line(line))
 
     def commit(self) -> None:
+        new = self.table.take_new() if self.table is not None else []
+        if new:  # the tool table grows: its old lines, then the new entries
+            self._open(TOOLS)
+            for _, text in lines(self.folder / TOOLS):
+                self.out[TOOLS].write(text)
+            for entry in new:
+                self.out[TOOLS].write(dump_line(entry))
         for f in self.out.values():
             f.flush()
-            os.fsync(f.fileno())
             f.close()
         for name, tmp in self.temp.items():
-            os.replace(tmp, self.folder / name)
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            target = self.folder / storage_name(name, self.compact)
+            os.replace(tmp, target)
+            _other_spelling(target.parent, target.name).unlink(missing_ok=True)
 
     def abort(self) -> None:
         for name, f in self.out.items():
@@ -152,7 +379,10 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> None:
-    write_atomic(path, (dump_line(r) for r in records))
+    """Records as one file, atomically (in a compact run folder, in its storage: tool lists referenced)."""
+    with Replacing(path.parent, (path.name,)) as files:
+        for record in records:
+            files.write(path.name, record)
 
 
 def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
@@ -160,15 +390,30 @@ def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
 
 
 class RunWriter:
-    """Opens the run's JSONL files and writes each record to where it belongs (streamed, as made)."""
+    """Opens the run's JSONL files and writes each record to where it belongs (streamed, as made).
 
-    def __init__(self, out: Path, names: Iterable[str] = FILES):
+    ``compact`` (a run folder): the storage this module describes, gzip with tool lists in the tool
+    table; without it (``synth derive``'s folder) the public rows in plain JSONL."""
+
+    def __init__(self, out: Path, names: Iterable[str] = FILES, compact: bool = True):
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
-        self.files: dict[str, TextIO] = {name: open(out / name, "w", encoding="utf-8") for name in names}
+        names = tuple(names)
+        self.table = ToolTable() if compact and any(n in TOOL_FIELDS for n in names) else None
+        if self.table is not None:
+            names = (*names, TOOLS)
+        self.files: dict[str, TextIO] = {}
+        for name in names:
+            target = out / storage_name(name, compact)
+            _other_spelling(out, target.name).unlink(missing_ok=True)  # a file of an older storage would shadow it
+            self.files[name] = open_write(target)
 
     def write(self, name: str, record: Any) -> None:
         """A record as one line, or text as it is (a line copied unchanged)."""
+        if self.table is not None and not isinstance(record, str):
+            record = self.table.compact(name, record)
+            for entry in self.table.take_new():
+                self.files[TOOLS].write(dump_line(entry))
         self.files[name].write(record if isinstance(record, str) else dump_line(record))
 
     def close(self) -> None:
@@ -441,7 +686,7 @@ def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overw
         if resume:
             raise RunFolderError(f"--resume: {folder} holds no run to continue (no {MANIFEST}); start the run without "
                                  "--resume, or give the --out of the run that stopped")
-        left = [name for name in FILES if (folder / name).exists()]
+        left = [name for name in FILES if stored(folder / name).exists()]
         if left and not overwrite:
             raise RunFolderError(f"{folder} holds run files ({', '.join(left)}) but no {MANIFEST}, so it is not known which "
                                  "run made them; give --overwrite to replace them, or another --out")
@@ -483,8 +728,9 @@ def clear(folder: Path) -> None:
     model-call cache stays, since its entries are keyed by content and serve any run."""
     import shutil
 
-    for name in LEFT_BY_RUN:
+    for name in (*LEFT_BY_RUN, TOOLS):
         (folder / name).unlink(missing_ok=True)
-    for sub in ("plots", "teval"):
+        (folder / (name + GZ)).unlink(missing_ok=True)
+    for sub in ("plots", TEVAL):
         if (folder / sub).is_dir():
             shutil.rmtree(folder / sub)

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from synth.rundir import read_requests, requests_line
+from synth.rundir import TOOLS, is_compact, read_requests, requests_line, stored
 from synth.wording import plural
 
 
@@ -76,8 +76,12 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
     tasks = (manifest.get("tasks") or {}).get("written")
     if tasks:
         extra += f", tasks/ ({tasks} store tasks with verify.py; check them: synth tasks check {out})"
-    console.print(f"files in [bold]{out}[/]: " + ", ".join(sorted(manifest["files"])) + f", manifest.json{extra}"
+    names = sorted(stored(out / name).name for name in [*manifest["files"], TOOLS] if stored(out / name).exists())
+    console.print(f"files in [bold]{out}[/]: " + ", ".join(names) + f", manifest.json{extra}"
                   + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))
+    if is_compact(out):
+        console.print("the .gz files are stored compactly (tool lists once, in tools.jsonl.gz); the plain public files: "
+                      f"synth export {out} --format jsonl --out DIR", highlight=False)
 
 
 def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | None:

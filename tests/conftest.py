@@ -25,6 +25,13 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
 
 
+def content(path: Path) -> bytes:
+    """A file's bytes, uncompressed when it is a gzip run file, so a check for a secret reads what it holds."""
+    import gzip
+
+    return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+
+
 @pytest.fixture(scope="session")
 def tiny_registry() -> Path:
     return TINY

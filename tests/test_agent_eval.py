@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from openai_server import OpenAIServer
+from synth.rundir import read_jsonl
 from synth.cli import app
 from synth.config import Settings
 from synth.pipeline import generate
@@ -36,7 +37,7 @@ def run(tmp_path_factory) -> Path:
 
 def _replayer(run: Path):
     """A model that says and calls what the gold conversation's assistant did, turn by turn."""
-    convs = [json.loads(line) for line in (run / "conversations.jsonl").read_text().splitlines()]
+    convs = list(read_jsonl(run / "conversations.jsonl"))
     def opening(messages: list[dict[str, Any]]) -> tuple[str, ...]:  # the request and who is asking
         return tuple(m["content"] for m in messages if m["role"] == "user")[:2]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fake_agents import respond
+from synth.rundir import read_jsonl, stored
 from synth.agents.roles import ROLES
 from synth.config import Settings
 from synth.llm.base import ChatRequest, ChatResponse
@@ -29,13 +30,14 @@ def run(out: Path, answer=respond, n: int = 24, concurrency: int = 4) -> tuple[d
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 def test_agents_write_every_file_with_gold_calls_that_pass_the_gates(tmp_path):
     manifest, backend = run(tmp_path / "a")
     for name in FILES:
-        assert (tmp_path / "a" / name).exists()
+        assert stored(tmp_path / "a" / name).exists()
     convs = lines(tmp_path / "a" / "conversations.jsonl")
     assert len(convs) == manifest["funnel"]["accepted"] == 24
     assert all(c["review"]["verdict"] == "accept" and all(g["passed"] for g in c["review"]["gates"]) for c in convs)
@@ -53,7 +55,7 @@ def test_same_bytes_whatever_the_concurrency(tmp_path):
     run(tmp_path / "one", concurrency=1)
     run(tmp_path / "many", concurrency=12)
     for name in FILES:
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "many" / name).read_bytes(), name
+        assert stored(tmp_path / "one" / name).read_bytes() == stored(tmp_path / "many" / name).read_bytes(), name
 
 
 def test_a_model_that_breaks_its_answers_costs_only_those_items(tmp_path):

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from synth.rundir import read_jsonl, stored
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line
 from synth.pipeline import generate
@@ -17,7 +18,8 @@ ROOT = Path(__file__).parents[1]
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 def test_derive_gives_the_generators_own_eval_items_and_reports_invented_values(tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from openai_server import OpenAIServer
+from synth.rundir import read_jsonl, stored
 from synth.config import Settings
 from synth.grade import Call, Leniency, diagnose, score_turn
 from synth.evaluate.report import eval_items, grade
@@ -40,7 +41,8 @@ def run(tmp_path_factory) -> Path:
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 def test_gold_calls_as_predictions_score_exactly_one(run):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from synth.rundir import read_jsonl, stored
 from synth.config import Settings
 from synth.pipeline import generate, split_of
 from synth.records import LABELS
@@ -19,7 +20,8 @@ OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +34,7 @@ def run(tiny_registry, tmp_path_factory) -> Path:
 def test_writes_every_file_and_the_funnel_adds_up(run):
     manifest = json.loads((run / "manifest.json").read_text())
     for name in ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl"):
-        assert (run / name).exists(), name
+        assert stored(run / name).exists(), name
     funnel = manifest["funnel"]
     # inject failures are per call (a conversation still exports); every other drop is a whole scenario
     rejected = sum(n for stage, reasons in funnel["dropped"].items() if stage != "inject" for n in reasons.values())
@@ -125,7 +127,7 @@ def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, t
     again = tmp_path / "again"
     generate(Settings(servers=tiny_registry, out=again, n=80, seed=3))
     for name in ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl", "manifest.json"):
-        assert (again / name).read_bytes() == (run / name).read_bytes(), name
+        assert stored(again / name).read_bytes() == stored(run / name).read_bytes(), name
     fewer = tmp_path / "fewer"
     generate(Settings(servers=tiny_registry, out=fewer, n=30, seed=3))
     small = [(c["id"], c["split"]) for c in lines(fewer / "conversations.jsonl")]
@@ -137,7 +139,10 @@ def test_golden_hash(tiny_registry, tmp_path):
     """Pins the offline output for one seed. If you changed generation on purpose, update the hash."""
     out = tmp_path / "golden"
     generate(Settings(servers=tiny_registry, out=out, n=12, seed=7))
-    digest = hashlib.sha256((out / "conversations.jsonl").read_bytes() + (out / "scored.jsonl").read_bytes()).hexdigest()
+    # the content as published (the rows of conversations.jsonl and scored.jsonl), whatever the storage
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for name in ("conversations.jsonl", "scored.jsonl")
+                   for r in read_jsonl(out / name))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema.validators import validator_for
 
+from synth.rundir import read_jsonl
 from synth.grade import canonical, classify, facts, same_value
 from synth.records import Message, ScoredCall, StageFailure, ToolCall, ToolSpec, content_hash
 from synth.stages.inject import inject_call
@@ -657,7 +658,7 @@ def _appears(value: Any, text: str) -> bool:
 def absent_share(run: Path) -> tuple[float, int]:
     """Share of wrong-value negatives whose new value appears nowhere in the conversation before it."""
     absent = total = 0
-    for line in (run / "scored.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (json.dumps(r) for r in read_jsonl(run / "scored.jsonl")):
         r = json.loads(line)
         if r["score"] != "incorrect_parameter_values":
             continue
@@ -679,7 +680,7 @@ def test_wrong_values_in_a_real_run_mostly_come_from_the_conversation(tmp_path: 
     generate(Settings(servers=Path(__file__).parent.parent / "registry", out=out, n=240, seed=3))
     share, total = absent_share(out)
     assert total > 100 and share <= 0.5, (share, total)
-    records = [json.loads(x) for x in (out / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    records = list(read_jsonl(out / "scored.jsonl"))
     subtypes = {r["subtype"] for r in records}
     assert {"sibling_result", "context_value", "swapped_arguments", "partial_value",
             "sibling_param", "default_explicit"} <= subtypes, subtypes

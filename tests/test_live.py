@@ -14,6 +14,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
+from synth.rundir import read_jsonl, stored
 from synth.cli import app
 from synth.config import Settings
 from synth.errors import ConfigError
@@ -172,7 +173,7 @@ def live_run(imported, tmp_path_factory) -> Path:
 
 
 def test_live_conversations_replay_exactly_on_a_fresh_server(live_run, tmp_path):
-    convs = [json.loads(line) for line in (live_run / "conversations.jsonl").read_text().splitlines()]
+    convs = list(read_jsonl(live_run / "conversations.jsonl"))
     assert len(convs) == 8
     errors = 0
     for i, conv in enumerate(convs):
@@ -193,7 +194,7 @@ def test_live_conversations_replay_exactly_on_a_fresh_server(live_run, tmp_path)
 def test_live_runs_are_deterministic(imported, live_run, tmp_path):
     again = tmp_path / "again"
     generate(Settings(servers=imported, out=again, n=8, seed=3, execute="live", allow_exec=True))
-    assert (again / "conversations.jsonl").read_bytes() == (live_run / "conversations.jsonl").read_bytes()
+    assert stored(again / "conversations.jsonl").read_bytes() == stored(live_run / "conversations.jsonl").read_bytes()
 
 
 def test_without_allow_exec_nothing_is_started(tmp_path):
@@ -210,7 +211,7 @@ def test_without_allow_exec_nothing_is_started(tmp_path):
                                  "--execute", "live"])
     assert result.exit_code == 2
     assert "--allow-exec" in result.output and "nothing was started" in result.output
-    assert not marker.exists() and not (tmp_path / "run" / "conversations.jsonl").exists()
+    assert not marker.exists() and not stored(tmp_path / "run" / "conversations.jsonl").exists()
     with pytest.raises(ConfigError):
         generate(Settings(servers=reg, out=tmp_path / "run2", n=2, execute="live"))
     assert not marker.exists()

@@ -18,6 +18,9 @@ import pytest
 
 from fake_agents import respond
 from openai_server import Faults, OpenAIServer
+from synth.rundir import read_jsonl, stored
+from conftest import content
+from synth.rundir import read_jsonl, stored
 from synth.pipeline import FILES
 
 ROOT = Path(__file__).parents[1]
@@ -42,7 +45,8 @@ def llm_args(server: OpenAIServer, out: Path, n: int = 16, *extra: str) -> tuple
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +65,7 @@ def clean_run(server, tmp_path_factory):
 def test_generate_end_to_end_writes_every_file(clean_run):
     out, done = clean_run
     for name in OUTPUTS:
-        assert (out / name).exists(), name
+        assert stored(out / name).exists(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["backend"] == "openai" and manifest["model"]["executor"] == "synth-test"
     assert manifest["funnel"]["accepted"] == 16
@@ -87,7 +91,7 @@ def test_the_api_key_never_reaches_outputs_logs_or_cache(server, clean_run):
     assert any(KEY in str(r.headers) for r in server.requests)  # it was sent, so the check below means something
     for path in out.rglob("*"):
         if path.is_file():
-            assert KEY.encode() not in path.read_bytes(), path.name
+            assert KEY.encode() not in content(path), path.name  # compressed files too, as their content
     for suffix in ("-wal", "-shm"):
         extra = out / f"cache.sqlite{suffix}"
         if extra.exists():
@@ -127,7 +131,7 @@ def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
         assert json.loads((out / "manifest.json").read_text())["status"] == "running"  # it really died part way
         synth(*llm_args(slow, out), "--resume")
     for name in OUTPUTS:
-        assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), name
+        assert stored(out / name).read_bytes() == stored(uninterrupted / name).read_bytes(), name
 
 
 def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):
@@ -158,4 +162,4 @@ def test_budget_stops_new_work_and_a_resume_with_more_budget_finishes(server, cl
     assert cut and all("--resume" in r["detail"] for r in cut)
     synth(*llm_args(server, out), "--config", str(prices), "--budget-usd", "1000", "--resume")
     for name in FILES:  # the finished run is the uninterrupted run
-        assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), name
+        assert stored(out / name).read_bytes() == stored(uninterrupted / name).read_bytes(), name

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from synth.rundir import read_jsonl, stored
 from synth.cli import app
 from synth.config import Settings
 from synth.packs.check import check_pack
@@ -34,7 +35,8 @@ def weather(tmp_path: Path) -> Path:
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 def test_shipped_packs_are_clean():
@@ -128,7 +130,7 @@ def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path
     assert chained >= 10 and parallel >= 3 and asked >= 10 and follow_ups >= 20, (chained, parallel, asked, follow_ups)
     generate(Settings(servers=weather, out=tmp_path / "b", n=80, seed=3))
     for name in ("conversations.jsonl", "train.jsonl", "scored.jsonl"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        assert stored(tmp_path / "a" / name).read_bytes() == stored(tmp_path / "b" / name).read_bytes()
 
 
 def test_failures_get_an_honest_answer(weather: Path, tmp_path: Path):

@@ -13,6 +13,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from synth.rundir import read_json, read_jsonl, stored
+from conftest import content
+from synth.rundir import read_jsonl, stored
 from synth.cli import app
 from synth.config import Settings
 from synth.export.card import read_header
@@ -26,7 +29,8 @@ TOKEN = "hf_test_DO_NOT_LEAK_91c2"
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +88,7 @@ def expected(run: Path, config: str, split: str) -> list[dict]:
     if config == "scored":
         return [{**r, "message_history": [_objects(m) for m in r["message_history"]], "tool_call": _call(r["tool_call"]),
                  "gold_call": _call(r["gold_call"])} for r in lines(run / "scored.jsonl") if r["split"] == hf_split]
-    subset = json.loads((run / "teval" / f"{config.removeprefix('teval_')}.json").read_text(encoding="utf-8"))
+    subset = read_json(run / "teval" / f"{config.removeprefix('teval_')}.json")
     return [{"id": key, **value} for key, value in subset.items()]
 
 
@@ -95,7 +99,7 @@ def test_every_config_and_split_loads_back_as_the_jsonl_records(run, hub, tmp_pa
     configs = {c["config_name"]: [f["split"] for f in c["data_files"]] for c in header["configs"]}
     assert configs["chat"] == ["train", "validation"] and configs["eval"] == ["test"]
     assert configs["scored"] == ["train", "validation", "test"]
-    assert {c for c in configs if c.startswith("teval_")} == {f"teval_{p.stem}" for p in (run / "teval").glob("*.json")}
+    assert {c for c in configs if c.startswith("teval_")} == {f"teval_{p.name.split('.')[0]}" for p in (run / "teval").glob("*.json*")}
     for config, splits in configs.items():
         for split in splits:
             ds = load_dataset(str(hub), config, split=split, cache_dir=str(tmp_path / "cache"))
@@ -228,7 +232,7 @@ def test_push_commits_exactly_the_hub_layout(run, api, monkeypatch, caplog):
     assert TOKEN not in result.output and TOKEN not in caplog.text
     for path in run.rglob("*"):
         if path.is_file():
-            assert TOKEN.encode() not in path.read_bytes(), path
+            assert TOKEN.encode() not in content(path), path
 
 
 def test_push_errors_are_clear_and_never_show_the_token(run, api, monkeypatch, tmp_path):

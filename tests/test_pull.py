@@ -19,6 +19,7 @@ import pytest
 from smithery_server import SmitheryServer
 from typer.testing import CliRunner
 
+from synth.rundir import read_jsonl
 from synth.cli import app
 from synth.errors import RegistryError
 from synth.registry import load_registry
@@ -136,7 +137,7 @@ def test_pulled_folder_loads_with_connections_and_generates(registry: SmitherySe
     assert result.exit_code == 0, result.output
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["registry"]["servers"] == 10
-    assert len((run / "conversations.jsonl").read_text(encoding="utf-8").splitlines()) >= 15
+    assert len(list(read_jsonl(run / "conversations.jsonl"))) >= 15
 
 
 def test_a_refused_key_stops_the_pull_with_one_line(registry: SmitheryServer, tmp_path: Path,

@@ -24,6 +24,7 @@ from synth.llm.scripted import ScriptedBackend
 from synth.pipeline import FILES, generate, split_of
 from synth.records import LABELS, Conversation
 from synth.review.manifest import recount
+from synth.rundir import read_json, read_jsonl, stored
 from synth.review.queue import QueueItem, Rules, read_queue, rebuild
 from synth.review.session import Session
 
@@ -56,7 +57,8 @@ path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    """The rows of a run file as published, whatever its storage (synth.rundir reads it)."""
+    return list(read_jsonl(path))
 
 
 def digest(run: Path) -> dict[str, str]:
@@ -125,7 +127,7 @@ def test_queue_bytes_are_reproducible_and_rules_can_be_set(tiny_registry, offlin
     generate(Settings(servers=tiny_registry, out=none, n=40, seed=2, audit=0.0))
     assert (none / "review_queue.jsonl").read_bytes() == b""
     for name in ("conversations.jsonl", "scored.jsonl", "train.jsonl", "eval.jsonl"):  # the queue changes no data
-        assert (none / name).read_bytes() == (offline_run / name).read_bytes()
+        assert stored(none / name).read_bytes() == stored(offline_run / name).read_bytes()
     result = runner.invoke(app, ["review", "queue", str(none), "--audit", "0.25"])
     assert result.exit_code == 0, result.output
     assert sorted(i.id for i in read_queue(none)) == sorted(i.id for i in read_queue(offline_run))
@@ -199,9 +201,9 @@ def test_review_session_then_apply(run, editor):
         c for c, v in convs.items() if v["split"] == "test"}
     # T-Eval subsets follow the test split as it is now
     assert chosen["edit_conv"].split == "test" and chosen["reject_row"].split == "test"
-    plan = json.loads((run / "teval" / "plan_json.json").read_text())
+    plan = read_json(run / "teval" / "plan_json.json")
     assert set(plan) == {c for c, v in convs.items() if v["split"] == "test"} and new["id"] in plan
-    review = json.loads((run / "teval" / "review_str.json").read_text())
+    review = read_json(run / "teval" / "review_str.json")
     assert not any(key.startswith(old["id"]) for key in review)
     # the audit trail
     log = lines(run / "review_log.jsonl")
@@ -255,12 +257,12 @@ def test_an_edit_that_fails_the_gates_is_refused_and_stays_queued(run, editor):
                      for m in first_conv.record["messages"]]}})
     queue = [bad if i.id == bad.id else i for i in read_queue(run)]
     (run / "review_queue.jsonl").write_text("".join(json.dumps(i.line()) + "\n" for i in queue))
-    before = {n: (run / n).read_bytes() for n in ("conversations.jsonl", "scored.jsonl", "train.jsonl")}
+    before = {n: stored(run / n).read_bytes() for n in ("conversations.jsonl", "scored.jsonl", "train.jsonl")}
     result = runner.invoke(app, ["review", "apply", str(run)])
     assert result.exit_code == 1 and "refused" in result.output and "gates" in result.output
     back = next(i for i in read_queue(run) if i.id == bad.id)
     assert back.decision is None and back.note.startswith("edit refused by synth review apply")
-    assert {n: (run / n).read_bytes() for n in before} == before
+    assert {n: stored(run / n).read_bytes() for n in before} == before
     assert not (run / "review_log.jsonl").exists() or not lines(run / "review_log.jsonl")
 
 

@@ -19,7 +19,7 @@ from synth.cli import app
 from synth.config import Settings
 from synth.errors import RunFolderError
 from synth.pipeline import generate
-from synth.rundir import FILES, LOCK, MANIFEST, RunDir, RunLock, writer_of
+from synth.rundir import FILES, LOCK, MANIFEST, RunDir, RunLock, stored, writer_of
 
 runner = CliRunner()
 ROOT = Path(__file__).parents[1]
@@ -28,7 +28,7 @@ OUTPUTS = (*FILES, MANIFEST)
 
 def same_files(a: Path, b: Path) -> None:
     for name in OUTPUTS:
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+        assert stored(a / name).read_bytes() == stored(b / name).read_bytes(), name
     teval = sorted(p.name for p in (a / "teval").glob("*"))
     assert teval == sorted(p.name for p in (b / "teval").glob("*"))
     for name in teval:
@@ -103,10 +103,10 @@ def test_the_lock_names_its_holder_and_a_dead_holder_is_no_obstacle(tiny_registr
 def test_a_different_run_into_a_used_folder_needs_overwrite(tiny_registry, tmp_path):
     folder = tmp_path / "D"
     assert cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 5).exit_code == 0
-    before = (folder / "conversations.jsonl").read_bytes()
+    before = stored(folder / "conversations.jsonl").read_bytes()
     result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6)
     assert result.exit_code == 3 and "holds a different run (seed 5 there, 6 asked)" in result.output
-    assert "--overwrite" in result.output and (folder / "conversations.jsonl").read_bytes() == before
+    assert "--overwrite" in result.output and stored(folder / "conversations.jsonl").read_bytes() == before
     result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6, "--resume")
     assert result.exit_code == 3 and "--resume only continues the same run" in result.output
     other = tmp_path / "other_registry"
@@ -147,7 +147,7 @@ def test_an_unfinished_run_is_refused_by_readers_and_resume_finishes_it_offline(
     with pytest.raises(Killed):
         generate(Settings(servers=tiny_registry, out=folder, n=12, seed=3), die)
     manifest = json.loads((folder / MANIFEST).read_text())
-    assert manifest["status"] == "running" and (folder / "train.jsonl").exists()
+    assert manifest["status"] == "running" and stored(folder / "train.jsonl").exists()
     for command in (["card"], ["export"], ["push", "--repo", "me/x"], ["review"], ["review", "apply"],
                     ["review", "queue"]):
         result = cli(*command, folder)

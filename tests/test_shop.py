@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from synth.rundir import read_jsonl, stored
 from synth.config import Settings
 from synth.live.client import Limits, connect, result_text
 from synth.pipeline import generate
@@ -33,7 +34,7 @@ def store_run(tmp_path_factory) -> Path:
 
 
 def _conversations(run: Path) -> list[dict]:
-    return [json.loads(line) for line in (run / "conversations.jsonl").read_text().splitlines()]
+    return list(read_jsonl(run / "conversations.jsonl"))
 
 
 def _outcomes(conv: dict) -> tuple[bool, bool]:
@@ -90,4 +91,4 @@ def test_store_runs_are_deterministic(store_run, tmp_path):
     reg = Path(json.loads((store_run / "manifest.json").read_text())["config"]["servers"])
     again = tmp_path / "again"
     generate(Settings(servers=reg, out=again, n=60, seed=5, execute="live", allow_exec=True))
-    assert (again / "conversations.jsonl").read_bytes() == (store_run / "conversations.jsonl").read_bytes()
+    assert stored(again / "conversations.jsonl").read_bytes() == stored(store_run / "conversations.jsonl").read_bytes()

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from synth.rundir import read_jsonl
 from synth.cli import app
 from synth.config import Settings
 from synth.export.tasks import (READS, TASKS, WRITES, SeedStores, TaskWriter, leaked_names, replay, store_seed,
@@ -56,7 +57,7 @@ def metas(run: Path) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def conversations(run: Path) -> list[Conversation]:
-    return [Conversation.model_validate_json(line) for line in (run / "conversations.jsonl").read_text().splitlines()]
+    return [Conversation.model_validate(c) for c in read_jsonl(run / "conversations.jsonl")]
 
 
 def verify(folder: Path, db: Path, *flags: str) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from synth.rundir import read_json, read_jsonl
 from synth.config import Settings
 from synth.evaluate import teval
 from synth.export.review_responses import is_error_json
@@ -70,14 +71,14 @@ def run(tmp_path_factory) -> Path:
 
 
 def load(run: Path, name: str) -> dict:
-    return json.loads((run / "teval" / f"{name}.json").read_text(encoding="utf-8"))
+    return read_json(run / "teval" / f"{name}.json")  # stored as .json.gz in a run folder
 
 
 def test_every_subset_in_both_formats_with_gold_scoring_one(run):
     manifest = json.loads((run / "manifest.json").read_text())
     assert set(manifest["teval"]) == set(FILES) and all(manifest["teval"][f] > 0 for f in FILES)
-    test_convs = {json.loads(x)["id"] for x in (run / "conversations.jsonl").read_text().splitlines()
-                  if json.loads(x)["split"] == "test"}
+    test_convs = {c["id"] for c in read_jsonl(run / "conversations.jsonl")
+                  if c["split"] == "test"}
     for fmt in ("json", "str"):
         for key, r in load(run, f"instruct_{fmt}").items():
             assert key.split(":")[0] in test_convs  # nothing from the train or valid split

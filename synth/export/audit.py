@@ -20,6 +20,7 @@ from typing import Any
 from synth.errors import ConfigError
 from synth.export.formats import FORMATS, Sample, read
 from synth.records import ServerSpec, StageFailure
+from synth.rundir import stored
 from synth.stages import gates
 from synth.stages.dedup import Dedup
 
@@ -64,7 +65,7 @@ def bucket(sample: Sample) -> str:
 
 def audit(source: Path, server_id: str | None = None) -> dict[str, Any]:
     """The audit report of one file as a JSON-able dict (see the module docstring)."""
-    if not source.is_file():
+    if not stored(source).is_file():  # a run's train.jsonl is stored as train.jsonl.gz
         raise ConfigError(f"{source} does not exist; pass a tool-use JSONL file (OpenAI chat, ShareGPT or APIGen)")
     sid = server_id or source.stem
     formats: Counter[str] = Counter()

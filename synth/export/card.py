@@ -29,6 +29,7 @@ from synth.rundir import (
     read_jsonl,
     read_requests,
     requests_line,
+    stored,
     write_atomic,
 )
 
@@ -119,7 +120,8 @@ def _heavy_tools(run: Path, sample: int = 400) -> str | None:
     return (f"Some tool definitions are large ({named}) and are repeated on every line that offers them: tool "
             f"definitions are {tool_chars / max(line_chars, 1):.0%} of scored.jsonl. Each line carries its tools "
             "because the formats it follows (limbic scored calls, OpenAI fine-tuning, Foundry eval items) have no "
-            "shared tool table; shrink the schema in the registry (a long enum) or lower --max-tools to cut it.")
+            "shared tool table (the run folder stores each list once, in tools.jsonl.gz; the published rows carry "
+            "them); shrink the schema in the registry (a long enum) or lower --max-tools to cut it.")
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
@@ -384,7 +386,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         body += [f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
                  + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else ""), ""]
     body += _realism(run, manifest)
-    if (run / TRAIN).is_file():
+    if stored(run / TRAIN).is_file():
         body += ["## Audit", "", *card_lines(audit(run / TRAIN), TRAIN), ""]
     body += ["## Splits", "", _table(["split", "conversations"], split_rows), ""]
     body += _tasks(manifest)

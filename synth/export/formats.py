@@ -32,7 +32,7 @@ from typing import Any
 
 from synth.records import Message, StageFailure, ToolCall, ToolSpec, content_hash
 from synth.registry.normalize import normalize_schema
-from synth.rundir import lines
+from synth.rundir import inflater, lines
 
 FORMATS = {"openai": "OpenAI chat JSONL with tools", "openai-functions": "OpenAI chat JSONL with functions (legacy)",
            "sharegpt": "ShareGPT conversations (Hermes <tool_call> tags)", "apigen": "APIGen {query, tools, answers} rows"}
@@ -380,6 +380,7 @@ def detect(data: Any) -> str | None:
 
 def read(source: Path, server: str) -> Iterator[Sample | StageFailure]:
     """Each non-blank line of ``source`` as a Sample, or a StageFailure saying why it cannot be read."""
+    inflate = inflater(source)  # a run's train.jsonl refers to its tool lists (synth.rundir): the public rows
     for number, text in lines(source):
         where = f"{source.name}:{number}"
         text = text.rstrip("\r\n").lstrip("\ufeff")  # CRLF files, and a BOM some editors put first
@@ -388,6 +389,9 @@ def read(source: Path, server: str) -> Iterator[Sample | StageFailure]:
         except ValueError as exc:
             yield _unreadable(where, number, "not_json", f"not JSON ({getattr(exc, 'msg', exc)})")
             continue
+        if inflate is not None:
+            data = inflate(data)
+            text = json.dumps(data, ensure_ascii=False)  # the line as it was made
         kind = detect(data)
         if kind is None:
             yield _unreadable(where, number, "unknown_format", "not a known format: expected \"messages\" (OpenAI), "

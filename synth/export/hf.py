@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, read_json, read_jsonl
+from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, public_name, read_json, read_jsonl, stored
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -133,12 +133,20 @@ class Config:
 
 
 def teval_files(run: Path) -> list[Path]:
+    """The T-Eval subsets of a run, plain or gzip (``plan_json.json``, ``plan_json.json.gz``)."""
     folder = run / "teval"
-    return sorted(p for p in folder.glob("*.json*") if p.suffix in (".json", ".jsonl")) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz")))
+
+
+def teval_name(path: Path) -> str:
+    """A subset's name: its file name without the storage and format suffixes (``plan_json``)."""
+    return Path(public_name(path)).stem
 
 
 def _teval_rows(path: Path) -> list[dict[str, Any]]:
-    if path.suffix == ".jsonl":
+    if public_name(path).endswith(".jsonl"):
         return list(read_jsonl(path, "T-Eval subset"))
     data = read_json(path, "T-Eval subset")
     if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
@@ -171,19 +179,21 @@ def configs(run: Path) -> list[Config]:
         Config("scored", f["scored"], scored, description="gold calls and injected errors labelled correct, "
                "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)"),
     ]
+    sources = {"chat": (TRAIN, VALID), "eval": (EVAL,), "scored": (SCORED,)}  # an output left out (--outputs) has no config
+    out = [c for c in out if any(stored(run / name).exists() for name in sources[c.name])]
     for path in teval_files(run):
         records = _teval_rows(path)
         if not records:
             continue
         feats, json_cols = _teval_features(records)
-        name = "teval_" + re.sub(r"[^A-Za-z0-9_]+", "_", path.stem)
+        name = "teval_" + re.sub(r"[^A-Za-z0-9_]+", "_", teval_name(path))
 
         def rows(records: list[dict[str, Any]] = records) -> Iterator[tuple[str, dict[str, Any]]]:
             for r in records:
                 yield "test", r
 
         out.append(Config(name, feats, rows, frozenset(json_cols),
-                          description=f"T-Eval {path.stem} subset, from the test split's gold conversations"))
+                          description=f"T-Eval {teval_name(path)} subset, from the test split's gold conversations"))
     return out
 
 

@@ -41,6 +41,7 @@ from typing import Any, TextIO
 from synth.export import review_responses as rr
 from synth.offline.language import intent
 from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolCall, ToolSpec
+from synth.rundir import GZ, TEVAL, open_write, storage_name
 from synth.stages.gates import schema_error
 
 FILES = ("instruct_json", "instruct_str", "plan_json", "plan_str", "reason_str", "retrieve_str", "understand_str",
@@ -169,12 +170,17 @@ def thought(tool: ToolSpec) -> str:
 
 
 class TevalWriter:
-    """Streams the subsets into ``<out>/teval/*.json`` as one JSON object per file."""
+    """Streams the subsets into ``<out>/teval/*.json`` as one JSON object per file (``.json.gz`` in a
+    compact run folder, see synth.rundir)."""
 
-    def __init__(self, out: Path):
-        folder = out / "teval"
-        folder.mkdir(parents=True, exist_ok=True)
-        self.files: dict[str, TextIO] = {name: open(folder / f"{name}.json", "w", encoding="utf-8") for name in FILES}
+    def __init__(self, out: Path, compact: bool = False):
+        (out / TEVAL).mkdir(parents=True, exist_ok=True)
+        self.files: dict[str, TextIO] = {}
+        for name in FILES:
+            target = out / storage_name(f"{TEVAL}/{name}.json", compact)
+            for stale in (out / TEVAL / f"{name}.json", out / TEVAL / f"{name}.json{GZ}"):
+                stale.unlink(missing_ok=True)  # a subset of an older storage would shadow this one
+            self.files[name] = open_write(target)
         self.count = dict.fromkeys(FILES, 0)
         self.earlier: dict[str, list[tuple[str, str]]] = {}  # server -> (tool, result) of earlier conversations
         for f in self.files.values():

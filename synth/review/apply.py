@@ -32,8 +32,8 @@ from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
 from synth.review.manifest import STAGE, update_manifest
 from synth.review.queue import QueueItem, read_queue, write_queue
-from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, Replacing, RunDir, dump_line,
-                          read_jsonl, read_jsonl_text)
+from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, GZ, LOG, REJECTED, SCORED, Replacing, RunDir, dump_line,
+                          is_compact, read_jsonl, read_jsonl_text, stored)
 from synth.stages.inject import negatives
 
 
@@ -232,7 +232,8 @@ def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], 
     scored ids that were in the data before."""
     seen: set[str] = set()
     changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
-    with Replacing(run, EXPORTS) as files:  # all or nothing: an error leaves every file as it was
+    off = [n for n in EXPORTS if n not in (CONVERSATIONS, REJECTED) and not stored(run / n).exists()]
+    with Replacing(run, [n for n in EXPORTS if n not in off], skip=off) as files:  # all or nothing: an error leaves every file as it was
         _conversations(run, files, plan, servers, names)
         for text, item in read_jsonl_text(run / EVAL):
             if item["item"]["metadata"]["conversation_id"] not in changed:
@@ -320,7 +321,7 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
             rows.setdefault(row["conversation_id"], []).append(row)
     tmp = Path(tempfile.mkdtemp(prefix=".teval-", dir=run))
     try:
-        writer = TevalWriter(tmp)
+        writer = TevalWriter(tmp, compact=is_compact(run))
         try:
             for record in read_jsonl(run / CONVERSATIONS):
                 if record.get("split") == "test":
@@ -332,5 +333,7 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
         (run / "teval").mkdir(exist_ok=True)
         for path in sorted((tmp / "teval").iterdir()):
             path.replace(run / "teval" / path.name)
+            other = path.name.removesuffix(GZ) if path.name.endswith(GZ) else path.name + GZ
+            (run / "teval" / other).unlink(missing_ok=True)  # the subset in the other storage would shadow it
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.review.queue import QueueItem
-from synth.rundir import CONVERSATIONS, EVAL, REJECTED, SCORED, RunDir, count_lines, file_facts, read_jsonl
+from synth.rundir import CONVERSATIONS, EVAL, REJECTED, SCORED, RunDir, count_lines, file_facts, read_jsonl, stored
 
 STAGE = "human_review"
 
@@ -42,7 +42,7 @@ def recount(run: Path, manifest: dict[str, Any]) -> None:
     manifest["coverage"] = {"usable_tools": len(usable), "used_tools": len(usable) - len(unused),
                             "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
                             "unused": unused}
-    manifest["files"] = {name: file_facts(run / name) for name in manifest["files"] if (run / name).exists()}
+    manifest["files"] = {name: file_facts(run / name) for name in manifest["files"] if stored(run / name).exists()}
     # the inject stage counts the gold calls of the conversations in the data and the negatives it could not make
     funnel = manifest["funnel"]
     funnel["accepted"] = conversations

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from synth.config import REVIEW_RULES
 from synth.errors import ConfigError
 from synth.records import Conversation, content_hash, make_id
-from synth.rundir import CONVERSATIONS, QUEUE, SCORED, lines, read_jsonl, write_jsonl
+from synth.rundir import CONVERSATIONS, QUEUE, SCORED, inflater, lines, read_jsonl, write_jsonl
 
 Decision = Literal["accept", "reject", "edit"]
 
@@ -201,9 +201,14 @@ def read_queue(run: Path) -> list[QueueItem]:
         raise ConfigError(f"{path} does not exist: make the run with a synth that writes the review queue, "
                           f"or build it with `synth review queue {run}`")
     items = []
+    inflate = inflater(path)  # a queued scored row refers to its tool list (synth.rundir)
     for number, text in lines(path):
         try:
-            items.append(QueueItem.model_validate_json(text))
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"{path}:{number}: not JSON ({getattr(exc, 'msg', exc)}); fix or remove that line") from None
+        try:
+            items.append(QueueItem.model_validate(inflate(data) if inflate is not None else data))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "(line)"

@@ -1,0 +1,36 @@
+"""The run's public files as plain JSONL, the shapes synth has always published: OpenAI fine-tuning
+lines (train.jsonl, valid.jsonl), Foundry eval items (eval.jsonl), limbic scored rows (scored.jsonl),
+T-Eval subsets (teval/*.json). A run folder stores them compactly (synth.rundir); this writes them
+out row for row, each line the bytes it had when it was made."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from synth.errors import ConfigError
+from synth.rundir import EVAL, SCORED, TEVAL, TRAIN, VALID, dump_line, open_text, read_jsonl, stored, write_atomic
+
+PUBLIC = (TRAIN, VALID, EVAL, SCORED)
+
+
+def export_jsonl(run: Path, out: Path) -> list[Path]:
+    """Write the public files of ``run`` into ``out`` (not the run folder: its files are stored there
+    under the same names); returns the files written. Streamed: memory does not grow with the run."""
+    if out.resolve() == run.resolve():
+        raise ConfigError(f"--format jsonl writes the public files beside nothing else: give an --out other than the run ({run})")
+    written = []
+    for name in PUBLIC:
+        if stored(run / name).exists():
+            write_atomic(out / name, (dump_line(row) for row in read_jsonl(run / name)))
+            written.append(out / name)
+    folder = run / TEVAL
+    if folder.is_dir():
+        (out / TEVAL).mkdir(parents=True, exist_ok=True)
+        for path in sorted(folder.iterdir()):
+            if path.name.endswith((".json", ".json.gz")):
+                target = out / TEVAL / path.name.removesuffix(".gz")
+                with open_text(path) as src, open(target, "w", encoding="utf-8") as dst:
+                    shutil.copyfileobj(src, dst)
+                written.append(target)
+    return written
