@@ -1,7 +1,7 @@
 """The only orchestrator: scenario -> query/plan/trajectory -> gates -> dedup -> split -> inject -> export.
 
 Items are made one at a time and written as they are accepted, so memory does not grow with
-the run (only the dedup index does, by one small set per request). Every scenario ends either
+the run (only the dedup index does, by one hash and one MinHash signature per request). Every scenario ends either
 in the exports or in rejected.jsonl, and the funnel counts both.
 """
 
@@ -167,6 +167,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     manifest["execute"] = {"mode": settings.execute, "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
                            "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
     manifest["teval"] = writer.teval_counts
+    manifest["dedup"] = dedup.report()
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
 
@@ -239,7 +240,7 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     query, trajectory = written.query, written.trajectory
     funnel.enter("dedup")
     conv_id = conversation_id(trajectory.messages)
-    seen = dedup.check(server.id, query.text, conv_id)
+    seen = dedup.check(query.text, conv_id)
     if seen:
         return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
     funnel.leave("dedup")

@@ -159,6 +159,18 @@ def _examples(run: Path) -> list[str]:
     return out
 
 
+def _dedup(manifest: dict[str, Any]) -> list[str]:
+    """One paragraph on dedup: its threshold and counts (runs made before near-dedup had no report)."""
+    d = manifest.get("dedup")
+    if not d:
+        return []
+    return [f"Dedup over the whole run, before the split: {d['exact_duplicate']} exact duplicate and "
+            f"{d['near_duplicate']} near-duplicate requests removed of {d['checked']} checked (near: word-set "
+            f"Jaccard >= {d['threshold']} estimated with MinHash, {d['num_perm']} permutations in {d['bands']} "
+            f"LSH bands of {d['rows']}, on requests of {d['min_words']} words or more). No near-duplicate pair "
+            "is split between train, valid and test: the later request of a pair is never written.", ""]
+
+
 def _funnel(manifest: dict[str, Any]) -> str:
     funnel = manifest["funnel"]
     rows = []
@@ -344,6 +356,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "",
         _funnel(manifest),
         "",
+        *_dedup(manifest),
         "## Labels",
         "",
         _table(["label", "scored calls", "subtypes"], label_rows),
