@@ -8,6 +8,7 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -76,6 +77,10 @@ class RunWriter(rundir.RunWriter):
         super().__init__(out)
         self.teval = TevalWriter(out)
         self.teval_counts: dict[str, int] = {}
+
+    def write_text(self, name: str, line: str) -> None:
+        """A line already spelled as ``dump_line`` would spell it."""
+        self.files[name].write(line)
 
     def close(self) -> None:
         super().close()
@@ -270,9 +275,12 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
             writer.write("eval.jsonl", item)
             tally.eval_items += 1
         writer.teval.add(conv, server, scored)
+    tools = None
     for record in scored:
         rows.append(scored_line(record, server, conv.tools, split))
-        writer.write("scored.jsonl", rows[-1])
+        if tools is None:  # the offered tools are three quarters of a scored line: spelled once per conversation
+            tools = json.dumps(rows[-1]["available_tools"], ensure_ascii=False)
+        writer.write_text("scored.jsonl", _scored_text(rows[-1], tools))
         tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
         key = f"{record.score}/{record.subtype}"
         tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
@@ -286,6 +294,17 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
     return rows
+
+
+_TOOLS = "\x00synth:available_tools\x00"
+
+
+def _scored_text(row: dict[str, Any], tools: str) -> str:
+    """``dump_line(row)`` with the tools' JSON spliced in rather than encoded again (the same bytes).
+
+    The placeholder comes right after the ids, server and split, so its first match is the one."""
+    text = json.dumps({**row, "available_tools": _TOOLS}, ensure_ascii=False)
+    return text.replace(json.dumps(_TOOLS), tools, 1) + "\n"
 
 
 def _version(package: str) -> str:
