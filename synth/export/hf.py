@@ -22,9 +22,9 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, read_json, read_jsonl
+from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, read_jsonl, teval_rows
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -96,24 +96,31 @@ def _features() -> dict[str, Features]:
     }
 
 
-def _teval_features(rows: list[dict[str, Any]]) -> tuple[Features, set[str]]:
+def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]:
     """Features for a T-Eval subset, read off its records: text stays text, chat prompts are messages,
     anything else is Json. Returns the features and the Json columns (encoded by us, see ``_rows``)."""
     from datasets import Features, Json, List, Value
 
-    columns: list[str] = []
+    # one pass over the records, so a large subset is never held: per column, which kinds all its values are
+    kinds: dict[str, dict[str, bool]] = {}
     for row in rows:
-        columns.extend(k for k in row if k not in columns)
+        for col, v in row.items():
+            k = kinds.setdefault(col, {"any": False, "str": True, "int": True, "chat": True})
+            if v is None:
+                continue
+            k["any"] = True
+            k["str"] = k["str"] and isinstance(v, str)
+            k["int"] = k["int"] and isinstance(v, int) and not isinstance(v, bool)
+            k["chat"] = k["chat"] and isinstance(v, list) and all(
+                isinstance(m, dict) and set(m) == {"role", "content"} and isinstance(m["content"], str) for m in v)
     out: dict[str, Any] = {}
     json_columns = set()
-    for col in columns:
-        values = [r[col] for r in rows if r.get(col) is not None]
-        if all(isinstance(v, str) for v in values):
+    for col, k in kinds.items():
+        if k["str"]:
             out[col] = Value("string")
-        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        elif k["int"]:
             out[col] = Value("int64")
-        elif values and all(isinstance(v, list) and all(isinstance(m, dict) and set(m) == {"role", "content"}
-                                                        and isinstance(m["content"], str) for m in v) for v in values):
+        elif k["any"] and k["chat"]:
             out[col] = List({"role": Value("string"), "content": Value("string")})
         else:
             out[col] = Json()
@@ -135,15 +142,6 @@ class Config:
 def teval_files(run: Path) -> list[Path]:
     folder = run / "teval"
     return sorted(p for p in folder.glob("*.json*") if p.suffix in (".json", ".jsonl")) if folder.is_dir() else []
-
-
-def _teval_rows(path: Path) -> list[dict[str, Any]]:
-    if path.suffix == ".jsonl":
-        return list(read_jsonl(path, "T-Eval subset"))
-    data = read_json(path, "T-Eval subset")
-    if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
-        return [{"id": key, **value} for key, value in data.items()]
-    return list(data)
 
 
 def configs(run: Path) -> list[Config]:
@@ -172,14 +170,13 @@ def configs(run: Path) -> list[Config]:
                "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)"),
     ]
     for path in teval_files(run):
-        records = _teval_rows(path)
-        if not records:
+        if next(teval_rows(path), None) is None:
             continue
-        feats, json_cols = _teval_features(records)
+        feats, json_cols = _teval_features(teval_rows(path))
         name = "teval_" + re.sub(r"[^A-Za-z0-9_]+", "_", path.stem)
 
-        def rows(records: list[dict[str, Any]] = records) -> Iterator[tuple[str, dict[str, Any]]]:
-            for r in records:
+        def rows(path: Path = path) -> Iterator[tuple[str, dict[str, Any]]]:
+            for r in teval_rows(path):
                 yield "test", r
 
         out.append(Config(name, feats, rows, frozenset(json_cols),
