@@ -13,7 +13,7 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import synth
 from synth.llm.spend import Spend
@@ -29,10 +29,6 @@ from synth.offline.writer import write
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.errors import ConfigError
-from synth.live.client import Limits, LiveError
-from synth.live.pool import Pool, store_seed
-from synth.offline.shop import ShopFacts, write_shop
-from synth.runtime.live import LiveRuntime
 from synth.runtime.pack import PackRuntime
 from synth.runtime.simulated import SimulatedRuntime
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id, conversation_id
@@ -43,6 +39,10 @@ from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
 from synth import rundir, templates
 from synth.rundir import RunDir, FILES, file_facts
+
+if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live
+    from synth.live.pool import Pool
+    from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 2
@@ -183,6 +183,9 @@ def _pool(settings: Settings, registry: Registry) -> Pool | None:
         return None
     if not settings.allow_exec:
         raise ConfigError(live_refusal(registry))
+    from synth.live.client import Limits
+    from synth.live.pool import Pool
+
     return Pool(Limits(connect=settings.connect_timeout, call=settings.call_timeout))
 
 
@@ -196,7 +199,12 @@ def live_refusal(registry: Registry) -> str:
 
 def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) -> ShopFacts | None:
     """What the customers of synth's store know (its seed database), when ``server`` is that store."""
-    seed = store_seed(server.connection) if pool is not None and server.connection is not None else None
+    if pool is None or server.connection is None:
+        return None
+    from synth.live.pool import store_seed
+    from synth.offline.shop import ShopFacts
+
+    seed = store_seed(server.connection)
     if seed is None:
         return None
     if seed not in shops:  # one read-only copy of the seed database per run
@@ -212,9 +220,15 @@ def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings:
     Calls go to the server's real MCP server when the run is live and the entry has a connection;
     else to its pack, else to the schema simulator.
     """
-    live = LiveRuntime(pool, server) if pool is not None and server.connection is not None else None
+    live = None
+    if pool is not None and server.connection is not None:
+        from synth.runtime.live import LiveRuntime
+
+        live = LiveRuntime(pool, server)
     try:
         if live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None:  # synth's store: customer-service tasks
+            from synth.offline.shop import write_shop
+
             query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
         elif pack is not None and scenario.turns is not None:
             rng = rng_for(settings.seed, "runtime", scenario.id)
@@ -223,9 +237,12 @@ def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings:
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
         else:
             query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed, live)
-    except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
-        return StageFailure(stage="execute", item_id=scenario.id, reason=error.reason, detail=str(error)[:500])
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
+        if live is not None:
+            from synth.live.client import LiveError
+
+            if isinstance(exc, LiveError):  # the server could not be reached or broke off: the scenario ends with its line
+                return StageFailure(stage="execute", item_id=scenario.id, reason=exc.reason, detail=str(exc)[:500])
         return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
                             detail=f"{server.id} {scenario.tools}: {exc}"[:500])
     finally:
