@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
     from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 
 def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
@@ -342,7 +342,8 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         "synth_version": synth.__version__,
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
-        # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence.
+        # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
+        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),
