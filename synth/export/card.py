@@ -248,12 +248,12 @@ def _results(manifest: dict[str, Any]) -> list[str]:
 
 def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     rules = manifest["config"].get("review", {})
-    why = Counter(w for item in stats.queue for w in item["why"])
+    why = stats.why
     applied = {entry["queue_id"] for entry in stats.log}
-    held = sum(1 for item in stats.queue if item["held"] and item["id"] not in applied)
+    held = sum(1 for item in stats.held if item not in applied)
     decided = Counter(entry["decision"] for entry in stats.log)
     looked_at = {e["conversation_id"] for e in stats.log if e["kind"] == "conversation"}
-    lines = [f"`review_queue.jsonl` holds {len(stats.queue)} items a person should look at"
+    lines = [f"`review_queue.jsonl` holds {stats.queued} items a person should look at"
              + (": " + ", ".join(f"{w} {n}" for w, n in sorted(why.items())) if why else "") + "."]
     if rules:
         lines.append(f"Rules: reviewer verdict `human` (held out of the data until accepted), reviewer confidence below "
