@@ -9,6 +9,8 @@
   ids; writes are modify_user_address (a transaction each). Startup is the time from spawning
   the process to the end of ``initialize``.
 * http: the same calls over Streamable HTTP (``--http PORT``) to a server process started first.
+* scenarios: ``generate --execute live`` on the store alone (a fresh in-process store per scenario,
+  the shop author): accepted conversations per second, tool calls per second, successful writes.
 """
 
 from __future__ import annotations
@@ -119,17 +121,48 @@ def http_numbers(db: Path, calls: int, writes: int) -> dict:
         proc.wait(timeout=20)
 
 
+def scenario_numbers(folder: Path, n: int) -> dict:
+    import shutil
+
+    from synth.config import Settings
+    from synth.pipeline import generate
+
+    root = Path(__file__).parents[1] / "registry"
+    reg = folder / "shop"
+    (reg / "packs").mkdir(parents=True)
+    shutil.copy(root / "synth__store.json", reg)
+    shutil.copy(root / "packs" / "synth__store.pack.yaml", reg / "packs")
+    start = time.perf_counter()
+    manifest = generate(Settings(servers=reg, out=folder / "run", n=n, seed=0, execute="live", allow_exec=True))
+    took = time.perf_counter() - start
+    writes = ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
+              "modify_pending_order_payment", "return_delivered_order_items", "exchange_delivered_order_items",
+              "modify_user_address")
+    ok = 0
+    for line in (folder / "run" / "conversations.jsonl").read_text().splitlines():
+        conv = json.loads(line)
+        results = {m["tool_call_id"]: m["content"] for m in conv["messages"] if m["role"] == "tool"}
+        ok += any(c["name"] in writes and not results[c["id"]].startswith("Error")
+                  for m in conv["messages"] for c in m.get("tool_calls", []))
+    accepted = manifest["counts"]["conversations"]
+    return {"conversations": accepted, "seconds": round(took, 2), "scenarios_per_s": round(accepted / took, 1),
+            "calls_per_s": round(manifest["counts"]["tool_calls"] / took, 1),
+            "successful_write_share": round(ok / accepted, 3) if accepted else 0.0}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=1000, help="read calls over one stdio session")
     parser.add_argument("--writes", type=int, default=200, help="write calls over the same session")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scenarios", type=int, default=200, help="conversations for the scenarios/s figure")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         seeded = seed_numbers(Path(tmp), args.seed)
         stdio = anyio.run(session_numbers, Path(tmp) / "bench.db", args.calls, args.writes)
         http = http_numbers(Path(tmp) / "bench.db", args.calls, args.writes)
-    print(json.dumps({"seed": args.seed, **seeded, "stdio": stdio, "http": http}))
+        scenarios = scenario_numbers(Path(tmp), args.scenarios)
+    print(json.dumps({"seed": args.seed, **seeded, "stdio": stdio, "http": http, "scenarios": scenarios}))
 
 
 if __name__ == "__main__":

@@ -248,7 +248,9 @@ def test_aimd_halves_concurrency_in_a_429_storm_and_recovers():
         in_storm, calm_peak = run(go)
     # 16 -> 8 -> 4 -> 2 -> 1: most of the storm ran one request at a time
     assert llm.limiter.lowest == 1 and llm.limiter.cuts >= 4
-    assert max(in_storm) == 16 and sum(n == 1 for n in in_storm) > len(in_storm) / 2
+    # the storm opens above the first cut (all 16 at once on an idle machine; on a loaded one the first 429s can
+    # come back before the 16th request leaves), and most of it runs one request at a time
+    assert max(in_storm) > 8 and sum(n == 1 for n in in_storm) > len(in_storm) / 2
     # then one more slot per run of successes, back up to the configured 16
     assert llm.limiter.limit == 16 and calm_peak == 16
     assert llm.stats.failures == 0 and llm.stats.errors == {"rate_limit": 64 * 3}

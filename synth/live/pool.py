@@ -11,6 +11,10 @@ process per call). A stateful one gets a fresh server per scenario: a new proces
 temporary working folder, so scenarios never see each other's writes and a conversation can be
 replayed. A server that fails to connect is remembered, so its other scenarios are refused at once
 with the same line instead of each waiting out the timeout again.
+
+synth's own store (an entry that runs ``synth serve store``) is served in this process: each scenario
+gets a copy of the seed database and a session with one shared server object over the SDK's
+in-memory transport. Same tools, same protocol, same result text as the process, in milliseconds.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 from synth.live.client import Limits, LiveError, connect
 from synth.records import Connection
 from synth.store.seed import seed_database
-from synth.store.server import build_server
+from synth.store.server import CURRENT, build_server
 from synth.store.shop import Store
 
 
@@ -78,8 +82,9 @@ class Server:
         try:
             if self.store_seed is not None:
                 store = self.pool.store_copy(self.store_seed, folder or tempfile.mkdtemp(prefix="synth-live-"))
+                CURRENT.set(store)  # this task's context: the session's tasks and tool threads inherit it
             async with connect(self.connection, self.name, self.pool.limits, cwd=folder,
-                               local=build_server(store) if store is not None else None) as session:
+                               local=self.pool.store_server() if store is not None else None) as session:
                 self._queue = queue
                 ready.set_result(session.info)
                 while (item := await queue.get()) is not None:
@@ -140,6 +145,7 @@ class Pool:
         self._ending: list[Server] = []  # fresh servers released, still shutting down
         self._templates: dict[int, Path] = {}  # seed -> the store's seed database, copied for each scenario
         self._folder: str | None = None
+        self._store_server: Any = None
         self._lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="synth-live", daemon=True)
@@ -189,6 +195,13 @@ class Pool:
         db = Path(folder) / "store.db"
         shutil.copyfile(self._templates[seed], db)
         return Store.open(db, seed)
+
+    def store_server(self) -> Any:
+        """The store's MCP server, built once: each session's store comes from ``CURRENT``."""
+        with self._lock:
+            if self._store_server is None:
+                self._store_server = build_server()
+            return self._store_server
 
     def scratch(self) -> str:
         """A folder of the pool's, removed when it closes."""

@@ -9,6 +9,7 @@ Nothing here writes to stdout: on stdio that is the protocol stream.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import wraps
 from typing import Annotated, Any, TypeVar
 
@@ -59,6 +60,9 @@ NewItemIds = Annotated[list[ItemId], Field(min_length=1, description="The replac
                                                                      "available variant of the same product.")]
 
 
+CURRENT: ContextVar[Store] = ContextVar("synth_store_current")
+
+
 def _refusals(fn: T) -> T:
     """A broken shop rule becomes a ToolError, whose text the model sees (a bare exception's is hidden)."""
     @wraps(fn)
@@ -70,8 +74,16 @@ def _refusals(fn: T) -> T:
     return call  # type: ignore[return-value]
 
 
-def build_server(store: Store) -> MCPServer:
-    """An MCP server whose tools read and change ``store``; sync tools, so they run on worker threads."""
+def build_server(store: Store | None = None) -> MCPServer:
+    """An MCP server whose tools read and change ``store``; sync tools, so they run on worker threads.
+
+    Without ``store``, each call uses the store in ``CURRENT`` (a context variable, which follows a
+    session's tasks and worker threads): one server, built once (that takes ~0.2 s), serves many fresh
+    stores at once, one per session.
+    """
+    def shop() -> Store:
+        return store if store is not None else CURRENT.get()
+
     server = MCPServer(NAME, title="Synth Store", version="1.0.0", instructions=INSTRUCTIONS,
                        description="A stateful online shop (customers, products, orders) for tool-use data and evals.",
                        log_level="WARNING")
@@ -88,7 +100,7 @@ def build_server(store: Store) -> MCPServer:
     ) -> FoundUser:
         """Find a customer's user id by their email (case-insensitive). This is the first way to authenticate a
         customer; if they cannot give an email, use find_user_id_by_name_zip."""
-        return FoundUser(user_id=store.find_user_id_by_email(email))
+        return FoundUser(user_id=shop().find_user_id_by_email(email))
 
     @tool(annotations=READ)
     def find_user_id_by_name_zip(
@@ -99,31 +111,31 @@ def build_server(store: Store) -> MCPServer:
     ) -> FoundUser:
         """Find a customer's user id by first name, last name and ZIP code. Use it to authenticate a customer
         who cannot give or remember their email."""
-        return FoundUser(user_id=store.find_user_id_by_name_zip(first_name, last_name, zip))
+        return FoundUser(user_id=shop().find_user_id_by_name_zip(first_name, last_name, zip))
 
     @tool(annotations=READ)
     def get_user_details(user_id: UserId) -> User:
         """Get a customer's details: name, email, default address, saved payment methods (with gift card
         balances) and the ids of their orders."""
-        return store.user(user_id)
+        return shop().user(user_id)
 
     @tool(annotations=READ)
     def get_order_details(order_id: OrderId) -> Order:
         """Get the status and details of an order: items with item ids and prices, shipping address, payments
         and refunds, tracking ids of shipped items, and any cancellation, return or exchange."""
-        return store.order(order_id)
+        return shop().order(order_id)
 
     @tool(annotations=READ)
     def get_product_details(product_id: ProductId) -> Product:
         """Get a product type and all its variants: item id, options (such as color and size), price and
         whether it is available. Use it to find the variant a customer wants to switch to."""
-        return store.product(product_id)
+        return shop().product(product_id)
 
     @tool(annotations=READ)
     def list_all_product_types() -> ProductTypes:
         """List the name and product id of every product type in the store (50), sorted by name. Each type has
         several variants with their own item ids; get them with get_product_details."""
-        return store.product_types()
+        return shop().product_types()
 
     @tool(annotations=WRITE)
     def cancel_pending_order(
@@ -134,7 +146,7 @@ def build_server(store: Store) -> MCPServer:
         """Cancel a pending order (not one that is processed, delivered or already cancelled). Every payment is
         refunded to the method that paid it: at once for gift cards, in 5-7 business days otherwise. Explain
         the details and get the customer's explicit confirmation first. Returns the cancelled order."""
-        return store.cancel_pending_order(order_id, reason)
+        return shop().cancel_pending_order(order_id, reason)
 
     @tool(annotations=WRITE)
     def modify_pending_order_address(
@@ -143,7 +155,7 @@ def build_server(store: Store) -> MCPServer:
     ) -> Order:
         """Change the shipping address of a pending order. Confirm the full new address with the customer
         first. Returns the updated order."""
-        return store.modify_pending_order_address(order_id, address)
+        return shop().modify_pending_order_address(order_id, address)
 
     @tool(annotations=WRITE)
     def modify_pending_order_items(
@@ -156,7 +168,7 @@ def build_server(store: Store) -> MCPServer:
         size, say). The price difference is charged to or refunded to the given payment method. An order's
         items can be changed only once, so collect every change first and confirm it with the customer.
         The order's status becomes 'pending (item modified)'. Returns the updated order."""
-        return store.modify_pending_order_items(order_id, item_ids, new_item_ids, payment_method_id)
+        return shop().modify_pending_order_items(order_id, item_ids, new_item_ids, payment_method_id)
 
     @tool(annotations=WRITE)
     def modify_pending_order_payment(
@@ -168,7 +180,7 @@ def build_server(store: Store) -> MCPServer:
         """Pay a pending order with another of the customer's payment methods: the new method is charged the
         order total and the old one refunded. Only for an order with a single payment so far. Confirm with
         the customer first. Returns the updated order."""
-        return store.modify_pending_order_payment(order_id, payment_method_id)
+        return shop().modify_pending_order_payment(order_id, payment_method_id)
 
     @tool(annotations=WRITE)
     def return_delivered_order_items(
@@ -181,7 +193,7 @@ def build_server(store: Store) -> MCPServer:
         once). An order can be returned or exchanged only once, so collect every item first and confirm with
         the customer. The status becomes 'return requested'; the customer gets an email on how to send the
         items back. Returns the updated order."""
-        return store.return_delivered_order_items(order_id, item_ids, payment_method_id)
+        return shop().return_delivered_order_items(order_id, item_ids, payment_method_id)
 
     @tool(annotations=WRITE)
     def exchange_delivered_order_items(
@@ -194,7 +206,7 @@ def build_server(store: Store) -> MCPServer:
         difference is charged or refunded to the given payment method. An order can be returned or exchanged
         only once, so collect every item first and confirm with the customer. The status becomes 'exchange
         requested'. Returns the updated order."""
-        return store.exchange_delivered_order_items(order_id, item_ids, new_item_ids, payment_method_id)
+        return shop().exchange_delivered_order_items(order_id, item_ids, new_item_ids, payment_method_id)
 
     @tool(annotations=WRITE)
     def modify_user_address(
@@ -203,6 +215,6 @@ def build_server(store: Store) -> MCPServer:
     ) -> User:
         """Change a customer's default address (orders keep theirs; use modify_pending_order_address for a
         pending order). Confirm the full new address first. Returns the updated customer."""
-        return store.modify_user_address(user_id, address)
+        return shop().modify_user_address(user_id, address)
 
     return server
