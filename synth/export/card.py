@@ -166,8 +166,8 @@ def _dedup(manifest: dict[str, Any]) -> list[str]:
         return []
     return [f"Dedup over the whole run, before the split: {d['exact_duplicate']} exact duplicate and "
             f"{d['near_duplicate']} near-duplicate requests removed of {d['checked']} checked (near: word-set "
-            f"Jaccard >= {d['threshold']} estimated with MinHash, {d['num_perm']} permutations in {d['bands']} "
-            f"LSH bands of {d['rows']}, on requests of {d['min_words']} words or more). No near-duplicate pair "
+            f"Jaccard >= {d['threshold']} on requests of {d['min_words']} words or more, candidates from MinHash LSH "
+            f"with {d['bands']} bands of {d['rows']}, each measured exactly). No near-duplicate pair "
             "is split between train, valid and test: the later request of a pair is never written.", ""]
 
 
