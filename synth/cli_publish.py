@@ -83,7 +83,7 @@ def export(
                                           "Default: the card's current one, else 'other'."),
     pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
 ) -> None:
-    """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card)."""
+    """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card) and tasks/."""
     from synth.errors import SynthError
 
     if format != "hf":
@@ -98,8 +98,10 @@ def export(
     target = out or run
     for config, splits in written.items():
         typer.echo(f"{config}: " + ", ".join(f"{s} {len(files)} file(s)" for s, files in splits.items()))
-    typer.echo(f"wrote {sum(len(f) for s in written.values() for f in s.values())} parquet files and README.md to "
-               f"{target}; load with datasets.load_dataset({str(target)!r}, 'chat')")
+    tasks = sum(1 for _ in (target / "tasks").rglob("verify.py")) if (target / "tasks").is_dir() else 0
+    typer.echo(f"wrote {sum(len(f) for s in written.values() for f in s.values())} parquet files and README.md"
+               + (f" (and tasks/: {tasks} store tasks)" if tasks else "")
+               + f" to {target}; load with datasets.load_dataset({str(target)!r}, 'chat')")
 
 
 @_holding_run
@@ -125,7 +127,7 @@ def push(
                                             "with write access. Default: HF_TOKEN, else the `hf auth login` token."),
     message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
 ) -> None:
-    """Upload the run to the Hugging Face Hub: parquet per config, the card with its plots, manifest.json."""
+    """Upload the run to the Hugging Face Hub: parquet per config, the card with its plots, manifest.json, tasks/."""
     from synth.errors import SynthError
     from synth.hub import check_repo_id, find_token
     from synth.hub import push as upload

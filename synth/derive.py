@@ -1,10 +1,13 @@
-"""``synth derive``: eval items, scored calls and T-Eval subsets from anyone's OpenAI chat file.
+"""``synth derive``: eval items, scored calls and T-Eval subsets from anyone's tool-use file.
 
-Each line is ``{"messages": [...], "tools": [...]}`` (what ``synth generate`` writes as train.jsonl,
-what Foundry's generator writes, or production logs). The conversation goes through the same gates
-as generated data (tool exists, arguments validate, every value grounded), so the report says how
-much of someone else's data invents values; what passes gets one eval item per tool call, the
-injected negatives, and the T-Eval subsets. A line that cannot be read is counted with its reason.
+Every call is kept. Each assistant tool call gives one eval item, in order: the messages before
+it exactly as the file has them (the JSON text of each message is copied, never re-serialised),
+the line's tools, and the call as ``expected_output.tool_calls``, which is the per-call expansion
+Foundry documents for OpenAI chat files. What the gates find (the tool is not offered, the
+arguments fail the schema, a value was said by no one) becomes ``flags`` on the item, not a
+reason to drop it; ``strict`` drops flagged items and counts them. Negatives are injected only
+from calls that pass the gates: a flagged gold call is not a safe source of labels. A line that
+cannot be read is counted with its reason in rejected.jsonl.
 """
 
 from __future__ import annotations
@@ -15,129 +18,133 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError
-from synth.export.chat import ToolNames, eval_items
+from synth.export.formats import FORMATS, Sample, read
 from synth.export.scored import scored_line
 from synth.export.teval import TevalWriter
-from synth.records import (Conversation, Message, Plan, PlanStep, Query, Scenario, ServerSpec, StageFailure, ToolCall,
-                           ToolSpec, Trajectory, content_hash, conversation_id, make_id)
-from synth.registry.normalize import normalize_schema
-from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, lines, write_json
+from synth.records import (
+    Conversation,
+    Plan,
+    PlanStep,
+    Query,
+    Review,
+    Scenario,
+    ServerSpec,
+    StageFailure,
+    conversation_id,
+    make_id,
+)
+from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, write_json
 from synth.stages import gates
-from synth.stages.inject import negatives
+from synth.stages.inject import inject_call
+
+SCORED_NOTE = ("negatives are injected only from calls that pass the gates (a flagged gold call is not a safe "
+               "source of labels); flagged calls give eval items but no scored calls")
 
 
-def _tools(raw: Any, server: str, where: str) -> tuple[ToolSpec, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise ValueError("no tools: each line needs a \"tools\" array of OpenAI function definitions")
-    out = []
-    for i, entry in enumerate(raw):
-        fn = entry.get("function", entry) if isinstance(entry, dict) else None
-        if not isinstance(fn, dict) or not fn.get("name"):
-            raise ValueError(f"tools[{i}] is not {{\"type\": \"function\", \"function\": {{\"name\", \"parameters\"}}}}")
-        schema = fn.get("parameters") or fn.get("input_schema") or {"type": "object", "properties": {}}
-        normal, problems = normalize_schema(schema, file=where, server=server, tool=fn["name"])
-        if normal is None:
-            raise ValueError(f"tools[{i}] {fn['name']}: unusable schema: {problems[0].what if problems else 'invalid'}")
-        out.append(ToolSpec(server=server, name=str(fn["name"]), description=str(fn.get("description") or ""),
-                            input_schema=normal, schema_hash=content_hash(schema)))
-    return tuple(out)
+def item_line(sample: Sample, index: int, metadata: dict[str, Any], flags: list[dict[str, Any]]) -> str:
+    """One eval item as JSONL text: the user's messages, tools and call copied as written."""
+    position, call = sample.calls[index]
+    return ('{"item": {"messages": [' + ", ".join(sample.chat[:position]) + '], "tools": ' + sample.tools_json
+            + ', "expected_output": {"role": "assistant", "tool_calls": [' + call + ']}, "metadata": '
+            + json.dumps(metadata, ensure_ascii=False) + ', "flags": ' + json.dumps(flags, ensure_ascii=False) + "}}\n")
 
 
-def _messages(raw: Any) -> tuple[Message, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise ValueError("no messages")
-    out = []
-    for i, m in enumerate(raw):
-        role = m.get("role") if isinstance(m, dict) else None
-        if role not in ("system", "user", "assistant", "tool"):
-            raise ValueError(f"messages[{i}] has role {role!r}; expected system, user, assistant or tool")
-        calls = []
-        for c in m.get("tool_calls") or []:
-            fn = c.get("function") or {}
-            args = fn.get("arguments") or "{}"
-            try:
-                parsed = json.loads(args) if isinstance(args, str) else args
-            except ValueError:
-                raise ValueError(f"messages[{i}] calls {fn.get('name')} with arguments that are not JSON") from None
-            if not isinstance(parsed, dict):
-                raise ValueError(f"messages[{i}] calls {fn.get('name')} with arguments that are not an object")
-            calls.append(ToolCall(id=str(c.get("id") or f"call_{i}_{len(calls)}"), name=str(fn.get("name")), arguments=parsed))
-        content = m.get("content")
-        if isinstance(content, list):  # content parts: keep the text
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        out.append(Message(role=role, content=content or (None if calls else ""),
-                           tool_calls=tuple(calls), tool_call_id=m.get("tool_call_id")))
-    return tuple(out)
+def flags_of(sample: Sample, server: ServerSpec) -> list[list[dict[str, Any]]]:
+    """Per call: problems found reading it, then what the gates find."""
+    found = gates.call_flags(list(sample.messages), server)
+    return [sample.call_flags.get(k, []) + f for k, f in enumerate(found)]
 
 
-def _conversation(index: int, server: ServerSpec, messages: tuple[Message, ...]) -> Conversation | StageFailure:
-    calls = [c for m in messages for c in m.tool_calls]
-    conv_id = conversation_id(messages)
-    if not calls:
-        return StageFailure(stage="derive", item_id=conv_id, reason="no_tool_calls", detail="the conversation calls no tool")
-    trajectory = Trajectory(id=make_id("traj", conv_id), scenario_id=conv_id, messages=messages)
-    review = gates.review(trajectory, server)
-    if review.verdict != "accept":
-        return gates.failure(review, conv_id)
-    scenario = Scenario(id=make_id("scn", "derive", conv_id), index=index, server=server.id,
+def _conversation(sample: Sample, server: ServerSpec, conv_id: str, clean: bool) -> Conversation:
+    calls = [c for m in sample.messages for c in m.tool_calls]
+    scenario = Scenario(id=make_id("scn", "derive", conv_id), index=sample.line, server=server.id,
                         tools=tuple(dict.fromkeys(c.name for c in calls)), persona="")
-    request = next((m.content or "" for m in messages if m.role == "user"), "")
-    return Conversation(id=conv_id, scenario=scenario, split="test", review=review,
+    request = next((m.content or "" for m in sample.messages if m.role == "user"), "")
+    return Conversation(id=conv_id, scenario=scenario, split="test",
+                        review=Review(trajectory_id=make_id("traj", conv_id), gates=(),
+                                      verdict="accept" if clean else "reject"),
                         query=Query(id=make_id("query", conv_id, request), scenario_id=scenario.id, text=request),
                         plan=Plan(id=make_id("plan", conv_id), scenario_id=scenario.id,
                                   steps=tuple(PlanStep(step=i, tool=c.name, arguments=c.arguments) for i, c in enumerate(calls))),
-                        messages=messages, tools=tuple(t.name for t in server.tools))
+                        messages=sample.messages, tools=tuple(t.name for t in server.tools))
 
 
-def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None) -> dict[str, Any]:
+def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None, strict: bool = False) -> dict[str, Any]:
     """Write eval.jsonl, scored.jsonl, teval/, rejected.jsonl and derive_report.json into ``out``."""
     if not source.is_file():
-        raise ConfigError(f"{source} does not exist; pass an OpenAI chat JSONL file ({{\"messages\", \"tools\"}} per line)")
+        raise ConfigError(f"{source} does not exist; pass a tool-use JSONL file (OpenAI chat, ShareGPT or APIGen)")
     out.mkdir(parents=True, exist_ok=True)
     sid = server_id or source.stem
     counts: Counter[str] = Counter()
-    calls = grounded_fail = 0
+    formats: Counter[str] = Counter()
+    unreadable: Counter[str] = Counter()
+    by_gate: Counter[str] = Counter()
+    scored_counts: Counter[str] = Counter()
     teval = TevalWriter(out)
     with RunWriter(out, (EVAL, SCORED, REJECTED)) as files:
-        for number, line in lines(source):
-            where = f"{source.name}:{number}"
-            try:
-                data = json.loads(line)
-                tools = _tools(data.get("tools"), sid, where)
-                messages = _messages(data.get("messages"))
-            except (ValueError, AttributeError) as exc:
-                failure = StageFailure(stage="derive", item_id=where, reason="unreadable_line",
-                                       detail=f"{where}: {exc}; fix the line or leave it out")
-                files.write(REJECTED, failure.to_json())
-                counts["unreadable_line"] += 1
+        for sample in read(source, sid):
+            if isinstance(sample, StageFailure):
+                unreadable[sample.reason] += 1
+                files.write(REJECTED, sample.to_json())
                 continue
-            server = ServerSpec(id=sid, name=sid, source=source.name, tools=tools)
-            conv = _conversation(number, server, messages)
-            n_calls = sum(len(m.tool_calls) for m in messages)
-            calls += n_calls
-            if isinstance(conv, StageFailure):
-                counts[conv.reason] += 1
-                grounded_fail += conv.reason == "grounded"
-                files.write(REJECTED, {**conv.to_json(), "line": number})
+            formats[sample.format] += 1
+            counts["conversations"] += 1
+            if not sample.calls:
+                counts["conversations_without_calls"] += 1
                 continue
-            counts["accepted"] += 1
-            names = ToolNames([server])
-            for item in eval_items(conv, server, names):
-                files.write(EVAL, item)
+            server = ServerSpec(id=sid, name=sid, source=source.name, tools=sample.tools)
+            flags = flags_of(sample, server)
+            conv_id = conversation_id(sample.messages)
+            calls = [(p, c) for p, m in enumerate(sample.messages) for c in m.tool_calls]
+            scored_all = []
+            for k, ((position, call), found) in enumerate(zip(calls, flags)):
+                counts["tool_calls"] += 1
+                by_gate.update({f["gate"] for f in found})
+                if found:
+                    counts["flagged_calls"] += 1
+                if found and strict:
+                    counts["dropped_flagged"] += 1
+                    continue
+                metadata = {"id": f"{conv_id}:{k}", "conversation_id": conv_id, "call_index": k, "server": sid,
+                            "tool": call.name, "split": "test", "line": sample.line, "format": sample.format}
+                files.write(EVAL, item_line(sample, k, metadata, found))
                 counts["eval_items"] += 1
-            scored, missed = negatives(conv, server, seed)
-            for record in scored:
-                files.write(SCORED, scored_line(record, server, conv.tools, "test"))
-                counts[f"scored:{record.score}"] += 1
-            for failure in missed:
-                files.write(REJECTED, failure.to_json())
-            teval.add(conv, server, scored)
-    report = {"source": source.as_posix(), "conversations": counts["accepted"] + sum(
-                  v for k, v in counts.items() if k not in ("accepted", "eval_items") and not k.startswith("scored:")),
-              "accepted": counts["accepted"], "tool_calls": calls, "eval_items": counts["eval_items"],
-              "rejected": {k: v for k, v in sorted(counts.items()) if k not in ("accepted", "eval_items") and not k.startswith("scored:")},
-              "conversations_with_ungrounded_values": grounded_fail,
-              "scored": {k.split(":", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith("scored:")},
-              "teval": teval.close()}
+                tool = server.tool(call.name)
+                if found or tool is None:
+                    continue
+                scored, missed = inject_call(tool, [t for t in server.tools if t.name != tool.name], call,
+                                             sample.messages[:position], conversation_id=conv_id, call_index=k, seed=seed)
+                for record in scored:
+                    files.write(SCORED, scored_line(record, server, tuple(t.name for t in server.tools), "test"))
+                    scored_counts[record.score] += 1
+                for failure in missed:
+                    files.write(REJECTED, {**failure.to_json(), "line": sample.line})
+                scored_all += scored
+                counts["scored_from"] += 1
+            flagged = any(flags)
+            if not (strict and flagged) and not any(f["gate"] == "tool_exists" for found in flags for f in found):
+                teval.add(_conversation(sample, server, conv_id, not flagged), server, scored_all)
+                counts["teval_conversations"] += 1
+    report = {
+        "source": source.as_posix(),
+        "formats": {FORMATS[k]: v for k, v in sorted(formats.items())},
+        "lines": counts["conversations"] + sum(unreadable.values()),
+        "conversations": counts["conversations"],
+        "conversations_without_calls": counts["conversations_without_calls"],
+        "tool_calls": counts["tool_calls"],
+        "eval_items": counts["eval_items"],
+        "flagged_calls": counts["flagged_calls"],
+        "flags_by_gate": dict(sorted(by_gate.items())),
+        "strict": strict,
+        "dropped_flagged": counts["dropped_flagged"],
+        "unreadable": dict(sorted(unreadable.items())),
+        "scored": dict(sorted(scored_counts.items())),
+        "scored_from_calls": counts["scored_from"],
+        "scored_note": SCORED_NOTE,
+        "teval_conversations": counts["teval_conversations"],
+        "teval_note": "T-Eval subsets cover every conversation whose calls name offered tools"
+                      + (" and carry no flag" if strict else "; flagged calls keep their values as ground truth"),
+        "teval": teval.close(),
+    }
     write_json(out / "derive_report.json", report)
     return report

@@ -18,7 +18,7 @@ from synth.errors import HubError
 from synth.rundir import CARD, MANIFEST, RunDir
 
 TOKEN_HELP = "https://huggingface.co/settings/tokens"
-OURS = (CARD, MANIFEST, "plots/", "chat/", "eval/", "scored/", "teval_")  # what a push may delete
+OURS = (CARD, MANIFEST, "plots/", "chat/", "eval/", "scored/", "teval_", "tasks/")  # what a push may delete
 
 
 @dataclass(frozen=True)

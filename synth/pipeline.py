@@ -20,6 +20,7 @@ from synth.llm.spend import Spend
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
+from synth.export.tasks import TaskWriter
 from synth.export.teval import TevalWriter
 from synth.offline.scenario import Planner, rng_for
 from synth.offline import vocab
@@ -77,12 +78,16 @@ class RunWriter(rundir.RunWriter):
         super().__init__(out)
         self.teval = TevalWriter(out)
         self.teval_counts: dict[str, int] = {}
+        self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line))
+        self.task_counts: dict[str, Any] = {}
 
     def write_text(self, name: str, line: str) -> None:
         """A line already spelled as ``dump_line`` would spell it."""
         self.files[name].write(line)
 
     def close(self) -> None:
+        if not self.task_counts:
+            self.task_counts = self.tasks.close()
         super().close()
         if not self.teval_counts:
             self.teval_counts = self.teval.close()
@@ -172,6 +177,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     manifest["execute"] = {"mode": settings.execute, "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
                            "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
     manifest["teval"] = writer.teval_counts
+    manifest["tasks"] = writer.task_counts
     manifest["dedup"] = dedup.report()
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
@@ -292,6 +298,7 @@ def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, wr
             writer.write("eval.jsonl", item)
             tally.eval_items += 1
         writer.teval.add(conv, server, scored)
+    writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
     tools = None
     for record in scored:
         rows.append(scored_line(record, server, conv.tools, split))

@@ -169,7 +169,8 @@ class RunWriter:
         self.files: dict[str, TextIO] = {name: open(out / name, "w", encoding="utf-8") for name in names}
 
     def write(self, name: str, record: Any) -> None:
-        self.files[name].write(dump_line(record))
+        """A record as one line, or text as it is (a line copied unchanged)."""
+        self.files[name].write(record if isinstance(record, str) else dump_line(record))
 
     def close(self) -> None:
         for f in self.files.values():

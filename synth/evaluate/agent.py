@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import BackendError, SynthError
+from synth.export.tasks import task_folders
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
 from synth.records import Connection
@@ -33,11 +34,6 @@ from synth.store.shop import Store
 MAX_STEPS = 30
 VERIFY_TIMEOUT = 60.0
 _STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
-
-
-def task_folders(run: Path) -> list[Path]:
-    """Every exported task of a run (``tasks/<server>/<suite>/<category>/<task_id>/``), in a stable order."""
-    return sorted(p.parent for p in (run / "tasks").glob("*/*/*/*/meta.json"))
 
 
 async def run_task(task: Path, customer: list[str], system: str, backend: ChatBackend, model: str,
@@ -101,7 +97,7 @@ def run_verify(verify: Path, db: Path) -> tuple[bool, str]:
 
 def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
     """Every task of ``run`` with ``model`` as the agent; writes episodes.jsonl and tasks_report.json into ``out``."""
-    tasks = task_folders(run)
+    tasks = list(task_folders(run))
     if not tasks:
         raise SynthError(f"{run}: no tasks/ folder with tasks; store tasks come from "
                          "`synth generate --execute live --allow-exec` on a registry with the store")

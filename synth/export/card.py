@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from synth.export import hf
+from synth.export.audit import audit, card_lines
 from synth.export.plots import Stats, short, write_plots
 from synth.records import content_hash
 from synth.rundir import (
@@ -246,6 +247,29 @@ def _results(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _tasks(manifest: dict[str, Any]) -> list[str]:
+    """The MCPMark-style tasks of a store run: counts by category and difficulty, and how to check them."""
+    tasks = manifest.get("tasks") or {}
+    if not tasks.get("written") and not tasks.get("dropped"):
+        return []
+    folder = tasks.get("folder", "tasks")
+    dropped = tasks.get("dropped") or {}
+    lines = ["## Tasks with verify.py", "",
+             f"{tasks.get('written', 0)} conversations on the stateful store are also MCPMark-style tasks in `{folder}/` "
+             "(`<server>/<easy|standard>/<category>/<task_id>/` with `description.md`, `meta.json` and a standard-library "
+             "`verify.py` that checks the store's final state: the fields the task changes and the canonical state hash). "
+             "Each was replayed on a fresh seed store and its results matched the conversation's.", "",
+             _table(["category", "tasks"], [[c, n] for c, n in (tasks.get("categories") or {}).items()]), "",
+             _table(["suite", "difficulty", "tasks"], [[s, {"easy": "L1", "standard": "L3"}.get(s, s), n]
+                                                       for s, n in (tasks.get("difficulty") or {}).items()]), ""]
+    if dropped:
+        lines += ["Not made into tasks (in `rejected.jsonl`, stage `tasks`): "
+                  + ", ".join(f"{reason} {n}" for reason, n in dropped.items()), ""]
+    lines += ["```bash", f"STORE_DB_PATH=store.db python {folder}/<server>/<suite>/<category>/<task_id>/verify.py",
+              "synth tasks check RUN   # replays every task and runs its verify.py", "```", ""]
+    return lines
+
+
 def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     rules = manifest["config"].get("review", {})
     why = stats.why
@@ -373,7 +397,10 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         body += [f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
                  + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else ""), ""]
     body += _realism(run, manifest)
+    if (run / TRAIN).is_file():
+        body += ["## Audit", "", *card_lines(audit(run / TRAIN), TRAIN), ""]
     body += ["## Splits", "", _table(["split", "conversations"], split_rows), ""]
+    body += _tasks(manifest)
     if plots:
         body += ["## Plots", ""]
         titles = {"turns_per_conversation": "Turns per conversation", "tool_calls_per_conversation":

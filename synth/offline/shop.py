@@ -206,8 +206,12 @@ class ShopAuthor:
         others = [m for m in details["payment_methods"] if m["payment_method_id"] != paid]
         if order["status"] not in ("pending", "pending (item modified)") or not others:
             return self._assistant(self._not_allowed(order, "changed", "Only pending orders can change their payment method."))
+        self._assistant(f"Order {order['order_id']} is {order['status']} and was paid with {paid} "
+                        f"({_payments(order)}). Which payment method should it use instead: "
+                        + "; ".join(f"{_method(m)} ({m['payment_method_id']})" for m in others) + "?")
         choice = self.rng.choice(others)
-        self._user(f"Please use my {_method(choice)} instead.")
+        self._user(self.rng.choice(("Please use my {m} instead.", "The {m}, please.", "Switch it to my {m}.")).format(
+            m=_method(choice)))
         self._confirm(f"Order {order['order_id']} was paid with {paid}. I'll charge {_payments(order)} to your "
                       f"{_method(choice)} ({choice['payment_method_id']}) and refund the original payment. Shall I go ahead?")
         result = self._call("modify_pending_order_payment", {"order_id": order["order_id"],

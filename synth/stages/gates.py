@@ -143,3 +143,45 @@ def failure(review: Review, item_id: str) -> StageFailure:
     first = next((g for g in review.gates if not g.passed), None)
     reason = first.gate if first else "no_tool_calls"
     return StageFailure(stage="gate", item_id=item_id, reason=reason, detail=" | ".join(review.reasons))
+
+
+def pointer(path: Any) -> str:
+    """A JSON pointer (RFC 6901) from path parts; "" is the whole arguments object."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def call_flags(messages: list[Message], server: ServerSpec) -> list[list[dict[str, Any]]]:
+    """What the three gates find on each call, in call order: [] for a clean call, else flags
+    ``{"gate", "argument", "value", "why"}`` that say which argument is wrong and why. Unlike
+    ``review`` nothing is decided here: the caller keeps or drops the call."""
+    out: list[list[dict[str, Any]]] = []
+    for index, message in enumerate(messages):
+        for call in message.tool_calls:
+            flags: list[dict[str, Any]] = []
+            tool = server.tool(call.name)
+            if tool is None:
+                flags.append({"gate": "tool_exists", "argument": None, "value": call.name,
+                              "why": f"{call.name!r} is not one of the tools offered on this line"})
+                out.append(flags)
+                continue
+            try:
+                errors = sorted(schema_validator(tool.input_schema).iter_errors(call.arguments),
+                                key=lambda e: list(e.absolute_path))
+            except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType,
+                    jsonschema.exceptions._WrappedReferencingError) as exc:
+                errors = []
+                flags.append({"gate": "schema_valid", "argument": None, "pointer": "", "value": None,
+                              "why": f"the schema cannot be checked: {str(exc).splitlines()[0][:200]}"})
+            for error in errors:
+                where = pointer(error.absolute_path)
+                flags.append({"gate": "schema_valid", "argument": where.lstrip("/") or None, "pointer": where,
+                              "value": error.instance if error.absolute_path else None, "why": error.message[:200]})
+            evidence = Evidence(messages[:index])
+            for path, value in leaves(call.arguments):
+                if value in _allowed(tool.input_schema, path) or evidence.has(value):
+                    continue
+                flags.append({"gate": "grounding", "argument": path.lstrip("/"), "value": value,
+                              "why": "not in the user's words or an earlier tool result, and not a default or "
+                                     "enum value of the schema"})
+            out.append(flags)
+    return out

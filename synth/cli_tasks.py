@@ -1,0 +1,45 @@
+"""``synth tasks``: the MCPMark-style tasks of a run (``synth tasks check RUN``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+tasks_app = typer.Typer(help="MCPMark-style tasks (description.md, meta.json, verify.py) made from store runs.",
+                        no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tasks_app, name="tasks")
+
+
+@tasks_app.command("check")
+def tasks_check(
+    run: Path = typer.Argument(..., help="A run folder with tasks/ (synth generate on a store server, live)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print a line for every task, not only failures."),
+) -> None:
+    """Replay each task's gold calls on a fresh store and run its verify.py (it must pass), then run it on an
+    untouched store (it must fail when the task changes the state). Exits 1 when any task is wrong."""
+    from synth.export.tasks import TASKS, check_tasks
+
+    if not (run / TASKS).is_dir():
+        typer.echo(f"error: {run / TASKS} does not exist; tasks are written by `synth generate --execute live "
+                   "--allow-exec` on a store server (synth serve store)", err=True)
+        raise typer.Exit(2)
+
+    def say(name: str, problem: str | None) -> None:
+        if problem:
+            typer.echo(f"FAIL {name}: {problem}", err=True)
+        elif verbose:
+            typer.echo(f"ok   {name}")
+
+    report = check_tasks(run, say)
+    total = len(report.passed) + len(report.failed)
+    if not total:
+        typer.echo(f"error: no task in {run / TASKS} (a task folder holds description.md and verify.py)", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"{total} tasks: {len(report.passed)} passed, {len(report.failed)} failed (verify.py passes after the "
+               "gold calls, and fails on an untouched store when the task writes)")
+    if report.failed:
+        raise typer.Exit(1)
