@@ -268,7 +268,7 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     query, trajectory = written.query, written.trajectory
     funnel.enter("dedup")
     conv_id = conversation_id(trajectory.messages)
-    seen = dedup.check(query.text, conv_id)
+    seen = dedup.check("", query.text, conv_id)  # one scope: the whole run, across servers
     if seen:
         return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
     funnel.leave("dedup")

@@ -7,8 +7,8 @@ so each request is compared with a few candidates instead of every earlier one; 
 then measured exactly, on the two requests' sets of 64-bit word hashes. The bands are narrow
 (6 rows) so that a pair at the threshold is missed about once in 2,000 and one at 0.95 almost
 never. Requests under ``min_words`` words are checked for exact duplicates only: a ratio over
-so few words means little. Memory per kept request: one hash, its word hashes (8 bytes a word)
-and one LSH bucket key per band, whatever the length of the text.
+so few words means little. Memory per kept request: one hash, its id, its word hashes (8 bytes
+a word) and one LSH bucket key per band, whatever the length of the text.
 
 Dedup runs before the split is decided, over the whole run, so a near-duplicate pair can never
 end up on both sides of train/valid/test: the later request of a pair is never written.
@@ -40,7 +40,7 @@ class Dedup:
         self.min_words = min_words
         self.bands, self.rows = bands, rows
         self.num_perm = bands * rows
-        self.exact: set[int] = set()
+        self.exact: dict[int, str] = {}  # hash of the folded request -> the id of its item
         self.counts = {"checked": 0, "exact_duplicate": 0, "near_duplicate": 0, "indexed": 0, "compared": 0}
         self._np = np
         self._minhash = MinHash
@@ -51,6 +51,7 @@ class Dedup:
         # 2 kB per request, measured); this keeps about 100 bytes a band
         self.buckets: list[dict[int, int | list[int]]] = [{} for _ in range(bands)]
         self.words: list[bytes] = []  # per kept request: its sorted 64-bit word hashes, packed
+        self.ids: list[str] = []  # per kept request: its item's id, for "same request as ..."
 
     def _keys(self, words: list[bytes]) -> list[int]:
         sig = self._minhash(num_perm=self.num_perm, seed=SEED, permutations=self._permutations, scheme="affine32")
@@ -63,18 +64,22 @@ class Dedup:
         inter = sum(1 for h in theirs if h in mine)
         return inter / (len(mine) + len(theirs) - inter)
 
-    def check(self, text: str, item_id: str = "") -> tuple[str, str] | None:
-        """None when new (and remember it); else (reason, what it repeats)."""
+    def check(self, scope: str, text: str, item_id: str) -> tuple[str, str] | None:
+        """None when new (and remember it); else (reason, id of the earlier item).
+
+        Requests are compared within one ``scope``: "" for a whole run, a server or tool set when
+        only those should count (``synth audit``)."""
         self.counts["checked"] += 1
         tokens = _WORD.findall(text.casefold())
-        key = _hash64(" ".join(tokens).encode())
+        key = _hash64(f"{scope}\x00{' '.join(tokens)}".encode())
+        salt = _hash64(scope.encode()) if scope else 0
         if key in self.exact:
             self.counts["exact_duplicate"] += 1
-            return "exact_duplicate", "an earlier request"
+            return "exact_duplicate", self.exact[key]
         if len(tokens) >= self.min_words:
             words = sorted({w.encode() for w in tokens})
             mine = {_hash64(w) for w in words}
-            keys = self._keys(words)
+            keys = [k ^ salt for k in self._keys(words)]
             seen: set[int] = set()
             for band, k in zip(self.buckets, keys):
                 found = band.get(k)
@@ -86,9 +91,10 @@ class Dedup:
                     similar = self._jaccard(mine, other)
                     if similar >= self.threshold:
                         self.counts["near_duplicate"] += 1
-                        return "near_duplicate", f"an earlier request (word-set Jaccard {similar:.2f})"
+                        return "near_duplicate", self.ids[other]
             index = len(self.words)
             self.words.append(array("Q", sorted(mine)).tobytes())
+            self.ids.append(item_id)
             for band, k in zip(self.buckets, keys):
                 found = band.get(k)
                 if found is None:
@@ -98,7 +104,7 @@ class Dedup:
                 else:
                     found.append(index)
             self.counts["indexed"] += 1
-        self.exact.add(key)
+        self.exact[key] = item_id
         return None
 
     def report(self) -> dict[str, Any]:
