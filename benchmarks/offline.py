@@ -1,6 +1,6 @@
 """Offline generation speed, memory and size on disk: prints one JSON line.
 
-    python benchmarks/offline.py [--servers registry/] [--n 10000] [--sizes 1000,5000]
+    python benchmarks/offline.py [--servers registry/] [--n 10000] [--sizes 1000,5000]  (each size once)
 
 Each size runs in its own process so peak memory (max RSS) is measured per run; flat memory
 means the peak barely moves as N grows. Timings are wall clock on one core (the pipeline is
@@ -45,6 +45,8 @@ def one(servers: str, n: int) -> dict:
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "disk_bytes": disk,
         "bytes_per_conversation": round(disk / max(accepted, 1)),
+        "cpu_conversations_per_s": round(accepted / cpu, 1),  # per core: the shared machines' wall clock varies
+        "dedup": {k: manifest.get("dedup", {}).get(k) for k in ("threshold", "exact_duplicate", "near_duplicate")},
     }
 
 
@@ -59,15 +61,17 @@ def main() -> None:
         print(json.dumps(one(args.servers, args.child)))
         return
     runs = []
-    for n in [*(int(x) for x in args.sizes.split(",") if x), args.n]:
+    sizes = sorted({*(int(x) for x in args.sizes.split(",") if x), args.n})  # --sizes 1000,10000 runs 10000 once
+    for n in sizes:
         out = subprocess.run([sys.executable, __file__, "--servers", args.servers, "--child", str(n)],
                              check=True, capture_output=True, text=True).stdout
         runs.append(json.loads(out.strip().splitlines()[-1]))
-    final = runs[-1]
+    final = next(r for r in runs if r["n"] == args.n)
     print(json.dumps({
         "servers": args.servers,
         "n": final["n"],
         "conversations_per_s": final["conversations_per_s"],
+        "cpu_conversations_per_s": final["cpu_conversations_per_s"],
         "scored_per_s": final["scored_per_s"],
         "peak_rss_mb": final["peak_rss_mb"],
         "bytes_per_conversation": final["bytes_per_conversation"],

@@ -1,7 +1,7 @@
 """The only orchestrator: scenario -> query/plan/trajectory -> gates -> dedup -> split -> inject -> export.
 
 Items are made one at a time and written as they are accepted, so memory does not grow with
-the run (only the dedup index does, by one small set per request). Every scenario ends either
+the run (only the dedup index does, by one hash and one MinHash signature per request). Every scenario ends either
 in the exports or in rejected.jsonl, and the funnel counts both.
 """
 
@@ -13,7 +13,7 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import synth
 from synth.llm.spend import Spend
@@ -30,13 +30,9 @@ from synth.offline.writer import write
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.errors import ConfigError
-from synth.live.client import Limits, LiveError
-from synth.live.pool import Pool, store_seed
-from synth.offline.shop import ShopFacts, write_shop
-from synth.runtime.live import LiveRuntime
 from synth.runtime.pack import PackRuntime
 from synth.runtime.simulated import SimulatedRuntime
-from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, make_id, conversation_id
+from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
 from synth.stages import gates
@@ -45,8 +41,12 @@ from synth.stages.inject import negatives
 from synth import rundir, templates
 from synth.rundir import RunDir, FILES, file_facts
 
+if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live
+    from synth.live.pool import Pool
+    from synth.offline.shop import ShopFacts
+
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
@@ -187,6 +187,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                            "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
     manifest["teval"] = writer.teval_counts
     manifest["tasks"] = writer.task_counts
+    manifest["dedup"] = dedup.report()
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
 
@@ -197,6 +198,9 @@ def _pool(settings: Settings, registry: Registry) -> Pool | None:
         return None
     if not settings.allow_exec:
         raise ConfigError(live_refusal(registry))
+    from synth.live.client import Limits
+    from synth.live.pool import Pool
+
     return Pool(Limits(connect=settings.connect_timeout, call=settings.call_timeout))
 
 
@@ -210,7 +214,12 @@ def live_refusal(registry: Registry) -> str:
 
 def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) -> ShopFacts | None:
     """What the customers of synth's store know (its seed database), when ``server`` is that store."""
-    seed = store_seed(server.connection) if pool is not None and server.connection is not None else None
+    if pool is None or server.connection is None:
+        return None
+    from synth.live.pool import store_seed
+    from synth.offline.shop import ShopFacts
+
+    seed = store_seed(server.connection)
     if seed is None:
         return None
     if seed not in shops:  # one read-only copy of the seed database per run
@@ -226,9 +235,15 @@ def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings:
     Calls go to the server's real MCP server when the run is live and the entry has a connection;
     else to its pack, else to the schema simulator.
     """
-    live = LiveRuntime(pool, server) if pool is not None and server.connection is not None else None
+    live = None
+    if pool is not None and server.connection is not None:
+        from synth.runtime.live import LiveRuntime
+
+        live = LiveRuntime(pool, server)
     try:
         if live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None:  # synth's store: customer-service tasks
+            from synth.offline.shop import write_shop
+
             query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
         elif pack is not None and scenario.turns is not None:
             rng = rng_for(settings.seed, "runtime", scenario.id)
@@ -237,9 +252,12 @@ def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings:
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
         else:
             query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed, live)
-    except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
-        return StageFailure(stage="execute", item_id=scenario.id, reason=error.reason, detail=str(error)[:500])
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
+        if live is not None:
+            from synth.live.client import LiveError
+
+            if isinstance(exc, LiveError):  # the server could not be reached or broke off: the scenario ends with its line
+                return StageFailure(stage="execute", item_id=scenario.id, reason=exc.reason, detail=str(exc)[:500])
         return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
                             detail=f"{server.id} {scenario.tools}: {exc}"[:500])
     finally:
@@ -259,7 +277,7 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     query, trajectory = written.query, written.trajectory
     funnel.enter("dedup")
     conv_id = conversation_id(trajectory.messages)
-    seen = dedup.check(server.id, query.text, conv_id)
+    seen = dedup.check("", query.text, conv_id)  # one scope: the whole run, across servers
     if seen:
         return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
     funnel.leave("dedup")
@@ -330,7 +348,8 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         "synth_version": synth.__version__,
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
-        # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence.
+        # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
+        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

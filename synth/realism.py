@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_json, read_jsonl, stored
+from synth.rundir import CONVERSATIONS, SCORED, RunDir, read_jsonl, stored, teval_rows
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -158,9 +158,8 @@ def review(run: Path) -> dict[str, Any]:
     path = run / "teval" / "review_str.json"
     if not stored(path).exists():
         return {"review_items": 0}
-    data = read_json(path, "T-Eval subset")
     pairs = []
-    for item in data.values():
+    for item in teval_rows(path):  # streamed: the subset is the largest T-Eval file
         options = item.get("template", {}).get("options", {})
         label = options.get(item["ground_truth"]["answer"], "").split(":")[0]
         prompt = item["origin_prompt"][-1]["content"]

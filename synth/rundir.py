@@ -20,6 +20,7 @@ import functools
 import gzip
 import hashlib
 import io
+import itertools
 import json
 import os
 import shlex
@@ -734,3 +735,30 @@ def clear(folder: Path) -> None:
     for sub in ("plots", TEVAL):
         if (folder / sub).is_dir():
             shutil.rmtree(folder / sub)
+
+
+# --- T-Eval subsets --------------------------------------------------------------------------
+
+def teval_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """A T-Eval subset's records, streamed: a subset can be hundreds of megabytes."""
+    if path.suffix == ".jsonl":
+        yield from read_jsonl(path, "T-Eval subset")
+        return
+    with open_text(path) as f:  # synth's own layout: "{", then one '"id": {...}' a line, then "}"
+        first, second = f.readline(), f.readline()
+        try:
+            streamed = first.strip() == "{" and (second.strip() == "}" or bool(json.loads("{" + second.strip().rstrip(",") + "}")))
+        except ValueError:
+            streamed = False
+        if streamed:
+            for line in itertools.chain([second], f):
+                line = line.strip().rstrip(",")
+                if line and line != "}":
+                    (key, value), = json.loads("{" + line + "}").items()
+                    yield {"id": key, **value}
+            return
+    data = read_json(path, "T-Eval subset")
+    if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
+        yield from ({"id": key, **value} for key, value in data.items())
+    else:
+        yield from data

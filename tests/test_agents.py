@@ -4,7 +4,6 @@ as the offline path, identical bytes whatever the concurrency, every failure cou
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest

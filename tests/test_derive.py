@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from synth.rundir import read_jsonl, stored
+from synth.rundir import read_jsonl
 from synth.config import Settings
 from synth.export.chat import ToolNames, chat_line
 from synth.pipeline import generate

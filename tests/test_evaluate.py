@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from openai_server import OpenAIServer
-from synth.rundir import read_jsonl, stored
+from synth.rundir import read_jsonl
 from synth.config import Settings
 from synth.grade import Call, Leniency, diagnose, score_turn
 from synth.evaluate.report import eval_items, grade

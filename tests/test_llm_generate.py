@@ -20,7 +20,6 @@ from fake_agents import respond
 from openai_server import Faults, OpenAIServer
 from synth.rundir import read_jsonl, stored
 from conftest import content
-from synth.rundir import read_jsonl, stored
 from synth.pipeline import FILES
 
 ROOT = Path(__file__).parents[1]

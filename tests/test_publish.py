@@ -13,9 +13,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from synth.rundir import read_json, read_jsonl, stored
+from synth.rundir import read_json, read_jsonl
 from conftest import content
-from synth.rundir import read_jsonl, stored
 from synth.cli import app
 from synth.config import Settings
 from synth.export.card import read_header

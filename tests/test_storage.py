@@ -16,7 +16,6 @@ from synth.cli import app
 from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.hf import configs, write_parquet
-from synth.export.jsonl import export_jsonl
 from synth.pipeline import generate
 from synth.rundir import GZ, TOOLS, ToolTable, read_json, read_jsonl, stored
 

@@ -162,6 +162,18 @@ def _examples(run: Path) -> list[str]:
     return out
 
 
+def _dedup(manifest: dict[str, Any]) -> list[str]:
+    """One paragraph on dedup: its threshold and counts (runs made before near-dedup had no report)."""
+    d = manifest.get("dedup")
+    if not d:
+        return []
+    return [f"Dedup over the whole run, before the split: {d['exact_duplicate']} exact duplicate and "
+            f"{d['near_duplicate']} near-duplicate requests removed of {d['checked']} checked (near: word-set "
+            f"Jaccard >= {d['threshold']} on requests of {d['min_words']} words or more, candidates from MinHash LSH "
+            f"with {d['bands']} bands of {d['rows']}, each measured exactly). No near-duplicate pair "
+            "is split between train, valid and test: the later request of a pair is never written.", ""]
+
+
 def _funnel(manifest: dict[str, Any]) -> str:
     funnel = manifest["funnel"]
     rows = []
@@ -262,12 +274,12 @@ def _tasks(manifest: dict[str, Any]) -> list[str]:
 
 def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     rules = manifest["config"].get("review", {})
-    why = Counter(w for item in stats.queue for w in item["why"])
+    why = stats.why
     applied = {entry["queue_id"] for entry in stats.log}
-    held = sum(1 for item in stats.queue if item["held"] and item["id"] not in applied)
+    held = sum(1 for item in stats.held if item not in applied)
     decided = Counter(entry["decision"] for entry in stats.log)
     looked_at = {e["conversation_id"] for e in stats.log if e["kind"] == "conversation"}
-    lines = [f"`review_queue.jsonl` holds {len(stats.queue)} items a person should look at"
+    lines = [f"`review_queue.jsonl` holds {stats.queued} items a person should look at"
              + (": " + ", ".join(f"{w} {n}" for w, n in sorted(why.items())) if why else "") + "."]
     if rules:
         lines.append(f"Rules: reviewer verdict `human` (held out of the data until accepted), reviewer confidence below "
@@ -370,6 +382,7 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
         "",
         _funnel(manifest),
         "",
+        *_dedup(manifest),
         "## Labels",
         "",
         _table(["label", "scored calls", "subtypes"], label_rows),

@@ -22,9 +22,10 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from synth.rundir import EVAL, SCORED, TRAIN, VALID, count_lines, lines, public_name, read_json, read_jsonl, stored
+from synth.rundir import (EVAL, SCORED, TRAIN, VALID, count_lines, lines, public_name, read_jsonl, stored,
+                          teval_rows)
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -96,24 +97,31 @@ def _features() -> dict[str, Features]:
     }
 
 
-def _teval_features(rows: list[dict[str, Any]]) -> tuple[Features, set[str]]:
+def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]:
     """Features for a T-Eval subset, read off its records: text stays text, chat prompts are messages,
     anything else is Json. Returns the features and the Json columns (encoded by us, see ``_rows``)."""
     from datasets import Features, Json, List, Value
 
-    columns: list[str] = []
+    # one pass over the records, so a large subset is never held: per column, which kinds all its values are
+    kinds: dict[str, dict[str, bool]] = {}
     for row in rows:
-        columns.extend(k for k in row if k not in columns)
+        for col, v in row.items():
+            k = kinds.setdefault(col, {"any": False, "str": True, "int": True, "chat": True})
+            if v is None:
+                continue
+            k["any"] = True
+            k["str"] = k["str"] and isinstance(v, str)
+            k["int"] = k["int"] and isinstance(v, int) and not isinstance(v, bool)
+            k["chat"] = k["chat"] and isinstance(v, list) and all(
+                isinstance(m, dict) and set(m) == {"role", "content"} and isinstance(m["content"], str) for m in v)
     out: dict[str, Any] = {}
     json_columns = set()
-    for col in columns:
-        values = [r[col] for r in rows if r.get(col) is not None]
-        if all(isinstance(v, str) for v in values):
+    for col, k in kinds.items():
+        if k["str"]:
             out[col] = Value("string")
-        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        elif k["int"]:
             out[col] = Value("int64")
-        elif values and all(isinstance(v, list) and all(isinstance(m, dict) and set(m) == {"role", "content"}
-                                                        and isinstance(m["content"], str) for m in v) for v in values):
+        elif k["any"] and k["chat"]:
             out[col] = List({"role": Value("string"), "content": Value("string")})
         else:
             out[col] = Json()
@@ -145,15 +153,6 @@ def teval_name(path: Path) -> str:
     return Path(public_name(path)).stem
 
 
-def _teval_rows(path: Path) -> list[dict[str, Any]]:
-    if public_name(path).endswith(".jsonl"):
-        return list(read_jsonl(path, "T-Eval subset"))
-    data = read_json(path, "T-Eval subset")
-    if isinstance(data, dict):  # T-Eval's own layout: an object keyed by sample id
-        return [{"id": key, **value} for key, value in data.items()]
-    return list(data)
-
-
 def configs(run: Path) -> list[Config]:
     """The configs this run has, in card order."""
     f = _features()
@@ -182,14 +181,13 @@ def configs(run: Path) -> list[Config]:
     sources = {"chat": (TRAIN, VALID), "eval": (EVAL,), "scored": (SCORED,)}  # an output left out (--outputs) has no config
     out = [c for c in out if any(stored(run / name).exists() for name in sources[c.name])]
     for path in teval_files(run):
-        records = _teval_rows(path)
-        if not records:
+        if next(teval_rows(path), None) is None:
             continue
-        feats, json_cols = _teval_features(records)
+        feats, json_cols = _teval_features(teval_rows(path))
         name = "teval_" + re.sub(r"[^A-Za-z0-9_]+", "_", teval_name(path))
 
-        def rows(records: list[dict[str, Any]] = records) -> Iterator[tuple[str, dict[str, Any]]]:
-            for r in records:
+        def rows(path: Path = path) -> Iterator[tuple[str, dict[str, Any]]]:
+            for r in teval_rows(path):
                 yield "test", r
 
         out.append(Config(name, feats, rows, frozenset(json_cols),

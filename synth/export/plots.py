@@ -35,8 +35,16 @@ class Stats:
             server = conv["scenario"]["server"]
             self.servers[server] += 1
             self.tools.update(f"{c} ({server})" for c in calls)
-        self.queue = list(read_jsonl(run / QUEUE))
-        self.log = list(read_jsonl(run / LOG))
+        self.log = list(read_jsonl(run / LOG))  # a person's decisions: small next to the queue
+        # the queue holds whole conversations: only what the card says about it is kept
+        self.queued = 0
+        self.why: Counter[str] = Counter()
+        self.held: list[str] = []
+        for item in read_jsonl(run / QUEUE):
+            self.queued += 1
+            self.why.update(item["why"])
+            if item["held"]:
+                self.held.append(item["id"])
 
 
 def _figure(height: float = 3.2):

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from synth.live.pool import store_seed as live_store_seed
 from synth.records import Connection, Conversation, ServerSpec, StageFailure
 from synth.store import state as state_module
 
@@ -77,6 +76,8 @@ def store_seed(connection: Connection | None) -> int | None:
     """
     if connection is None or not connection.stateful:
         return None
+    from synth.live.pool import store_seed as live_store_seed  # the MCP SDK loads only for runs with a store
+
     return live_store_seed(connection)
 
 

@@ -310,13 +310,16 @@ class ShopAuthor:
         self._assistant(text)
 
     def _balance(self, customer: _Customer, refuse: bool) -> None:
-        details = self._open(customer, self.rng.choice((
-            "How much is left on my gift card?", "What payment methods do I have saved with you?",
-            "Which payment methods are on my account?")), False)
+        question = self.rng.choice(("How much is left on my gift card?", "What payment methods do I have saved with you?",
+                                    "Which payment methods are on my account?"))
+        details = self._open(customer, question, False)
         cards = [m for m in details["payment_methods"] if m["source"] == "gift_card"]
         listed = "; ".join(f"{_method(m)} ({m['payment_method_id']})" for m in details["payment_methods"])
         count = len(details["payment_methods"])
         text = f"You have {count} saved payment method{'s' if count != 1 else ''}: {listed}."
+        if "gift card" in question:
+            text = (" ".join(f"Your gift card {m['payment_method_id']} has ${m['balance']} left." for m in cards)
+                    if cards else f"There is no gift card on your account. {text}")
         self._assistant(text)
 
     def _variants(self, customer: _Customer, refuse: bool) -> None:

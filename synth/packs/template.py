@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 from faker import Faker
 
+from synth.stages.fakers import Seeded
+
 SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
 FAKES = frozenset({
     "name", "first_name", "last_name", "company", "email", "city", "country", "country_code", "street_address",
@@ -90,8 +92,7 @@ class Expander:
     def fake(self) -> Faker:
         """A Faker of this expander's own (no shared global), made only when a template asks for one."""
         if self._fake is None:
-            self._fake = Faker("en_US")
-            self._fake.seed_instance(self._faker_seed)
+            self._fake = Seeded(self._faker_seed)  # type: ignore[assignment]  # a Faker in all but its class
         return self._fake
 
     def value(self, template: Any, n: int | None = None) -> Any:

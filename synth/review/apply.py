@@ -31,7 +31,7 @@ from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpe
 from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
 from synth.review.manifest import STAGE, update_manifest
-from synth.review.queue import QueueItem, read_queue, write_queue
+from synth.review.queue import QueueItem, iter_queue, write_queue
 from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, GZ, LOG, REJECTED, SCORED, Replacing, RunDir, dump_line,
                           is_compact, read_jsonl, read_jsonl_text, stored)
 from synth.stages.inject import negatives
@@ -108,9 +108,9 @@ class _Plan:
 def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_now) -> Applied:
     """Apply every decided, not yet applied queue item of ``run``."""
     manifest = read_manifest(run)
-    items = read_queue(run)
     done = {entry["queue_id"] for entry in read_jsonl(run / LOG)}
-    todo = sorted((i for i in items if i.decision is not None and i.id not in done),
+    # streamed: only the decided items are held (a person's work), not the queue's conversations
+    todo = sorted((i for i in iter_queue(run) if i.decision is not None and i.id not in done),
                   key=lambda i: i.kind != "conversation")  # a conversation's fate first, then its calls
     report = Applied()
     if not todo:
@@ -159,9 +159,9 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     report.joined = len(plan.add_convs)
     report.removed = len(plan.remove_convs) + len(plan.remove_rows)
     if refused:  # back to the queue, undecided, with why
-        write_queue(run, [i.model_copy(update={"decision": None, "edited": None, "decided_at": None,
+        write_queue(run, (i.model_copy(update={"decision": None, "edited": None, "decided_at": None,
                                                "note": f"edit refused by synth review apply: {refused[i.id]}"})
-                          if i.id in refused else i for i in items])
+                          if i.id in refused else i for i in iter_queue(run)))
     update_manifest(run, manifest, applied, report.applied, report.decisions)
     from synth.export.card import write_card
     from synth.export.repo import export

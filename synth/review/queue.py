@@ -196,11 +196,19 @@ def render_scored(row: dict[str, Any]) -> dict[str, Any]:
 # --- the file ----------------------------------------------------------------------------------
 
 def read_queue(run: Path) -> list[QueueItem]:
+    return list(iter_queue(run))
+
+
+def iter_queue(run: Path) -> Iterator[QueueItem]:
+    """The queue's items one at a time (the queue holds whole conversations); a bad line is a ConfigError."""
     path = run / QUEUE
     if not path.exists():
         raise ConfigError(f"{path} does not exist: make the run with a synth that writes the review queue, "
                           f"or build it with `synth review queue {run}`")
-    items = []
+    return _items(path)
+
+
+def _items(path: Path) -> Iterator[QueueItem]:
     inflate = inflater(path)  # a queued scored row refers to its tool list (synth.rundir)
     for number, text in lines(path):
         try:
@@ -208,12 +216,11 @@ def read_queue(run: Path) -> list[QueueItem]:
         except ValueError as exc:
             raise ConfigError(f"{path}:{number}: not JSON ({getattr(exc, 'msg', exc)}); fix or remove that line") from None
         try:
-            items.append(QueueItem.model_validate(inflate(data) if inflate is not None else data))
+            yield QueueItem.model_validate(inflate(data) if inflate is not None else data)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "(line)"
             raise ConfigError(f"{path}:{number}: {where}: {first['msg']}; fix or remove that line") from None
-    return items
 
 
 def write_queue(run: Path, items: Iterable[QueueItem]) -> None:

@@ -15,18 +15,17 @@ from typing import Any, Callable, Iterator
 
 from faker import Faker
 
+from synth.stages.fakers import Seeded
 from synth.grade import Facts, branch, facts, format_ok, json_type, spell, words
 from synth.stages.names import join, plural, style
 
 
 def fake(rng: random.Random) -> Faker:
-    """A Faker of its own for one use, seeded from the item's rng (no shared, reseeded instance).
+    """A Faker of its own for one use, seeded from the item's rng (no shared random stream).
 
-    Built only on the paths that need it (about 2 ms each); the conversation's own values come first.
+    Used only on the paths that need it; the conversation's own values come first.
     """
-    faker = Faker("en_US")
-    faker.seed_instance(rng.getrandbits(32))
-    return faker
+    return Seeded(rng.getrandbits(32))  # type: ignore[return-value]  # a Faker in all but its class
 
 
 def _fakes(rng: random.Random, kind: str, n: int = 3) -> list[Any]:
