@@ -126,6 +126,7 @@ def scenario_numbers(folder: Path, n: int) -> dict:
 
     from synth.config import Settings
     from synth.pipeline import generate
+    from synth.rundir import read_jsonl
 
     root = Path(__file__).parents[1] / "registry"
     reg = folder / "shop"
@@ -139,8 +140,7 @@ def scenario_numbers(folder: Path, n: int) -> dict:
               "modify_pending_order_payment", "return_delivered_order_items", "exchange_delivered_order_items",
               "modify_user_address")
     ok = 0
-    for line in (folder / "run" / "conversations.jsonl").read_text().splitlines():
-        conv = json.loads(line)
+    for conv in read_jsonl(folder / "run" / "conversations.jsonl"):
         results = {m["tool_call_id"]: m["content"] for m in conv["messages"] if m["role"] == "tool"}
         ok += any(c["name"] in writes and not results[c["id"]].startswith("Error")
                   for m in conv["messages"] for c in m.get("tool_calls", []))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from pathlib import Path
 
 from synth.config import Settings
+from synth.rundir import read_jsonl
 from synth.export.card import write_card
 from synth.pipeline import generate
 from synth.stages.dedup import Dedup
@@ -67,7 +67,7 @@ def test_no_near_duplicate_pair_crosses_splits_and_counts_are_reported(tiny_regi
     dropped = manifest["funnel"]["dropped"].get("dedup", {})
     assert report["exact_duplicate"] == dropped.get("exact_duplicate", 0)
     assert report["near_duplicate"] == dropped.get("near_duplicate", 0)
-    convs = [json.loads(line) for line in (out / "conversations.jsonl").read_text().splitlines()]
+    convs = list(read_jsonl(out / "conversations.jsonl"))
     assert report["checked"] >= len(convs)
     kept = [(_words(c["query"]["text"]), c["split"]) for c in convs]
     for (a, split_a), (b, split_b) in itertools.combinations(kept, 2):

@@ -265,8 +265,8 @@ def test_the_llm_path_calls_the_real_server_too(imported, tmp_path):
         manifest = generate(Settings(servers=imported, out=tmp_path / "llm", n=4, seed=1, backend="openai",
                                      base_url=server.base_url, model="synth-test", api_key_env="SYNTH_LIVE_KEY",
                                      concurrency=4, execute="live", allow_exec=True),
-                            backends=_backends(server))
-    convs = [json.loads(x) for x in (tmp_path / "llm" / "conversations.jsonl").read_text().splitlines()]
+                            backends=_backends(server, tmp_path / "llm"))
+    convs = list(read_jsonl(tmp_path / "llm" / "conversations.jsonl"))
     assert convs and manifest["execute"]["results"]["tasks"].keys() == {"live"}
     for conv in convs:  # every tool message is the server's own answer to that call
         tools = [m for m in conv["messages"] if m["role"] == "tool"]
@@ -278,11 +278,34 @@ def test_the_llm_path_calls_the_real_server_too(imported, tmp_path):
         assert [result_text(r) for r in replayed] == [m["content"] for m in tools]
 
 
-def _backends(server) -> dict:
+def _backends(server, out: Path) -> dict:
     import os
 
     from synth.llm.factory import open_backends
 
     os.environ["SYNTH_LIVE_KEY"] = "sk-live-test"
-    return open_backends(Settings(servers=Path("."), out=Path("."), backend="openai", base_url=server.base_url,
+    return open_backends(Settings(servers=out, out=out, backend="openai", base_url=server.base_url,  # cache in out
                                   model="synth-test", api_key_env="SYNTH_LIVE_KEY", concurrency=4))
+
+
+def test_many_scenarios_at_once_never_wait_on_each_other(tmp_path):
+    """Fresh servers are capped; a scenario holds one and never waits for a second (its spare)."""
+    import threading
+
+    connection = stdio("tasks_server.py", stateful=True)
+    done: list[int] = []
+
+    def scenario(pool: Pool) -> None:
+        server = pool.open("tasks", connection)
+        server.call("list_tasks", {}).result()
+        pool.release(server)
+        done.append(1)
+
+    with Pool(Limits(20, 20), fresh_at_once=2) as pool:
+        threads = [threading.Thread(target=scenario, args=(pool,), daemon=True) for _ in range(5)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads), "scenarios deadlocked on fresh-server slots"
+    assert len(done) == 5

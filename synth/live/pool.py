@@ -162,7 +162,7 @@ class Pool:
         self._templates: dict[int, Path] = {}  # seed -> the store's seed database, copied for each scenario
         self._folder: str | None = None
         self._store_server: Any = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="synth-live", daemon=True)
         self._thread.start()
@@ -172,32 +172,44 @@ class Pool:
     def open(self, name: str, connection: Connection) -> Server:
         """A session for one scenario: fresh for a stateful server, else the run's shared one.
 
-        A fresh server for the next scenario is started as this one is handed out, so a scenario
-        does not wait for a process to start and initialize (each server is still used once).
+        A fresh server for the next scenario is started as this one is handed out, when a slot is free,
+        so a scenario does not wait for a process to start and initialize (each server is used once).
+        Safe from several threads (the LLM path opens servers from worker threads).
         """
-        if name in self.dead:
-            raise self.dead[name]
-        if not connection.stateful:
-            shared = self._shared.get(name)
-            if shared is None or shared.broken is not None:
-                shared = self._shared[name] = self._launch(name, connection)
-            server = shared
-        else:
-            server = self._spares.pop(name, None) or self._launch(name, connection)
+        with self._lock:
+            if name in self.dead:
+                raise self.dead[name]
+            if not connection.stateful:
+                shared = self._shared.get(name)
+                if shared is None or shared.broken is not None:
+                    shared = self._shared[name] = self._launch(name, connection)
+                server = shared
+            else:
+                server = self._spares.pop(name, None)
+        if server is None:
+            server = self._launch(name, connection)  # may wait for a slot: scenarios in flight each end theirs
         try:
             server.wait()
         except LiveError as error:
-            self.dead[name] = error
-            self._shared.pop(name, None)
+            with self._lock:
+                self.dead[name] = error
+                self._shared.pop(name, None)
             raise
         if connection.stateful:
-            self._spares[name] = self._launch(name, connection)
+            spare = self._launch(name, connection, wait_for_slot=False)
+            if spare is not None:
+                with self._lock:
+                    old = self._spares.pop(name, None)
+                    self._spares[name] = spare
+                if old is not None:
+                    old.close(wait=False)
         return server
 
-    def _launch(self, name: str, connection: Connection) -> Server:
+    def _launch(self, name: str, connection: Connection, wait_for_slot: bool = True) -> Server | None:
         server = Server(self, name, connection, fresh=connection.stateful, store_seed=store_seed(connection))
         if server.fresh:
-            self._fresh.acquire()
+            if not self._fresh.acquire(blocking=wait_for_slot):
+                return None  # every slot is taken: no spare now (waiting here could deadlock the scenarios in flight)
             server._done.add_done_callback(lambda _: self._fresh.release())
         return server.start()
 
@@ -229,7 +241,8 @@ class Pool:
         """A scenario is done with ``server``: a fresh one ends (its process and folder go), a shared one stays."""
         if server.fresh:
             server.close(wait=False)
-            self._ending = [s for s in self._ending if not s._done.done()] + [server]
+            with self._lock:
+                self._ending = [s for s in self._ending if not s._done.done()] + [server]
 
     def close(self) -> None:
         """Close every shared session and stop the loop."""
