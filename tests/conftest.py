@@ -35,3 +35,16 @@ def content(path: Path) -> bytes:
 @pytest.fixture(scope="session")
 def tiny_registry() -> Path:
     return TINY
+
+
+@pytest.fixture(scope="session")
+def store_registry(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A registry of synth's store alone: its shipped entry and pack."""
+    import shutil
+
+    shipped = Path(__file__).parents[1] / "registry"
+    reg = tmp_path_factory.mktemp("store-registry")
+    shutil.copy(shipped / "synth__store.json", reg)
+    (reg / "packs").mkdir()
+    shutil.copy(shipped / "packs" / "synth__store.pack.yaml", reg / "packs")
+    return reg

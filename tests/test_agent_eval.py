@@ -7,7 +7,6 @@ conversation passes every task; a model that only talks fails every task that wr
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +19,12 @@ from synth.cli import app
 from synth.config import Settings
 from synth.pipeline import generate
 
-REGISTRY = Path(__file__).parents[1] / "registry"
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
-    reg = tmp_path_factory.mktemp("reg")
-    shutil.copy(REGISTRY / "synth__store.json", reg)
-    (reg / "packs").mkdir()
-    shutil.copy(REGISTRY / "packs" / "synth__store.pack.yaml", reg / "packs")
+def run(store_registry, tmp_path_factory) -> Path:
+    reg = store_registry
     out = tmp_path_factory.mktemp("run") / "store"
     generate(Settings(servers=reg, out=out, n=12, seed=8, execute="live", allow_exec=True))
     return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -16,18 +15,14 @@ from synth.live.client import Limits, connect, result_text
 from synth.pipeline import generate
 from synth.records import Connection
 
-REGISTRY = Path(__file__).parents[1] / "registry"
 WRITES = {"cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
           "modify_pending_order_payment", "return_delivered_order_items", "exchange_delivered_order_items",
           "modify_user_address"}
 
 
 @pytest.fixture(scope="module")
-def store_run(tmp_path_factory) -> Path:
-    reg = tmp_path_factory.mktemp("reg")
-    shutil.copy(REGISTRY / "synth__store.json", reg)
-    (reg / "packs").mkdir()
-    shutil.copy(REGISTRY / "packs" / "synth__store.pack.yaml", reg / "packs")
+def store_run(store_registry, tmp_path_factory) -> Path:
+    reg = store_registry
     out = tmp_path_factory.mktemp("run") / "store"
     generate(Settings(servers=reg, out=out, n=60, seed=5, execute="live", allow_exec=True))
     return out

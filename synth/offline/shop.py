@@ -169,8 +169,7 @@ class ShopAuthor:
         self._done(result, lambda r: f"Done: order {r['order_id']} is cancelled. " + _refunds(r))
 
     def _order_address(self, customer: _Customer, refuse: bool) -> None:
-        street, street2, city, state, zip_ = self.rng.choice(NEW_ADDRESSES)
-        said = f"{street}{', ' + street2 if street2 else ''}, {city}, {state} {zip_}"
+        said, address = self._new_address()
         says = self.rng.random() < P_ORDER_KNOWN
         need = self.rng.choice(("I gave the wrong shipping address for an order. It should go to {a}.",
                                 "Can you send my order to {a} instead?", "I've moved: please ship my order to {a}.")).format(a=said)
@@ -178,19 +177,22 @@ class ShopAuthor:
         order = self._order(customer, details, says)
         if order["status"] not in ("pending", "pending (item modified)"):
             return self._assistant(self._not_allowed(order, "re-addressed", "Only pending orders can change their address."))
-        address = {"address1": street, "address2": street2, "city": city, "state": state, "country": "USA", "zip": zip_}
         self._confirm(f"Order {order['order_id']} is pending. I'll change its shipping address from "
                       f"{_address(order['address'])} to {said}. Shall I go ahead?")
         result = self._call("modify_pending_order_address", {"order_id": order["order_id"], "address": address})
         self._done(result, lambda r: f"Done: order {r['order_id']} will now ship to {_address(r['address'])}.")
 
-    def _user_address(self, customer: _Customer, refuse: bool) -> None:
+    def _new_address(self) -> tuple[str, dict[str, str]]:
+        """An address the customer moves to: as they say it, and as the store takes it."""
         street, street2, city, state, zip_ = self.rng.choice(NEW_ADDRESSES)
         said = f"{street}{', ' + street2 if street2 else ''}, {city}, {state} {zip_}"
+        return said, {"address1": street, "address2": street2, "city": city, "state": state, "country": "USA", "zip": zip_}
+
+    def _user_address(self, customer: _Customer, refuse: bool) -> None:
+        said, address = self._new_address()
         need = self.rng.choice(("I moved. Please update the address on my account to {a}.",
                                 "Can you change my default address to {a}?")).format(a=said)
         details = self._open(customer, need, False)
-        address = {"address1": street, "address2": street2, "city": city, "state": state, "country": "USA", "zip": zip_}
         self._confirm(f"Thanks, {details['name']['first_name']}. I'll change your account's address from "
                       f"{_address(details['address'])} to {said}; orders already placed keep theirs. Shall I go ahead?")
         result = self._call("modify_user_address", {"user_id": details["user_id"], "address": address})
