@@ -29,7 +29,7 @@ def serve_store(
     Logs go to stderr; on stdio, stdout carries only the protocol.
     """
     if entry is not None:
-        from synth.store.entry import write_entry
+        from synth.live.store_entry import write_entry
 
         write_entry(entry)
         typer.echo(f"wrote {entry}", err=True)

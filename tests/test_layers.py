@@ -187,3 +187,16 @@ def test_imports_are_found(tmp_path: Path, source: str, expected: set[str]) -> N
     path = tmp_path / "probe.py"
     path.write_text(source, encoding="utf-8")
     assert _imports("synth.export.probe", path, _modules()) == expected
+
+
+def test_only_the_live_client_speaks_mcp_as_a_client():
+    """The SDK's client side (sessions, transports, ``mcp.Client``) is imported in one module only."""
+    client_names = {"Client", "ClientSession", "stdio_client", "StdioServerParameters", "ClientSessionGroup"}
+    found = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module.startswith("mcp.client") or (node.module == "mcp" and
+                                                             {a.name for a in node.names} & client_names)):
+                found.append(name)
+    assert set(found) == {"synth.live.client"}, found

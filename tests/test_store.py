@@ -24,7 +24,7 @@ import pytest
 from mcp import Client
 from mcp.types import TextContent
 from synth.registry import load_registry
-from synth.store.entry import ENTRY_FILE, entry_text, registry_entry
+from synth.live.store_entry import ENTRY_FILE, entry_text, registry_entry
 from synth.store.seed import seed_database
 from synth.store.server import INSTRUCTIONS, build_server
 from synth.store.shop import Store

@@ -81,6 +81,9 @@ def store_seed(connection: Connection | None) -> int | None:
     return live_store_seed(connection)
 
 
+_STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
+
+
 # --- replay -------------------------------------------------------------------------------------
 
 def replay(db: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -89,17 +92,15 @@ def replay(db: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     In process rather than a child process: the server, its tools and the SDK's result encoding are the
     ones ``synth serve store`` runs, and the exporter asserts the texts are the conversation's anyway.
     """
-    from mcp import Client
-
-    from synth.live.client import _wire
+    from synth.live.client import connect  # loads the MCP SDK: only when a run has store tasks
     from synth.store.server import build_server
     from synth.store.shop import Store
 
     async def run() -> list[dict[str, Any]]:
         store = Store.open(db)
         try:
-            async with Client(build_server(store), mode="legacy") as client:
-                return [_wire(await client.call_tool(c["name"], c["arguments"])) for c in calls]
+            async with connect(_STORE, "synth/store", local=build_server(store)) as session:
+                return [await session.call(c["name"], c["arguments"]) for c in calls]
         finally:
             store.close()
 

@@ -1,7 +1,7 @@
 """The store's registry entry (``registry/synth__store.json``), made from what the server serves.
 
-The tools are dumped from the server's own ``tools/list`` over an in-process client, so the entry
-cannot drift from the code: ``synth serve store --entry registry/synth__store.json`` rewrites it,
+The tools are the server's own ``tools/list``, read through synth's MCP client (in process), so the
+entry cannot drift from the code: ``synth serve store --entry registry/synth__store.json`` rewrites it,
 and a test checks the shipped file equals this.
 """
 
@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from synth.live.client import connect
+from synth.records import Connection
 from synth.store.server import build_server
 from synth.store.shop import Store
 
@@ -20,13 +22,11 @@ ENTRY_FILE = "synth__store.json"
 
 async def served_tools() -> list[dict[str, Any]]:
     """The server's tools/list, as wire JSON (camelCase, no nulls)."""
-    from mcp import Client
-
     store = Store.open(":memory:")  # the schema only: tools/list needs no rows
     try:
-        async with Client(build_server(store), mode="legacy") as client:
-            listed = await client.list_tools()
-        return [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]
+        async with connect(Connection(type="stdio", command="synth", args=("serve", "store")), QUALIFIED_NAME,
+                           local=build_server(store)) as session:
+            return await session.tools()
     finally:
         store.close()
 
