@@ -13,35 +13,27 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from synth.errors import BackendError, SynthError
-from synth.export.tasks import task_folders
+from synth.export.tasks import SeedStores, run_verify, task_folders
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
 from synth.records import Connection
 from synth.rundir import CONVERSATIONS, read_jsonl, write_json, write_jsonl
-from synth.store.seed import seed_database
 from synth.store.server import build_server
 from synth.store.shop import Store
 
 MAX_STEPS = 30
-VERIFY_TIMEOUT = 60.0
 _STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
 
 
 async def run_task(task: Path, customer: list[str], system: str, backend: ChatBackend, model: str,
-                   seed_db: Path, scratch: Path) -> dict[str, Any]:
+                   stores: SeedStores) -> dict[str, Any]:
     """One episode on a fresh store, then verify.py: the row of the report."""
     meta = json.loads((task / "meta.json").read_text(encoding="utf-8"))
-    db = scratch / f"{meta['task_id']}.db"
-    shutil.copyfile(seed_db, db)
+    db = stores.fresh(meta["synth"]["seed"], meta["task_id"])
     store = Store.open(db, meta["synth"]["seed"])
     transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
     said, calls, error = 1, 0, None
@@ -69,7 +61,10 @@ async def run_task(task: Path, customer: list[str], system: str, backend: ChatBa
         error = f"model request failed: {exc}"[:300]
     finally:
         store.close()
-    passed, output = (False, "") if error else run_verify(task / "verify.py", db)
+    passed, output = False, ""
+    if not error:
+        done = run_verify(task, db)
+        passed, output = done.returncode == 0, done.stdout + done.stderr
     db.unlink(missing_ok=True)
     return {"task_id": meta["task_id"], "category": meta["category_id"], "difficulty": meta["difficulty"],
             "passed": passed, "tool_calls": calls, "gold_calls": len(meta["synth"]["gold_calls"]),
@@ -88,13 +83,6 @@ async def _execute(session: Any, call: dict[str, Any]) -> str:
     return result_text(await session.call(str(fn.get("name")), arguments))
 
 
-def run_verify(verify: Path, db: Path) -> tuple[bool, str]:
-    """MCPMark's way: ``python verify.py`` with the database in ``STORE_DB_PATH``; exit 0 = pass."""
-    done = subprocess.run([sys.executable, str(verify)], env={**os.environ, "STORE_DB_PATH": str(db)},
-                          capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
-    return done.returncode == 0, done.stdout + done.stderr
-
-
 def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
     """Every task of ``run`` with ``model`` as the agent; writes episodes.jsonl and tasks_report.json into ``out``."""
     tasks = list(task_folders(run))
@@ -103,8 +91,7 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
                          "`synth generate --execute live --allow-exec` on a registry with the store")
     convs = {c["id"]: c for c in read_jsonl(run / CONVERSATIONS, "conversations file", required=True)}
 
-    async def all_tasks(scratch: Path) -> list[dict[str, Any]]:
-        seeds: dict[int, Path] = {}
+    async def all_tasks(stores: SeedStores) -> list[dict[str, Any]]:
         gate = asyncio.Semaphore(limit)
 
         async def one(task: Path) -> dict[str, Any]:
@@ -112,14 +99,10 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
             conv = convs.get(meta["synth"]["conversation_id"])
             if conv is None:
                 raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
-            seed = meta["synth"]["seed"]
-            if seed not in seeds:
-                seeds[seed] = scratch / f"seed{seed}.db"
-                seed_database(seeds[seed], seed)
             customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
             system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
             async with gate:
-                return await run_task(task, customer, system, backend, model, seeds[seed], scratch)
+                return await run_task(task, customer, system, backend, model, stores)
 
         try:
             return await asyncio.gather(*(one(t) for t in tasks))
@@ -128,8 +111,11 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
             if close:
                 await close()
 
-    with tempfile.TemporaryDirectory(prefix="synth-agent-") as folder:
-        rows = asyncio.run(all_tasks(Path(folder)))
+    stores = SeedStores()
+    try:
+        rows = asyncio.run(all_tasks(stores))
+    finally:
+        stores.close()
     scored = [r for r in rows if not r["error"]]
     by: dict[str, dict[str, list[bool]]] = {"category": {}, "difficulty": {}}
     for r in scored:
