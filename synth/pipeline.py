@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
     from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
@@ -349,7 +349,10 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
         # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
-        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server).
+        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
+        # 4 = the pack author keeps its promises ("I'll tell you which": asked, not taken from an earlier request),
+        # reuses a value only where the pack's results fit it, never moves a thing onto itself (EUR into EUR), and
+        # a pack result copies an earlier item's facts only when an argument names that item (id, slug, title).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

@@ -154,3 +154,41 @@ def test_check_catches_a_phrase_that_hides_the_value(weather: Path):
     assert pack is not None
     problems = check_pack(pack, load_registry(weather).servers[0], "w.pack.yaml")
     assert any("does not contain the value '7'" in p.what for p in problems)
+
+
+def _registry_of(tmp_path: Path, *servers: str) -> Path:
+    folder = tmp_path / "reg2"
+    (folder / "packs").mkdir(parents=True)
+    for name in servers:
+        shutil.copy(ROOT / "registry" / f"{name}.json", folder)
+        shutil.copy(ROOT / "registry" / "packs" / f"{name}.pack.yaml", folder / "packs")
+    return folder
+
+
+def test_promises_are_kept_and_results_fit_their_own_arguments(tmp_path: Path):
+    """A request that says "I'll tell you which" is followed by the assistant asking; a value changed on second
+    thought does not make a call convert EUR to EUR; a value given for one tool is reused for another only
+    when the pack's results are written for it; a created doc comes back with its own title, not the title
+    of an earlier listed doc that merely shared a format."""
+    from synth.offline.packed import PROMISE
+
+    folder = _registry_of(tmp_path, "anirbanbasu__frankfurtermcp", "HenryHaoson__Yuque-MCP-Server")
+    generate(Settings(servers=folder, out=tmp_path / "p", n=240, seed=5))
+    promised = titled = 0
+    for conv in lines(tmp_path / "p" / "conversations.jsonl"):
+        messages = conv["messages"]
+        for i, m in enumerate(messages):
+            if m["role"] == "user" and PROMISE.search(m["content"] or ""):
+                promised += 1
+                assert messages[i + 1]["role"] == "assistant" and not messages[i + 1].get("tool_calls"), messages
+        calls = [c for m in messages for c in m.get("tool_calls", [])]
+        results = [m["content"] for m in messages if m["role"] == "tool"]
+        for call, result in zip(calls, results):
+            args = call["arguments"]
+            assert not ("from_currency" in args and args["from_currency"] == args.get("to_currency")), call
+            if call["name"] == "get_latest_exchange_rates":
+                assert args["base_currency"] == "EUR", call  # the pack's rates are EUR rates
+            if call["name"] == "create_doc" and not result.startswith("Error"):
+                assert json.loads(result)["title"] == args["title"], (call, result)
+                titled += 1
+    assert promised >= 5 and titled >= 3, (promised, titled)

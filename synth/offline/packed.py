@@ -9,13 +9,14 @@ earlier result; each request ends with an answer written from its result. Calls 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from synth.offline import language
 from synth.offline.scenario import rng_for
 from synth.packs.draw import arguments, goal_params, phrase_of
-from synth.packs.model import Feed, Goal, Pack, ToolPack, goal_of
+from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fill, get_path, spoken
 from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, ToolCall, Trajectory,
                            content_hash, make_id)
@@ -31,6 +32,7 @@ CHANGE = ("Actually, make that {new} instead of {old}.", "Sorry, I meant {new}, 
           "Wait, use {new} rather than {old}.", "On second thought, {new} instead of {old}.")
 JOIN = (" Separately: ", " One more thing. ", " Second thing: ", " Also: ")
 P_CHANGE = 0.25
+PROMISE = re.compile(r"\bI'll (?:tell|give|paste|send|share|say|let you know)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -42,6 +44,24 @@ class _Request:
     args: dict[int, dict[str, Any]]
     withheld: list[tuple[int, str]]
     stated: list[tuple[int, str]] = field(default_factory=list)
+
+
+_ENDS = re.compile(r"(?i)(^|_)(from|to|source|target|src|dst|dest|origin|destination|in|out|input|output)(_|$)"
+                   r"|(From|To|Source|Target|In|Out)(?=[A-Z]|$)")
+
+
+def _same_ends(args: dict[str, Any]) -> str | None:
+    """Two ends of one move that got the same value (from_currency and to_currency both EUR, ext_in and
+    ext_out both pdf): a request no one makes. Names the pair, or None."""
+    ends: dict[str, tuple[str, Any]] = {}
+    for param, value in args.items():
+        stem = _ENDS.sub("_", param).strip("_").lower()
+        if stem == param.lower() or not isinstance(value, str):
+            continue
+        if stem in ends and ends[stem][1] == value:
+            return f"{ends[stem][0]}={param}"
+        ends.setdefault(stem, (param, value))
+    return None
 
 
 class PackAuthor:
@@ -112,7 +132,7 @@ class PackAuthor:
             if not isinstance(values, list) or not isinstance(old, str) or len(values) < 2:
                 continue
             new = self.expander.value(self.rng.choice([v for v in values if v != old] or [old]))
-            if new == old or not isinstance(new, str):
+            if new == old or not isinstance(new, str) or new in request.args[step].values():  # not EUR to EUR
                 continue
             request.args[step][param] = new
             return f"{reply} " + self.rng.choice(CHANGE).format(new=new, old=old)
@@ -150,14 +170,33 @@ class PackAuthor:
         return next((f for f in self.entry(producer).feeds
                      if f.to == self.scenario.tools[consumer] and f.param == link.param and f.path == link.field), None)
 
+    def _holds(self, step: int, param: str, value: Any) -> bool:
+        """Whether a value the person gave for an earlier step holds for ``param`` of ``step``: valid for its
+        schema, and one of the pack's values when the pack lists the only ones its results are written for
+        (a base currency of EUR: a USD given for another tool would not fit the EUR rates)."""
+        tool = self.tools[step]
+        if schema_error({"type": "object", "properties": {param: tool.properties[param]}}, {param: value}) is not None:  # type: ignore[union-attr]
+            return False
+        pool = self.entry(step).values.get(param)
+        pool = pool.pool if isinstance(pool, Pool) else pool
+        closed = isinstance(pool, list) and all(not (isinstance(v, str) and "{" in v) for v in pool)
+        return not closed or value in pool  # type: ignore[operator]
+
     def _pick(self, goals: list[Goal], steps: tuple[int, ...]) -> Goal:
-        """A goal; when the scenario wants a value asked for, prefer goals that leave a required value out."""
-        def leaves_out(goal: Goal) -> bool:
+        """A goal; when the scenario wants a value asked for, prefer goals that leave a required value out.
+
+        A goal that promises a value ("I'll tell you which table") is not picked when that value is one the
+        person already gave: it would not be asked for, and the promise would go unkept."""
+        known = {p for a in self.args.values() for p in a}
+
+        def left_out(goal: Goal) -> set[str]:
             said = set(goal_params(goal))
-            return any(p not in said and not (s in self.links and self.links[s].param == p)
-                       for s in steps for p in self.tools[s].required)  # type: ignore[union-attr]
-        preferred = [g for g in goals if leaves_out(g) == self.scenario.multi_turn]
-        return self.rng.choice(preferred or goals)
+            return {p for s in steps for p in self.tools[s].required  # type: ignore[union-attr]
+                    if p not in said and not (s in self.links and self.links[s].param == p)}
+
+        kept = [g for g in goals if not (PROMISE.search(g.text) and left_out(g) and left_out(g) <= known)] or goals
+        preferred = [g for g in kept if bool(left_out(g)) == self.scenario.multi_turn]
+        return self.rng.choice(preferred or kept)
 
     def _fill(self, goal: Goal, steps: tuple[int, ...]) -> _Request:
         said = goal_params(goal)
@@ -176,8 +215,10 @@ class PackAuthor:
             # next step too, unless this request states a new one
             for earlier in [*self.args.values(), *args.values()]:  # same name and a value valid here
                 fixed.update({p: v for p, v in earlier.items() if p in needed and p not in mine and p not in fixed
-                              and schema_error({"type": "object", "properties": {p: tool.properties[p]}}, {p: v}) is None})
+                              and self._holds(s, p, v)})
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed)
+            if (pair := _same_ends(args[s])) is not None:  # EUR into EUR: another draw, or another goal
+                raise Missing(pair)
             shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
             shared &= set(fixed)
             withheld += [(s, p) for p in tool.required  # type: ignore[union-attr]
