@@ -101,6 +101,18 @@ def test_slot_language():
         get_path(value, "days.9.date")
 
 
+def test_objects_are_said_in_words_or_pasted_never_as_key_value_pairs():
+    from synth.packs.template import spoken
+
+    assert spoken({"title": "Call the vet", "list_name": "Family", "due_date": "2026-05-15 09:00:00"}) == \
+        '"Call the vet", on my Family list, due 2026-05-15 09:00:00'
+    assert spoken([{"path": "invoices/scan_001.pdf", "pages": [1]}]) == "invoices/scan_001.pdf, pages 1"
+    assert spoken([{"name": "pied-piper"}, {"name": "hooli"}]) == '"pied-piper" and "hooli"'
+    assert json.loads(spoken({"year": 1994, "type": "movie"})) == {"year": 1994, "type": "movie"}  # a filter
+    assert json.loads(spoken([{"$match": {"year": 1994}}])) == [{"$match": {"year": 1994}}]
+    assert json.loads(spoken([{"name": "Ned", "email": "ned@example.org"}])) == [{"name": "Ned", "email": "ned@example.org"}]
+
+
 def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path, tmp_path: Path):
     settings = Settings(servers=weather, out=tmp_path / "a", n=80, seed=3)
     manifest = generate(settings)

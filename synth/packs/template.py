@@ -7,6 +7,7 @@ by the caller), so the same scenario always expands to the same text and results
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 import re
 from typing import Any, Callable
@@ -47,12 +48,46 @@ def spoken(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        if all(isinstance(v, dict) and _sayable(v) for v in value):  # two events, a file to read
+            parts = [_spoken_record(v) for v in value]
+            return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return json.dumps(value, ensure_ascii=False)  # documents, a pipeline: pasted, not read out
     if isinstance(value, list):
         parts = [spoken(v) for v in value]
         return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
     if isinstance(value, dict):
-        return ", ".join(f"{k} {spoken(v)}" for k, v in value.items())
+        return _spoken_record(value)
     return str(value)
+
+
+TITLE_KEYS = ("title", "name", "subject", "summary")
+KEY_PHRASES = {"due_date": "due {}", "start_date": "from {}", "end_date": "to {}", "date": "on {}",
+               "location": "at {}", "calendar_name": "in my {} calendar", "list_name": "on my {} list",
+               "folder": "in the {} folder", "notes": "note: {}", "content": "{}", "body": "{}", "text": "{}",
+               "path": "{}", "url": "{}", "file": "{}", "pages": "pages {}"}
+
+
+def _sayable(record: dict[str, Any]) -> bool:
+    """Whether every field of ``record`` is one a person names by what it means (a title, a due date, a
+    path): a note or an event is said in words; anything else (a filter, a document) is pasted as JSON."""
+    return all((k in KEY_PHRASES or k in TITLE_KEYS)
+               and (not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v)))
+               for k, v in record.items())
+
+
+def _spoken_record(record: dict[str, Any]) -> str:
+    """A record as a person writes it: a flat note, reminder or event in words, its title first and its
+    fields by what they mean; a query or a document pasted as JSON; never ``key value`` pairs that spell
+    parameter names."""
+    if not _sayable(record):
+        return json.dumps(record, ensure_ascii=False)
+    title = next((k for k in TITLE_KEYS if isinstance(record.get(k), str)), None)
+    parts = [f'"{record[title]}"'] if title else []
+    for key, value in record.items():
+        if key != title:
+            parts.append(KEY_PHRASES.get(key, key.replace("_", " ") + " {}").format(spoken(value)))
+    return ", ".join(parts)
 
 
 def fill(text: str, lookup: Callable[[str], str]) -> str:
