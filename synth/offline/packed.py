@@ -24,7 +24,8 @@ from synth.runtime.base import ToolResult, ToolRuntime, run_sync
 from synth.stages.gates import schema_error
 from synth.templates import render
 
-GREET = ("Hi! ", "Hey! ", "Hello. ", "Hi there. ", "Good morning. ", "Hey there! ")
+GREET = ("Hi! ", "Hey! ", "Hello. ", "Hi there. ", "Good morning. ", "Hey there! ", "Morning! ", "Hi, quick one. ",
+         "Hello there. ", "Hey, quick question. ", "Good afternoon. ", "Hiya! ")
 P_GREET = 0.05  # people mostly start with the need itself; a stock greeting must not become the data's opening
 FOLLOW = ("Thanks! ", "Great, thanks. ", "Perfect. ", "That helps. ", "Thank you. ", "Nice. ", "OK. ", "")
 SAY = ("{value}.", "It's {value}.", "{value}, please.", "Use {value}.", "Let's go with {value}.")
