@@ -4,8 +4,9 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 
 0. records  synth (the package root), synth.errors, synth.records: the records every stage passes on
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
-            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder),
-            synth.live (the MCP client: the only module importing the SDK's client side),
+            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder;
+            its parts in synth.runfiles), synth.live (the MCP client: the only module importing the SDK's
+            client side),
             synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth),
             synth.retry (the one retry policy, shared by model endpoints and registry APIs)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
@@ -37,7 +38,7 @@ ROOT = Path(__file__).parents[1] / "synth"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth", "synth.errors", "synth.records"),
     ("synth.config", "synth.templates", "synth.registry", "synth.grade", "synth.facts", "synth.wording",
-     "synth.messages", "synth.rundir", "synth.live", "synth.store", "synth.retry"),
+     "synth.messages", "synth.rundir", "synth.runfiles", "synth.live", "synth.store", "synth.retry"),
     ("synth.llm",),
     ("synth.stages", "synth.packs"),
     ("synth.export", "synth.realism"),
