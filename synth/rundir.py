@@ -31,7 +31,7 @@ from synth.runfiles.digest import count_lines, file_facts, tree_digest
 from synth.runfiles.lock import RunLock, command_line, writer_of, writes_run
 from synth.runfiles.names import (CARD, CHAT, COMPLETE, COMPRESSED, CONVERSATIONS, DEFAULT_OUTPUTS, EVAL, EXPORTS, FILES, GZ,
                                   LOCK, LOG, MANIFEST, OUTPUT_FILES, OUTPUTS, QUEUE, REF, REJECTED, REQUESTS, RUNNING,
-                                  SCORED, TEVAL, TOOL_FIELDS, TOOLS, TRAIN, VALID, public_name, storage_name)
+                                  SCORED, TASKS, TEVAL, TOOL_FIELDS, TOOLS, TRAIN, VALID, public_name, storage_name)
 from synth.runfiles.reading import dump_line, inflater, read_json, read_jsonl, read_jsonl_text, teval_rows
 from synth.runfiles.requests import ERROR_LABELS, read_requests, requests_line
 from synth.runfiles.storage import is_compact, lines, open_text, open_write, stored
@@ -41,7 +41,7 @@ from synth.runfiles.tooltable import ToolTable, tool_table
 __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps working for every X it ever had
     "CARD", "CHAT", "COMPLETE", "COMPRESSED", "CONVERSATIONS", "DEFAULT_OUTPUTS", "ERROR_LABELS", "EVAL", "EXPORTS",
     "FILES", "GZ", "LOCK", "LOG", "MANIFEST", "OUTPUT_FILES", "OUTPUTS", "QUEUE", "REF", "REJECTED", "REQUESTS",
-    "RUNNING", "SCORED", "TEVAL", "TOOL_FIELDS", "TOOLS", "TRAIN", "VALID", "Replacing", "RunDir", "RunLock",
+    "RUNNING", "SCORED", "TASKS", "TEVAL", "TOOL_FIELDS", "TOOLS", "TRAIN", "VALID", "Replacing", "RunDir", "RunLock",
     "RunWriter", "ToolTable", "claim", "clear", "command_line", "count_lines", "dump_line", "file_facts",
     "inflater", "is_compact", "lines", "open_text", "open_write", "public_name", "read_json", "read_jsonl",
     "read_jsonl_text", "read_requests", "requests_line", "resume_command", "storage_name", "stored", "teval_rows",

@@ -22,6 +22,7 @@ LOCK = ".synth.lock"  # held (flock) by the one process writing the run; holds i
 RUNNING, COMPLETE = "running", "complete"  # the manifest's status: written "running" first, "complete" last
 TOOLS = "tools.jsonl"  # each tool and each tool list once; rows refer to a list as "tools:<id>"
 TEVAL = "teval"  # the T-Eval subsets' folder
+TASKS = "tasks"  # live store runs: one MCPMark-style task folder per conversation
 EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, REJECTED)
 FILES = (*EXPORTS, QUEUE)  # what generate writes, and what the manifest lists with line counts and hashes
 CHAT = {"train": TRAIN, "valid": VALID}  # split -> its chat file
