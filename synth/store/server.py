@@ -94,6 +94,17 @@ def build_server(store: Store | None = None) -> MCPServer:
             return fn
         return register
 
+    _read_tools(tool, shop)  # registered in this order, which is the order of tools/list
+    _pending_order_tools(tool, shop)
+    _delivered_order_tools(tool, shop)
+    return server
+
+
+Register = Callable[[ToolAnnotations], Callable[[T], T]]  # build_server's ``tool``: registers a function as a tool
+
+
+def _read_tools(tool: Register, shop: Callable[[], Store]) -> None:
+    """Finding a customer, and reading accounts, orders, products and the catalog."""
     @tool(annotations=READ)
     def find_user_id_by_email(
         email: Annotated[str, Field(min_length=3, description="The customer's email, e.g. 'noah.brown7922@example.com'.")],
@@ -137,6 +148,9 @@ def build_server(store: Store | None = None) -> MCPServer:
         several variants with their own item ids; get them with get_product_details."""
         return shop().product_types()
 
+
+def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
+    """Changes to a pending order: cancel it, or change its address, items or payment."""
     @tool(annotations=WRITE)
     def cancel_pending_order(
         order_id: OrderId,
@@ -182,6 +196,9 @@ def build_server(store: Store | None = None) -> MCPServer:
         the customer first. Returns the updated order."""
         return shop().modify_pending_order_payment(order_id, payment_method_id)
 
+
+def _delivered_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
+    """Returns and exchanges of a delivered order, and the customer's default address."""
     @tool(annotations=WRITE)
     def return_delivered_order_items(
         order_id: OrderId, item_ids: ItemIds,
@@ -216,5 +233,3 @@ def build_server(store: Store | None = None) -> MCPServer:
         """Change a customer's default address (orders keep theirs; use modify_pending_order_address for a
         pending order). Confirm the full new address first. Returns the updated customer."""
         return shop().modify_user_address(user_id, address)
-
-    return server
