@@ -32,8 +32,8 @@ from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
 from synth.review.manifest import STAGE, update_manifest
 from synth.review.queue import QueueItem, iter_queue, write_queue
-from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, GZ, LOG, REJECTED, SCORED, Replacing, RunDir, dump_line,
-                          is_compact, read_jsonl, read_jsonl_text, stored)
+from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, Replacing, RunDir, append_jsonl,
+                          is_compact, other_spelling, read_jsonl, read_jsonl_text, stored)
 from synth.stages.inject import negatives
 
 
@@ -137,24 +137,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     seen_rows = _rewrite(run, plan, derived, by_id, names)
     if teval:
         rebuild_teval(run, manifest, by_id)
-    stamp = now()
-    applied: list[QueueItem] = []
-    with open(run / LOG, "a", encoding="utf-8") as log:
-        for item in todo:
-            if item.id in refused:
-                report.refused.append(f"{item.id}: {refused[item.id]}")
-                continue
-            outcome = dict(plan.outcome[item.id])
-            row = outcome.pop("row", None)
-            if row is not None and row not in seen_rows:
-                outcome = {"outcome": "no change: the call had already left the data"}
-            log.write(dump_line({
-                "queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
-                "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
-                "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
-                "decided_at": item.decided_at, "applied_at": stamp, **outcome}))
-            applied.append(item)
-            report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
+    applied = _log(run, todo, plan, refused, seen_rows, now(), report)
     report.applied = len(applied)
     report.joined = len(plan.add_convs)
     report.removed = len(plan.remove_convs) + len(plan.remove_rows)
@@ -171,6 +154,30 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     else:
         write_card(run)
     return report
+
+
+def _log(run: Path, todo: list[QueueItem], plan: _Plan, refused: dict[str, str], seen_rows: set[str], stamp: str,
+         report: Applied) -> list[QueueItem]:
+    """Add each applied decision to review_log.jsonl with what it changed; the items applied."""
+    applied: list[QueueItem] = []
+    entries: list[dict[str, Any]] = []
+    for item in todo:
+        if item.id in refused:
+            report.refused.append(f"{item.id}: {refused[item.id]}")
+            continue
+        outcome = dict(plan.outcome[item.id])
+        row = outcome.pop("row", None)
+        if row is not None and row not in seen_rows:
+            outcome = {"outcome": "no change: the call had already left the data"}
+        entries.append({
+            "queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
+            "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
+            "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
+            "decided_at": item.decided_at, "applied_at": stamp, **outcome})
+        applied.append(item)
+        report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
+    append_jsonl(run / LOG, entries)
+    return applied
 
 
 def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> None:
@@ -333,7 +340,6 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
         (run / "teval").mkdir(exist_ok=True)
         for path in sorted((tmp / "teval").iterdir()):
             path.replace(run / "teval" / path.name)
-            other = path.name.removesuffix(GZ) if path.name.endswith(GZ) else path.name + GZ
-            (run / "teval" / other).unlink(missing_ok=True)  # the subset in the other storage would shadow it
+            other_spelling(run / "teval", path.name).unlink(missing_ok=True)  # the subset in the other storage would shadow it
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
