@@ -44,7 +44,7 @@ def store_seed(connection: Connection | None) -> int | None:
     return live_store_seed(connection)
 
 
-_STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
+STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)  # the store, as one session sees it
 
 
 def replay(db: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -60,7 +60,7 @@ def replay(db: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     async def run() -> list[dict[str, Any]]:
         store = Store.open(db)
         try:
-            async with connect(_STORE, "synth/store", local=build_server(store)) as session:
+            async with connect(STORE, "synth/store", local=build_server(store)) as session:
                 return [await session.call(c["name"], c["arguments"]) for c in calls]
         finally:
             store.close()

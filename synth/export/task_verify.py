@@ -133,6 +133,14 @@ def task_folders(run: Path) -> Iterator[Path]:
             yield verify.parent
 
 
+def read_meta(folder: Path) -> dict[str, Any]:
+    """A task's meta.json (what replays and verifies it under ``synth``)."""
+    meta = read_json(folder / "meta.json", "task meta.json")
+    if not isinstance(meta, dict) or not isinstance(meta.get("synth"), dict):
+        raise SynthError(f"{folder / 'meta.json'}: not a synth task's meta.json (no \"synth\" object); make the task again")
+    return meta
+
+
 def run_verify(folder: Path, db: Path) -> subprocess.CompletedProcess[str]:
     """verify.py as MCPMark runs it: this Python, a subprocess, the database in the environment, a timeout."""
     env = {**os.environ, "STORE_DB_PATH": str(db)}
@@ -152,7 +160,7 @@ class CheckReport:
 
 def check_task(folder: Path, stores: SeedStores) -> str | None:
     """None when the task holds (verify passes after its gold calls, and fails on a seed store if it writes)."""
-    meta = read_json(folder / "meta.json", "task meta.json")
+    meta = read_meta(folder)
     synth = meta["synth"]
     db = stores.fresh(int(synth["seed"]), "check")
     replay(db, synth["gold_calls"])
