@@ -30,6 +30,7 @@ from the interpreter, not from the design. A unit is a top-level package (synth.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,20 @@ def test_only_the_live_client_speaks_mcp_as_a_client():
                                                              {a.name for a in node.names} & client_names)):
                 found.append(name)
     assert set(found) == {"synth.live.client"}, found
+
+
+def test_the_readme_picture_shows_these_layers():
+    """README's architecture picture names the same units in the same layers as LAYERS (so it cannot drift)."""
+    text = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Architecture"):]
+    block = section[section.index("```\n") + 4:]
+    block = block[:block.index("```")]
+    shown: dict[int, set[str]] = {}
+    layer = -1
+    for line in block.splitlines():
+        left = line[:70]  # the units; what each layer does is to the right
+        if m := re.match(r" (\d) \w+ ", left):
+            layer, left = int(m.group(1)), left[m.end():]
+        for name in re.findall(r"[a-z_]+(?:\.[a-z_]+)*", left):
+            shown.setdefault(layer, set()).add(name if name.startswith("synth") else f"synth.{name}")
+    assert shown == {i: set(units) for i, units in enumerate(LAYERS)}

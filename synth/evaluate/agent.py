@@ -18,6 +18,7 @@ from typing import Any
 
 from synth.errors import BackendError, SynthError
 from synth.export.store_replay import STORE, SeedStores
+from synth.evaluate.run import bounded, closing
 from synth.export.task_verify import read_meta, run_verify, task_folders
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
@@ -90,29 +91,19 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
                          "`synth generate --execute live --allow-exec` on a registry with the store")
     convs = {c["id"]: c for c in read_jsonl(run / CONVERSATIONS, "conversations file", required=True)}
 
-    async def all_tasks(stores: SeedStores) -> list[dict[str, Any]]:
-        gate = asyncio.Semaphore(limit)
-
-        async def one(task: Path) -> dict[str, Any]:
-            meta = read_meta(task)
-            conv = convs.get(meta["synth"]["conversation_id"])
-            if conv is None:
-                raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
-            customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
-            system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
-            async with gate:
-                return await run_task(task, customer, system, backend, model, stores)
-
-        try:
-            return await asyncio.gather(*(one(t) for t in tasks))
-        finally:
-            close = getattr(backend, "aclose", None)
-            if close:
-                await close()
-
     stores = SeedStores()
+
+    async def one(task: Path) -> dict[str, Any]:
+        meta = read_meta(task)
+        conv = convs.get(meta["synth"]["conversation_id"])
+        if conv is None:
+            raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
+        customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
+        system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
+        return await run_task(task, customer, system, backend, model, stores)
+
     try:
-        rows = asyncio.run(all_tasks(stores))
+        rows = asyncio.run(closing(backend, bounded([one(t) for t in tasks], limit)))
     finally:
         stores.close()
     scored = [r for r in rows if not r["error"]]
