@@ -29,9 +29,10 @@ from typing import Any, TextIO
 from synth.errors import ConfigError, RunFolderError, SynthError
 from synth.runfiles.digest import count_lines, file_facts, tree_digest
 from synth.runfiles.lock import RunLock, command_line, writer_of, writes_run
-from synth.runfiles.names import (CARD, CHAT, COMPLETE, COMPRESSED, CONVERSATIONS, DEFAULT_OUTPUTS, EVAL, EXPORTS, FILES, GZ,
-                                  LOCK, LOG, MANIFEST, OUTPUT_FILES, OUTPUTS, QUEUE, REF, REJECTED, REQUESTS, RUNNING,
-                                  SCORED, TASKS, TEVAL, TOOL_FIELDS, TOOLS, TRAIN, VALID, public_name, storage_name)
+from synth.runfiles.names import (CACHE, CARD, CHAT, COMPLETE, COMPRESSED, CONVERSATIONS, DEFAULT_OUTPUTS, EVAL,
+                                  EXPORTS, FILES, GZ, LOCK, LOG, MANIFEST, OUTPUT_FILES, OUTPUTS, PLOTS, QUEUE, REF,
+                                  REJECTED, REQUESTS, RUNNING, SCORED, TASKS, TEVAL, TOOL_FIELDS, TOOLS, TRAIN, VALID,
+                                  public_name, storage_name)
 from synth.runfiles.reading import dump_line, inflater, read_json, read_jsonl, read_jsonl_text, teval_rows
 from synth.runfiles.requests import ERROR_LABELS, read_requests, requests_line
 from synth.runfiles.storage import is_compact, lines, open_text, open_write, other_spelling, parse_line, stored
@@ -39,14 +40,14 @@ from synth.runfiles.storage import other_spelling as _other_spelling  # the writ
 from synth.runfiles.tooltable import ToolTable, tool_table
 
 __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps working for every X it ever had
-    "CARD", "CHAT", "COMPLETE", "COMPRESSED", "CONVERSATIONS", "DEFAULT_OUTPUTS", "ERROR_LABELS", "EVAL", "EXPORTS",
-    "FILES", "GZ", "LOCK", "LOG", "MANIFEST", "OUTPUTS", "OUTPUT_FILES", "QUEUE", "REF", "REJECTED", "REQUESTS",
-    "RUNNING", "SCORED", "TASKS", "TEVAL", "TOOLS", "TOOL_FIELDS", "TRAIN", "VALID", "Replacing", "RunDir",
-    "RunLock", "RunWriter", "ToolTable", "append_jsonl", "claim", "clear", "command_line", "count_lines",
-    "dump_line", "file_facts", "inflater", "is_compact", "lines", "open_text", "open_write", "other_spelling",
-    "parse_line", "public_name", "read_json", "read_jsonl", "read_jsonl_text", "read_requests", "requests_line",
-    "resume_command", "storage_name", "stored", "teval_rows", "tool_table", "tree_digest", "write_atomic",
-    "write_json", "write_jsonl", "writer_of", "writes_run"]
+    "CACHE", "CARD", "CHAT", "COMPLETE", "COMPRESSED", "CONVERSATIONS", "DEFAULT_OUTPUTS", "ERROR_LABELS", "EVAL",
+    "EXPORTS", "FILES", "GZ", "LOCK", "LOG", "MANIFEST", "OUTPUTS", "OUTPUT_FILES", "PLOTS", "QUEUE", "REF",
+    "REJECTED", "REQUESTS", "RUNNING", "SCORED", "TASKS", "TEVAL", "TOOLS", "TOOL_FIELDS", "TRAIN", "VALID",
+    "Replacing", "RunDir", "RunLock", "RunWriter", "ToolTable", "append_jsonl", "claim", "clear", "command_line",
+    "count_lines", "dump_line", "file_facts", "inflater", "is_compact", "lines", "open_text", "open_write",
+    "other_spelling", "parse_line", "public_name", "read_json", "read_jsonl", "read_jsonl_text", "read_requests",
+    "requests_line", "resume_command", "storage_name", "stored", "teval_rows", "tool_table", "tree_digest",
+    "write_atomic", "write_json", "write_jsonl", "writer_of", "writes_run"]
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -299,6 +300,6 @@ def clear(folder: Path) -> None:
     for name in (*LEFT_BY_RUN, TOOLS):
         (folder / name).unlink(missing_ok=True)
         (folder / (name + GZ)).unlink(missing_ok=True)
-    for sub in ("plots", TEVAL):
+    for sub in (PLOTS, TEVAL):
         if (folder / sub).is_dir():
             shutil.rmtree(folder / sub)

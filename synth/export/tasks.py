@@ -24,7 +24,6 @@ modules use are re-exported here.
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from synth.export.task_text import (CATEGORY_NAMES, asks_questions, description_
                                     objective, task_title)
 from synth.export.task_verify import VERIFY_TIMEOUT, check_tasks, run_verify, task_folders, verify_source
 from synth.records import Conversation, ServerSpec, StageFailure
-from synth.rundir import TASKS
+from synth.rundir import TASKS, write_atomic, write_json
 from synth.store import state as state_module
 
 __all__ = ["READS", "TASKS", "VERIFY_TIMEOUT", "WRITES", "SeedStores", "TaskWriter", "check_tasks", "leaked_names",
@@ -310,6 +309,6 @@ def tasks_digest(root: Path) -> str:
 def write_task(root: Path, task: Task) -> None:
     folder = root / task.folder
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "description.md").write_text(task.description, encoding="utf-8")
-    (folder / "meta.json").write_text(json.dumps(task.meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (folder / "verify.py").write_text(task.verify, encoding="utf-8")
+    write_atomic(folder / "description.md", [task.description])  # through rundir, as every run file: whole or not at all
+    write_json(folder / "meta.json", task.meta)
+    write_atomic(folder / "verify.py", [task.verify])

@@ -32,7 +32,7 @@ from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
 from synth.review.manifest import STAGE, update_manifest
 from synth.review.queue import QueueItem, iter_queue, write_queue
-from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, Replacing, RunDir, append_jsonl,
+from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, TEVAL, Replacing, RunDir, append_jsonl,
                           is_compact, other_spelling, read_jsonl, read_jsonl_text, stored)
 from synth.stages.inject import negatives
 
@@ -125,7 +125,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
             _decide(item, plan, by_id)
         except EditError as exc:
             refused[item.id] = str(exc)
-    teval = (run / "teval").is_dir() and plan.touches_test()
+    teval = (run / TEVAL).is_dir() and plan.touches_test()
     if teval:  # T-Eval subsets are made from every test conversation: the whole registry must match
         registry = registry or run_registry(run, manifest, servers, set())
         check_snapshot(manifest, registry, {s["id"] for s in manifest["registry"]["snapshot"]},
@@ -337,9 +337,9 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
         finally:
             counts = writer.close()
         manifest["teval"] = counts
-        (run / "teval").mkdir(exist_ok=True)
-        for path in sorted((tmp / "teval").iterdir()):
-            path.replace(run / "teval" / path.name)
-            other_spelling(run / "teval", path.name).unlink(missing_ok=True)  # the subset in the other storage would shadow it
+        (run / TEVAL).mkdir(exist_ok=True)
+        for path in sorted((tmp / TEVAL).iterdir()):
+            path.replace(run / TEVAL / path.name)
+            other_spelling(run / TEVAL, path.name).unlink(missing_ok=True)  # the subset in the other storage would shadow it
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
