@@ -58,6 +58,8 @@ ItemIds = Annotated[list[ItemId], Field(min_length=1, description="Item ids in t
 NewItemIds = Annotated[list[ItemId], Field(min_length=1, description="The replacement item ids, one per entry of "
                                                                      "item_ids and in the same order; each must be an "
                                                                      "available variant of the same product.")]
+DifferencePayer = Annotated[PaymentMethodId, Field(description="The customer's payment method that pays or receives the "
+                                                               "price difference; a gift card must cover an amount to pay.")]
 
 
 CURRENT: ContextVar[Store] = ContextVar("synth_store_current")
@@ -174,9 +176,7 @@ def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
     @tool(annotations=WRITE)
     def modify_pending_order_items(
         order_id: OrderId, item_ids: ItemIds, new_item_ids: NewItemIds,
-        payment_method_id: Annotated[PaymentMethodId, Field(description="The customer's payment method that pays "
-                                                                        "or receives the price difference; a gift card "
-                                                                        "must cover an amount to pay.")],
+        payment_method_id: DifferencePayer,
     ) -> Order:
         """Swap items of a pending order for other available variants of the same products (another color or
         size, say). The price difference is charged to or refunded to the given payment method. An order's
@@ -215,9 +215,7 @@ def _delivered_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
     @tool(annotations=WRITE)
     def exchange_delivered_order_items(
         order_id: OrderId, item_ids: ItemIds, new_item_ids: NewItemIds,
-        payment_method_id: Annotated[PaymentMethodId, Field(description="The customer's payment method that pays or "
-                                                                        "receives the price difference; a gift card "
-                                                                        "must cover an amount to pay.")],
+        payment_method_id: DifferencePayer,
     ) -> Order:
         """Exchange items of a delivered order for other available variants of the same products. The price
         difference is charged or refunded to the given payment method. An order can be returned or exchanged
