@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synth.errors import ConfigError
-from synth.export.chat import ToolNames, chat_line, eval_items
-from synth.export.scored import scored_line
+from synth.export.chat import ToolNames
+from synth.export.rows import rows_by_file
 from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpec, StageFailure, ToolCall
 from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
@@ -239,28 +239,28 @@ def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], 
     scored ids that were in the data before."""
     seen: set[str] = set()
     changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
+    new = {c.id: rows_by_file(c, servers[c.server], names, derived[c.id][0])  # the rows each new version gives
+           for c in [*plan.replace_convs.values(), *plan.add_convs]}
     off = [n for n in EXPORTS if n not in (CONVERSATIONS, REJECTED) and not stored(run / n).exists()]
     with Replacing(run, [n for n in EXPORTS if n not in off], skip=off) as files:  # all or nothing: an error leaves every file as it was
-        _conversations(run, files, plan, servers, names)
+        _conversations(run, files, plan, new)
         for text, item in read_jsonl_text(run / EVAL):
             if item["item"]["metadata"]["conversation_id"] not in changed:
                 files.write(EVAL, text)
         for conv in [*plan.replace_convs.values(), *plan.add_convs]:
-            if conv.split == "test":
-                for item in eval_items(conv, servers[conv.server], names):
-                    files.write(EVAL, item)
+            _write(files, new[conv.id], EVAL)
         emitted: set[str] = set()
         for text, row in read_jsonl_text(run / SCORED):
             seen.add(row["id"])
             cid = row["conversation_id"]
             if changed.get(cid) == "replaced" and cid not in emitted:  # the new negatives where the old were
                 emitted.add(cid)
-                _scored(files, plan.replace_convs[cid], derived, servers)
+                _write(files, new[plan.replace_convs[cid].id], SCORED)
             if cid in changed or row["id"] in plan.remove_rows:
                 continue
             files.write(SCORED, plan.replace_rows.get(row["id"], text))
         for conv in [*(c for k, c in plan.replace_convs.items() if k not in emitted), *plan.add_convs]:
-            _scored(files, conv, derived, servers)
+            _write(files, new[conv.id], SCORED)
         for text, record in read_jsonl_text(run / REJECTED):
             if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
                 continue  # negatives that could not be made for a conversation that left or changed
@@ -273,7 +273,7 @@ def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], 
     return seen
 
 
-def _conversations(run: Path, files: Replacing, plan: _Plan, servers: dict[str, ServerSpec], names: ToolNames) -> None:
+def _conversations(run: Path, files: Replacing, plan: _Plan, new: dict[str, dict[str, list[Any]]]) -> None:
     """conversations.jsonl with train/valid.jsonl beside it: their lines come in the same order, so an
     untouched conversation's chat line is copied as it was."""
     chat = {split: read_jsonl_text(run / name) for split, name in CHAT.items()}
@@ -283,24 +283,20 @@ def _conversations(run: Path, files: Replacing, plan: _Plan, servers: dict[str, 
         if record["id"] in plan.remove_convs:
             continue
         if record["id"] in plan.replace_convs:
-            _export(files, plan.replace_convs[record["id"]], servers, names)
+            _write(files, new[plan.replace_convs[record["id"]].id], CONVERSATIONS, *CHAT.values())
             continue
         files.write(CONVERSATIONS, text)
         if old_chat is not None:
             files.write(CHAT[split], old_chat)
     for conv in plan.add_convs:
-        _export(files, conv, servers, names)
+        _write(files, new[conv.id], CONVERSATIONS, *CHAT.values())
 
 
-def _export(files: Replacing, conv: Conversation, servers: dict[str, ServerSpec], names: ToolNames) -> None:
-    files.write(CONVERSATIONS, conv.to_json())
-    if conv.split in ("train", "valid"):
-        files.write(CHAT[conv.split], chat_line(conv, servers[conv.server], names))
-
-
-def _scored(files: Replacing, conv: Conversation, derived: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
-    for record in derived[conv.id][0]:
-        files.write(SCORED, scored_line(record, servers[conv.server], conv.tools, conv.split or "train"))
+def _write(files: Replacing, rows: dict[str, list[Any]], *names: str) -> None:
+    """A new conversation's rows (``export.rows``) for the files ``names``, where the rewrite has come to them."""
+    for name in names:
+        for row in rows.get(name, ()):
+            files.write(name, row)
 
 
 def scored_records(conv: Conversation, rows: list[dict[str, Any]]) -> list[ScoredCall]:
