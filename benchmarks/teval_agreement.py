@@ -63,7 +63,7 @@ def install_stand_ins(real_model: bool) -> str:
         return "sentence-transformers all-mpnet-base-v2"
     import numpy as np
 
-    from synth.evaluate.teval import _tokens
+    from synth.evaluate.similarity import tokens as _tokens
 
     class Emb:
         def __init__(self, rows: list):
@@ -145,13 +145,15 @@ def compare(run: Path, teval_src: Path, real_model: bool) -> dict[str, Any]:
     import teval.evaluators as factory  # type: ignore[import-not-found]
 
     from synth.evaluate import teval as ours
+    from synth.evaluate import teval_answers as ours_answers
+    from synth.rundir import read_json
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for stem in RUNS:
-            records = json.loads((run / "teval" / f"{stem}.json").read_text(encoding="utf-8"))
-            answers = {"perfect": {k: ours.reference_answer(stem, r) for k, r in records.items()},
-                       "wrong": {k: ours.wrong_answer(stem, r, k) for k, r in records.items()}}
+            records = read_json(run / "teval" / f"{stem}.json", "T-Eval subset")  # plain or stored .gz
+            answers = {"perfect": {k: ours_answers.reference_answer(stem, r) for k, r in records.items()},
+                       "wrong": {k: ours_answers.wrong_answer(stem, r, k) for k, r in records.items()}}
             got: dict[str, Any] = {}
             for which, preds in answers.items():
                 data = {k: {**r, "prediction": preds[k]} for k, r in records.items()}

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from synth.rundir import DEFAULT_OUTPUTS
+from synth.rundir import CACHE, DEFAULT_OUTPUTS
 from synth.errors import ConfigError
 
 ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
@@ -121,7 +121,7 @@ class Settings(BaseModel):
 
     @property
     def cache_path(self) -> Path:
-        return self.cache or self.out / "cache.sqlite"
+        return self.cache or self.out / CACHE
 
 
 def parse_outputs(text: str) -> tuple[str, ...]:

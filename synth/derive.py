@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from synth.records import (
     Query,
     Review,
     Scenario,
+    ScoredCall,
     ServerSpec,
     StageFailure,
     conversation_id,
@@ -69,82 +71,101 @@ def _conversation(sample: Sample, server: ServerSpec, conv_id: str, clean: bool)
                         messages=sample.messages, tools=tuple(t.name for t in server.tools))
 
 
+@dataclass
+class _Tally:
+    """What ``derive`` counts on its way through the file, for derive_report.json."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    formats: Counter[str] = field(default_factory=Counter)
+    unreadable: Counter[str] = field(default_factory=Counter)
+    by_gate: Counter[str] = field(default_factory=Counter)
+    scored: Counter[str] = field(default_factory=Counter)
+
+
 def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None, strict: bool = False) -> dict[str, Any]:
     """Write eval.jsonl, scored.jsonl, teval/, rejected.jsonl and derive_report.json into ``out``."""
     if not stored(source).is_file():  # a run's train.jsonl is stored as train.jsonl.gz
         raise ConfigError(f"{source} does not exist; pass a tool-use JSONL file (OpenAI chat, ShareGPT or APIGen)")
     out.mkdir(parents=True, exist_ok=True)
     sid = server_id or source.stem
-    counts: Counter[str] = Counter()
-    formats: Counter[str] = Counter()
-    unreadable: Counter[str] = Counter()
-    by_gate: Counter[str] = Counter()
-    scored_counts: Counter[str] = Counter()
+    tally = _Tally()
     teval = TevalWriter(out)
     with RunWriter(out, (EVAL, SCORED, REJECTED), compact=False) as files:  # files for people: plain public rows
         for sample in read(source, sid):
             if isinstance(sample, StageFailure):
-                unreadable[sample.reason] += 1
+                tally.unreadable[sample.reason] += 1
                 files.write(REJECTED, sample.to_json())
                 continue
-            formats[sample.format] += 1
-            counts["conversations"] += 1
+            tally.formats[sample.format] += 1
+            tally.counts["conversations"] += 1
             if not sample.calls:
-                counts["conversations_without_calls"] += 1
+                tally.counts["conversations_without_calls"] += 1
                 continue
             server = ServerSpec(id=sid, name=sid, source=source.name, tools=sample.tools)
             flags = flags_of(sample, server)
             conv_id = conversation_id(sample.messages)
-            calls = [(p, c) for p, m in enumerate(sample.messages) for c in m.tool_calls]
-            scored_all = []
-            for k, ((position, call), found) in enumerate(zip(calls, flags)):
-                counts["tool_calls"] += 1
-                by_gate.update({f["gate"] for f in found})
-                if found:
-                    counts["flagged_calls"] += 1
-                if found and strict:
-                    counts["dropped_flagged"] += 1
-                    continue
-                metadata = {"id": f"{conv_id}:{k}", "conversation_id": conv_id, "call_index": k, "server": sid,
-                            "tool": call.name, "split": "test", "line": sample.line, "format": sample.format}
-                files.write(EVAL, item_line(sample, k, metadata, found))
-                counts["eval_items"] += 1
-                tool = server.tool(call.name)
-                if found or tool is None:
-                    continue
-                scored, missed = inject_call(tool, [t for t in server.tools if t.name != tool.name], call,
-                                             sample.messages[:position], conversation_id=conv_id, call_index=k, seed=seed)
-                for record in scored:
-                    files.write(SCORED, scored_line(record, server, tuple(t.name for t in server.tools), "test"))
-                    scored_counts[record.score] += 1
-                for failure in missed:
-                    files.write(REJECTED, {**failure.to_json(), "line": sample.line})
-                scored_all += scored
-                counts["scored_from"] += 1
+            scored = _calls(sample, server, flags, conv_id, files, tally, seed, strict)
             flagged = any(flags)
             if not (strict and flagged) and not any(f["gate"] == "tool_exists" for found in flags for f in found):
-                teval.add(_conversation(sample, server, conv_id, not flagged), server, scored_all)
-                counts["teval_conversations"] += 1
-    report = {
+                teval.add(_conversation(sample, server, conv_id, not flagged), server, scored)
+                tally.counts["teval_conversations"] += 1
+    report = _report(source, tally, strict, teval.close())
+    write_json(out / "derive_report.json", report)
+    return report
+
+
+def _calls(sample: Sample, server: ServerSpec, flags: list[list[dict[str, Any]]], conv_id: str, files: RunWriter,
+           tally: _Tally, seed: int, strict: bool) -> list[ScoredCall]:
+    """One eval item per call (flags on it), and the scored calls injected from each unflagged one."""
+    calls = [(p, c) for p, m in enumerate(sample.messages) for c in m.tool_calls]
+    scored_all: list[ScoredCall] = []
+    for k, ((position, call), found) in enumerate(zip(calls, flags)):
+        tally.counts["tool_calls"] += 1
+        tally.by_gate.update({f["gate"] for f in found})
+        if found:
+            tally.counts["flagged_calls"] += 1
+        if found and strict:
+            tally.counts["dropped_flagged"] += 1
+            continue
+        metadata = {"id": f"{conv_id}:{k}", "conversation_id": conv_id, "call_index": k, "server": server.id,
+                    "tool": call.name, "split": "test", "line": sample.line, "format": sample.format}
+        files.write(EVAL, item_line(sample, k, metadata, found))
+        tally.counts["eval_items"] += 1
+        tool = server.tool(call.name)
+        if found or tool is None:
+            continue
+        scored, missed = inject_call(tool, [t for t in server.tools if t.name != tool.name], call,
+                                     sample.messages[:position], conversation_id=conv_id, call_index=k, seed=seed)
+        for record in scored:
+            files.write(SCORED, scored_line(record, server, tuple(t.name for t in server.tools), "test"))
+            tally.scored[record.score] += 1
+        for failure in missed:
+            files.write(REJECTED, {**failure.to_json(), "line": sample.line})
+        scored_all += scored
+        tally.counts["scored_from"] += 1
+    return scored_all
+
+
+def _report(source: Path, tally: _Tally, strict: bool, teval: dict[str, Any]) -> dict[str, Any]:
+    counts = tally.counts
+    return {
         "source": source.as_posix(),
-        "formats": {FORMATS[k]: v for k, v in sorted(formats.items())},
-        "lines": counts["conversations"] + sum(unreadable.values()),
+        "formats": {FORMATS[k]: v for k, v in sorted(tally.formats.items())},
+        "lines": counts["conversations"] + sum(tally.unreadable.values()),
         "conversations": counts["conversations"],
         "conversations_without_calls": counts["conversations_without_calls"],
         "tool_calls": counts["tool_calls"],
         "eval_items": counts["eval_items"],
         "flagged_calls": counts["flagged_calls"],
-        "flags_by_gate": dict(sorted(by_gate.items())),
+        "flags_by_gate": dict(sorted(tally.by_gate.items())),
         "strict": strict,
         "dropped_flagged": counts["dropped_flagged"],
-        "unreadable": dict(sorted(unreadable.items())),
-        "scored": dict(sorted(scored_counts.items())),
+        "unreadable": dict(sorted(tally.unreadable.items())),
+        "scored": dict(sorted(tally.scored.items())),
         "scored_from_calls": counts["scored_from"],
         "scored_note": SCORED_NOTE,
         "teval_conversations": counts["teval_conversations"],
         "teval_note": "T-Eval subsets cover every conversation whose calls name offered tools"
                       + (" and carry no flag" if strict else "; flagged calls keep their values as ground truth"),
-        "teval": teval.close(),
+        "teval": teval,
     }
-    write_json(out / "derive_report.json", report)
-    return report

@@ -13,10 +13,17 @@ from synth.wording import plural
 
 
 def print_summary(manifest: dict[str, Any], out: Path, console: Console | None = None) -> None:
+    """What the run made, what it rejected and why, what it cost, and where its files are."""
     console = console or Console()
+    _made(console, manifest)
+    _tables(console, manifest)
+    _registry_and_cost(console, manifest, out)
+    _files(console, manifest, out)
+
+
+def _made(console: Console, manifest: dict[str, Any]) -> None:
     funnel = manifest["funnel"]
     counts = manifest["counts"]
-    cov = manifest["coverage"]
     reg = manifest["registry"]
     console.print(
         f"[bold green]{funnel['accepted']}[/] conversations accepted of {funnel['scenarios']} scenarios "
@@ -34,6 +41,9 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
     console.print(f"splits: train {splits['train']}, valid {splits['valid']}, test {splits['test']} "
                   f"-> {counts['eval_items']} eval items")
 
+
+def _tables(console: Console, manifest: dict[str, Any]) -> None:
+    funnel, counts = manifest["funnel"], manifest["counts"]
     dropped = Table(title="rejected, by stage and reason", show_header=True, header_style="bold")
     dropped.add_column("stage")
     dropped.add_column("reason")
@@ -53,6 +63,9 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
         labels.add_row(label, str(count))
     console.print(labels)
 
+
+def _registry_and_cost(console: Console, manifest: dict[str, Any], out: Path) -> None:
+    cov, reg = manifest["coverage"], manifest["registry"]
     console.print(f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
                   f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
                   f"{plural(len(reg['errors']), 'error')}, reasons in manifest.json")
@@ -72,6 +85,9 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
         retried = entries[-1].get("retries", 0) or entries[-1].get("reasks", 0)
         console.print(f"requests (this process): {'[yellow]' if retried else ''}{line}{'[/]' if retried else ''}; "
                       "every process's counts are in requests.json", highlight=False)
+
+
+def _files(console: Console, manifest: dict[str, Any], out: Path) -> None:
     extra = ", teval/" if manifest.get("teval") else ""
     tasks = (manifest.get("tasks") or {}).get("written")
     if tasks:

@@ -4,8 +4,9 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 
 0. records  synth (the package root), synth.errors, synth.records: the records every stage passes on
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
-            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder),
-            synth.live (the MCP client: the only module importing the SDK's client side),
+            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder;
+            its parts in synth.runfiles), synth.live (the MCP client: the only module importing the SDK's
+            client side),
             synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth),
             synth.retry (the one retry policy, shared by model endpoints and registry APIs)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
@@ -29,6 +30,7 @@ from the interpreter, not from the design. A unit is a top-level package (synth.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,7 @@ ROOT = Path(__file__).parents[1] / "synth"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth", "synth.errors", "synth.records"),
     ("synth.config", "synth.templates", "synth.registry", "synth.grade", "synth.facts", "synth.wording",
-     "synth.messages", "synth.rundir", "synth.live", "synth.store", "synth.retry"),
+     "synth.messages", "synth.rundir", "synth.runfiles", "synth.live", "synth.store", "synth.retry"),
     ("synth.llm",),
     ("synth.stages", "synth.packs"),
     ("synth.export", "synth.realism"),
@@ -200,3 +202,20 @@ def test_only_the_live_client_speaks_mcp_as_a_client():
                                                              {a.name for a in node.names} & client_names)):
                 found.append(name)
     assert set(found) == {"synth.live.client"}, found
+
+
+def test_the_readme_picture_shows_these_layers():
+    """README's architecture picture names the same units in the same layers as LAYERS (so it cannot drift)."""
+    text = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Architecture"):]
+    block = section[section.index("```\n") + 4:]
+    block = block[:block.index("```")]
+    shown: dict[int, set[str]] = {}
+    layer = -1
+    for line in block.splitlines():
+        left = line[:70]  # the units; what each layer does is to the right
+        if m := re.match(r" (\d) \w+ ", left):
+            layer, left = int(m.group(1)), left[m.end():]
+        for name in re.findall(r"[a-z_]+(?:\.[a-z_]+)*", left):
+            shown.setdefault(layer, set()).add(name if name.startswith("synth") else f"synth.{name}")
+    assert shown == {i: set(units) for i, units in enumerate(LAYERS)}

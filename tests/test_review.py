@@ -347,3 +347,29 @@ def test_every_run_file_is_listed(offline_run):
     assert manifest["files"]["review_queue.jsonl"]["lines"] == len(read_queue(offline_run))
     assert manifest["config"]["review"] == {"audit": 0.25, "below": 0.7,
                                             "rules": ["human", "low_confidence", "disagree", "audit"]}
+
+
+def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_path):
+    """``export.rows`` (what ``review apply`` writes for an edited or accepted conversation) gives, row for
+    row, what the pipeline wrote for the same conversation in every file."""
+    from synth.export.rows import conversation_rows
+    from synth.messages import ToolNames
+    from synth.registry import load_registry
+    from synth.rundir import CHAT, CONVERSATIONS, EVAL, SCORED
+    from synth.stages.inject import negatives
+
+    out = tmp_path / "run"
+    generate(Settings(servers=tiny_registry, out=out, n=12, seed=3))
+    registry = load_registry(tiny_registry)
+    servers, names = {s.id: s for s in registry.servers}, ToolNames(registry.servers)
+    written = {name: list(read_jsonl(out / name)) for name in (CONVERSATIONS, *CHAT.values(), EVAL, SCORED)}
+    made: dict[str, list] = {name: [] for name in written}
+    for record in written[CONVERSATIONS]:
+        conv = Conversation.model_validate(record)
+        scored, _ = negatives(conv, servers[conv.server], 3)
+        for name, row in conversation_rows(conv, servers[conv.server], names, scored):
+            made[name].append(row)
+    splits = {c["split"] for c in written[CONVERSATIONS]}
+    assert {"train", "test"} <= splits and all(written[n] for n in (EVAL, SCORED))  # every routing is exercised
+    assert {n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in made.items()} == \
+        {n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in written.items()}

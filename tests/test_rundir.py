@@ -258,3 +258,20 @@ def test_a_run_kept_inside_its_registry_folder_is_still_the_same_run(tiny_regist
     assert cli("generate", "--servers", registry, "--out", out, "--n", 5, "--seed", 1).exit_code == 0
     result = cli("generate", "--servers", registry, "--out", out, "--n", 5, "--seed", 1, "--resume")
     assert result.exit_code == 0, result.output
+
+
+def test_every_run_file_line_is_read_by_one_parser_that_names_file_and_line(tmp_path):
+    """The review queue, the tool table and any JSONL run file share rundir's parser: a bad line is a
+    ConfigError with the file, the line number and what the file should hold."""
+    from synth.errors import ConfigError
+    from synth.review.queue import iter_queue
+    from synth.rundir import QUEUE, append_jsonl, read_jsonl
+
+    (tmp_path / QUEUE).write_text("\n{not json\n", encoding="utf-8")  # a blank line is skipped, but counted
+    with pytest.raises(ConfigError, match=r"review_queue\.jsonl:2: not JSON .*each line of a review queue must be one JSON"):
+        list(iter_queue(tmp_path))
+    with pytest.raises(ConfigError, match=r"review_queue\.jsonl:2: not JSON"):
+        list(read_jsonl(tmp_path / QUEUE))
+    append_jsonl(tmp_path / "log.jsonl", [{"a": 1}])
+    append_jsonl(tmp_path / "log.jsonl", [{"b": "é"}])  # added at the end, UTF-8 kept
+    assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == '{"a": 1}\n{"b": "é"}\n'

@@ -13,7 +13,7 @@ import pytest
 
 from synth.rundir import read_json, read_jsonl
 from synth.config import Settings
-from synth.evaluate import teval
+from synth.evaluate import teval, teval_answers
 from synth.export.review_responses import is_error_json
 from synth.export.teval import FILES
 from synth.pipeline import generate
@@ -151,7 +151,7 @@ def test_t_eval_scores_perfect_answers_one_and_agrees_with_synth_item_by_item(ru
     means: dict[str, dict[str, float]] = {"perfect": {}, "wrong": {}}
     for which in means:
         for key, record in records.items():
-            answer = teval.reference_answer(stem, record) if which == "perfect" else teval.wrong_answer(stem, record, key)
+            answer = teval_answers.reference_answer(stem, record) if which == "perfect" else teval_answers.wrong_answer(stem, record, key)
             theirs = teval_port.score(stem, {**record, "prediction": answer})
             ours = teval.item_metrics(stem, record, answer)
             assert set(ours) == set(theirs), (stem, ours, theirs)
@@ -165,7 +165,7 @@ def test_t_eval_scores_perfect_answers_one_and_agrees_with_synth_item_by_item(ru
                 "plan_str": "f1_score", "reason_str": "thought", "retrieve_str": "name", "understand_str": "args",
                 "reason_retrieve_understand_json": "args", "review_str": "review_quality"}[stem]
     assert means["wrong"][headline] < 0.75, means["wrong"]
-    report = teval.score_subset(stem, records, {k: teval.reference_answer(stem, r) for k, r in records.items()})
+    report = teval.score_subset(stem, records, {k: teval_answers.reference_answer(stem, r) for k, r in records.items()})
     assert report["score"] == 1.0 and all(v == 1.0 for v in report["metrics"].values()), report
 
 
@@ -284,7 +284,7 @@ def test_synth_and_t_eval_agree_on_mangled_answers(run, stem):
     from tests import teval_port
 
     for key, record in list(load(run, stem).items())[:12]:
-        for base in (teval.reference_answer(stem, record), teval.wrong_answer(stem, record, key)):
+        for base in (teval_answers.reference_answer(stem, record), teval_answers.wrong_answer(stem, record, key)):
             for how, mangle in MANGLE.items():
                 answer = mangle(base)
                 try:

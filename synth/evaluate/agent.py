@@ -17,28 +17,28 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import BackendError, SynthError
-from synth.export.tasks import SeedStores, run_verify, task_folders
+from synth.export.store_replay import STORE, SeedStores
+from synth.evaluate.run import bounded, closing
+from synth.export.task_verify import read_meta, run_verify, task_folders
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
-from synth.records import Connection
 from synth.rundir import CONVERSATIONS, read_jsonl, write_json, write_jsonl
 from synth.store.server import build_server
 from synth.store.shop import Store
 
 MAX_STEPS = 30
-_STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
 
 
 async def run_task(task: Path, customer: list[str], system: str, backend: ChatBackend, model: str,
                    stores: SeedStores) -> dict[str, Any]:
     """One episode on a fresh store, then verify.py: the row of the report."""
-    meta = json.loads((task / "meta.json").read_text(encoding="utf-8"))
+    meta = read_meta(task)
     db = stores.fresh(meta["synth"]["seed"], meta["task_id"])
     store = Store.open(db, meta["synth"]["seed"])
     transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
     said, calls, error = 1, 0, None
     try:
-        async with connect(_STORE, "store", Limits(30, 30), local=build_server(store)) as session:
+        async with connect(STORE, "store", Limits(30, 30), local=build_server(store)) as session:
             tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
                                                        "parameters": t["inputSchema"]}} for t in await session.tools()]
             for _ in range(MAX_STEPS):
@@ -91,29 +91,19 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
                          "`synth generate --execute live --allow-exec` on a registry with the store")
     convs = {c["id"]: c for c in read_jsonl(run / CONVERSATIONS, "conversations file", required=True)}
 
-    async def all_tasks(stores: SeedStores) -> list[dict[str, Any]]:
-        gate = asyncio.Semaphore(limit)
-
-        async def one(task: Path) -> dict[str, Any]:
-            meta = json.loads((task / "meta.json").read_text(encoding="utf-8"))
-            conv = convs.get(meta["synth"]["conversation_id"])
-            if conv is None:
-                raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
-            customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
-            system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
-            async with gate:
-                return await run_task(task, customer, system, backend, model, stores)
-
-        try:
-            return await asyncio.gather(*(one(t) for t in tasks))
-        finally:
-            close = getattr(backend, "aclose", None)
-            if close:
-                await close()
-
     stores = SeedStores()
+
+    async def one(task: Path) -> dict[str, Any]:
+        meta = read_meta(task)
+        conv = convs.get(meta["synth"]["conversation_id"])
+        if conv is None:
+            raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
+        customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
+        system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
+        return await run_task(task, customer, system, backend, model, stores)
+
     try:
-        rows = asyncio.run(all_tasks(stores))
+        rows = asyncio.run(closing(backend, bounded([one(t) for t in tasks], limit)))
     finally:
         stores.close()
     scored = [r for r in rows if not r["error"]]

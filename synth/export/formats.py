@@ -15,8 +15,9 @@ Four line formats, detected per line and named in every report:
 Each line gives a ``Sample``: Message and ToolSpec records for the gates, plus each message, the
 tools and each call as OpenAI chat JSON *text*. For the OpenAI formats that text is cut out of the
 line itself (JSON spans found with the standard decoder), so an export built from it keeps the
-user's key order, spacing and ``arguments`` strings byte for byte. Lives in export (not in the
-derive app) because the dataset card reports the same audit figures.
+user's key order, spacing and ``arguments`` strings byte for byte (``synth.export.spans``); tool
+definitions are read by ``synth.export.tool_defs``. Lives in export (not in the derive app) because the
+dataset card reports the same audit figures.
 """
 
 from __future__ import annotations
@@ -26,17 +27,16 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from json.decoder import WHITESPACE, scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
-from synth.records import Message, StageFailure, ToolCall, ToolSpec, content_hash
-from synth.registry.normalize import normalize_schema
+from synth.export.spans import elements, members, skip
+from synth.export.tool_defs import openai_tools_json, tool_specs
+from synth.records import Message, StageFailure, ToolCall, ToolSpec
 from synth.rundir import inflater, lines
 
 FORMATS = {"openai": "OpenAI chat JSONL with tools", "openai-functions": "OpenAI chat JSONL with functions (legacy)",
            "sharegpt": "ShareGPT conversations (Hermes <tool_call> tags)", "apigen": "APIGen {query, tools, answers} rows"}
-_DECODER = json.JSONDecoder()
 _ROLES = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant",
           "gpt": "assistant", "model": "assistant", "tool": "tool", "function": "tool", "observation": "tool",
           "function_response": "tool", "ipython": "tool"}
@@ -56,109 +56,6 @@ class Sample:
     calls: tuple[tuple[int, str], ...]  # (index of its message, the call as JSON text), in call order
     call_flags: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # call index -> problems found reading it
     problems: tuple[str, ...] = ()  # about the line's tools (unusable schemas), not about a call
-
-
-# --- JSON spans --------------------------------------------------------------------------------
-
-def _skip(text: str, i: int) -> int:
-    return WHITESPACE.match(text, i).end()
-
-
-def members(text: str, start: int) -> dict[str, tuple[int, int]]:
-    """(start, end) of each member value of the JSON object that begins at ``start``."""
-    out: dict[str, tuple[int, int]] = {}
-    i = _skip(text, start + 1)
-    while text[i] != "}":
-        key, i = scanstring(text, i + 1)
-        i = _skip(text, _skip(text, i) + 1)  # past the colon
-        _, end = _DECODER.raw_decode(text, i)
-        out[key] = (i, end)
-        i = _skip(text, end)
-        if text[i] == ",":
-            i = _skip(text, i + 1)
-    return out
-
-
-def elements(text: str, start: int) -> list[tuple[int, int]]:
-    """(start, end) of each element of the JSON array that begins at ``start``."""
-    out: list[tuple[int, int]] = []
-    i = _skip(text, start + 1)
-    while text[i] != "]":
-        _, end = _DECODER.raw_decode(text, i)
-        out.append((i, end))
-        i = _skip(text, end)
-        if text[i] == ",":
-            i = _skip(text, i + 1)
-    return out
-
-
-# --- tools -------------------------------------------------------------------------------------
-
-_XLAM_TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "integer", "float": "number",
-               "number": "number", "bool": "boolean", "boolean": "boolean", "list": "array", "dict": "object"}
-
-
-def _xlam_schema(params: dict[str, Any]) -> dict[str, Any]:
-    """APIGen's ``{"name": {"type": "str, optional", "default": ..}}`` as a JSON Schema."""
-    props: dict[str, Any] = {}
-    required = []
-    for name, spec in params.items():
-        spec = spec if isinstance(spec, dict) else {}
-        kind = str(spec.get("type") or "")
-        optional = "optional" in kind.lower()
-        base = re.split(r"[,\[]", kind)[0].strip().lower()
-        prop: dict[str, Any] = {"description": str(spec.get("description") or "")}
-        if base in _XLAM_TYPES:
-            prop["type"] = _XLAM_TYPES[base]
-        if spec.get("default") not in (None, ""):
-            prop["default"] = spec["default"]
-        props[name] = prop
-        if not optional:
-            required.append(name)
-    return {"type": "object", "properties": props, "required": required}
-
-
-def _function(entry: Any) -> dict[str, Any] | None:
-    fn = entry.get("function", entry) if isinstance(entry, dict) else None
-    return fn if isinstance(fn, dict) and fn.get("name") else None
-
-
-def _schema_of(fn: dict[str, Any]) -> Any:
-    schema = fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
-    if schema is None:
-        return {"type": "object", "properties": {}}
-    if isinstance(schema, dict) and "type" not in schema and "properties" not in schema and schema and all(
-            isinstance(v, dict) for v in schema.values()):
-        return _xlam_schema(schema)
-    return schema
-
-
-def tool_specs(raw: list[Any], server: str, where: str) -> tuple[tuple[ToolSpec, ...], list[str]]:
-    """ToolSpecs of OpenAI (or MCP, or APIGen) tool definitions; an unusable one is a problem, not an error."""
-    out, problems = [], []
-    for i, entry in enumerate(raw):
-        fn = _function(entry)
-        if fn is None:
-            problems.append(f"tools[{i}] has no function name")
-            continue
-        schema = _schema_of(fn)
-        normal, found = normalize_schema(schema, file=where, server=server, tool=str(fn["name"]))
-        if normal is None:
-            problems.append(f"tools[{i}] {fn['name']}: unusable schema ({found[0].what if found else 'invalid'})")
-            normal = {"type": "object", "properties": {}}
-        out.append(ToolSpec(server=server, name=str(fn["name"]), description=str(fn.get("description") or ""),
-                            input_schema=normal, schema_hash=content_hash(schema)))
-    return tuple(out), problems
-
-
-def _openai_tools_json(raw: list[Any]) -> str:
-    out = []
-    for entry in raw:
-        fn = _function(entry)
-        if fn is not None:
-            out.append({"type": "function", "function": {"name": fn["name"], "description": fn.get("description") or "",
-                                                         "parameters": _schema_of(fn)}})
-    return json.dumps(out, ensure_ascii=False)
 
 
 # --- reading a value that may be a JSON string, Python literal, or a structure ---------------
@@ -200,7 +97,7 @@ def _arguments(raw: Any, name: str) -> tuple[dict[str, Any], list[dict[str, Any]
 # --- the formats -------------------------------------------------------------------------------
 
 def _openai(text: str, data: dict[str, Any], number: int, server: str, where: str) -> Sample:
-    top = members(text, _skip(text, 0))
+    top = members(text, skip(text, 0))
     if not isinstance(data.get("messages"), list) or not data["messages"]:
         raise ValueError("no messages")
     legacy = "tools" not in data and ("functions" in data or any(
@@ -267,7 +164,7 @@ def _call_text(block: str, position: int, k: int) -> tuple[ToolCall, str, list[d
         args_text = raw
     else:
         try:  # the object as written, when the body is JSON
-            spans = members(block, _skip(block, 0))
+            spans = members(block, skip(block, 0))
             key = "arguments" if "arguments" in spans else "parameters"
             args_text = block[slice(*spans[key])] if key in spans else json.dumps(raw, ensure_ascii=False)
         except (ValueError, IndexError):
@@ -330,7 +227,7 @@ def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sam
             chat.append(json.dumps({"role": role, "content": value}, ensure_ascii=False))
     raw_tools = raw_tools if isinstance(raw_tools, list) else []
     tools, problems = tool_specs(raw_tools, server, where)
-    return Sample(number, "sharegpt", tuple(messages), tools, tuple(chat), _openai_tools_json(raw_tools),
+    return Sample(number, "sharegpt", tuple(messages), tools, tuple(chat), openai_tools_json(raw_tools),
                   tuple(calls), flags, tuple(problems))
 
 
@@ -345,7 +242,7 @@ def _apigen(data: dict[str, Any], number: int, server: str, where: str) -> Sampl
     if not isinstance(raw_tools, list) or not isinstance(answers, list):
         raise TypeError("tools and answers must be JSON arrays")
     try:
-        spans = elements(answers_text, _skip(answers_text, 0))
+        spans = elements(answers_text, skip(answers_text, 0))
     except (ValueError, IndexError):
         spans = []
     records, texts, flags = [], [], {}
@@ -361,7 +258,7 @@ def _apigen(data: dict[str, Any], number: int, server: str, where: str) -> Sampl
     messages = (user, Message(role="assistant", content=None, tool_calls=tuple(records))) if records else (user,)
     chat = (json.dumps({"role": "user", "content": query}, ensure_ascii=False),
             '{"role": "assistant", "tool_calls": [' + ", ".join(texts) + "]}")
-    return Sample(number, "apigen", messages, tools, chat[:len(messages)], _openai_tools_json(raw_tools),
+    return Sample(number, "apigen", messages, tools, chat[:len(messages)], openai_tools_json(raw_tools),
                   tuple((1, t) for t in texts), flags, tuple(problems))
 
 

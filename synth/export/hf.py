@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from synth.rundir import (EVAL, SCORED, TRAIN, VALID, count_lines, lines, public_name, read_jsonl, stored,
+from synth.rundir import (EVAL, SCORED, TEVAL, TRAIN, VALID, count_lines, lines, public_name, read_jsonl, stored,
                           teval_rows)
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ class Config:
 
 def teval_files(run: Path) -> list[Path]:
     """The T-Eval subsets of a run, plain or gzip (``plan_json.json``, ``plan_json.json.gz``)."""
-    folder = run / "teval"
+    folder = run / TEVAL
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz")))

@@ -5,7 +5,6 @@ out row for row, each line the bytes it had when it was made."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from synth.errors import ConfigError
@@ -30,7 +29,7 @@ def export_jsonl(run: Path, out: Path) -> list[Path]:
         for path in sorted(folder.iterdir()):
             if path.name.endswith((".json", ".json.gz")):
                 target = out / TEVAL / path.name.removesuffix(".gz")
-                with open_text(path) as src, open(target, "w", encoding="utf-8") as dst:
-                    shutil.copyfileobj(src, dst)
+                with open_text(path) as src:
+                    write_atomic(target, src)
                 written.append(target)
     return written

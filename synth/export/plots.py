@@ -86,49 +86,56 @@ def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[st
         ax.set_title("Tool calls per conversation")
         figures["tool_calls_per_conversation"] = fig
 
-        top = stats.tools.most_common(20)
-        cov = manifest.get("coverage", {})
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-
-        fig = Figure(figsize=(9.0, max(3.2, 0.26 * len(top) + 1.4)), dpi=100, layout="constrained")
-        spread, ax = fig.subplots(1, 2, width_ratios=[1, 2.2])
-        per_tool = Counter(stats.tools.values())
-        per_tool[0] = cov.get("usable_tools", 0) - cov.get("used_tools", 0)
-        xs = list(range(0, max(per_tool) + 1))
-        bars = spread.bar(xs, [per_tool.get(x, 0) for x in xs], color=["#adb5bd"] + ["#2b8a3e"] * (len(xs) - 1))
-        spread.bar_label(bars, labels=[str(per_tool[x]) if per_tool.get(x) else "" for x in xs], padding=2)
-        spread.set_xticks(xs) if len(xs) <= 20 else None
-        spread.set_xlabel("gold calls per tool")
-        spread.set_ylabel("tools")
-        spread.set_title(f"{cov.get('used_tools', 0)} of {cov.get('usable_tools', 0)} usable tools called")
-        ax.barh(range(len(top)), [n for _, n in reversed(top)], color="#2b8a3e")
-        ax.set_yticks(range(len(top)), [short(name, 58) for name, _ in reversed(top)])
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("gold calls")
-        ax.set_title(f"Most called tools (top {len(top)})")
-        for a in (spread, ax):
-            a.spines[["top", "right"]].set_visible(False)
-        figures["tool_frequency"] = fig
-
-        subtypes = manifest.get("counts", {}).get("scored_subtypes", {})
-        keys = sorted(subtypes, key=lambda k: (list(LABEL_COLOURS).index(k.split("/")[0])
-                                              if k.split("/")[0] in LABEL_COLOURS else 9, -subtypes[k], k))
-        fig, ax = _figure(max(2.5, 0.28 * len(keys) + 1.2))
-        bars = ax.barh(range(len(keys)), [subtypes[k] for k in reversed(keys)],
-                       color=[LABEL_COLOURS.get(k.split("/")[0], "#868e96") for k in reversed(keys)])
-        ax.bar_label(bars, padding=2)
-        ax.set_yticks(range(len(keys)), list(reversed(keys)))
-        ax.set_xlabel("scored calls")
-        ax.set_title("Scored calls by label and subtype")
-        ax.spines[["top", "right"]].set_visible(False)
-        figures["label_distribution"] = fig
+        figures["tool_frequency"] = _tool_frequency(stats, manifest.get("coverage", {}))
+        figures["label_distribution"] = _label_distribution(manifest.get("counts", {}).get("scored_subtypes", {}))
 
         for name in PLOTS:
             path = folder / f"{name}.png"
             figures[name].savefig(path, format="png", metadata={"Software": None})
             out.append(f"{folder.name}/{name}.png")
     return out
+
+
+def _tool_frequency(stats: Stats, cov: dict[str, Any]) -> Any:
+    """How many tools got how many gold calls (the unused ones included), and the most called tools."""
+    top = stats.tools.most_common(20)
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    fig = Figure(figsize=(9.0, max(3.2, 0.26 * len(top) + 1.4)), dpi=100, layout="constrained")
+    spread, ax = fig.subplots(1, 2, width_ratios=[1, 2.2])
+    per_tool = Counter(stats.tools.values())
+    per_tool[0] = cov.get("usable_tools", 0) - cov.get("used_tools", 0)
+    xs = list(range(0, max(per_tool) + 1))
+    bars = spread.bar(xs, [per_tool.get(x, 0) for x in xs], color=["#adb5bd"] + ["#2b8a3e"] * (len(xs) - 1))
+    spread.bar_label(bars, labels=[str(per_tool[x]) if per_tool.get(x) else "" for x in xs], padding=2)
+    spread.set_xticks(xs) if len(xs) <= 20 else None
+    spread.set_xlabel("gold calls per tool")
+    spread.set_ylabel("tools")
+    spread.set_title(f"{cov.get('used_tools', 0)} of {cov.get('usable_tools', 0)} usable tools called")
+    ax.barh(range(len(top)), [n for _, n in reversed(top)], color="#2b8a3e")
+    ax.set_yticks(range(len(top)), [short(name, 58) for name, _ in reversed(top)])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("gold calls")
+    ax.set_title(f"Most called tools (top {len(top)})")
+    for a in (spread, ax):
+        a.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def _label_distribution(subtypes: dict[str, int]) -> Any:
+    """Scored calls by label and subtype, labels in their fixed order."""
+    keys = sorted(subtypes, key=lambda k: (list(LABEL_COLOURS).index(k.split("/")[0])
+                                          if k.split("/")[0] in LABEL_COLOURS else 9, -subtypes[k], k))
+    fig, ax = _figure(max(2.5, 0.28 * len(keys) + 1.2))
+    bars = ax.barh(range(len(keys)), [subtypes[k] for k in reversed(keys)],
+                   color=[LABEL_COLOURS.get(k.split("/")[0], "#868e96") for k in reversed(keys)])
+    ax.bar_label(bars, padding=2)
+    ax.set_yticks(range(len(keys)), list(reversed(keys)))
+    ax.set_xlabel("scored calls")
+    ax.set_title("Scored calls by label and subtype")
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
 
 
 def short(text: str, limit: int) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from synth.export.card import write_card
 from synth.export.hf import write_parquet
 from synth.export.tasks import TASKS
-from synth.rundir import CARD, MANIFEST
+from synth.rundir import CARD, MANIFEST, PLOTS
 
 
 def export(run: Path, out: Path | None = None, **card_options: Any) -> dict[str, dict[str, list[Path]]]:
@@ -37,7 +37,7 @@ def hub_files(folder: Path) -> list[str]:
     """The files of a Hub layout in ``folder``, as paths in the repo, sorted: the card, its plots,
     manifest.json, the parquet files of every config and the store tasks."""
     names = [CARD, MANIFEST]
-    names += [p.relative_to(folder).as_posix() for p in sorted((folder / "plots").glob("*.png"))]
+    names += [p.relative_to(folder).as_posix() for p in sorted((folder / PLOTS).glob("*.png"))]
     names += [p.relative_to(folder).as_posix() for p in sorted((folder / TASKS).rglob("*")) if p.is_file()]
     for config in sorted(p for p in folder.iterdir() if p.is_dir() and any(p.glob("*.parquet"))):
         names += [p.relative_to(folder).as_posix() for p in sorted(config.glob("*.parquet"))]

@@ -15,414 +15,40 @@ inlined, says that nothing else changed.
 ``synth tasks check RUN`` (``check_tasks``) replays each task again and runs its ``verify.py`` the
 way MCPMark does: on the replayed database it must pass, on an untouched seed database it must fail
 whenever the task changes the state.
+
+Here: one task and the run's task writer. The replay and the state diff are in ``store_replay``, the
+words (description, title) in ``task_text``, verify.py and its runs in ``task_verify``; the names other
+modules use are re-exported here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import hashlib
-import inspect
-import json
-import os
-import pprint
-import re
 import shutil
 import sqlite3
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-from synth.records import Connection, Conversation, ServerSpec, StageFailure
+from synth.export.store_replay import (READS, WRITES, SeedStores, indexed_state, primary_keys, replay, state_checks,
+                                       store_seed)
+from synth.export.task_text import (CATEGORY_NAMES, asks_questions, description_md, known_facts, leaked_names,
+                                    objective, task_title)
+from synth.export.task_verify import VERIFY_TIMEOUT, check_tasks, run_verify, task_folders, verify_source
+from synth.records import Conversation, ServerSpec, StageFailure
+from synth.rundir import TASKS, write_atomic, write_json
 from synth.store import state as state_module
 
-TASKS = "tasks"
+__all__ = ["READS", "TASKS", "VERIFY_TIMEOUT", "WRITES", "SeedStores", "TaskWriter", "check_tasks", "leaked_names",
+           "replay", "run_verify", "store_seed", "task_folders"]  # re-exported: the names others import from here
+
 # Deterministic: the same run gives the same bytes. MCPMark dates its tasks; ours are dated by the
 # exporter's format, so a changed date means a changed layout.
 CREATED_AT = "2026-01-01"
 AUTHOR = "synth"
-VERIFY_TIMEOUT = 60.0
-
-# What each write of the store does, as the task's category: the first successful write names it.
-WRITES = {
-    "cancel_pending_order": "cancel_order",
-    "modify_pending_order_address": "change_address",
-    "modify_pending_order_items": "modify_items",
-    "modify_pending_order_payment": "change_payment",
-    "return_delivered_order_items": "return_items",
-    "exchange_delivered_order_items": "exchange_items",
-    "modify_user_address": "change_user_address",
-}
-READS = frozenset({"find_user_id_by_email", "find_user_id_by_name_zip", "get_user_details", "get_order_details",
-                   "get_product_details", "list_all_product_types"})
-CATEGORY_NAMES = {
-    "cancel_order": "Cancel Order", "change_address": "Change Order Address", "modify_items": "Modify Order Items",
-    "change_payment": "Change Payment Method", "return_items": "Return Items", "exchange_items": "Exchange Items",
-    "change_user_address": "Change Customer Address", "lookup": "Lookup", "refused": "Refused Request",
-}
 # A task is easy (MCPMark's L1) with at most one write and this many calls; else standard (L3).
 EASY_CALLS = 3
-
-
-# --- which servers ------------------------------------------------------------------------------
-
-def store_seed(connection: Connection | None) -> int | None:
-    """The seed of the store a stateful connection starts (``synth serve store [--seed N]``), else None.
-
-    Only a store that each scenario starts from its seed can be replayed: a task needs a stateful one.
-    """
-    if connection is None or not connection.stateful:
-        return None
-    from synth.live.pool import store_seed as live_store_seed  # the MCP SDK loads only for runs with a store
-
-    return live_store_seed(connection)
-
-
-_STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)
-
-
-# --- replay -------------------------------------------------------------------------------------
-
-def replay(db: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Run ``calls`` in order on the store at ``db`` through its real MCP server (in process); the wire results.
-
-    In process rather than a child process: the server, its tools and the SDK's result encoding are the
-    ones ``synth serve store`` runs, and the exporter asserts the texts are the conversation's anyway.
-    """
-    from synth.live.client import connect  # loads the MCP SDK: only when a run has store tasks
-    from synth.store.server import build_server
-    from synth.store.shop import Store
-
-    async def run() -> list[dict[str, Any]]:
-        store = Store.open(db)
-        try:
-            async with connect(_STORE, "synth/store", local=build_server(store)) as session:
-                return [await session.call(c["name"], c["arguments"]) for c in calls]
-        finally:
-            store.close()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(run())
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # called from inside an event loop: run beside it
-        return pool.submit(asyncio.run, run()).result()
-
-
-class SeedStores:
-    """Seed databases made once per seed in a temporary folder; a task copies one (a copy is far cheaper
-    than seeding) and diffs against its state, indexed once."""
-
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="synth-tasks-"))
-        self._states: dict[int, dict[str, dict[tuple[Any, ...], dict[str, Any]]]] = {}
-        self._hashes: dict[int, str] = {}
-
-    def path(self, seed: int) -> Path:
-        path = self.folder / f"seed-{seed}.db"
-        if not path.exists():
-            from synth.store.seed import seed_database
-
-            seed_database(path, seed)
-        return path
-
-    def fresh(self, seed: int, name: str) -> Path:
-        """A new copy of the seed database, to replay on or to verify as untouched."""
-        target = self.folder / f"{name}.db"
-        target.unlink(missing_ok=True)
-        shutil.copyfile(self.path(seed), target)
-        return target
-
-    def state(self, seed: int) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
-        if seed not in self._states:
-            self._states[seed] = indexed_state(self.path(seed))
-        return self._states[seed]
-
-    def hash(self, seed: int) -> str:
-        if seed not in self._hashes:
-            self._hashes[seed] = state_module.file_state_hash(str(self.path(seed)))
-        return self._hashes[seed]
-
-    def close(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-# --- the checks: seed state against final state -------------------------------------------------
-
-def indexed_state(db: Path) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
-    """Every table's rows by primary key (the canonical state, so values are what the hash sees)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        keys = primary_keys(conn)
-        return {table: {tuple(row[k] for k in keys[table]): row for row in rows}
-                for table, rows in state_module.canonical_state(conn).items()}
-    finally:
-        conn.close()
-
-
-def primary_keys(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    """Each table's primary-key columns, in key order (every store table has one)."""
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-    keys = {}
-    for table in tables:
-        info = sorted((r[5], r[1]) for r in conn.execute(f'PRAGMA table_info("{table}")') if r[5])
-        keys[table] = [name for _, name in info]
-    return keys
-
-
-def state_checks(before: dict[str, dict[tuple[Any, ...], dict[str, Any]]],
-                 after: dict[str, dict[tuple[Any, ...], dict[str, Any]]],
-                 keys: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """What the task changes, as checks: a changed field's new value, a new row, a row that is gone."""
-    checks: list[dict[str, Any]] = []
-    for table in sorted(after):
-        old, new = before.get(table, {}), after[table]
-        for pk in sorted(set(old) | set(new), key=lambda k: json.dumps(k)):
-            key = dict(zip(keys[table], pk))
-            if pk not in new:
-                checks.append({"table": table, "key": key, "absent": True})
-            elif pk not in old:
-                checks.append({"table": table, "key": key, "row": new[pk]})
-            else:
-                for column in new[pk]:
-                    if new[pk][column] != old[pk][column]:
-                        checks.append({"table": table, "key": key, "column": column, "expected": new[pk][column]})
-    return checks
-
-
-# --- verify.py ----------------------------------------------------------------------------------
-
-VERIFY = '''#!/usr/bin/env python3
-"""Verify the synth store task {task_id!r}: {title}
-
-Generated by synth; standard library only. The database is STORE_DB_PATH, else the first argument,
-opened read-only. Checks what the task changes, then that nothing else changed (the canonical state
-hash, as synth.store.state computes it). Prints one line per check; exits 0 when all pass, else 1.
-"""
-
-from __future__ import annotations
-
-import hashlib
-import json
-import os
-import sqlite3
-import sys
-from pathlib import Path
-
-TASK_ID = {task_id!r}
-EXPECTED_HASH = {expected_hash!r}
-CHECKS = {checks}
-
-
-{state_code}
-
-def database() -> str:
-    path = os.environ.get("STORE_DB_PATH") or (sys.argv[1] if len(sys.argv) > 1 else "")
-    if not path:
-        print("❌ no database: set STORE_DB_PATH or pass the store's SQLite file as the first argument")
-        sys.exit(1)
-    if not os.path.isfile(path):
-        print(f"❌ no database at {{path}}")
-        sys.exit(1)
-    return path
-
-
-def shown(column: str, value: object) -> str:
-    """A value as stored; money (integer cents) also in dollars."""
-    if column.endswith("_cents") and isinstance(value, int):
-        return f"{{value!r}} ({{'-' if value < 0 else ''}}${{abs(value) // 100}}.{{abs(value) % 100:02d}})"
-    return repr(value)
-
-
-def where(check: dict) -> str:
-    return check["table"] + " " + ", ".join(f"{{k}}={{v!r}}" for k, v in check["key"].items())
-
-
-def fetch(conn: sqlite3.Connection, check: dict) -> dict | None:
-    cols = " AND ".join(f'"{{k}}" = ?' for k in check["key"])
-    cursor = conn.execute(f'SELECT * FROM "{{check["table"]}}" WHERE {{cols}}', list(check["key"].values()))
-    row = cursor.fetchone()
-    return None if row is None else dict(zip([d[0] for d in cursor.description], row))
-
-
-def run(conn: sqlite3.Connection, check: dict) -> tuple[bool, str]:
-    """One check: (passed, what was seen)."""
-    row = fetch(conn, check)
-    if "absent" in check:
-        return row is None, f"{{where(check)}} is gone" + ("" if row is None else ": it is still there")
-    if "row" in check:
-        if row is None:
-            return False, f"{{where(check)}} exists: it does not"
-        wrong = {{k: row.get(k) for k, v in check["row"].items() if row.get(k) != v}}
-        if wrong:
-            expected = {{k: check["row"][k] for k in wrong}}
-            return False, f"{{where(check)}} exists, but with {{wrong}} where {{expected}} was expected"
-        return True, f"{{where(check)}} exists"
-    if row is None:
-        return False, f"{{where(check)}}: {{check['column']}} = {{check['expected']!r}}: the row does not exist"
-    column, value = check["column"], row.get(check["column"])
-    seen = "" if value == check["expected"] else f", found {{shown(column, value)}}"
-    return value == check["expected"], f"{{where(check)}}: {{column}} = {{shown(column, check['expected'])}}{{seen}}"
-
-
-def main() -> int:
-    path = database()
-    try:
-        conn = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
-        results = [run(conn, check) for check in CHECKS]
-        found = state_hash(conn)
-    except sqlite3.Error as exc:
-        print(f"❌ {{path}} is not a readable store database: {{exc}}")
-        return 1
-    results.append((found == EXPECTED_HASH, "nothing else changed: state hash " + EXPECTED_HASH[:12]
-                    + ("" if found == EXPECTED_HASH else f", found {{found[:12]}}")))
-    for ok, line in results:
-        print(("✅ " if ok else "❌ ") + line)
-    passed = all(ok for ok, _ in results)
-    print(f"{{'PASS' if passed else 'FAIL'}} {{TASK_ID}}: {{sum(ok for ok, _ in results)}}/{{len(results)}} checks")
-    return 0 if passed else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-'''
-
-
-def verify_source(task_id: str, title: str, expected_hash: str, checks: list[dict[str, Any]]) -> str:
-    """The task's verify.py: the checks as a literal and the store's own hash code, inlined."""
-    state_code = "\n\n".join(inspect.getsource(f) for f in (state_module.canonical_state, state_module.state_hash))
-    return VERIFY.format(task_id=task_id, title=title.replace('"""', "'''"), expected_hash=expected_hash,
-                         checks=pprint.pformat(checks, width=110, sort_dicts=False), state_code=state_code)
-
-
-# --- description.md -----------------------------------------------------------------------------
-
-LABELS = {"email": "Email", "first_name": "First name", "last_name": "Last name", "zip": "ZIP code",
-          "user_id": "Account id", "order_id": "Order", "item_ids": "Items", "new_item_ids": "Wanted items",
-          "payment_method_id": "Payment method", "reason": "Reason", "address": "New address",
-          "product_id": "Product"}
-ORDER_ID = re.compile(r"#W\d{7}")
-
-
-def address_text(address: dict[str, Any]) -> str:
-    street = ", ".join(p for p in (address.get("address1"), address.get("address2")) if p)
-    return f"{street}, {address.get('city')}, {address.get('state')} {address.get('zip')}"
-
-
-def plain_words(text: str) -> str:
-    """A user message without the field names some requests spell an address with ("address1 ..., city ...")."""
-    if "address1 " not in text:
-        return text
-    text = re.sub(r"\baddress[12] ", "", text)
-    text = re.sub(r",? city ", ", ", text)
-    text = re.sub(r",? state ([A-Z]{2})", r", \1", text)
-    return re.sub(r",? zip (\d{5})", r" \1", text)
-
-
-def objective(call: dict[str, Any], said: str = "") -> str:
-    """What the customer asks the write to do, in words (no tool or parameter names).
-
-    An id the customer did not say (a payment method or item id the gold path read from the store) is
-    described, not given: the agent has to find it, as the gold path did.
-    """
-    a, lowered = call["arguments"], said.lower()
-
-    def ids(key: str, what: str) -> str:
-        values = a.get(key) if isinstance(a.get(key), list) else [a.get(key)]
-        values = [str(v) for v in values if v]
-        return ", ".join(values) if values and all(v.lower() in lowered for v in values) else what
-
-    order = ids("order_id", "their order")
-    items, wanted = ids("item_ids", "the item they name"), ids("new_item_ids", "the variant they want")
-    method = ids("payment_method_id", "the payment method they choose")
-    return {
-        "cancel_pending_order": lambda: f"Cancel order {order} (reason: {a.get('reason')}).",
-        "modify_pending_order_address": lambda: f"Ship order {order} to {address_text(a.get('address') or {})}.",
-        "modify_pending_order_items": lambda: f"In order {order}, replace {items} with {wanted}, settling any price "
-                                              f"difference with {method}.",
-        "modify_pending_order_payment": lambda: f"Pay order {order} with {method} instead.",
-        "return_delivered_order_items": lambda: f"Return {items} of order {order}, with the refund going to {method}.",
-        "exchange_delivered_order_items": lambda: f"Exchange {items} of order {order} for {wanted}, settling any price "
-                                                  f"difference with {method}.",
-        "modify_user_address": lambda: f"Make {address_text(a.get('address') or {})} the customer's default address.",
-    }[call["name"]]().replace("order their order", "their order")
-
-
-def known_facts(calls: list[dict[str, Any]], said: str) -> list[tuple[str, str]]:
-    """What the customer knows: each gold-call value they said themselves, labelled, plus the orders they name."""
-    facts: list[tuple[str, str]] = []
-
-    def add(label: str, value: str) -> None:
-        if (label, value) not in facts:
-            facts.append((label, value))
-
-    lowered = said.lower()
-    for call in calls:
-        for param, value in call["arguments"].items():
-            label = LABELS.get(param, param.replace("_", " ").capitalize())
-            if isinstance(value, dict) and str(value.get("address1", "")).lower() in lowered and value.get("address1"):
-                add(label, address_text(value))
-            elif isinstance(value, list):
-                shown = [str(v) for v in value if str(v).lower() in lowered]
-                if shown:
-                    add(label, ", ".join(shown))
-            elif isinstance(value, (str, int)) and str(value) and str(value).lower() in lowered:
-                add(label, str(value))
-    for order in ORDER_ID.findall(said):
-        add("Order", order)
-    return facts
-
-
-def description_md(title: str, said: list[str], facts: list[tuple[str, str]], objectives: list[str],
-                   questions: bool, verified: bool) -> str:
-    """MCPMark's description layout: the task, what the customer knows, the objectives.
-
-    ``verified`` says the gold path acts without looking the customer up first (the store's policy asks
-    for it): the instruction then says so, so the task stays solvable by an agent that keeps the policy.
-    """
-    lines = [f"# {title}", "", "## 📋 Task Description", "",
-             "You are the customer service agent of the Synth Store online shop. Follow the shop's policy (the "
-             "store server's instructions). A customer writes to you; here is everything they say, in order:", ""]
-    lines += [f"> {plain_words(text).strip()}" + ("\n>" if i < len(said) - 1 else "") for i, text in enumerate(said)]
-    lines += ["", "## 🧾 What the Customer Knows", ""]
-    lines += [f"- {label}: {value}" for label, value in facts] or ["- Nothing beyond what they say above."]
-    if verified:
-        lines += ["- Their identity is already confirmed: act on the orders and account they name without "
-                  "looking them up by email or by name and ZIP code first."]
-    lines += ["", "## 🎯 Task Objectives", ""]
-    steps = [*objectives]
-    if questions:
-        steps.append("Answer the customer's questions with facts from the store.")
-    steps.append("Make only the changes the customer asks for and the shop's rules allow; when a request cannot be "
-                 "done, say why and leave it undone. The store's final state is checked.")
-    lines += [f"{i}. {step}" for i, step in enumerate(steps, 1)]
-    return "\n".join(lines) + "\n"
-
-
-def leaked_names(text: str, server: ServerSpec) -> list[str]:
-    """Tool and parameter names (the ones no customer would say: snake_case or with digits) found in ``text``."""
-    names = {t.name for t in server.tools}
-    for tool in server.tools:
-        names |= _schema_names(tool.input_schema)
-    wanted = sorted(n for n in names if "_" in n or any(ch.isdigit() for ch in n))
-    return [n for n in wanted if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text)]
-
-
-def _schema_names(schema: Any) -> set[str]:
-    out: set[str] = set()
-    if isinstance(schema, dict):
-        if isinstance(schema.get("properties"), dict):
-            out |= set(schema["properties"])
-        for value in schema.values():
-            out |= _schema_names(value)
-    elif isinstance(schema, list):
-        for value in schema:
-            out |= _schema_names(value)
-    return out
+IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
 
 
 # --- one task -----------------------------------------------------------------------------------
@@ -536,13 +162,13 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     done.intent = conv.scenario.tools[0] if conv.scenario.tools else ""
     category, writes = done.category, [c for c, _ in done.writes]
     said = [m.content or "" for m in conv.messages if m.role == "user"]
-    title = _title(writes, done.calls)
+    title = task_title(writes, done.calls)
     verified = unidentified_writes(done.calls, done.results)
     objectives = [objective(c, "\n".join(said)) for c in writes]
     refused_by_policy = done.refused_by_policy
     if refused_by_policy:
         order = next((c["arguments"]["order_id"] for c in done.calls if c["name"] == "get_order_details"), "")
-        title = _title([{"name": done.intent, "arguments": {"order_id": order}}], done.calls)  # the request, not the outcome
+        title = task_title([{"name": done.intent, "arguments": {"order_id": order}}], done.calls)  # the request, not the outcome
         objectives = ["Do what the customer asks if the shop's rules allow it for this order; if they do not, "
                       "find that out from the store, explain it, and change nothing."]
     text = description_md(title, said, known_facts(done.calls, "\n".join(said)), objectives,
@@ -594,22 +220,6 @@ def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, 
     }
 
 
-IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
-LOOKUPS = {"get_order_details": "Look up order {order_id}", "get_user_details": "Look up the customer's account",
-           "get_product_details": "Look up product variants", "list_all_product_types": "Look up the product catalog"}
-
-
-def asks_questions(conv: Conversation) -> bool:
-    """Whether some user turn asks something ("?") that the assistant answers without a write."""
-    turns: list[tuple[str, list[str]]] = []
-    for m in conv.messages:
-        if m.role == "user":
-            turns.append((m.content or "", []))
-        elif turns:
-            turns[-1][1].extend(c.name for c in m.tool_calls)
-    return any("?" in text and not any(name in WRITES for name in names) for text, names in turns)
-
-
 def one_customer_problem(done: Replayed) -> str | None:
     """Why the gold path breaks the policy's "one customer per conversation", or None.
 
@@ -640,21 +250,6 @@ def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any
         if call["name"] in WRITES:
             return True
     return False
-
-
-def _title(writes: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
-    """A short name: what the customer asks first and the order it is about, or the first thing looked up.
-    A refused request keeps its name (the title must not give the outcome away)."""
-    if writes:
-        a = writes[0]["arguments"]
-        what = a.get("order_id") or ""  # an order id the customer gives; never the account id a lookup finds
-        name = CATEGORY_NAMES[WRITES[writes[0]["name"]]]
-        more = f" (+{len(writes) - 1} more request{'s' if len(writes) > 2 else ''})" if len(writes) > 1 else ""
-        return f"{name} {what}".strip() + more
-    lookup = next((c for c in calls if c["name"] in LOOKUPS), None)
-    if lookup is None:
-        return "Identify the customer"
-    return LOOKUPS[lookup["name"]].format(order_id=lookup["arguments"].get("order_id", ""))
 
 
 # --- the run's tasks ----------------------------------------------------------------------------
@@ -714,73 +309,6 @@ def tasks_digest(root: Path) -> str:
 def write_task(root: Path, task: Task) -> None:
     folder = root / task.folder
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "description.md").write_text(task.description, encoding="utf-8")
-    (folder / "meta.json").write_text(json.dumps(task.meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (folder / "verify.py").write_text(task.verify, encoding="utf-8")
-
-
-# --- synth tasks check --------------------------------------------------------------------------
-
-def task_folders(run: Path) -> Iterator[Path]:
-    """Every task folder under ``run/tasks`` (MCPMark's rule: it has description.md and verify.py), sorted."""
-    for verify in sorted((run / TASKS).rglob("verify.py")):
-        if (verify.parent / "description.md").is_file():
-            yield verify.parent
-
-
-def run_verify(folder: Path, db: Path) -> subprocess.CompletedProcess[str]:
-    """verify.py as MCPMark runs it: this Python, a subprocess, the database in the environment, a timeout."""
-    env = {**os.environ, "STORE_DB_PATH": str(db)}
-    return subprocess.run([sys.executable, str(folder / "verify.py")], env=env, capture_output=True, text=True,
-                          timeout=VERIFY_TIMEOUT)
-
-
-@dataclass
-class CheckReport:
-    passed: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)  # "task: what went wrong"
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed
-
-
-def check_task(folder: Path, stores: SeedStores) -> str | None:
-    """None when the task holds (verify passes after its gold calls, and fails on a seed store if it writes)."""
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    synth = meta["synth"]
-    db = stores.fresh(int(synth["seed"]), "check")
-    replay(db, synth["gold_calls"])
-    after = run_verify(folder, db)
-    if after.returncode != 0:
-        return f"verify.py fails after the gold calls (rc {after.returncode}): {_failures(after)}"
-    untouched = run_verify(folder, stores.fresh(int(synth["seed"]), "untouched"))
-    if synth["changes_state"] and untouched.returncode == 0:
-        return "verify.py passes on an untouched store, though the task changes the state"
-    if not synth["changes_state"] and untouched.returncode != 0:
-        return f"verify.py fails on an untouched store, though the task changes nothing: {_failures(untouched)}"
-    return None
-
-
-def _failures(done: subprocess.CompletedProcess[str]) -> str:
-    lines = [line for line in done.stdout.splitlines() if line.startswith("❌")]
-    return "; ".join(lines[:3]) or (done.stderr.strip().splitlines() or ["no output"])[-1]
-
-
-def check_tasks(run: Path, progress: Callable[[str, str | None], None] | None = None) -> CheckReport:
-    """Replay and verify every task of ``run``; ``progress(task, problem)`` hears each one."""
-    report = CheckReport()
-    stores = SeedStores()
-    try:
-        for folder in task_folders(run):
-            name = folder.relative_to(run / TASKS).as_posix()
-            try:
-                problem = check_task(folder, stores)
-            except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
-                problem = f"could not be checked: {type(exc).__name__}: {exc}"
-            (report.failed.append(f"{name}: {problem}") if problem else report.passed.append(name))
-            if progress:
-                progress(name, problem)
-    finally:
-        stores.close()
-    return report
+    write_atomic(folder / "description.md", [task.description])  # through rundir, as every run file: whole or not at all
+    write_json(folder / "meta.json", task.meta)
+    write_atomic(folder / "verify.py", [task.verify])

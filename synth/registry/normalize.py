@@ -8,63 +8,30 @@ generator should never have to invent ``null``.
 
 A repaired defect gives a warning; a defect that cannot be repaired gives an error and ``None`` (the
 tool is skipped). Simplifying a schema that was valid gives no problem at all.
+
+Here the walk: ``$ref`` inlining, subschemas, properties and combinators; the repairs of one object's own
+keywords are in ``synth.registry.keywords``.
 """
 
 from __future__ import annotations
 
 import copy
-import math
-import re
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from synth.records import Problem
+from synth.registry.keywords import (ALIASES, ANNOTATIONS, TYPES, Run, check_depth, dedupe, drop_nulls, escape, kind,
+                                     pointer_at, prune_required, repair, short)
 from synth.registry.metaschema import DRAFTS, declared_validator, metaschema_error
 
 MAX_REF_DEPTH = 3  # a recursive $ref is unrolled this many times, then cut to {}
 MAX_REF_EXPANSIONS = 2000  # guards against schemas that explode when inlined
 
-_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
-_ALIASES = {"str": "string", "text": "string", "int": "integer", "long": "integer", "float": "number",
-            "double": "number", "bool": "boolean", "dict": "object", "map": "object", "list": "array"}
-_ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
 _SCHEMA_MAPS = ("patternProperties", "dependentSchemas")  # "properties" has its own checks
 _SCHEMA_ONE = ("additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
                "unevaluatedProperties", "unevaluatedItems", "contentSchema")
-_DROPPED = ("$schema", "$id", "$defs", "definitions", "$anchor")
-_REPAIRED = "the loader repaired it for this run; fix it in the server so every MCP client gets a valid schema"
-
-
-def escape(token: Any) -> str:
-    """One JSON pointer token (RFC 6901)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-@dataclass
-class _Run:
-    """One normalisation: where the schema sits in its file, and what went wrong so far."""
-
-    root: Any  # the schema as given, for resolving local $refs
-    base: str  # JSON pointer of the schema inside the file
-    file: str
-    server: str | None
-    tool: str | None
-    problems: list[Problem] = field(default_factory=list)
-    fatal: bool = False
-    expansions: int = 0
-
-    def warn(self, pointer: str, what: str, fix: str = _REPAIRED) -> None:
-        self.problems.append(Problem(severity="warning", file=self.file, server=self.server, tool=self.tool,
-                                     pointer=pointer, what=what, fix=fix))
-
-    def error(self, pointer: str, what: str, fix: str) -> None:
-        self.fatal = True
-        self.problems.append(Problem(severity="error", file=self.file, server=self.server, tool=self.tool,
-                                     pointer=pointer, what=what, fix=fix))
 
 
 def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, tool: str | None = None,
@@ -74,19 +41,19 @@ def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, 
     ``pointer`` is where the schema sits in its file, so every problem points into the file.
     ``require_object=False`` is for output schemas, which may describe any JSON value.
     """
-    run = _Run(root=schema, base=pointer, file=file, server=server, tool=tool)
+    run = Run(root=schema, base=pointer, file=file, server=server, tool=tool)
     what = "inputSchema" if require_object else "outputSchema"
     if schema is True:
         run.warn(pointer, f"{what} is the boolean schema true", 'write {"type": "object", "properties": {}}')
         schema = {}
     if not isinstance(schema, dict):
-        run.error(pointer, f"{what} is {_kind(schema)}, not a JSON Schema object",
+        run.error(pointer, f"{what} is {kind(schema)}, not a JSON Schema object",
                   'give the tool a schema such as {"type": "object", "properties": {...}}')
         return None, run.problems
     cls, unknown = declared_validator(schema)
     if unknown:
         run.warn(pointer + "/$schema",
-                 f"unknown $schema {_short(repr(schema['$schema']), 60)}; read as JSON Schema 2020-12",
+                 f"unknown $schema {short(repr(schema['$schema']), 60)}; read as JSON Schema 2020-12",
                  'use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#"')
     original_error = metaschema_error(cls, schema)
     result: Any = None
@@ -97,20 +64,20 @@ def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, 
     if not run.fatal:
         result = _finish_top(result, schema, pointer, run, require_object)
     if not run.fatal and (exc := metaschema_error(Draft202012Validator, result)) is not None:
-        run.error(_at(pointer, exc), f"{what} is not valid JSON Schema even after repair: {_short(exc.message)}",
+        run.error(pointer_at(pointer, exc), f"{what} is not valid JSON Schema even after repair: {short(exc.message)}",
                   "fix this keyword so the schema passes a JSON Schema 2020-12 validator")
     if run.fatal:
-        return None, _dedupe(run.problems)
+        return None, dedupe(run.problems)
     if require_object:
-        _check_depth(result, pointer, run)
+        check_depth(result, pointer, run)
     if original_error is not None and not run.problems:  # repairable, and no specific warning said why
         draft = DRAFTS.get(cls.__name__, cls.__name__)
-        run.warn(_at(pointer, original_error),
-                 f"{what} is not valid {draft} as given: {_short(original_error.message)}")
-    return copy.deepcopy(result), _dedupe(run.problems)
+        run.warn(pointer_at(pointer, original_error),
+                 f"{what} is not valid {draft} as given: {short(original_error.message)}")
+    return copy.deepcopy(result), dedupe(run.problems)
 
 
-def _finish_top(result: Any, original: dict[str, Any], pointer: str, run: _Run, require_object: bool) -> Any:
+def _finish_top(result: Any, original: dict[str, Any], pointer: str, run: Run, require_object: bool) -> Any:
     """Tool arguments are always an object: ``type: "object"`` with a ``properties`` dict."""
     if result is False:
         run.error(pointer, 'the schema accepts no value at all (false or {"not": {}})', "describe the tool's arguments")
@@ -135,25 +102,18 @@ def _finish_top(result: Any, original: dict[str, Any], pointer: str, run: _Run, 
     return result
 
 
-def _node(s: Any, ptr: str, run: _Run, stack: tuple[str, ...], top: bool = False) -> Any:
+def _node(s: Any, ptr: str, run: Run, stack: tuple[str, ...], top: bool = False) -> Any:
     """Normalise one (sub)schema. Returns a dict, or False for a schema that no value can match.
 
     ``top`` marks the arguments object of a tool (where a leaked ``ctx`` can appear).
     """
-    if isinstance(s, bool):
-        return {} if s else False
     if not isinstance(s, dict):
-        if isinstance(s, str) and s.lower() in _TYPES | set(_ALIASES):
-            t = _ALIASES.get(s.lower(), s.lower())
-            run.warn(ptr, f"schema is the bare string {s!r}", f'write {{"type": "{t}"}}')
-            return {"type": t}
-        run.warn(ptr, f"schema is {_kind(s)}; read as {{}} (any value)", "give this parameter a JSON Schema object")
-        return {}
+        return _not_an_object(s, ptr, run)
     s = dict(s)
     while "$ref" in s:  # a definition may itself be a $ref
         resolved = _deref(s, ptr, run, stack)
         if resolved is None:
-            return {k: v for k, v in s.items() if k in _ANNOTATIONS}
+            return {k: v for k, v in s.items() if k in ANNOTATIONS}
         s, ptr, stack = resolved
         if not isinstance(s, dict):
             return _node(s, ptr, run, stack)
@@ -170,19 +130,25 @@ def _node(s: Any, ptr: str, run: _Run, stack: tuple[str, ...], top: bool = False
                  'put type/properties/required at the top of the schema, not inside "properties"')
         outer = {k: v for k, v in s.items() if k not in ("properties", "required")}
         return _node({**outer, **props}, f"{ptr}/properties", run, stack, top)
-    for kw in _DROPPED:
-        s.pop(kw, None)
-    if not isinstance(s.get("items"), list):
-        s.pop("additionalItems", None)  # meant nothing without tuple items, and 2020-12 has no such keyword
-    _fix_bounds(s, ptr, run)
-    if isinstance(deps := s.pop("dependencies", None), dict):  # draft-07 keyword split in 2020-12
-        for k, v in deps.items():
-            s.setdefault("dependentRequired" if isinstance(v, list) else "dependentSchemas", {})[k] = v
-    nullable = _fix_type(s, ptr, run)
-    _fix_values(s, ptr, run)
-    _check_ranges(s, ptr, run)
-    if "required" in s:
-        _clean_required(s, ptr, run)
+    nullable = repair(s, ptr, run)
+    _subschemas(s, ptr, run, stack)
+    return _combined(s, ptr, run, stack, top, nullable)
+
+
+def _not_an_object(s: Any, ptr: str, run: Run) -> Any:
+    """A schema that is not an object: a boolean schema, a bare type name, or anything else (read as {})."""
+    if isinstance(s, bool):
+        return {} if s else False
+    if isinstance(s, str) and s.lower() in TYPES | set(ALIASES):
+        t = ALIASES.get(s.lower(), s.lower())
+        run.warn(ptr, f"schema is the bare string {s!r}", f'write {{"type": "{t}"}}')
+        return {"type": t}
+    run.warn(ptr, f"schema is {kind(s)}; read as {{}} (any value)", "give this parameter a JSON Schema object")
+    return {}
+
+
+def _subschemas(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...]) -> None:
+    """Normalise, in place, the subschemas under items and the single-schema and schema-map keywords."""
     for kw in ("items", "prefixItems"):
         if kw in s:
             _fix_items(s, kw, ptr, run, stack)
@@ -192,6 +158,10 @@ def _node(s: Any, ptr: str, run: _Run, stack: tuple[str, ...], top: bool = False
     for kw in _SCHEMA_MAPS:
         if isinstance(s.get(kw), dict):
             s[kw] = {k: _node(v, f"{ptr}/{kw}/{escape(k)}", run, stack) for k, v in s[kw].items()}
+
+
+def _combined(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...], top: bool, nullable: bool) -> Any:
+    """Properties, then allOf merged and anyOf/oneOf simplified, then what they leave to tidy."""
     removed: set[str] = set()  # leaked Context parameters
     never: set[str] = set()  # parameters no value can satisfy
     if "properties" in s:
@@ -207,15 +177,15 @@ def _node(s: Any, ptr: str, run: _Run, stack: tuple[str, ...], top: bool = False
     if "type" not in s and isinstance(s.get("properties"), dict):
         s["type"] = "object"
     if "required" in s:
-        _prune_required(s, ptr, run, removed, never)
+        prune_required(s, ptr, run, removed, never)
     if nullable:
-        _drop_nulls(s)
-    if s.get("not") == {} and not set(s) - _ANNOTATIONS - {"not"}:
+        drop_nulls(s)
+    if s.get("not") == {} and not set(s) - ANNOTATIONS - {"not"}:
         return False  # {"not": {}}: zod's z.never()
     return s
 
 
-def _deref(s: dict[str, Any], ptr: str, run: _Run, stack: tuple[str, ...]) -> tuple[Any, str, tuple[str, ...]] | None:
+def _deref(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...]) -> tuple[Any, str, tuple[str, ...]] | None:
     """Inline a local $ref (siblings win over the target). None: cut (a warning) or unusable (an error)."""
     ref, where = s["$ref"], f"{ptr}/$ref"
     if not isinstance(ref, str) or not ref.startswith("#"):
@@ -251,11 +221,11 @@ def _deref(s: dict[str, Any], ptr: str, run: _Run, stack: tuple[str, ...]) -> tu
     return merged, run.base + "".join("/" + escape(t) for t in tokens), (*stack, ref)
 
 
-def _properties(s: dict[str, Any], ptr: str, run: _Run, stack: tuple[str, ...], top: bool,
+def _properties(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...], top: bool,
                 removed: set[str], never: set[str]) -> dict[str, Any]:
     props = s["properties"]
     if not isinstance(props, dict):
-        run.warn(f"{ptr}/properties", f"properties is {_kind(props)}, not an object; ignored",
+        run.warn(f"{ptr}/properties", f"properties is {kind(props)}, not an object; ignored",
                  "make properties an object mapping each parameter name to its schema")
         return {}
     out: dict[str, Any] = {}
@@ -300,37 +270,7 @@ def _leaked_context(name: Any, sub: Any) -> bool:
     return name.lower() == "ctx" and not sub.get("description")
 
 
-def _fix_type(s: dict[str, Any], ptr: str, run: _Run) -> bool:
-    """Clean ``type``; True when a "null" was dropped (the value was Optional)."""
-    if "type" not in s:
-        return False
-    clean: list[str] = []
-    anything = False
-    for n in s["type"] if isinstance(s["type"], list) else [s["type"]]:
-        key = n.lower() if isinstance(n, str) else ""
-        if key == n and n in _TYPES:
-            clean.append(n)
-        elif key in _TYPES or key in _ALIASES:
-            clean.append(_ALIASES.get(key, key))
-            run.warn(f"{ptr}/type", f"type {n!r} is not a JSON Schema type; read as {clean[-1]!r}",
-                     f'write "type": "{clean[-1]}"')
-        elif key == "any":
-            anything = True
-            run.warn(f"{ptr}/type", 'type "any" is not JSON Schema; dropped (any value allowed)',
-                     'omit "type" to allow any value')
-        else:
-            run.warn(f"{ptr}/type", f"unknown type {_short(repr(n), 40)} dropped",
-                     "use one of " + ", ".join(sorted(_TYPES)))
-    clean = list(dict.fromkeys(clean))
-    nonnull = [t for t in clean if t != "null"]
-    if anything or not clean:
-        del s["type"]
-        return False
-    s["type"] = (nonnull[0] if len(nonnull) == 1 else nonnull) if nonnull else "null"
-    return bool(nonnull) and len(nonnull) < len(clean)
-
-
-def _fix_items(s: dict[str, Any], kw: str, ptr: str, run: _Run, stack: tuple[str, ...]) -> None:
+def _fix_items(s: dict[str, Any], kw: str, ptr: str, run: Run, stack: tuple[str, ...]) -> None:
     """Normalise items; a draft-07 tuple ``items: [...]`` becomes 2020-12 ``prefixItems``."""
     if not isinstance(s[kw], list):
         s[kw] = _node(s[kw], f"{ptr}/{kw}", run, stack)
@@ -345,7 +285,7 @@ def _fix_items(s: dict[str, Any], kw: str, ptr: str, run: _Run, stack: tuple[str
             s["items"] = positions[0]  # the same schema at every position: say so plainly for the generator
 
 
-def _all_of(s: dict[str, Any], ptr: str, run: _Run, stack: tuple[str, ...]) -> dict[str, Any]:
+def _all_of(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...]) -> dict[str, Any]:
     """Merge allOf into the parent when the parts do not conflict (the generator reads one schema)."""
     parts = s.pop("allOf")
     if not isinstance(parts, list):
@@ -364,7 +304,7 @@ def _merge(a: dict[str, Any], b: Any) -> dict[str, Any] | None:
         return None
     out = dict(a)
     for k, v in b.items():
-        if k not in out or out[k] == v or k in _ANNOTATIONS:
+        if k not in out or out[k] == v or k in ANNOTATIONS:
             out.setdefault(k, v)
         elif k == "type" and (both := _intersect(out[k], v)):
             out[k] = both[0] if len(both) == 1 else both
@@ -386,7 +326,7 @@ def _intersect(a: Any, b: Any) -> list[str]:
     return both
 
 
-def _any_of(s: dict[str, Any], kw: str, ptr: str, run: _Run, stack: tuple[str, ...]) -> tuple[Any, bool]:
+def _any_of(s: dict[str, Any], kw: str, ptr: str, run: Run, stack: tuple[str, ...]) -> tuple[Any, bool]:
     """Drop null and impossible branches; a lone survivor merges into the parent (Optional[X] -> X).
 
     Returns the schema (False if nothing can match) and whether a null branch was dropped.
@@ -407,138 +347,4 @@ def _any_of(s: dict[str, Any], kw: str, ptr: str, run: _Run, stack: tuple[str, .
 
 def _is_null(b: dict[str, Any]) -> bool:
     return (b.get("type") == "null" or b.get("const", 0) is None or b.get("enum") == [None]) and \
-        not set(b) - _ANNOTATIONS - {"type", "const", "enum"}
-
-
-def _clean_required(s: dict[str, Any], ptr: str, run: _Run) -> None:
-    """``required`` as a list of distinct names (before combinators, so merges compare clean values)."""
-    req, where = s["required"], f"{ptr}/required"
-    if isinstance(req, str):
-        run.warn(where, "required is a string, not a list; read as a one-item list", f'write "required": ["{req}"]')
-        req = [req]
-    if not isinstance(req, list):
-        run.warn(where, f"required is {_kind(req)}, not a list; ignored", "make required a list of parameter names")
-        del s["required"]
-        return
-    names = list(dict.fromkeys(r for r in req if isinstance(r, str)))
-    if len(names) < len(req):
-        run.warn(where, "required holds duplicates or non-strings; dropped", "list each required parameter name once")
-    s["required"] = names
-
-
-def _prune_required(s: dict[str, Any], ptr: str, run: _Run, removed: set[str], never: set[str]) -> None:
-    """Drop required names that are not properties (the generator could not fill them)."""
-    props, names = s.get("properties"), s["required"]
-    for name in [n for n in names if isinstance(props, dict) and n not in props]:
-        names.remove(name)
-        if name in never:
-            run.error(f"{ptr}/required", f"required parameter {name!r} can never be given",
-                      "make it optional or fix its schema")
-        elif name not in removed:  # a leaked Context parameter is reported once, where it was removed
-            run.warn(f"{ptr}/required", f"required names {name!r}, which is not in properties; dropped",
-                     f"add {name!r} to properties or remove it from required")
-
-
-def _fix_values(s: dict[str, Any], ptr: str, run: _Run) -> None:
-    """enum and pattern: drop what no validator can use (before combinators, like _clean_required)."""
-    if "enum" in s and (not isinstance(s["enum"], list) or not s["enum"]):
-        run.warn(f"{ptr}/enum", "enum is not a non-empty list; dropped", "make enum a list of the allowed values")
-        del s["enum"]
-    if "pattern" in s:
-        try:
-            re.compile(s["pattern"])
-        except (re.error, TypeError) as exc:
-            run.warn(f"{ptr}/pattern", f"pattern {_short(repr(s['pattern']), 60)} is not a valid regular expression "
-                     f"({exc}); dropped", "fix the regular expression")
-            del s["pattern"]
-
-
-def _check_ranges(s: dict[str, Any], ptr: str, run: _Run) -> None:
-    """Bounds no value can meet, and an enum the pattern rules out: errors (the tool is skipped with
-    this reason), since generation could only fail on them."""
-    lo, hi = s.get("minimum"), s.get("maximum")
-    xlo, xhi = s.get("exclusiveMinimum"), s.get("exclusiveMaximum")
-    lows = [float(v) for v in (lo, xlo) if isinstance(v, (int, float)) and _number(v)]
-    highs = [float(v) for v in (hi, xhi) if isinstance(v, (int, float)) and _number(v)]
-    if lows and highs:
-        low, high = max(lows), min(highs)
-        strict = (low == xlo and _number(xlo)) or (high == xhi and _number(xhi))
-        integer = s.get("type") == "integer"
-        empty = low > high or (low == high and strict) or (integer and math.ceil(low) > math.floor(high))
-        if empty:
-            which = ("exclusiveMinimum" if low == xlo and _number(xlo) else "minimum",
-                     "exclusiveMaximum" if high == xhi and _number(xhi) else "maximum")
-            run.error(f"{ptr}/{which[0]}", f"{which[0]} {low:g} and {which[1]} {high:g} leave no "
-                      f"{'integer' if integer else 'number'} allowed", f"fix the bounds so {which[0]} is below {which[1]}")
-    for small, big, what in (("minLength", "maxLength", "string"), ("minItems", "maxItems", "array"),
-                             ("minProperties", "maxProperties", "object")):
-        a, b = s.get(small), s.get(big)
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and _number(a) and _number(b) and a > b:
-            run.error(f"{ptr}/{small}", f"{small} {a} is above {big} {b}: no {what} is allowed",
-                      f"fix the bounds so {small} <= {big}")
-    pattern, enum = s.get("pattern"), s.get("enum")
-    if isinstance(pattern, str) and isinstance(enum, list):
-        texts = [v for v in enum if isinstance(v, str)]
-        if texts and not any(re.search(pattern, v) for v in texts):
-            run.error(f"{ptr}/pattern", f"pattern {_short(repr(pattern), 60)} matches none of the enum values "
-                      f"{_short(repr(texts), 80)}", "fix the pattern or the enum so the allowed values match")
-
-
-FILL_DEPTH = 4  # levels of nested objects and arrays the offline value writer fills (synth.offline.values)
-
-
-def _check_depth(s: Any, ptr: str, run: _Run, depth: int = -1) -> None:
-    """Warn where a required value sits deeper than the offline writer fills: it would be left empty."""
-    if not isinstance(s, dict):
-        return
-    if depth >= FILL_DEPTH and s.get("required"):
-        run.warn(ptr, f"required values nested {depth + 1} levels deep; the offline writer fills {FILL_DEPTH}, so "
-                 "offline calls of this tool leave them out and fail validation", "flatten the arguments, or give "
-                 "the server a pack with example values")
-        return
-    for name, sub in (s.get("properties") or {}).items():
-        if name in (s.get("required") or ()):
-            _check_depth(sub, f"{ptr}/properties/{escape(name)}", run, depth + 1)
-    if isinstance(s.get("items"), dict) and (s.get("minItems") or 0) >= 1:
-        _check_depth(s["items"], f"{ptr}/items", run, depth + 1)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _drop_nulls(s: dict[str, Any]) -> None:
-    """The value was Optional and null is no longer accepted: drop null from enum and a null default."""
-    if None in s.get("enum", ()) and s.get("type") != "null":
-        s["enum"] = [v for v in s["enum"] if v is not None] or s["enum"]
-    if "default" in s and s["default"] is None:
-        del s["default"]  # pydantic's Optional default
-
-
-def _fix_bounds(s: dict[str, Any], ptr: str, run: _Run) -> None:
-    """Draft-04 boolean exclusiveMinimum/Maximum -> the numeric form of later drafts."""
-    for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-        if isinstance(flag := s.get(exclusive), bool):
-            run.warn(f"{ptr}/{exclusive}", f"{exclusive} is a boolean (draft-04 style); converted",
-                     f'write "{exclusive}": <number> instead of "{bound}" plus "{exclusive}": true')
-            del s[exclusive]
-            if flag and isinstance(s.get(bound), (int, float)):
-                s[exclusive] = s.pop(bound)
-
-
-def _at(pointer: str, exc: SchemaError) -> str:
-    return pointer + "".join("/" + escape(p) for p in exc.path)
-
-
-def _dedupe(problems: list[Problem]) -> list[Problem]:
-    """A definition inlined twice reports its problems once."""
-    return list({(p.severity, p.pointer, p.what): p for p in problems}.values())
-
-
-def _kind(value: Any) -> str:
-    return "missing" if value is None else f"a {type(value).__name__} ({_short(repr(value), 40)})"
-
-
-def _short(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        not set(b) - ANNOTATIONS - {"type", "const", "enum"}

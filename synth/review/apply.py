@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synth.errors import ConfigError
-from synth.export.chat import ToolNames, chat_line, eval_items
-from synth.export.scored import scored_line
+from synth.export.chat import ToolNames
+from synth.export.rows import rows_by_file
 from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpec, StageFailure, ToolCall
 from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
 from synth.review.manifest import STAGE, update_manifest
 from synth.review.queue import QueueItem, iter_queue, write_queue
-from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, GZ, LOG, REJECTED, SCORED, Replacing, RunDir, dump_line,
-                          is_compact, read_jsonl, read_jsonl_text, stored)
+from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, TEVAL, Replacing, RunDir, append_jsonl,
+                          is_compact, other_spelling, read_jsonl, read_jsonl_text, stored)
 from synth.stages.inject import negatives
 
 
@@ -125,7 +125,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
             _decide(item, plan, by_id)
         except EditError as exc:
             refused[item.id] = str(exc)
-    teval = (run / "teval").is_dir() and plan.touches_test()
+    teval = (run / TEVAL).is_dir() and plan.touches_test()
     if teval:  # T-Eval subsets are made from every test conversation: the whole registry must match
         registry = registry or run_registry(run, manifest, servers, set())
         check_snapshot(manifest, registry, {s["id"] for s in manifest["registry"]["snapshot"]},
@@ -137,24 +137,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     seen_rows = _rewrite(run, plan, derived, by_id, names)
     if teval:
         rebuild_teval(run, manifest, by_id)
-    stamp = now()
-    applied: list[QueueItem] = []
-    with open(run / LOG, "a", encoding="utf-8") as log:
-        for item in todo:
-            if item.id in refused:
-                report.refused.append(f"{item.id}: {refused[item.id]}")
-                continue
-            outcome = dict(plan.outcome[item.id])
-            row = outcome.pop("row", None)
-            if row is not None and row not in seen_rows:
-                outcome = {"outcome": "no change: the call had already left the data"}
-            log.write(dump_line({
-                "queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
-                "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
-                "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
-                "decided_at": item.decided_at, "applied_at": stamp, **outcome}))
-            applied.append(item)
-            report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
+    applied = _log(run, todo, plan, refused, seen_rows, now(), report)
     report.applied = len(applied)
     report.joined = len(plan.add_convs)
     report.removed = len(plan.remove_convs) + len(plan.remove_rows)
@@ -171,6 +154,30 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     else:
         write_card(run)
     return report
+
+
+def _log(run: Path, todo: list[QueueItem], plan: _Plan, refused: dict[str, str], seen_rows: set[str], stamp: str,
+         report: Applied) -> list[QueueItem]:
+    """Add each applied decision to review_log.jsonl with what it changed; the items applied."""
+    applied: list[QueueItem] = []
+    entries: list[dict[str, Any]] = []
+    for item in todo:
+        if item.id in refused:
+            report.refused.append(f"{item.id}: {refused[item.id]}")
+            continue
+        outcome = dict(plan.outcome[item.id])
+        row = outcome.pop("row", None)
+        if row is not None and row not in seen_rows:
+            outcome = {"outcome": "no change: the call had already left the data"}
+        entries.append({
+            "queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
+            "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
+            "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
+            "decided_at": item.decided_at, "applied_at": stamp, **outcome})
+        applied.append(item)
+        report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
+    append_jsonl(run / LOG, entries)
+    return applied
 
 
 def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> None:
@@ -232,28 +239,28 @@ def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], 
     scored ids that were in the data before."""
     seen: set[str] = set()
     changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
+    new = {c.id: rows_by_file(c, servers[c.server], names, derived[c.id][0])  # the rows each new version gives
+           for c in [*plan.replace_convs.values(), *plan.add_convs]}
     off = [n for n in EXPORTS if n not in (CONVERSATIONS, REJECTED) and not stored(run / n).exists()]
     with Replacing(run, [n for n in EXPORTS if n not in off], skip=off) as files:  # all or nothing: an error leaves every file as it was
-        _conversations(run, files, plan, servers, names)
+        _conversations(run, files, plan, new)
         for text, item in read_jsonl_text(run / EVAL):
             if item["item"]["metadata"]["conversation_id"] not in changed:
                 files.write(EVAL, text)
         for conv in [*plan.replace_convs.values(), *plan.add_convs]:
-            if conv.split == "test":
-                for item in eval_items(conv, servers[conv.server], names):
-                    files.write(EVAL, item)
+            _write(files, new[conv.id], EVAL)
         emitted: set[str] = set()
         for text, row in read_jsonl_text(run / SCORED):
             seen.add(row["id"])
             cid = row["conversation_id"]
             if changed.get(cid) == "replaced" and cid not in emitted:  # the new negatives where the old were
                 emitted.add(cid)
-                _scored(files, plan.replace_convs[cid], derived, servers)
+                _write(files, new[plan.replace_convs[cid].id], SCORED)
             if cid in changed or row["id"] in plan.remove_rows:
                 continue
             files.write(SCORED, plan.replace_rows.get(row["id"], text))
         for conv in [*(c for k, c in plan.replace_convs.items() if k not in emitted), *plan.add_convs]:
-            _scored(files, conv, derived, servers)
+            _write(files, new[conv.id], SCORED)
         for text, record in read_jsonl_text(run / REJECTED):
             if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
                 continue  # negatives that could not be made for a conversation that left or changed
@@ -266,7 +273,7 @@ def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], 
     return seen
 
 
-def _conversations(run: Path, files: Replacing, plan: _Plan, servers: dict[str, ServerSpec], names: ToolNames) -> None:
+def _conversations(run: Path, files: Replacing, plan: _Plan, new: dict[str, dict[str, list[Any]]]) -> None:
     """conversations.jsonl with train/valid.jsonl beside it: their lines come in the same order, so an
     untouched conversation's chat line is copied as it was."""
     chat = {split: read_jsonl_text(run / name) for split, name in CHAT.items()}
@@ -276,24 +283,20 @@ def _conversations(run: Path, files: Replacing, plan: _Plan, servers: dict[str, 
         if record["id"] in plan.remove_convs:
             continue
         if record["id"] in plan.replace_convs:
-            _export(files, plan.replace_convs[record["id"]], servers, names)
+            _write(files, new[plan.replace_convs[record["id"]].id], CONVERSATIONS, *CHAT.values())
             continue
         files.write(CONVERSATIONS, text)
         if old_chat is not None:
             files.write(CHAT[split], old_chat)
     for conv in plan.add_convs:
-        _export(files, conv, servers, names)
+        _write(files, new[conv.id], CONVERSATIONS, *CHAT.values())
 
 
-def _export(files: Replacing, conv: Conversation, servers: dict[str, ServerSpec], names: ToolNames) -> None:
-    files.write(CONVERSATIONS, conv.to_json())
-    if conv.split in ("train", "valid"):
-        files.write(CHAT[conv.split], chat_line(conv, servers[conv.server], names))
-
-
-def _scored(files: Replacing, conv: Conversation, derived: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
-    for record in derived[conv.id][0]:
-        files.write(SCORED, scored_line(record, servers[conv.server], conv.tools, conv.split or "train"))
+def _write(files: Replacing, rows: dict[str, list[Any]], *names: str) -> None:
+    """A new conversation's rows (``export.rows``) for the files ``names``, where the rewrite has come to them."""
+    for name in names:
+        for row in rows.get(name, ()):
+            files.write(name, row)
 
 
 def scored_records(conv: Conversation, rows: list[dict[str, Any]]) -> list[ScoredCall]:
@@ -330,10 +333,9 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
         finally:
             counts = writer.close()
         manifest["teval"] = counts
-        (run / "teval").mkdir(exist_ok=True)
-        for path in sorted((tmp / "teval").iterdir()):
-            path.replace(run / "teval" / path.name)
-            other = path.name.removesuffix(GZ) if path.name.endswith(GZ) else path.name + GZ
-            (run / "teval" / other).unlink(missing_ok=True)  # the subset in the other storage would shadow it
+        (run / TEVAL).mkdir(exist_ok=True)
+        for path in sorted((tmp / TEVAL).iterdir()):
+            path.replace(run / TEVAL / path.name)
+            other_spelling(run / TEVAL, path.name).unlink(missing_ok=True)  # the subset in the other storage would shadow it
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from synth.config import REVIEW_RULES
 from synth.errors import ConfigError
 from synth.records import Conversation, content_hash, make_id
-from synth.rundir import CONVERSATIONS, QUEUE, SCORED, inflater, lines, read_jsonl, write_jsonl
+from synth.rundir import CONVERSATIONS, QUEUE, SCORED, inflater, lines, parse_line, read_jsonl, write_jsonl
 
 Decision = Literal["accept", "reject", "edit"]
 
@@ -211,10 +211,7 @@ def iter_queue(run: Path) -> Iterator[QueueItem]:
 def _items(path: Path) -> Iterator[QueueItem]:
     inflate = inflater(path)  # a queued scored row refers to its tool list (synth.rundir)
     for number, text in lines(path):
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise ConfigError(f"{path}:{number}: not JSON ({getattr(exc, 'msg', exc)}); fix or remove that line") from None
+        data = parse_line(path, number, text, "review queue")
         try:
             yield QueueItem.model_validate(inflate(data) if inflate is not None else data)
         except ValidationError as exc:

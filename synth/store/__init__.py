@@ -4,8 +4,8 @@
     models.py   what tools take and return (pydantic; money as "12.34") shop.py     the rules, on SQLite
     server.py   the MCPServer: tools, schemas, the policy as instructions
     state.py    the canonical state hash (stdlib only; verify.py files inline it)
-    entry.py    the registry entry, dumped from the server's own tools/list
-    pack.py     the server pack, with real values of the seed-0 store
+    (its registry entry is dumped from the server's own tools/list by synth.live.store_entry)
+    pack.py     the server pack, with real values of the seed-0 store (pack_tools.py: what each tool says)
 
 It imports nothing from synth above ``synth.errors``/``synth.records`` (layer "core").
 """

@@ -84,22 +84,42 @@ def seed_database(path: Path | str, seed: int = 0) -> None:
     partial.replace(target)  # a half-written seed never passes for a store
 
 
+Products = list[tuple[str, str, list[tuple[str, dict[str, str], int, bool]]]]  # (name, product id, [(item id, options, price in cents, available)])
+Users = list[tuple[str, tuple[str, ...], list[tuple[str, str]]]]  # (user id, address, [(payment method id, kind)])
+
+
 def fill(conn: sqlite3.Connection, seed: int) -> None:
     """Insert the seed rows: every random choice comes from ``seed``, in a fixed order."""
-    rng = random.Random(seed)
-    fake = Faker("en_US")
-    fake.seed_instance(seed)
-    used: set[str] = set()
+    draw = _Draws(seed)
+    products = _products(conn, draw)
+    users = _users(conn, draw)
+    _orders(conn, draw, products, users)
 
-    def fresh(make) -> str:  # unique ids across every kind
+
+class _Draws:
+    """The seed's random source and Faker (drawn from in one fixed order), and ids unique across every kind."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.fake = Faker("en_US")
+        self.fake.seed_instance(seed)
+        self.used: set[str] = set()
+
+    def fresh(self, make) -> str:
         while True:
             value = make()
-            if value not in used:
-                used.add(value)
+            if value not in self.used:
+                self.used.add(value)
                 return value
 
-    digits = lambda n: "".join(rng.choice("0123456789") for _ in range(n))  # noqa: E731
-    products: list[tuple[str, str, list[tuple[str, dict[str, str], int, bool]]]] = []
+    def digits(self, n: int) -> str:
+        return "".join(self.rng.choice("0123456789") for _ in range(n))
+
+
+def _products(conn: sqlite3.Connection, draw: _Draws) -> Products:
+    """Every product of the catalog with its variants (options, price, availability)."""
+    rng, fresh = draw.rng, draw.fresh
+    products: Products = []
     for name in sorted(PRODUCTS):
         dims, (low, high) = PRODUCTS[name]
         product_id = fresh(lambda: str(rng.randint(10**9, 10**10 - 1)))
@@ -116,8 +136,13 @@ def fill(conn: sqlite3.Connection, seed: int) -> None:
         conn.execute("INSERT INTO products VALUES (?, ?)", (product_id, name))
         conn.executemany("INSERT INTO variants VALUES (?, ?, ?, ?, ?)",
                          [(i, product_id, options_json(o), p, int(a)) for i, o, p, a in variants])
+    return products
 
-    users: list[tuple[str, tuple[str, ...], list[tuple[str, str]]]] = []
+
+def _users(conn: sqlite3.Connection, draw: _Draws) -> Users:
+    """Customers with an address and one to three payment methods."""
+    rng, fake, fresh, digits = draw.rng, draw.fake, draw.fresh, draw.digits
+    users: Users = []
     emails: set[str] = set()
     for _ in range(USERS):
         first, last = fake.first_name(), fake.last_name()
@@ -141,7 +166,12 @@ def fill(conn: sqlite3.Connection, seed: int) -> None:
                          (method_id, user_id, kind, brand, last_four, balance))
             methods.append((method_id, kind))
         users.append((user_id, address, methods))
+    return users
 
+
+def _orders(conn: sqlite3.Connection, draw: _Draws, products: Products, users: Users) -> None:
+    """Orders of every status, with their items, payments, refunds and fulfillments."""
+    rng, fresh, digits = draw.rng, draw.fresh, draw.digits
     statuses, weights = list(STATUS_WEIGHTS), list(STATUS_WEIGHTS.values())
     for _ in range(ORDERS):
         order_id = fresh(lambda: f"#W{digits(7)}")

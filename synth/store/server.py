@@ -58,6 +58,8 @@ ItemIds = Annotated[list[ItemId], Field(min_length=1, description="Item ids in t
 NewItemIds = Annotated[list[ItemId], Field(min_length=1, description="The replacement item ids, one per entry of "
                                                                      "item_ids and in the same order; each must be an "
                                                                      "available variant of the same product.")]
+DifferencePayer = Annotated[PaymentMethodId, Field(description="The customer's payment method that pays or receives the "
+                                                               "price difference; a gift card must cover an amount to pay.")]
 
 
 CURRENT: ContextVar[Store] = ContextVar("synth_store_current")
@@ -94,6 +96,17 @@ def build_server(store: Store | None = None) -> MCPServer:
             return fn
         return register
 
+    _read_tools(tool, shop)  # registered in this order, which is the order of tools/list
+    _pending_order_tools(tool, shop)
+    _delivered_order_tools(tool, shop)
+    return server
+
+
+Register = Callable[[ToolAnnotations], Callable[[T], T]]  # build_server's ``tool``: registers a function as a tool
+
+
+def _read_tools(tool: Register, shop: Callable[[], Store]) -> None:
+    """Finding a customer, and reading accounts, orders, products and the catalog."""
     @tool(annotations=READ)
     def find_user_id_by_email(
         email: Annotated[str, Field(min_length=3, description="The customer's email, e.g. 'noah.brown7922@example.com'.")],
@@ -137,6 +150,9 @@ def build_server(store: Store | None = None) -> MCPServer:
         several variants with their own item ids; get them with get_product_details."""
         return shop().product_types()
 
+
+def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
+    """Changes to a pending order: cancel it, or change its address, items or payment."""
     @tool(annotations=WRITE)
     def cancel_pending_order(
         order_id: OrderId,
@@ -160,9 +176,7 @@ def build_server(store: Store | None = None) -> MCPServer:
     @tool(annotations=WRITE)
     def modify_pending_order_items(
         order_id: OrderId, item_ids: ItemIds, new_item_ids: NewItemIds,
-        payment_method_id: Annotated[PaymentMethodId, Field(description="The customer's payment method that pays "
-                                                                        "or receives the price difference; a gift card "
-                                                                        "must cover an amount to pay.")],
+        payment_method_id: DifferencePayer,
     ) -> Order:
         """Swap items of a pending order for other available variants of the same products (another color or
         size, say). The price difference is charged to or refunded to the given payment method. An order's
@@ -182,6 +196,9 @@ def build_server(store: Store | None = None) -> MCPServer:
         the customer first. Returns the updated order."""
         return shop().modify_pending_order_payment(order_id, payment_method_id)
 
+
+def _delivered_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
+    """Returns and exchanges of a delivered order, and the customer's default address."""
     @tool(annotations=WRITE)
     def return_delivered_order_items(
         order_id: OrderId, item_ids: ItemIds,
@@ -198,9 +215,7 @@ def build_server(store: Store | None = None) -> MCPServer:
     @tool(annotations=WRITE)
     def exchange_delivered_order_items(
         order_id: OrderId, item_ids: ItemIds, new_item_ids: NewItemIds,
-        payment_method_id: Annotated[PaymentMethodId, Field(description="The customer's payment method that pays or "
-                                                                        "receives the price difference; a gift card "
-                                                                        "must cover an amount to pay.")],
+        payment_method_id: DifferencePayer,
     ) -> Order:
         """Exchange items of a delivered order for other available variants of the same products. The price
         difference is charged or refunded to the given payment method. An order can be returned or exchanged
@@ -216,5 +231,3 @@ def build_server(store: Store | None = None) -> MCPServer:
         """Change a customer's default address (orders keep theirs; use modify_pending_order_address for a
         pending order). Confirm the full new address first. Returns the updated customer."""
         return shop().modify_user_address(user_id, address)
-
-    return server

@@ -1,0 +1,51 @@
+"""The run folder's file names, which of them are stored compressed, and what --outputs may leave out.
+
+A file is named here once; everything else spells it through these names (``synth.rundir`` re-exports them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+CONVERSATIONS = "conversations.jsonl"
+TRAIN = "train.jsonl"
+VALID = "valid.jsonl"
+EVAL = "eval.jsonl"
+SCORED = "scored.jsonl"
+REJECTED = "rejected.jsonl"
+QUEUE = "review_queue.jsonl"
+LOG = "review_log.jsonl"
+CARD = "README.md"
+REQUESTS = "requests.json"  # what getting the answers took, per process (retries, 429s, waits): timing, so not in the manifest
+LOCK = ".synth.lock"  # held (flock) by the one process writing the run; holds its pid and command
+RUNNING, COMPLETE = "running", "complete"  # the manifest's status: written "running" first, "complete" last
+TOOLS = "tools.jsonl"  # each tool and each tool list once; rows refer to a list as "tools:<id>"
+TEVAL = "teval"  # the T-Eval subsets' folder
+TASKS = "tasks"  # live store runs: one MCPMark-style task folder per conversation
+PLOTS = "plots"  # the card's figures
+CACHE = "cache.sqlite"  # LLM runs: every model call, keyed by what decides its answer
+EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, REJECTED)
+FILES = (*EXPORTS, QUEUE)  # what generate writes, and what the manifest lists with line counts and hashes
+CHAT = {"train": TRAIN, "valid": VALID}  # split -> its chat file
+GZ = ".gz"
+COMPRESSED = frozenset((CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS))  # stored as <name>.gz in a run folder
+# (rejected, the review queue and log stay plain: small, and read or edited by people)
+TOOL_FIELDS: dict[str, tuple[str, ...]] = {TRAIN: ("tools",), VALID: ("tools",), EVAL: ("item", "tools"),
+                                           SCORED: ("available_tools",),  # where each file's rows keep a tool list
+                                           QUEUE: ("record", "available_tools")}  # a queued scored row
+REF = "tools:"
+# --outputs: what generate may leave out (conversations.jsonl, the source of everything else, is always written)
+OUTPUTS = ("train", "valid", "eval", "scored", "teval", "tasks")
+DEFAULT_OUTPUTS = OUTPUTS  # all: a first run shows every format, and stored compactly all of them take about 6 kB a conversation
+OUTPUT_FILES = {"train": TRAIN, "valid": VALID, "eval": EVAL, "scored": SCORED}
+
+
+def public_name(path: Path) -> str:
+    """A file's name without the storage suffix (``scored.jsonl.gz`` -> ``scored.jsonl``)."""
+    return path.name[: -len(GZ)] if path.name.endswith(GZ) else path.name
+
+
+def storage_name(name: str, compact: bool = True) -> str:
+    """The name ``name`` is written under in a run folder (``scored.jsonl`` -> ``scored.jsonl.gz``)."""
+    return name + GZ if compact and (name in COMPRESSED or name.startswith(TEVAL + "/")) else name

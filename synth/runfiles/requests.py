@@ -1,0 +1,46 @@
+"""``requests.json``: what getting a model's answers took, one entry per process that worked on the run.
+
+Timing and retries differ between two makings of the same run, so they stay out of the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from synth.runfiles.names import REQUESTS
+
+
+def requests_line(entries: list[dict[str, Any]]) -> str | None:
+    """Requests, retries by cause, re-asks and time spent waiting, summed over ``entries`` (requests.json)."""
+    if not entries:
+        return None
+    total: dict[str, Any] = {"errors": {}}
+    for entry in entries:
+        for key, value in entry.items():
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    total["errors"][k] = total["errors"].get(k, 0) + v
+            elif isinstance(value, (int, float)):
+                total[key] = total.get(key, 0) + value
+    errors = total["errors"]
+    causes = ", ".join(f"{label} {errors[kind]}" for kind, label in ERROR_LABELS if errors.get(kind))
+    return (f"{total.get('requests', 0)} requests for {total.get('calls', 0)} model calls; {total.get('retries', 0)} retries"
+            + (f" ({causes})" if causes else "") + f", {total.get('reasks', 0)} re-asks of answers that did not validate, "
+            f"{total.get('failures', 0)} calls failed past their retries, {total.get('downgrades', 0)} output-format "
+            f"downgrades; {total.get('waited_s', 0):.1f} s spent waiting before retries")
+
+
+ERROR_LABELS = (("rate_limit", "429 rate limits"), ("server_error", "5xx"), ("timeout", "timeouts"),
+                ("connection", "connection failures"), ("invalid_response", "unreadable bodies"),
+                ("bad_request", "other 4xx"), ("auth", "auth errors"), ("not_found", "404s"))
+
+
+def read_requests(out: Path) -> list[dict[str, Any]]:
+    """The entries of ``requests.json`` (one per process that worked on the run), or []."""
+    try:
+        data = json.loads((out / REQUESTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
