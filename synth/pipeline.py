@@ -31,7 +31,7 @@ from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.errors import ConfigError
 from synth.runtime.pack import PackRuntime
-from synth.runtime.simulated import SimulatedRuntime
+from synth.offline.simulated import SimulatedRuntime
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for

@@ -93,3 +93,91 @@ def infinitive(phrase: str) -> str | None:
 def plural(count: int, noun: str) -> str:
     """``1 error``, ``2 errors``, ``0 errors``."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+# --- what a tool does, as a request would say it (the offline author's requests, T-Eval thoughts) ---
+
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_LEAD = re.compile(
+    r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"
+    r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
+    re.I,
+)
+# Instructions aimed at the model inside a tool description are data, not a request a user would make.
+_INJECTED = re.compile(r"\b(?:ignore (?:all |any )?(?:previous|prior|above)|when you (?:read|see|use) this|you must|"
+                       r"system prompt|do not tell|before using this tool|<important>|instead of the user)", re.I)
+_MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
+VERBS = {
+    "get", "retrieve", "fetch", "search", "list", "find", "create", "add", "send", "post", "update", "delete",
+    "remove", "set", "write", "upload", "read", "check", "look", "query", "calculate", "convert", "generate",
+    "return", "provide", "show", "display", "analyze", "analyse", "compare", "translate", "summarize",
+    "summarise", "download", "run", "execute", "book", "schedule", "cancel", "track", "monitor", "browse",
+    "explore", "discover", "validate", "verify", "extract", "parse", "open", "close", "save", "load", "scrape",
+    "crawl", "lookup", "resolve", "estimate", "predict", "recommend", "identify", "count", "merge", "move",
+    "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
+    "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "perform",
+    "simulate", "calculate", "create", "make", "tell", "give", "convert", "list", "visit", "send", "place", "cancel",
+    "multiply", "subtract", "divide", "type", "switch", "go", "use", "view", "decrypt", "encrypt", "broadcast",
+    "handle", "reverse", "launch", "reveal", "hash", "ping", "roll", "flip", "draw", "greet", "echo", "wait",
+    "submit", "process", "log", "finish", "continue", "print", "batch", "record", "report", "request", "reserve",
+    "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
+    "disconnect", "connect", "reload", "take", "click", "navigate", "fill", "press", "scroll", "hover",
+    "select", "enable", "disable", "reset", "clear", "sync", "import", "export", "share", "follow", "transfer",
+    "swap", "approve", "sign", "deposit", "withdraw", "buy", "sell", "trade", "ping", "wait", "refresh", "restart",
+    "inspect", "review", "fork", "clone", "commit", "pull", "push", "watch", "play", "pause", "capture",
+    "sum", "compute", "solve", "sort", "filter", "replace", "compress", "resize", "crop", "rotate",
+    "transcribe", "think", "remember", "recall", "forget", "modify", "change", "install", "deploy", "build", "debug",
+    "lint", "preview", "visualize", "geocode", "shorten", "check", "initialize", "configure",
+    "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
+    "retweet", "subscribe", "unsubscribe", "mute", "vote", "query",
+}
+
+
+def intent(tool: ToolSpec) -> str:
+    """What the tool does, as an imperative clause: "get the weather forecast for a city"."""
+    description = "" if _INJECTED.search(tool.description or "") else tool.description or ""
+    for sentence in _CLAUSE_END.split(_MARKUP.sub("", description).strip()):
+        text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
+        text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|\bReturns?\b", text)[0].strip().rstrip(",")
+        w = text.split()
+        if len(w) < 2 or not text.isascii():
+            continue
+        if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
+            w = ["use", w[0].lower(), *w[1:]]
+        first = _base_verb(w[0].lower())
+        if not _is_verb(first, w[0]):
+            w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
+        else:
+            w[0] = first
+        if len(w) > 16:
+            w = w[:16]
+            while w and w[-1].lower() in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on"}:
+                w.pop()
+        return " ".join(w)
+    name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api"}]
+    if name_words and _base_verb(name_words[0]) not in VERBS:
+        name_words = ["look", "up", *name_words]
+    return " ".join(name_words) or "help with this"
+
+
+_NOT_VERBS = {"news", "status", "statistics", "details", "analytics", "settings", "metrics", "series", "this", "is",
+              "has", "was", "access", "process", "address", "its", "us", "class", "glass", "always", "various", "previous"}
+
+
+def _base_verb(word: str) -> str:
+    """``fetches`` -> fetch, ``retrieves`` -> retrieve, ``queries`` -> query; other words unchanged."""
+    if word in VERBS:
+        return word
+    for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("es", "e"), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and word[: -len(suffix)] + repl in VERBS:
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word not in _NOT_VERBS:
+        # a description's first word in the third person ("Performs", "Analyzes") is a verb
+        for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("zes", "ze"), ("s", "")):
+            if word.endswith(suffix):
+                return word[: -len(suffix)] + repl
+    return word
+
+
+def _is_verb(word: str, original: str) -> bool:
+    return word in VERBS or word != original.lower() or word.endswith(("ate", "ize", "ise", "ify"))

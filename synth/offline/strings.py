@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from synth.offline import vocab
-from synth.offline.values import ANCHOR, Context, _number, seed_faker, words
+from synth.offline.context import ANCHOR, Context, number, seed_faker, words
 
 _QUOTED = re.compile(r"""(?:e\.g\.?|for example|examples?:|such as|like|i\.e\.)\s*[:,]?\s*['"`]([^'"`\n]{1,40})['"`]""", re.I)
 _EG = re.compile(r"(?:\be\.g\.?|\bfor example|\bexamples?:|\bsuch as|\bi\.e\.)\s*[:,]?\s*([^)\n;]{1,120})", re.I)
@@ -181,10 +181,10 @@ RULES: tuple[Rule, ...] = (
     _rule(lambda w, n, t, c: bool(w & {"variable", "var", "function", "column", "attribute", "field", "prop"}) and bool(w & {"name", "names"}) or n in ("entrypoint", "prototype"),
           lambda w, n, t, c: (c.rng.choice(vocab.CODE_NAMES), "name")),
     _rule(_any("fee", "price", "balance", "cost", "budget", "rate", "salary", "lamports", unless=("id", "type")),
-          lambda w, n, t, c: (str(_number(n, {}, t, "number", c)), "number")),
+          lambda w, n, t, c: (str(number(n, {}, t, "number", c)), "number")),
     _rule(_any("frequency", "duration", "size", "amount", "count", "limit", "port", "timeout", "interval", "width",
                "height", "offset", "page", "year", "quantity", "row", "rows", "number", "max", "min", unless=("id",)),
-          lambda w, n, t, c: (str(_number(n, {}, t, "integer", c)), "number")),
+          lambda w, n, t, c: (str(number(n, {}, t, "integer", c)), "number")),
     _rule(_any("city", "location", "place", "destination", "origin", "town", "address", "singleline", unless=("id", "type", "email")),
           lambda w, n, t, c: ((seed_faker(c.rng).address().replace("\n", ", "), "place") if "address" in w and c.topic != "crypto"
                               else ("0x" + "".join(c.rng.choice("0123456789abcdef") for _ in range(40)), "id") if "address" in w

@@ -15,7 +15,7 @@ from synth.offline.simulate import noun
 from synth.offline.values import Context, make_value, words
 from synth.offline import vocab
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
-from synth.runtime.simulated import SimulatedRuntime
+from synth.offline.simulated import SimulatedRuntime
 from synth.templates import render
 from synth.records import (
     Message,
