@@ -129,7 +129,9 @@ VERBS = {
     "transcribe", "think", "remember", "recall", "forget", "modify", "change", "install", "deploy", "build", "debug",
     "lint", "preview", "visualize", "geocode", "shorten", "check", "initialize", "configure",
     "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
-    "retweet", "subscribe", "unsubscribe", "mute", "vote", "query",
+    "retweet", "subscribe", "unsubscribe", "mute", "vote", "query", "scale", "boot", "shutdown", "demote", "promote",
+    "taint", "cordon", "uncordon", "drain", "annotate", "label", "patch", "undo", "resume", "equip", "jump", "attack",
+    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look",
 }
 
 
@@ -145,21 +147,36 @@ def intent(tool: ToolSpec) -> str:
         if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
             w = ["use", w[0].lower(), *w[1:]]
         first = _base_verb(w[0].lower())
+        if not w[0][:1].isalpha() or w[1].startswith("/"):  # "POST /api/stopTyping" names an endpoint
+            continue  # a list item or markup ("- project_name: ..."), not what the tool does
+        if not _is_verb(first, w[0]) and not _LINKED.search(text):
+            # "Instagram downloader", "Updatescene tool description", a line in another language: no thing to
+            # look up; the next sentence (often the English one) or the tool's name says what it does
+            continue
         if not _is_verb(first, w[0]):
             w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
         else:
             w[0] = first
-        if len(w) > 16:
-            w = w[:16]
-            while w and w[-1].lower() in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on"}:
-                w.pop()
+        # what is done to what, without how ("using an absolute path with security validation"): a person
+        # names the goal, and a request that copies the description teaches a model to match descriptions
+        cut = next((i for i, x in enumerate(w) if i >= 2 and x.lower().strip(",") in _HOW), len(w))
+        w = w[:min(cut, 10)]
+        while w and w[-1].lower().strip(",") in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on"}:
+            w.pop()
+        w[-1] = w[-1].rstrip(",")
         return " ".join(w)
-    name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api"}]
-    if name_words and _base_verb(name_words[0]) not in VERBS:
+    name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api", "controller"}]
+    at = next((i for i, x in enumerate(name_words) if _base_verb(x) in VERBS), None)
+    if at:  # "sls_describe_logstore" -> "describe logstore": the verb leads, a prefix is no part of the request
+        name_words = [_base_verb(name_words[at]), *(name_words[at + 1:] or name_words[:at])]
+    elif name_words and at is None:
         name_words = ["look", "up", *name_words]
     return " ".join(name_words) or "help with this"
 
 
+_HOW = {"using", "with", "via", "through", "that", "which", "without", "including", "and", "so", "while", "when",
+        "based", "according", "if", "optionally", "from", "returning", "as"}
+_LINKED = re.compile(r"\s(?:for|of|about|in|from|by|on|near|between)\s", re.I)  # "weather forecast for a city"
 _NOT_VERBS = {"news", "status", "statistics", "details", "analytics", "settings", "metrics", "series", "this", "is",
               "has", "was", "access", "process", "address", "its", "us", "class", "glass", "always", "various", "previous"}
 

@@ -157,13 +157,16 @@ def _by_purpose(found: list[str], tool: ToolSpec, args: dict[str, Any], ctx: Con
 
 
 _SEARCHY = {"search", "web", "internet", "google", "bing", "duckduckgo", "brave", "exa", "tavily", "serp", "result", "item", "crawl"}
+_WEB = _SEARCHY - {"search", "result", "item"}
+_WEB_TEXT = re.compile(r"\bweb\b|internet|search engine|google|bing|duckduckgo|websites?\b|web pages?", re.I)
 _SITES = ("en.wikipedia.org/wiki", "www.britannica.com/topic", "www.bbc.com/news", "medium.com/@techwriter", "www.theguardian.com/science")
 
 
 def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
     """A web search hit about the query, for search tools about no particular kind of thing."""
-    if not set(words(tool.name)) & _SEARCHY:
-        return None
+    w = set(words(tool.name))
+    if not w & _SEARCHY or (w & {"search", "result", "item"} and not w & _WEB and not _WEB_TEXT.search(tool.description)):
+        return None  # a search of works, products or cigarettes returns those, not web pages
     _, query = entities.focus(args)
     query = (query or ctx.rng.choice(vocab.QUERIES["general"])).strip()
     site = _SITES[index % len(_SITES)]

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 from synth.offline import language
+from synth.offline.params import documented
 from synth.offline.scenario import rng_for
 from synth.offline.simulate import noun
 from synth.offline.values import Context, make_value, words
@@ -30,8 +31,9 @@ from synth.records import (
     make_id,
 )
 
-_MAX_OPTIONAL = 3
+P_OPTIONAL = 0.3
 _UNASKABLE = {"bool", "enum", "object", "code"}
+_UNASKED = {"guess", "text", "code", "object"}  # kinds of optional values a request would not bring up
 
 
 def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
@@ -49,20 +51,22 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
         about = f"{' '.join(words(tool.name))} {tool.description[:200]}".lower()
         ctx = dataclasses.replace(ctx, subject=noun(tool), about=about)
         linked = {lk.param: lk.field for lk in scenario.links if lk.to_step == i}
+        props = documented(tool, server.tools)  # descriptions from the docstring's Args: where the schema has none
         optional = [p for p in tool.properties if p not in tool.required]
-        picked = [p for p in optional if rng.random() < 0.35][:_MAX_OPTIONAL]
+        # a person asks for an optional setting now and then, one at a time; the rest stay at the tool's defaults
+        picked = [rng.choice(optional)] if optional and rng.random() < P_OPTIONAL else []
         args: dict[str, Any] = {}
         kinds: dict[str, str] = {}
         for param in [*tool.required, *picked]:
-            schema = tool.properties.get(param)
+            schema = props.get(param)
             if not isinstance(schema, dict):
                 continue
             if param in chosen and _fits(chosen[param][0], schema):  # one symbol/city per conversation
                 args[param], kinds[param] = chosen[param]
                 continue
             value, kind = make_value(param, schema, ctx)
-            if kind == "guess" and param not in tool.required:
-                continue  # an optional parameter we cannot fill well is left out, not invented
+            if param not in tool.required and (kind in _UNASKED or value == schema.get("default")):
+                continue  # an optional value nobody would ask for (a guess, boilerplate, the default) is left out
             args[param], kinds[param] = value, kind
             if param not in linked:
                 chosen[param] = (value, kind)
