@@ -131,13 +131,15 @@ VERBS = {
     "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
     "retweet", "subscribe", "unsubscribe", "mute", "vote", "query", "scale", "boot", "shutdown", "demote", "promote",
     "taint", "cordon", "uncordon", "drain", "annotate", "label", "patch", "undo", "resume", "equip", "jump", "attack",
-    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look",
+    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look", "say",
 }
 
 
 def intent(tool: ToolSpec) -> str:
     """What the tool does, as an imperative clause: "get the weather forecast for a city"."""
     description = "" if _INJECTED.search(tool.description or "") else tool.description or ""
+    # an identifier in the description ("Execute led_control command") is said in words, as a person says it
+    description = re.sub(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b", lambda m: " ".join(words(m.group(0))), description)
     for sentence in _CLAUSE_END.split(_MARKUP.sub("", description).strip()):
         text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
         text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|\bReturns?\b", text)[0].strip().rstrip(",")

@@ -40,7 +40,8 @@ def kind(tool: ToolSpec) -> str:
     w = words(tool.name)
     if w and w[0] in ACTION_VERBS:
         return "action"
-    if w and (w[0] in LIST_VERBS or w[-1] in LIST_VERBS or (len(w) > 1 and w[0] == "get" and w[-1].endswith("s") and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"})):
+    if w and (w[0] in LIST_VERBS or w[-1] in LIST_VERBS or "list" in w[:3]  # "sls_list_projects", "get_list_of_sheets"
+              or (len(w) > 1 and w[0] == "get" and w[-1].endswith("s") and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"})):
         return "list"
     if w and (w[0] in ACTION_VERBS or w[-1] in ACTION_VERBS):
         return "action"
@@ -245,7 +246,9 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
         found += [p for p in results.purposes(tool, False) if p in ("browser", "export")]
         if w and w[0] in ACTION_VERBS | _CHANGES:  # "terminate_simulator_session" ends a session; it simulates nothing
             lead = results.STRONG.get(w[0]) or results.WEAK.get(w[0])
-            found = [p for p in found if p == lead or (p == "generate" and w[0] in ("write", "create"))]
+            numeric = bool(args) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in args.values())
+            found = [p for p in found if p == lead or (p == "generate" and w[0] in ("write", "create"))
+                     or (p == "calculate" and numeric)]  # add(a=9, b=33) adds numbers; it creates nothing
         shaped = _by_purpose(found, tool, args, ctx)
         if shaped is not None:
             out = _echo(tool, args)

@@ -248,7 +248,7 @@ RULES: tuple[Rule, ...] = (
           lambda w, n, t, c: (_slug(c, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name")),
     _rule(_any("query", "q", "search", "keyword", "keywords", "term", "terms", "topic", "prompt", "question", "palavras",
                "condition", "conditions", "diseases", "disease"),
-          lambda w, n, t, c: (c.rng.choice(vocab.QUERIES.get(c.topic, vocab.QUERIES["general"])), "query")),
+          lambda w, n, t, c: (_query(c), "query")),
     _rule(_any("phone", "mobile"), lambda w, n, t, c: (f"+1-{c.rng.randint(200, 989)}-{c.rng.randint(200, 989)}-{c.rng.randint(1000, 9999)}", "id")),
     _rule(_any("barcode", "ean", "upc", "gtin"), lambda w, n, t, c: ("".join(c.rng.choice("0123456789") for _ in range(13)), "id")),
     _rule(_any("zip", "postal", "postcode", "cep"), lambda w, n, t, c: (seed_faker(c.rng).postcode(), "id")),
@@ -327,6 +327,20 @@ def _kube(w: set[str], ctx: Context) -> tuple[str, str]:
     if "patch" in w:
         return rng.choice(('{"spec": {"replicas": 3}}', '{"metadata": {"labels": {"tier": "backend"}}}')), "code"
     return rng.choice(("checkout-api", "orders-worker", "web-frontend", "redis-cache")), "name"
+
+
+_QUERY_POOLS = {"song": "music", "track": "music", "album": "music", "recipe": "food", "film": "movie", "article": "news",
+                "work": "paper", "publication": "paper", "product": "shop"}
+
+
+def _query(ctx: Context) -> str:
+    """What a person searches for: the kind of thing the tool finds (a book for a book search), else the server's topic."""
+    subject = _QUERY_POOLS.get(ctx.subject, ctx.subject)
+    if subject in vocab.QUERIES:
+        return ctx.rng.choice(vocab.QUERIES[subject])
+    if subject in vocab.NAMED_THINGS and subject not in ("entity", "resource", "list", "memory", "note", "task", "project"):
+        return ctx.rng.choice(vocab.NAMED_THINGS[subject])
+    return ctx.rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"]))
 
 
 def _named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
