@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
     from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
@@ -350,6 +350,9 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
         # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
         # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server).
+        # 4 = the plain fallback for tools without a pack (issue 10 point 4): values from docstring Args and
+        # description examples first, optional values only now and then (never a default), plain results (no
+        # catch-all record, formulas computed), intents without how-clauses (T-Eval thoughts too).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

@@ -97,7 +97,10 @@ def plural(count: int, noun: str) -> str:
 
 # --- what a tool does, as a request would say it (the offline author's requests, T-Eval thoughts) ---
 
-_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# a sentence ends at its stop, at a blank line, or at a line break before a capital or a list item; a line break
+# inside a sentence ("for a single clinical\ntrial identified by ...") is only a wrapped line
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n+|\n(?=\s*(?:[-*#>|]|[A-Z0-9]))")
+_DOC_SECTION = re.compile(r"\n\s*(?:Args|Arguments|Parameters|Params|Returns?|Raises|Examples?)\b[^\n]{0,30}:")
 _LEAD = re.compile(
     r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"
     r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
@@ -131,7 +134,7 @@ VERBS = {
     "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
     "retweet", "subscribe", "unsubscribe", "mute", "vote", "query", "scale", "boot", "shutdown", "demote", "promote",
     "taint", "cordon", "uncordon", "drain", "annotate", "label", "patch", "undo", "resume", "equip", "jump", "attack",
-    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look", "say",
+    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look", "say", "join", "leave",
 }
 
 
@@ -140,15 +143,19 @@ def intent(tool: ToolSpec) -> str:
     description = "" if _INJECTED.search(tool.description or "") else tool.description or ""
     # an identifier in the description ("Execute led_control command") is said in words, as a person says it
     description = re.sub(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b", lambda m: " ".join(words(m.group(0))), description)
+    description = _DOC_SECTION.split(description)[0]  # the parameter list is not what the tool does
     for sentence in _CLAUSE_END.split(_MARKUP.sub("", description).strip()):
         text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
-        text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|\bReturns?\b", text)[0].strip().rstrip(",")
+        text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|(?<=\S)\s+Returns?\b", text)[0].strip().rstrip(",")
         w = text.split()
-        if len(w) < 2 or not text.isascii():
+        if len(w) < 2 or sum(c.isascii() for c in text) < 0.9 * len(text):  # "CHA₂DS₂-VASc" is English
             continue
         if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
             w = ["use", w[0].lower(), *w[1:]]
         first = _base_verb(w[0].lower())
+        first = "get" if first in _AS_GET else first  # "Returns historical rates" is asked as "get historical rates"
+        if w[0].lower() in _HOW | {"if", "note", "when", "this", "it", "the", "these", "use", "must", "required"}:
+            continue  # a condition or a note about the tool, not what it does
         if not w[0][:1].isalpha() or w[1].startswith("/"):  # "POST /api/stopTyping" names an endpoint
             continue  # a list item or markup ("- project_name: ..."), not what the tool does
         if not _is_verb(first, w[0]) and not _LINKED.search(text):
@@ -161,9 +168,10 @@ def intent(tool: ToolSpec) -> str:
             w[0] = first
         # what is done to what, without how ("using an absolute path with security validation"): a person
         # names the goal, and a request that copies the description teaches a model to match descriptions
-        cut = next((i for i, x in enumerate(w) if i >= 2 and x.lower().strip(",") in _HOW), len(w))
-        w = w[:min(cut, 10)]
-        while w and w[-1].lower().strip(",") in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on"}:
+        cut = next((i for i, x in enumerate(w) if i >= (4 if w[:2] == ["look", "up"] else 2) and (x.lower().strip(",") in _HOW or (
+            x.lower() in ("and", "or") and i + 1 < len(w) and _base_verb(w[i + 1].lower()) in VERBS))), len(w))
+        w = w[:min(cut, 16)]
+        while w and w[-1].lower().strip(",") in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on", "along"}:
             w.pop()
         w[-1] = w[-1].rstrip(",")
         return " ".join(w)
@@ -176,8 +184,8 @@ def intent(tool: ToolSpec) -> str:
     return " ".join(name_words) or "help with this"
 
 
-_HOW = {"using", "with", "via", "through", "that", "which", "without", "including", "and", "so", "while", "when",
-        "based", "according", "if", "optionally", "from", "returning", "as"}
+_HOW = {"using", "with", "via", "through", "that", "which", "without", "including", "so", "while", "when",
+        "based", "according", "if", "optionally", "returning"}
 _LINKED = re.compile(r"\s(?:for|of|about|in|from|by|on|near|between)\s", re.I)  # "weather forecast for a city"
 _NOT_VERBS = {"news", "status", "statistics", "details", "analytics", "settings", "metrics", "series", "this", "is",
               "has", "was", "access", "process", "address", "its", "us", "class", "glass", "always", "various", "previous"}

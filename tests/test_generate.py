@@ -146,7 +146,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "fa7a65a02085aa6c18de8e4d54c6a3493fb61cd5ff2c0b5c7ef9896326001766"
+GOLDEN = "578ca5c7c6a941f4444a0b8dfee4158fd599d58cfdc5ac7c27bcdc3a9e0169a7"
 
 
 from synth.packs.template import get_path  # noqa: E402
