@@ -146,7 +146,7 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "578ca5c7c6a941f4444a0b8dfee4158fd599d58cfdc5ac7c27bcdc3a9e0169a7"
+GOLDEN = "54c8b0eaba73a62a1b596b999891654c5d3fd01039c9a22b01df4d048d0aa261"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -189,6 +189,8 @@ def _task(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
 
 def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
+    if n == "property" and not re.search(r"crm|hubspot|salesforce|contact|deal|compan|ticket|object", text):
+        return None  # a compound's or a file's properties are no CRM field definitions
     if n == "property":
         name, label, kind = CRM_PROPERTIES[slot(text, args, i, len(CRM_PROPERTIES))]
         return {"name": name, "label": label, "type": kind, "group_name": "companyinformation" if "compan" in text else "contactinformation"}

@@ -146,6 +146,10 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
                  f"{total} {things} came back, led by {first}.", f"Top result of {total}: {first}.")
         return forms[pick % len(forms)]
     facts = _facts(result, 4 if k != "action" else 3, set(args))
+    texts = [v for key, v in result.items() if key not in args and isinstance(v, str) and v.strip()]
+    if facts == "an empty record" and texts:  # a page, a document: its opening, as a person relays it
+        text = " ".join(max(texts, key=len).split())
+        return f"Here's how it starts: {text[:240].rsplit(' ', 1)[0] + '...' if len(text) > 240 else text}"
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
         forms = (f"Done. The {what} went through: {facts}.", f"That's done: {facts}.",
@@ -153,7 +157,8 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         return forms[pick % len(forms)]
     if lists:
         key, items = lists[0]
-        facts += f"; {human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
+        listed = f"{human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
+        facts = listed if facts == "an empty record" else f"{facts}; {listed}"
     forms = (f"The {thing} shows {facts}.", f"For the {thing}: {facts}.", f"Got it: {facts}.",
              f"{facts[:1].upper()}{facts[1:]}.", f"This is the {thing}: {facts}.")
     return forms[pick % len(forms)]
@@ -170,6 +175,9 @@ def _number(value: Any) -> Any:
 def fact(key: str, value: Any) -> str:
     """``temperature_c: 21`` -> "temperature 21°C"; ``rates: {"EUR": 1.17}`` -> "rates EUR 1.17"."""
     w = words(key)
+    if isinstance(value, list):
+        value = _join([str(_number(v)) for v in value[:3]]) + (f" and {len(value) - 3} more" if len(value) > 3 else "")
+        value = value.replace(" and ", ", ", value.count(" and ") - 1) if value.count(" and ") > 1 else value
     if isinstance(value, dict):
         value = ", ".join(f"{k} {_number(v)}" for k, v in list(value.items())[:4])
     value = _number(value)
@@ -179,8 +187,11 @@ def fact(key: str, value: Any) -> str:
 
 
 def _scalars(value: Any) -> bool:
-    if isinstance(value, dict):
-        return bool(value) and all(_scalars(v) and not isinstance(v, (dict, str)) for v in value.values())
+    if isinstance(value, dict):  # rates {"EUR": 1.17}, variables {"PORT": "8080"}: short values a sentence can carry
+        return bool(value) and all(_scalars(v) and not isinstance(v, dict) and len(str(v)) <= 60 for v in value.values())
+    if isinstance(value, list):  # suggestions, tags: a few short words
+        return bool(value) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v)) <= 60
+                                   for v in value)
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 

@@ -80,6 +80,7 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
     sql = any(isinstance(v, str) and _SQL.match(v) for v in args.values())
     steps = (
         lambda: results.shape("run", tool, args, ctx) if sql else None,
+        lambda: _declared(tool, args, ctx),
         lambda: _by_purpose(results.purposes(tool, strong=True), tool, args, ctx),
         lambda: texts.transform(w, args),
         lambda: texts.ack(w, tool.description, ctx),
@@ -178,6 +179,33 @@ def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict
     return {"title": titles[index % len(titles)], "url": f"https://{site}/{slug}",
             "snippet": f"An overview of {query.lower()}: background, key facts and recent developments.",
             "published_at": entities.stamp(ctx, -400, -2)}
+
+
+_DECLARED = re.compile(r"\breturns?\b[^.]{0,80}?\b(?:with|containing|including|has|of)\b([^.]{4,200})", re.I)
+_KEY = re.compile(r"""['"`](\w+)['"`]\s*(?:\((\w+)\))?""")
+
+
+def _declared(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
+    """The keys a description says the result has ("Returns a dictionary with 'installed' (bool) and 'version' (str)
+    or 'error' (str)": installed and version; the error is the other outcome), as the tool's own output schema."""
+    m = _DECLARED.search(tool.description or "")
+    if m is None:
+        return None
+    first = re.split(r"""\s+or\s+(?=['"`])""", m.group(1))[0]  # "..., or 'error'" names what a failure returns
+    keys = _KEY.findall(first)
+    if len(keys) < 2:
+        return None
+    out: dict[str, Any] = {}
+    for key, kind in keys:
+        if kind in ("bool", "boolean"):
+            out[key] = ctx.rng.random() < 0.85
+        elif kind in ("int", "integer", "float", "number"):
+            value = texts.field_value(key, ctx, args)
+            out[key] = value if isinstance(value, (int, float)) else ctx.rng.randint(1, 500)
+        else:
+            value = texts.field_value(key, ctx, args)
+            out[key] = value if value is not None else make_value(key, {"type": "string"}, ctx)[0]
+    return out
 
 
 _RETURNS = re.compile(r"(?=\b(?:returns?|including|includes|such as|containing|contains)\s*:?\s*([^.\n]{5,160}))", re.I)

@@ -181,7 +181,9 @@ COMMANDS = {"make", "apply", "toggle", "restart", "reboot", "play", "push", "for
             "set", "send", "request", "stream", "broadcast", "continue", "step", "kill", "flush", "reload", "wake", "sleep", "chat"}
 _IRREGULAR = {"make": "made", "set": "set", "send": "sent", "stream": "streamed", "split": "split", "dig": "dug", "run": "ran",
               "leave": "left", "say": "said", "speak": "spoke", "draw": "drew", "cast": "cast", "sleep": "slept", "wake": "woke",
-              "build": "built", "put": "put", "find": "found", "give": "gave", "take": "took", "write": "wrote", "hold": "held"}
+              "build": "built", "put": "put", "find": "found", "give": "gave", "take": "took", "write": "wrote", "hold": "held",
+              "undo": "undid", "redo": "redid", "do": "did", "equip": "equipped", "get": "got", "buy": "bought", "sell": "sold",
+              "pay": "paid", "read": "read", "begin": "began", "choose": "chose", "throw": "threw"}
 
 
 def past(verb: str) -> str:
