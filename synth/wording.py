@@ -134,7 +134,7 @@ VERBS = {
     "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
     "retweet", "subscribe", "unsubscribe", "mute", "vote", "query", "scale", "boot", "shutdown", "demote", "promote",
     "taint", "cordon", "uncordon", "drain", "annotate", "label", "patch", "undo", "resume", "equip", "jump", "attack",
-    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look", "say", "join", "leave",
+    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look", "say", "join", "leave", "ask",
 }
 
 

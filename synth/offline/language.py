@@ -145,6 +145,8 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         forms = (f"I found {total} {things}. The top one: {first}.", f"There are {total} {things}; first up is {first}.",
                  f"{total} {things} came back, led by {first}.", f"Top result of {total}: {first}.")
         return forms[pick % len(forms)]
+    if isinstance(result.get("expression"), str) and isinstance(result.get("result"), (int, float)):
+        return f"{result['expression']} = {_number(result['result'])}."  # a sum is said as a sum, not as a change
     facts = _facts(result, 4 if k != "action" else 3, set(args))
     texts = [v for key, v in result.items() if key not in args and isinstance(v, str) and v.strip()]
     if facts == "an empty record" and texts:  # a page, a document: its opening, as a person relays it

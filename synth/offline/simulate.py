@@ -27,7 +27,7 @@ ACTION_VERBS = {
     "execute", "save", "submit", "reply", "comment", "merge", "close", "open", "install", "deploy",
     "trigger", "invite", "assign", "archive", "mark", "put", "push", "register", "subscribe",
 }
-_STOP = {"tool", "get", "the", "a", "an", "of", "for", "by", "to", "and", "or", "with", "mcp", "api", "data", "info", "information", "all", "details"}
+_STOP = {"tool", "controller", "get", "the", "a", "an", "of", "for", "by", "to", "and", "or", "with", "mcp", "api", "data", "info", "information", "all", "details"}
 
 
 def verb(tool: ToolSpec) -> str:
@@ -114,7 +114,22 @@ def _item(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dic
         lambda: _kind_of_thing(tool, args, ctx, index),
         lambda: _described(tool, args, ctx),
     )
-    return _first(steps) or entities.fallback(_head_noun(tool), ctx, index)
+    return _first(steps) or _found(tool, args, ctx, index) or entities.fallback(_head_noun(tool), ctx, index)
+
+
+_FOUND = ("{Q}: a survey", "{Q} in practice", "Notes on {q}", "{Q}: what we know", "A short guide to {q}")
+
+
+def _found(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
+    """A hit of a search nothing above knows the things of: titled after what was searched for, never a stock name."""
+    if not set(words(tool.name)) & (LIST_VERBS - {"list", "browse"}):
+        return None
+    key, query = entities.focus(args)
+    if not query or not set(words(key)) & {"query", "q", "search", "keyword", "keywords", "term", "text", "title", "topic"}:
+        return None
+    q = " ".join(query.split())[:80]
+    title = _FOUND[(index + len(q)) % len(_FOUND)].format(Q=q[:1].upper() + q[1:], q=q)
+    return {"id": entities.ident(_head_noun(tool), ctx), "title": title}
 
 
 def _head(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
