@@ -70,6 +70,8 @@ def test_the_descriptions_examples_win_over_the_name_and_format(servers):
     for args, _ in calls(mysql, "connect_database"):
         assert args["host"] in ("localhost", "127.0.0.1"), args  # "例如：localhost 或 127.0.0.1"
         assert " " not in args["user"], args  # a database login, not a person's full name
+    for _, data in calls(mysql, "connect_database", range(4)):
+        assert data["server_version"].startswith("MySQL"), data  # the engine the tool names
 
 
 def test_a_name_to_greet_is_a_persons_name(servers):
@@ -95,6 +97,7 @@ def test_optional_values_only_when_the_request_asks_for_them(servers):
 def test_counting_formulas_are_computed(servers):
     pymcp = servers["@anirbanbasu/pymcp"]
     for args, data in calls(pymcp, "permutations"):
+        assert args.get("k", 0) <= args["n"], args  # "k items from n items": nobody asks for more than there are
         assert data["result"] == math.perm(args["n"], args.get("k", args["n"])), (args, data)
     for args, data in calls(servers["@chuanmingliu/servers"], "add"):
         assert data["result"] == args["a"] + args["b"], (args, data)  # adding numbers creates nothing

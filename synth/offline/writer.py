@@ -7,6 +7,7 @@ gold value is grounded by construction; the gates check it anyway.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from synth.offline import language
@@ -26,6 +27,7 @@ from synth.records import (
     Scenario,
     ServerSpec,
     ToolCall,
+    ToolSpec,
     Trajectory,
     content_hash,
     make_id,
@@ -70,6 +72,7 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
             args[param], kinds[param] = value, kind
             if param not in linked:
                 chosen[param] = (value, kind)
+        _in_order(tool, args)
         steps.append(language.Step(tool, args, kinds, linked, set()))
 
     withheld: tuple[str, ...] = ()
@@ -155,3 +158,15 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
         return value in schema["enum"]
     expected = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
     return t not in expected or (isinstance(value, expected[t]) and not (t in ("integer", "number") and isinstance(value, bool)))
+
+
+def _in_order(tool: ToolSpec, args: dict[str, Any]) -> None:
+    """Numbers their tool orders stay in order: "k items from n items" has k <= n, ``min_price`` <= ``max_price``."""
+    nums = [p for p, v in args.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    for a in nums:
+        for b in nums:
+            named = words(a)[:1] in (["min"], ["start"], ["from"]) and words(b)[:1] in (["max"], ["end"], ["to"]) \
+                and words(a)[1:] == words(b)[1:]
+            said = re.search(rf"\b{re.escape(a)}\b[^.]{{0,25}}\bfrom\b[^.]{{0,12}}\b{re.escape(b)}\b", tool.description)
+            if a != b and (named or said) and args[a] > args[b]:
+                args[a], args[b] = args[b], args[a]
