@@ -75,7 +75,8 @@ def test_the_descriptions_examples_win_over_the_name_and_format(servers):
 
 
 def test_a_name_to_greet_is_a_persons_name(servers):
-    for args, _ in calls(servers["@huangtan007/smithery-hello"], "hello"):
+    for args, data in calls(servers["@huangtan007/smithery-hello"], "hello"):
+        assert args["name"] in data["message"], data  # "Said hello to Ana Reis", not "to someone"
         assert re.fullmatch(r"(?:Mrs?\. |Dr\. |Ms\. )?[A-Z][a-z'.]+(?: [A-Z][A-Za-z'.-]+)+", args["name"]), args
 
 

@@ -83,7 +83,7 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
         lambda: _declared(tool, args, ctx),
         lambda: _by_purpose(results.purposes(tool, strong=True), tool, args, ctx),
         lambda: texts.transform(w, args),
-        lambda: texts.ack(w, tool.description, ctx),
+        lambda: texts.ack(w, tool.description, ctx, args),
         lambda: _head(tool, args, ctx, index),
         lambda: themes.themed(name, tool, args, ctx, index),
         lambda: _by_purpose(results.purposes(tool, strong=False), tool, args, ctx),
