@@ -18,7 +18,7 @@ from synth.offline.context import ANCHOR, Context, number, seed_faker, words
 
 _QUOTED = re.compile(r"""(?:e\.g\.?|for example|examples?:|such as|like|i\.e\.|例如|比如)\s*[:,：]?\s*['"`]([^'"`\n]{1,80})['"`]""", re.I)
 _EG = re.compile(r"(?:\be\.g\.?|\bfor example|\bexamples?:|\bsuch as|\bi\.e\.|例如|比如)\s*[:,：]?\s*([^)）\n;]{1,160})", re.I)
-_CHOICES = re.compile(r"(?:\bvalid\b[\w ]{0,20}|\bsupported\b[\w ]{0,20}|\boptions?|\bone of|\bpossible values|\ballowed(?: values)?)\s*(?:are|is|include)?\s*:?\s*([^.\n;]{3,160})", re.I)
+_CHOICES = re.compile(r"(?:\bvalid\b[\w ]{0,20}|\bsupported\b[\w ]{0,20}|\boptions?(?=\s*(?::|are\b|include))|\bone of|\bpossible values|\ballowed(?: values)?)\s*(?:are|is|include)?\s*:?\s*([^.\n;]{3,160})", re.I)
 _PAREN_LIST = re.compile(r"\(([^()]{3,80})\)")
 _TOKEN = re.compile(r"^(?:[A-Za-z0-9][\w.:/@+#\-]{0,39}|(?:https?://|/|~/)[\w.:/@+#\-~%?=&]{1,90})$")  # names, codes, URLs, paths
 
