@@ -152,6 +152,10 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
     if facts == "an empty record" and texts:  # a page, a document: its opening, as a person relays it
         text = " ".join(max(texts, key=len).split())
         return f"Here's how it starts: {text[:240].rsplit(' ', 1)[0] + '...' if len(text) > 240 else text}"
+    written = [v for v in texts if "\n" in v]  # a file's content is what was asked for, not only its size
+    if written and k != "action":
+        text = " / ".join(line.strip() for line in max(written, key=len).splitlines() if line.strip())
+        facts += f'; it reads: "{text[:200].rsplit(" ", 1)[0] + "..." if len(text) > 200 else text}"'
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
         forms = (f"Done. The {what} went through: {facts}.", f"That's done: {facts}.",
