@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from synth.offline import vocab
-from synth.offline.entities import CODENAMES
 from synth.offline.params import documented
 from synth.offline.strings import examples
 from synth.registry import load_registry
