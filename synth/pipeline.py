@@ -31,7 +31,7 @@ from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.errors import ConfigError
 from synth.runtime.pack import PackRuntime
-from synth.runtime.simulated import SimulatedRuntime
+from synth.offline.simulated import SimulatedRuntime
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
@@ -351,8 +351,11 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
         # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
         # 4 = the pack author keeps its promises ("I'll tell you which": asked, not taken from an earlier request),
-        # reuses a value only where the pack's results fit it, never moves a thing onto itself (EUR into EUR), and
-        # a pack result copies an earlier item's facts only when an argument names that item (id, slug, title).
+        # reuses a value only where the pack's results fit it, never moves a thing onto itself (EUR into EUR), a
+        # pack result copies an earlier item's facts only when an argument names that item (id, slug, title),
+        # objects are said in words or pasted as JSON; and the plain fallback for tools without a pack (issue 10
+        # point 4): values from docstring Args and description examples first, optional values only now and then
+        # (never a default), plain results (no catch-all record, formulas computed), intents without how-clauses.
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

@@ -22,21 +22,22 @@ from synth.rundir import GZ, TOOLS, ToolTable, read_json, read_jsonl, stored
 runner = CliRunner()
 
 # sha256 of each public file of the tiny registry's run (n=80, seed=3), written by synth at d785a5e,
-# before the storage changed (plain JSONL, every tool list in every row)
+# before the storage changed (plain JSONL, every tool list in every row); taken again when GENERATOR_VERSION
+# became 4 (the pack author's fixes and the plain fallback's data changed on purpose) - the plain code path below still writes the same bytes
 BEFORE = {
-    "eval.jsonl": "8b0ed97844ddfbff55fa442dea1fdf8d6bf91d54de51c0688887cef590395462",
-    "scored.jsonl": "3337882c7ed1b5398180cca49592e6f1a360488a4ef234cc22e78fa0c2fd65df",
-    "teval/instruct_json.json": "b78420d900c71d94c1f9de9b6e757ed97e64cfc903095319d765a1ecf8447287",
-    "teval/instruct_str.json": "e586095c2e7ee2b0a57be5da457ce1faf7d331606fdb5c972db4d13f86518415",
-    "teval/plan_json.json": "d23dbd911b28a5144fcf516d30b8b8d95f3991c881bf418e7638b67bf3a4aeb3",
-    "teval/plan_str.json": "4a33dbc23cbe1ec93bee68014cab56c026bf5edf23b3d9e100c0bc4f00ce2c53",
-    "teval/reason_retrieve_understand_json.json": "12a21854bfd5e6b33c8d1d0a19979536f70af9f2939fc51dc586d5d5c9606ea1",
-    "teval/reason_str.json": "2246037ac5578781c38312482d320e2dafa323a1e16a12554a196e997b509b63",
-    "teval/retrieve_str.json": "58c9c0b4341324b762d5f0772eb7b3e50f77fe4a21a4a45557c41fc6f4e1ca64",
-    "teval/review_str.json": "cf1771fd6c4857790a4db50b60ca5be66c40e1fd447ba6e7529e8f32a5927cb3",
-    "teval/understand_str.json": "92f0d3d1ed2c3872955666784248b85f2efd72991a30f680eb826bdc4a16c622",
-    "train.jsonl": "1d038c0455765677b97a483de848f1ac9f42ad0a86da25f20d4096c276295ff3",
-    "valid.jsonl": "72b7e63aeb0c7355d23c99bf70e9c3c7f6193dd2bc2ff4884b8df5f47194de8d",
+    "eval.jsonl": "60fdf2702f4b5242f2c343bf248900aa9d93d9261a799ba9c369b4eb4102dfd8",
+    "scored.jsonl": "56e910a5e4bc63b258eb4ea0f257ecd6777c54fceb416820998d8f0d587b3379",
+    "teval/instruct_json.json": "8adb8346708d8582cc95f72e66783862fe33ef6faea5be3ca98c159dbc03da41",
+    "teval/instruct_str.json": "bc9dec68dea4c8bb010662d94478d99b38142735f245ae65cb87422abc2d93eb",
+    "teval/plan_json.json": "7f61b6d74067e38a6668b64fb945829e2381171fc302288532488972813efbee",
+    "teval/plan_str.json": "ae58dbecb3ec52804355721d6996d38f0396c657d69216a86ebe7a1dec715480",
+    "teval/reason_retrieve_understand_json.json": "2cadd0e36668ff26efaaa21112317d189f1894a35f1885cbbe76392e22c42981",
+    "teval/reason_str.json": "50579e26734ad5b970d6960910e818a9f579c3d0f343ca1480e83b0aaea547e5",
+    "teval/retrieve_str.json": "9abb00237a26096edf393209875462bcd1bd612f2f07cc0413b86c8d30cec547",
+    "teval/review_str.json": "6b42cdfa4a6497ea8a641b243c8e27ab8769296e30cb10ef8674534ee2b518cb",
+    "teval/understand_str.json": "09d14f5d706820ea7adfef4faa076bb0e50e8ee12d9aba92e81c21f2b65daa3b",
+    "train.jsonl": "b51d6b472211a9edd01980eaa507433ea331d5b82b33fd89abf6d702e167ce78",
+    "valid.jsonl": "5d7cdbe4ba944c62ebac5de29a947b917a28cdff5b6a409a0f6706a289ae01ed",
 }
 
 

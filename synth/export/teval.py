@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from synth.export import review_responses as rr
-from synth.offline.language import intent
+from synth.wording import intent
 from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolCall, ToolSpec
 from synth.rundir import GZ, TEVAL, open_write, storage_name
 from synth.stages.gates import schema_error

@@ -168,7 +168,11 @@ def _catalog(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
 def _scripture(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     if re.search(r"quran|kuran|surah|sura\b|juz|ruku|manzil|ayah|maqra", text):
         chapter, verse, t = _QURAN[i % len(_QURAN)]
-        return {"surah": chapter, "ayah": verse, "text": t, "edition": "en.pickthall"}
+        asked = {k.lower(): v for k, v in args.items() if isinstance(v, (int, str)) and not isinstance(v, bool)}
+        chapter = next((asked[k] for k in ("chapter_no", "chapter", "surah", "surah_no") if k in asked), chapter)
+        verse = next((asked[k] for k in ("verse_no", "verse", "ayah", "ayah_no") if k in asked), verse + i)
+        edition = next((asked[k] for k in ("edition_name", "edition") if k in asked), "en.pickthall")
+        return {"surah": chapter, "ayah": verse, "text": t, "edition": edition}  # the verse asked for, in its edition
     book, chapter, verse, t = _BIBLE[i % len(_BIBLE)]
     return {"book": book, "chapter": chapter, "verse": verse, "text": t, "translation": "KJV"}
 

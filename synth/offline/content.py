@@ -4,6 +4,7 @@ simulate/predict/forecast, and thinking tools. Used through ``synth.offline.resu
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -174,8 +175,14 @@ def _generate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
         return {"fact": rng.choice(_FACTS)}
     if w & {"number", "integer", "dice", "roll"} or ("random" in w and E.numbers(args)):
         nums = E.numbers(args)
-        lo, hi = (int(min(nums[:2])), int(max(nums[:2]))) if len(nums) >= 2 else (1, 100)
-        return {"value": rng.randint(lo, hi), "min": lo, "max": hi}
+        if len(nums) >= 2:
+            lo, hi = int(min(nums[:2])), int(max(nums[:2]))
+            return {"value": rng.randint(lo, hi), "min": lo, "max": hi}
+        if "distribution" in text and nums:  # a draw from a distribution the call parameterised, not a dice roll
+            if re.search(r"von mises|angle|radian|circular", text):
+                return {"value": round(rng.vonmisesvariate(nums[0] % (2 * math.pi), 4.0), 4)}
+            return {"value": round(rng.gauss(nums[0], max(abs(nums[0]) * 0.2, 1.0)), 4)}
+        return {"value": rng.randint(1, 100)}  # no bounds were given: none are claimed
     for k in ("test", "sql", "regex"):
         if k in w or (k == "test" and "playwright" in w):
             return {"code": _SNIPPETS[k], "language": {"test": "typescript", "sql": "sql", "regex": "regex"}[k]}

@@ -17,92 +17,7 @@ from synth.offline.simulate import noun, subject
 from synth.offline.values import human, words
 from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_LEAD = re.compile(
-    r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"
-    r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
-    re.I,
-)
-# Instructions aimed at the model inside a tool description are data, not a request a user would make.
-_INJECTED = re.compile(r"\b(?:ignore (?:all |any )?(?:previous|prior|above)|when you (?:read|see|use) this|you must|"
-                       r"system prompt|do not tell|before using this tool|<important>|instead of the user)", re.I)
-_MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
-VERBS = {
-    "get", "retrieve", "fetch", "search", "list", "find", "create", "add", "send", "post", "update", "delete",
-    "remove", "set", "write", "upload", "read", "check", "look", "query", "calculate", "convert", "generate",
-    "return", "provide", "show", "display", "analyze", "analyse", "compare", "translate", "summarize",
-    "summarise", "download", "run", "execute", "book", "schedule", "cancel", "track", "monitor", "browse",
-    "explore", "discover", "validate", "verify", "extract", "parse", "open", "close", "save", "load", "scrape",
-    "crawl", "lookup", "resolve", "estimate", "predict", "recommend", "identify", "count", "merge", "move",
-    "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
-    "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "perform",
-    "simulate", "calculate", "create", "make", "tell", "give", "convert", "list", "visit", "send", "place", "cancel",
-    "multiply", "subtract", "divide", "type", "switch", "go", "use", "view", "decrypt", "encrypt", "broadcast",
-    "handle", "reverse", "launch", "reveal", "hash", "ping", "roll", "flip", "draw", "greet", "echo", "wait",
-    "submit", "process", "log", "finish", "continue", "print", "batch", "record", "report", "request", "reserve",
-    "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
-    "disconnect", "connect", "reload", "take", "click", "navigate", "fill", "press", "scroll", "hover",
-    "select", "enable", "disable", "reset", "clear", "sync", "import", "export", "share", "follow", "transfer",
-    "swap", "approve", "sign", "deposit", "withdraw", "buy", "sell", "trade", "ping", "wait", "refresh", "restart",
-    "inspect", "review", "fork", "clone", "commit", "pull", "push", "watch", "play", "pause", "capture",
-    "sum", "compute", "solve", "sort", "filter", "replace", "compress", "resize", "crop", "rotate",
-    "transcribe", "think", "remember", "recall", "forget", "modify", "change", "install", "deploy", "build", "debug",
-    "lint", "preview", "visualize", "geocode", "shorten", "check", "initialize", "configure",
-    "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
-    "retweet", "subscribe", "unsubscribe", "mute", "vote", "query",
-}
-
-
-def intent(tool: ToolSpec) -> str:
-    """What the tool does, as an imperative clause: "get the weather forecast for a city"."""
-    description = "" if _INJECTED.search(tool.description or "") else tool.description or ""
-    for sentence in _SENTENCE.split(_MARKUP.sub("", description).strip()):
-        text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
-        text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|\bReturns?\b", text)[0].strip().rstrip(",")
-        w = text.split()
-        if len(w) < 2 or not text.isascii():
-            continue
-        if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
-            w = ["use", w[0].lower(), *w[1:]]
-        first = _base_verb(w[0].lower())
-        if not _is_verb(first, w[0]):
-            w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
-        else:
-            w[0] = first
-        if len(w) > 16:
-            w = w[:16]
-            while w and w[-1].lower() in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on"}:
-                w.pop()
-        return " ".join(w)
-    name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api"}]
-    if name_words and _base_verb(name_words[0]) not in VERBS:
-        name_words = ["look", "up", *name_words]
-    return " ".join(name_words) or "help with this"
-
-
-_NOT_VERBS = {"news", "status", "statistics", "details", "analytics", "settings", "metrics", "series", "this", "is",
-              "has", "was", "access", "process", "address", "its", "us", "class", "glass", "always", "various", "previous"}
-
-
-def _base_verb(word: str) -> str:
-    """``fetches`` -> fetch, ``retrieves`` -> retrieve, ``queries`` -> query; other words unchanged."""
-    if word in VERBS:
-        return word
-    for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("es", "e"), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and word[: -len(suffix)] + repl in VERBS:
-            return word[: -len(suffix)] + repl
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word not in _NOT_VERBS:
-        # a description's first word in the third person ("Performs", "Analyzes") is a verb
-        for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("zes", "ze"), ("s", "")):
-            if word.endswith(suffix):
-                return word[: -len(suffix)] + repl
-    return word
-
-
-def _is_verb(word: str, original: str) -> bool:
-    return word in VERBS or word != original.lower() or word.endswith(("ate", "ize", "ise", "ify"))
-
+from synth.wording import intent
 
 def show(value: Any, kind: str) -> str:
     """A value as a person would write it in a message."""
@@ -230,7 +145,17 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         forms = (f"I found {total} {things}. The top one: {first}.", f"There are {total} {things}; first up is {first}.",
                  f"{total} {things} came back, led by {first}.", f"Top result of {total}: {first}.")
         return forms[pick % len(forms)]
+    if isinstance(result.get("expression"), str) and isinstance(result.get("result"), (int, float)):
+        return f"{result['expression']} = {_number(result['result'])}."  # a sum is said as a sum, not as a change
     facts = _facts(result, 4 if k != "action" else 3, set(args))
+    texts = [v for key, v in result.items() if key not in args and isinstance(v, str) and v.strip()]
+    if facts == "an empty record" and texts:  # a page, a document: its opening, as a person relays it
+        text = " ".join(max(texts, key=len).split())
+        return f"Here's how it starts: {text[:240].rsplit(' ', 1)[0] + '...' if len(text) > 240 else text}"
+    written = [v for v in texts if "\n" in v]  # a file's content is what was asked for, not only its size
+    if written and k != "action":
+        text = " / ".join(line.strip() for line in max(written, key=len).splitlines() if line.strip())
+        facts += f'; it reads: "{text[:200].rsplit(" ", 1)[0] + "..." if len(text) > 200 else text}"'
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
         forms = (f"Done. The {what} went through: {facts}.", f"That's done: {facts}.",
@@ -238,7 +163,8 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         return forms[pick % len(forms)]
     if lists:
         key, items = lists[0]
-        facts += f"; {human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
+        listed = f"{human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
+        facts = listed if facts == "an empty record" else f"{facts}; {listed}"
     forms = (f"The {thing} shows {facts}.", f"For the {thing}: {facts}.", f"Got it: {facts}.",
              f"{facts[:1].upper()}{facts[1:]}.", f"This is the {thing}: {facts}.")
     return forms[pick % len(forms)]
@@ -255,6 +181,9 @@ def _number(value: Any) -> Any:
 def fact(key: str, value: Any) -> str:
     """``temperature_c: 21`` -> "temperature 21°C"; ``rates: {"EUR": 1.17}`` -> "rates EUR 1.17"."""
     w = words(key)
+    if isinstance(value, list):
+        value = _join([str(_number(v)) for v in value[:3]]) + (f" and {len(value) - 3} more" if len(value) > 3 else "")
+        value = value.replace(" and ", ", ", value.count(" and ") - 1) if value.count(" and ") > 1 else value
     if isinstance(value, dict):
         value = ", ".join(f"{k} {_number(v)}" for k, v in list(value.items())[:4])
     value = _number(value)
@@ -264,8 +193,11 @@ def fact(key: str, value: Any) -> str:
 
 
 def _scalars(value: Any) -> bool:
-    if isinstance(value, dict):
-        return bool(value) and all(_scalars(v) and not isinstance(v, (dict, str)) for v in value.values())
+    if isinstance(value, dict):  # rates {"EUR": 1.17}, variables {"PORT": "8080"}: short values a sentence can carry
+        return bool(value) and all(_scalars(v) and not isinstance(v, dict) and len(str(v)) <= 60 for v in value.values())
+    if isinstance(value, list):  # suggestions, tags: a few short words
+        return bool(value) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v)) <= 60
+                                   for v in value)
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 

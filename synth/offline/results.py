@@ -9,6 +9,7 @@ command, trades for a market, status fields for health/session/info.
 from __future__ import annotations
 
 import math
+import statistics
 import re
 from typing import Any
 
@@ -24,7 +25,8 @@ STRONG = {
     **dict.fromkeys(("translate", "translation", "translator"), "translate"),
     **dict.fromkeys(("calculate", "calculator", "calc", "compute", "convert", "conversion", "converter", "estimate",
                      "bmi", "subtract", "multiply", "divide", "sum", "power", "sqrt", "modulo", "average", "mean",
-                     "median", "factorial", "percentage", "arithmetic", "math"), "calculate"),
+                     "median", "factorial", "percentage", "arithmetic", "math", "permutations", "permutation",
+                     "combinations", "combination", "binomial", "gcd", "lcm", "variance", "stdev"), "calculate"),
     **dict.fromkeys(("analyze", "analyse", "analysis", "analyzer", "evaluate", "evaluation", "assess", "assessment",
                      "audit", "review", "sentiment", "classify", "diagnose", "detect"), "analyze"),
     **dict.fromkeys(("generate", "gen", "generator", "compose", "brainstorm", "random", "dice", "uuid", "guid", "mnemonic"), "generate"),
@@ -101,7 +103,7 @@ def purposes(tool: ToolSpec, strong: bool = True) -> list[str]:
             p = "calculate"
         if p is None and strong and word == "draft" and word == w[0]:
             p = "generate"
-        if p is None and strong and len(w) == 1 and word in ("max", "min", "floor", "ceil", "round", "abs", "add", "sub", "mul", "div", "mod", "pow"):
+        if p is None and strong and len(w) == 1 and word in ("max", "min", "floor", "ceil", "round", "abs", "add", "sub", "mul", "div", "mod", "pow", "mode"):
             p = "calculate"
         if strong and word in ("write", "create") and set(w) & _CONTENT_NOUNS:
             p = "generate"
@@ -265,7 +267,21 @@ _ARITH = {"add": lambda n: sum(n), "sum": lambda n: sum(n), "plus": lambda n: su
           "pow": lambda n: n[0] ** n[1] if len(n) > 1 and abs(n[1]) < 32 else None, "floor": lambda n: math.floor(n[0]), "ceil": lambda n: math.ceil(n[0]),
           "round": lambda n: round(n[0], int(n[1]) if len(n) > 1 else None), "abs": lambda n: abs(n[0]),
           "median": lambda n: sorted(n)[len(n) // 2] if len(n) % 2 else sum(sorted(n)[len(n) // 2 - 1: len(n) // 2 + 1]) / 2,
-          "factorial": lambda n: math.factorial(int(n[0])) if 0 <= n[0] <= 20 else None}
+          "factorial": lambda n: math.factorial(int(n[0])) if 0 <= n[0] <= 20 else None,
+          # counting and number theory: the formula's value, never a number of the right size
+          "permutations": lambda n: _whole(math.perm, n), "permutation": lambda n: _whole(math.perm, n),
+          "combinations": lambda n: _whole(math.comb, n), "combination": lambda n: _whole(math.comb, n),
+          "binomial": lambda n: _whole(math.comb, n),
+          "gcd": lambda n: _whole(math.gcd, n), "lcm": lambda n: _whole(math.lcm, n),
+          "mode": lambda n: statistics.multimode(n)[0], "variance": lambda n: statistics.pvariance(n) if len(n) > 1 else None,
+          "stdev": lambda n: statistics.pstdev(n) if len(n) > 1 else None}
+
+
+def _whole(f: Any, n: list[float]) -> int | None:
+    """``f`` over whole numbers (``perm(n, k)``, ``gcd(a, b)``); None when they are not whole or too large."""
+    if not all(float(x).is_integer() and 0 <= x <= 10**6 for x in n[:2]) or (f in (math.perm, math.comb) and n[0] > 200):
+        return None
+    return f(*(int(x) for x in n[:2])) if len(n) > 1 else f(int(n[0])) if f is math.perm else None
 _GUESS = (("mme", "mg MME/day", 10, 180), ("dose", "mg", 5, 500), ("calorie", "kcal", 150, 3200), ("bmr", "kcal/day", 1300, 2400),
           ("distance", "km", 0.5, 900), ("speed", "km/h", 5, 120), ("area", "m²", 12, 400), ("volume", "L", 0.2, 60),
           ("weight", "kg", 45, 110), ("energy", "kWh", 0.5, 900), ("emission", "kg CO2e", 2, 2500), ("carbon", "kg CO2e", 2, 2500),

@@ -182,7 +182,10 @@ def _connect(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> d
     if w & {"initialize", "init"}:
         return {"initialized": True, "session_id": str(seed_faker(rng).uuid4()), "started_at": E.stamp(ctx, 0, 0.001)}
     hostname = arg(args, "host", "hostname", "server", "url", "connection", "dsn") or "db.internal"
-    return {"connected": True, "host": hostname, "server_version": rng.choice(("PostgreSQL 16.3", "MySQL 8.0.37", "MongoDB 7.0.11")),
+    engines = [v for k, v in (("postgres", "PostgreSQL 16.3"), ("mysql", "MySQL 8.0.37"), ("mariadb", "MariaDB 11.4.2"),
+                              ("mongo", "MongoDB 7.0.11"), ("redis", "Redis 7.2.5")) if k in text.lower()]  # the one it names
+    return {"connected": True, "host": hostname,
+            "server_version": engines[0] if engines else rng.choice(("PostgreSQL 16.3", "MySQL 8.0.37", "MongoDB 7.0.11")),
             "connection_id": rng.randint(100, 99999), "latency_ms": rng.randint(2, 80)}
 
 

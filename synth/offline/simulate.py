@@ -27,7 +27,7 @@ ACTION_VERBS = {
     "execute", "save", "submit", "reply", "comment", "merge", "close", "open", "install", "deploy",
     "trigger", "invite", "assign", "archive", "mark", "put", "push", "register", "subscribe",
 }
-_STOP = {"tool", "get", "the", "a", "an", "of", "for", "by", "to", "and", "or", "with", "mcp", "api", "data", "info", "information", "all", "details"}
+_STOP = {"tool", "controller", "get", "the", "a", "an", "of", "for", "by", "to", "and", "or", "with", "mcp", "api", "data", "info", "information", "all", "details"}
 
 
 def verb(tool: ToolSpec) -> str:
@@ -40,7 +40,8 @@ def kind(tool: ToolSpec) -> str:
     w = words(tool.name)
     if w and w[0] in ACTION_VERBS:
         return "action"
-    if w and (w[0] in LIST_VERBS or w[-1] in LIST_VERBS or (len(w) > 1 and w[0] == "get" and w[-1].endswith("s") and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"})):
+    if w and (w[0] in LIST_VERBS or w[-1] in LIST_VERBS or "list" in w[:3]  # "sls_list_projects", "get_list_of_sheets"
+              or (len(w) > 1 and w[0] == "get" and w[-1].endswith("s") and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"})):
         return "list"
     if w and (w[0] in ACTION_VERBS or w[-1] in ACTION_VERBS):
         return "action"
@@ -79,9 +80,10 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
     sql = any(isinstance(v, str) and _SQL.match(v) for v in args.values())
     steps = (
         lambda: results.shape("run", tool, args, ctx) if sql else None,
+        lambda: _declared(tool, args, ctx),
         lambda: _by_purpose(results.purposes(tool, strong=True), tool, args, ctx),
         lambda: texts.transform(w, args),
-        lambda: texts.ack(w, tool.description, ctx),
+        lambda: texts.ack(w, tool.description, ctx, args),
         lambda: _head(tool, args, ctx, index),
         lambda: themes.themed(name, tool, args, ctx, index),
         lambda: _by_purpose(results.purposes(tool, strong=False), tool, args, ctx),
@@ -112,7 +114,22 @@ def _item(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dic
         lambda: _kind_of_thing(tool, args, ctx, index),
         lambda: _described(tool, args, ctx),
     )
-    return _first(steps) or entities.fallback(_head_noun(tool), ctx, index)
+    return _first(steps) or _found(tool, args, ctx, index) or entities.fallback(_head_noun(tool), ctx, index)
+
+
+_FOUND = ("{Q}: a survey", "{Q} in practice", "Notes on {q}", "{Q}: what we know", "A short guide to {q}")
+
+
+def _found(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
+    """A hit of a search nothing above knows the things of: titled after what was searched for, never a stock name."""
+    if not set(words(tool.name)) & (LIST_VERBS - {"list", "browse"}):
+        return None
+    key, query = entities.focus(args)
+    if not query or not set(words(key)) & {"query", "q", "search", "keyword", "keywords", "term", "text", "title", "topic"}:
+        return None
+    q = " ".join(query.split())[:80]
+    title = _FOUND[(index + len(q)) % len(_FOUND)].format(Q=q[:1].upper() + q[1:], q=q)
+    return {"id": entities.ident(_head_noun(tool), ctx), "title": title}
 
 
 def _head(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
@@ -157,13 +174,16 @@ def _by_purpose(found: list[str], tool: ToolSpec, args: dict[str, Any], ctx: Con
 
 
 _SEARCHY = {"search", "web", "internet", "google", "bing", "duckduckgo", "brave", "exa", "tavily", "serp", "result", "item", "crawl"}
+_WEB = _SEARCHY - {"search", "result", "item"}
+_WEB_TEXT = re.compile(r"\bweb\b|internet|search engine|google|bing|duckduckgo|websites?\b|web pages?", re.I)
 _SITES = ("en.wikipedia.org/wiki", "www.britannica.com/topic", "www.bbc.com/news", "medium.com/@techwriter", "www.theguardian.com/science")
 
 
 def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
     """A web search hit about the query, for search tools about no particular kind of thing."""
-    if not set(words(tool.name)) & _SEARCHY:
-        return None
+    w = set(words(tool.name))
+    if not w & _SEARCHY or (w & {"search", "result", "item"} and not w & _WEB and not _WEB_TEXT.search(tool.description)):
+        return None  # a search of works, products or cigarettes returns those, not web pages
     _, query = entities.focus(args)
     query = (query or ctx.rng.choice(vocab.QUERIES["general"])).strip()
     site = _SITES[index % len(_SITES)]
@@ -174,6 +194,33 @@ def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict
     return {"title": titles[index % len(titles)], "url": f"https://{site}/{slug}",
             "snippet": f"An overview of {query.lower()}: background, key facts and recent developments.",
             "published_at": entities.stamp(ctx, -400, -2)}
+
+
+_DECLARED = re.compile(r"\breturns?\b[^.]{0,80}?\b(?:with|containing|including|has|of)\b([^.]{4,200})", re.I)
+_KEY = re.compile(r"""['"`](\w+)['"`]\s*(?:\((\w+)\))?""")
+
+
+def _declared(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
+    """The keys a description says the result has ("Returns a dictionary with 'installed' (bool) and 'version' (str)
+    or 'error' (str)": installed and version; the error is the other outcome), as the tool's own output schema."""
+    m = _DECLARED.search(tool.description or "")
+    if m is None:
+        return None
+    first = re.split(r"""\s+or\s+(?=['"`])""", m.group(1))[0]  # "..., or 'error'" names what a failure returns
+    keys = _KEY.findall(first)
+    if len(keys) < 2:
+        return None
+    out: dict[str, Any] = {}
+    for key, kind in keys:
+        if kind in ("bool", "boolean"):
+            out[key] = ctx.rng.random() < 0.85
+        elif kind in ("int", "integer", "float", "number"):
+            value = texts.field_value(key, ctx, args)
+            out[key] = value if isinstance(value, (int, float)) else ctx.rng.randint(1, 500)
+        else:
+            value = texts.field_value(key, ctx, args)
+            out[key] = value if value is not None else make_value(key, {"type": "string"}, ctx)[0]
+    return out
 
 
 _RETURNS = re.compile(r"(?=\b(?:returns?|including|includes|such as|containing|contains)\s*:?\s*([^.\n]{5,160}))", re.I)
@@ -242,7 +289,9 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
         found += [p for p in results.purposes(tool, False) if p in ("browser", "export")]
         if w and w[0] in ACTION_VERBS | _CHANGES:  # "terminate_simulator_session" ends a session; it simulates nothing
             lead = results.STRONG.get(w[0]) or results.WEAK.get(w[0])
-            found = [p for p in found if p == lead or (p == "generate" and w[0] in ("write", "create"))]
+            numeric = bool(args) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in args.values())
+            found = [p for p in found if p == lead or (p == "generate" and w[0] in ("write", "create"))
+                     or (p == "calculate" and numeric)]  # add(a=9, b=33) adds numbers; it creates nothing
         shaped = _by_purpose(found, tool, args, ctx)
         if shaped is not None:
             out = _echo(tool, args)

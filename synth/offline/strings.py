@@ -14,20 +14,20 @@ import re
 from typing import Any, Callable
 
 from synth.offline import vocab
-from synth.offline.values import ANCHOR, Context, _number, seed_faker, words
+from synth.offline.context import ANCHOR, Context, number, seed_faker, words
 
-_QUOTED = re.compile(r"""(?:e\.g\.?|for example|examples?:|such as|like|i\.e\.)\s*[:,]?\s*['"`]([^'"`\n]{1,40})['"`]""", re.I)
-_EG = re.compile(r"(?:\be\.g\.?|\bfor example|\bexamples?:|\bsuch as|\bi\.e\.)\s*[:,]?\s*([^)\n;]{1,120})", re.I)
-_CHOICES = re.compile(r"(?:\bvalid\b[\w ]{0,20}|\bsupported\b[\w ]{0,20}|\boptions?|\bone of|\bpossible values|\ballowed(?: values)?)\s*(?:are|is|include)?\s*:?\s*([^.\n;]{3,160})", re.I)
+_QUOTED = re.compile(r"""(?:e\.g\.?|for example|examples?:|such as|like|i\.e\.|例如|比如)\s*[:,：]?\s*['"`]([^'"`\n]{1,80})['"`]""", re.I)
+_EG = re.compile(r"(?:\be\.g\.?|\bfor example|\bexamples?:|\bsuch as|\bi\.e\.|例如|比如)\s*[:,：]?\s*([^)）\n;]{1,160})", re.I)
+_CHOICES = re.compile(r"(?:\bvalid\b[\w ]{0,20}|\bsupported\b[\w ]{0,20}|\boptions?(?=\s*(?::|are\b|include))|\bone of|\bpossible values|\ballowed(?: values)?)\s*(?:are|is|include)?\s*:?\s*([^.\n;]{3,160})", re.I)
 _PAREN_LIST = re.compile(r"\(([^()]{3,80})\)")
-_TOKEN = re.compile(r"^[A-Za-z0-9][\w.:/@+#\-]{0,39}$")
+_TOKEN = re.compile(r"^(?:[A-Za-z0-9][\w.:/@+#\-]{0,39}|(?:https?://|/|~/)[\w.:/@+#\-~%?=&]{1,90})$")  # names, codes, URLs, paths
 
 
 def _split(text: str) -> list[str]:
     """``"binance, coinbase or kraken"`` -> the three names; anything wordy is not a value."""
     text = re.sub(r"\betc\.?|\band so on\b|\.\.\.", "", text)
     out = []
-    for part in re.split(r",|\bor\b|\band\b|/(?=\s)|\|", text):
+    for part in re.split(r",|\bor\b|\band\b|/(?=\s)|\||或|、|，", text):
         token = part.strip().strip("'\"`[]").strip()
         if " " in token and len(token.split()) <= 3 and token.replace(" ", "").isalnum():
             out.append(token)  # "Porto Alegre", "wt wt"
@@ -37,20 +37,27 @@ def _split(text: str) -> list[str]:
 
 
 def examples(description: str) -> list[str]:
-    """Values a schema's description offers: quoted examples, "e.g. a, b", "(a, b, c)", "Valid x: a, b"."""
+    """Values a schema's description offers: quoted examples, "e.g. a, b", "(a, b, c)", "Valid x: a, b".
+
+    A list that names kinds of value ("compound name, CID, SMILES", "https://, file:///") offers no value.
+    """
     found = [m.strip() for m in _QUOTED.findall(description)]
-    if found:
+    if found and not any(_KIND.search(f) for f in found):
         return found
     for pattern in (_EG, _CHOICES):
         for m in pattern.finditer(description):
             values = _split(m.group(1))
-            if values:
+            if values and not any(_KIND.search(v) for v in values):
                 return values
     for m in _PAREN_LIST.finditer(description):
         values = _split(m.group(1))
-        if len(values) >= 2 and "," in m.group(1):
+        if len(values) >= 2 and "," in m.group(1) and not any(_KIND.search(v) for v in values):
             return values
     return []
+
+
+# "compound name", "user ID", "https://": what kind of value goes there, not a value
+_KIND = re.compile(r"\s(?:names?|ids?|numbers?|codes?|titles?|types?|strings?|values?|text|paths?|urls?|keywords?)$|^[a-z]+:/*$", re.I)
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -102,6 +109,8 @@ def _titled(ctx: Context, subject: str) -> str:
     return ctx.rng.choice(pool) if pool else ctx.rng.choice(vocab.TITLES)
 
 
+# a user that logs in (a database, a server, an account) has a user name, not a person's full name
+_ACCOUNT = re.compile(r"username|user name|database|mysql|postgres|\bsql|\bssh\b|\blogin\b|\bconnect|account|用户名")
 _PEOPLE = {"user", "contact", "person", "customer", "employee", "author", "member", "attendee", "patient",
            "recipient", "owner", "student", "candidate", "speaker", "guest", "assignee", "reviewer", "player"}
 _SCHOLARLY = {"pmid": lambda r: str(r.randint(31000000, 39999999)), "pmcid": lambda r: f"PMC{r.randint(8000000, 11999999)}",
@@ -122,6 +131,12 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         return fake.email(), "email"
     if w & {"to", "cc", "bcc", "recipients", "recipient"} and ("email" in text or "address" in text) and not w & {"id"}:
         return fake.email(), "email"
+    # the description's own examples win over what the name or format suggests: an Instagram post URL where
+    # one is shown, "localhost" where a database host is, not a URL or host from a stock list
+    if (found := examples(description)) and not w & {"password", "secret", "token", "apikey"} \
+            and not all(re.match(r"\d{4}-\d\d", f) for f in found):  # a date example shows a format: dates come below
+        return rng.choice(found), "url" if all(f.startswith("http") for f in found) else \
+            "text" if any(" " in f for f in found) else "name"
     if (when := _when(w, name, fmt, text, ctx)) is not None:
         return when
     if fmt in ("uri", "url", "uri-reference") or w & {"url", "uri", "link", "href", "website", "endpoint"}:
@@ -132,15 +147,13 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         return str(fake.uuid4()), "id"
     if fmt in ("ipv4", "ip") or w & {"ip"} or (w & {"target", "host"} and ("ip" in text or "network" in text)):
         return fake.ipv4_private() if "192.168" in text or "network" in text else fake.ipv4_public(), "id"
-    if w & {"domain", "hostname", "host", "server"} and not w & {"id", "name"}:
+    if w & {"domain", "hostname", "host", "server"} and not w & {"id"} and not (w & {"name"} and not w & {"domain", "host"}):
         if re.search(r"database|postgres|mysql|redis|mongo|\bdb\b|smtp|ssh", text):
             return rng.choice(("localhost", "db.internal.example.com", "10.0.4.12")), "name"
         return rng.choice(vocab.DOMAINS), "name"
     for key, make in _SCHOLARLY.items():
         if key in w or name.lower() == key or name.lower() == key + "s":
             return make(rng), "id"
-    if (found := examples(description)) and not w & {"password", "secret", "token", "apikey"}:
-        return rng.choice(found), "text" if any(" " in f for f in found) else "name"
     for rule in RULES:
         if (hit := rule(w, name, text, ctx)) is not None:
             return hit
@@ -178,13 +191,18 @@ RULES: tuple[Rule, ...] = (
     _rule(lambda w, n, t, c: bool(w & {"token", "key"} and w & {"api", "access", "auth", "private", "secret"}),
           lambda w, n, t, c: (f"demo-{seed_faker(c.rng).lexify('????????')}", "id")),
     _rule(_any("cursor", "continuation", "pagination"), lambda w, n, t, c: (c.rng.choice(vocab.CURSORS), "id")),
+    _rule(lambda w, n, t, c: _KUBE.search(c.about) is not None and bool(w & _KUBE_PARAMS), lambda w, n, t, c: _kube(w, c)),
+    _rule(lambda w, n, t, c: "session" in w and not w & {"id", "token", "key"}, lambda w, n, t, c: (c.rng.choice(("default", "main", "support")), "name")),
+    _rule(lambda w, n, t, c: w == {"image"} or (bool(w & {"image"}) and bool(w & {"name", "ref"})),
+          lambda w, n, t, c: (c.rng.choice(_CONTAINER_IMAGES), "id") if _CONTAINERS.search(t + " " + c.about)
+          else (c.rng.choice(vocab.MEDIA_PATHS["image"]) if "image" in vocab.MEDIA_PATHS else c.rng.choice(vocab.FILE_PATHS), "path")),
     _rule(lambda w, n, t, c: bool(w & {"variable", "var", "function", "column", "attribute", "field", "prop"}) and bool(w & {"name", "names"}) or n in ("entrypoint", "prototype"),
           lambda w, n, t, c: (c.rng.choice(vocab.CODE_NAMES), "name")),
     _rule(_any("fee", "price", "balance", "cost", "budget", "rate", "salary", "lamports", unless=("id", "type")),
-          lambda w, n, t, c: (str(_number(n, {}, t, "number", c)), "number")),
+          lambda w, n, t, c: (str(number(n, {}, t, "number", c)), "number")),
     _rule(_any("frequency", "duration", "size", "amount", "count", "limit", "port", "timeout", "interval", "width",
                "height", "offset", "page", "year", "quantity", "row", "rows", "number", "max", "min", unless=("id",)),
-          lambda w, n, t, c: (str(_number(n, {}, t, "integer", c)), "number")),
+          lambda w, n, t, c: (str(number(n, {}, t, "integer", c)), "number")),
     _rule(_any("city", "location", "place", "destination", "origin", "town", "address", "singleline", unless=("id", "type", "email")),
           lambda w, n, t, c: ((seed_faker(c.rng).address().replace("\n", ", "), "place") if "address" in w and c.topic != "crypto"
                               else ("0x" + "".join(c.rng.choice("0123456789abcdef") for _ in range(40)), "id") if "address" in w
@@ -230,12 +248,13 @@ RULES: tuple[Rule, ...] = (
           lambda w, n, t, c: (_slug(c, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name")),
     _rule(_any("query", "q", "search", "keyword", "keywords", "term", "terms", "topic", "prompt", "question", "palavras",
                "condition", "conditions", "diseases", "disease"),
-          lambda w, n, t, c: (c.rng.choice(vocab.QUERIES.get(c.topic, vocab.QUERIES["general"])), "query")),
+          lambda w, n, t, c: (_query(c), "query")),
     _rule(_any("phone", "mobile"), lambda w, n, t, c: (f"+1-{c.rng.randint(200, 989)}-{c.rng.randint(200, 989)}-{c.rng.randint(1000, 9999)}", "id")),
     _rule(_any("barcode", "ean", "upc", "gtin"), lambda w, n, t, c: ("".join(c.rng.choice("0123456789") for _ in range(13)), "id")),
     _rule(_any("zip", "postal", "postcode", "cep"), lambda w, n, t, c: (seed_faker(c.rng).postcode(), "id")),
     _rule(_any("username", "user", "login", "handle", "author", "assignee", "user1", "user2", "author1", "author2", unless=("id",)),
-          lambda w, n, t, c: (seed_faker(c.rng).user_name() if w & {"username", "login", "handle", "user1", "user2"} or "username" in t else seed_faker(c.rng).name(), "name")),
+          lambda w, n, t, c: (seed_faker(c.rng).user_name() if w & {"username", "login", "handle", "user1", "user2"} or _ACCOUNT.search(t + " " + c.about)
+                              else seed_faker(c.rng).name(), "name")),
     _rule(lambda w, n, t, c: bool(w & {"class", "property", "field", "entity", "model", "type"} and w & {"name"}) or n in ("class", "entity"),
           lambda w, n, t, c: (c.rng.choice(vocab.ENTITIES), "name")),
     _rule(_any("name", "firstname", "lastname", "fullname", "recipient", "contact", "person", "title", "remark", unless=("id",)),
@@ -283,6 +302,47 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+# Kubernetes and container tools: a context, a kind, a pod or node is named as kubectl names it
+_KUBE = re.compile(r"\bk8s\b|kube|kubernetes|\bpods?\b|deployment|daemonset|statefulset|\bnamespace")
+_KUBE_PARAMS = {"context", "cluster", "resource", "kind", "name", "pod", "node", "deployment", "container", "annotations",
+                "labels", "label", "patch", "selector"}
+_CONTAINERS = re.compile(r"docker|container|oci\b|sbom|registry|kubernetes|k8s|trivy|grype|syft")
+_CONTAINER_IMAGES = ("nginx:1.27", "python:3.12-slim", "postgres:16", "ghcr.io/acme/checkout-api:2.4.1", "redis:7-alpine")
+
+
+def _kube(w: set[str], ctx: Context) -> tuple[str, str]:
+    rng = ctx.rng
+    if w & {"context", "cluster"}:
+        return rng.choice(("prod-eu-west-1", "staging-us-east-1", "kind-dev")), "name"
+    if w & {"resource", "kind"} and not w & {"name"}:
+        return rng.choice(("deployment", "service", "statefulset", "configmap")), "name"
+    if "pod" in w:
+        return f"{rng.choice(('checkout-api', 'orders-worker', 'web'))}-{rng.choice(('7c9f8d6b5', '5d4b9c7f8'))}-{rng.choice(('x2kqp', 'm8zt4', 'p9wl7'))}", "id"
+    if "node" in w:
+        return f"ip-10-0-{rng.randint(1, 9)}-{rng.randint(10, 250)}.eu-west-1.compute.internal", "id"
+    if "container" in w:
+        return rng.choice(("app", "sidecar", "nginx")), "name"
+    if w & {"annotations", "labels", "label", "selector"}:
+        return rng.choice(("team=payments", "app=checkout-api", "tier=backend")), "id"
+    if "patch" in w:
+        return rng.choice(('{"spec": {"replicas": 3}}', '{"metadata": {"labels": {"tier": "backend"}}}')), "code"
+    return rng.choice(("checkout-api", "orders-worker", "web-frontend", "redis-cache")), "name"
+
+
+_QUERY_POOLS = {"song": "music", "track": "music", "album": "music", "recipe": "food", "film": "movie", "article": "news",
+                "work": "paper", "publication": "paper", "product": "shop"}
+
+
+def _query(ctx: Context) -> str:
+    """What a person searches for: the kind of thing the tool finds (a book for a book search), else the server's topic."""
+    subject = _QUERY_POOLS.get(ctx.subject, ctx.subject)
+    if subject in vocab.QUERIES:
+        return ctx.rng.choice(vocab.QUERIES[subject])
+    if subject in vocab.NAMED_THINGS and subject not in ("entity", "resource", "list", "memory", "note", "task", "project"):
+        return ctx.rng.choice(vocab.NAMED_THINGS[subject])
+    return ctx.rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"]))
+
+
 def _named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     """A name: a person's when the thing is a person, else the kind of name that thing gets."""
     fake = seed_faker(ctx.rng)
@@ -298,7 +358,8 @@ def _named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     if w & {"title", "page", "article"} and re.search(r"wikipedia|\bwiki\b|encyclop", ctx.about):
         subject = "article"
     if w & {"firstname", "lastname", "fullname", "recipient", "contact", "person"} or subject in _PEOPLE \
-            or re.search(r"\b(?:person|user|customer|contact|patient|employee)'?s? name\b", text):
+            or (w == {"name"} and set(re.findall(r"[a-z]+", ctx.about[:40])) & _PEOPLE) \
+            or re.search(r"\b(?:person|user|customer|contact|patient|employee)'?s? name\b|\bgreet|\bsomeone\b|\bwho\b", text):
         return (fake.first_name() if "first" in w else fake.last_name() if "last" in w else fake.name()), "name"
     if w & {"title", "remark"} or subject in vocab.NAMED_THINGS:
         return _titled(ctx, subject), "text" if w & {"title", "remark"} else "name"

@@ -181,7 +181,9 @@ COMMANDS = {"make", "apply", "toggle", "restart", "reboot", "play", "push", "for
             "set", "send", "request", "stream", "broadcast", "continue", "step", "kill", "flush", "reload", "wake", "sleep", "chat"}
 _IRREGULAR = {"make": "made", "set": "set", "send": "sent", "stream": "streamed", "split": "split", "dig": "dug", "run": "ran",
               "leave": "left", "say": "said", "speak": "spoke", "draw": "drew", "cast": "cast", "sleep": "slept", "wake": "woke",
-              "build": "built", "put": "put", "find": "found", "give": "gave", "take": "took", "write": "wrote", "hold": "held"}
+              "build": "built", "put": "put", "find": "found", "give": "gave", "take": "took", "write": "wrote", "hold": "held",
+              "undo": "undid", "redo": "redid", "do": "did", "equip": "equipped", "get": "got", "buy": "bought", "sell": "sold",
+              "pay": "paid", "read": "read", "begin": "began", "choose": "chose", "throw": "threw"}
 
 
 def past(verb: str) -> str:
@@ -196,8 +198,9 @@ def past(verb: str) -> str:
     return verb + "ed"
 
 
-def ack(tool_name_words: list[str], description: str, ctx: Context) -> dict[str, Any] | None:
-    """For a command-like tool ("Make the avatar jump."): a success flag and what was done, in the past tense."""
+def ack(tool_name_words: list[str], description: str, ctx: Context, args: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """For a command-like tool ("Make the avatar jump."): a success flag and what was done, in the past tense,
+    about what the call named ("Said hello to Ana Reis", not "Said hello to someone")."""
     first = re.split(r"(?<=[.!?])\s|\n", description.strip(), maxsplit=1)[0].strip().rstrip(".!")
     lead = re.findall(r"[A-Za-z]+", first[:20])
     verb = lead[0].lower() if lead and first[:1].isalpha() and first.isascii() else ""
@@ -210,4 +213,17 @@ def ack(tool_name_words: list[str], description: str, ctx: Context) -> dict[str,
         message = f"{past(tool_name_words[0]).capitalize()} {' '.join(tool_name_words[1:])}".strip()
     else:
         return None
-    return {"success": True, "message": message, "completed_at": E.stamp(ctx, 0, 0.001)}
+    return {"success": True, "message": _named_in(message, args or {}), "completed_at": E.stamp(ctx, 0, 0.001)}
+
+
+def _named_in(message: str, args: dict[str, Any]) -> str:
+    """"Equipped a specific item" with ``itemName="torch"`` -> "Equipped torch"; "someone" -> the name given."""
+    said = {k: v for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) <= 40}
+    person = next((v for k, v in said.items() if set(words(k)) & {"name", "user", "person", "recipient", "username"}), None)
+    if person is not None:
+        message = re.sub(r"\b(?:someone|somebody)\b", str(person), message)
+
+    def value(m: re.Match[str]) -> str:
+        found = next((v for k, v in said.items() if m.group(1).lower() in words(k)), None)
+        return m.group(0) if found is None else str(found)
+    return re.sub(r"\b(?:a|an|the)\s+(?:(?:specific|given|specified|particular|provided)\s+)?(\w+)", value, message, count=1)

@@ -7,15 +7,17 @@ gold value is grounded by construction; the gates check it anyway.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from synth.offline import language
+from synth.offline.params import documented
 from synth.offline.scenario import rng_for
 from synth.offline.simulate import noun
 from synth.offline.values import Context, make_value, words
 from synth.offline import vocab
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
-from synth.runtime.simulated import SimulatedRuntime
+from synth.offline.simulated import SimulatedRuntime
 from synth.templates import render
 from synth.records import (
     Message,
@@ -25,13 +27,15 @@ from synth.records import (
     Scenario,
     ServerSpec,
     ToolCall,
+    ToolSpec,
     Trajectory,
     content_hash,
     make_id,
 )
 
-_MAX_OPTIONAL = 3
+P_OPTIONAL = 0.3
 _UNASKABLE = {"bool", "enum", "object", "code"}
+_UNASKED = {"guess", "text", "code", "object"}  # kinds of optional values a request would not bring up
 
 
 def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
@@ -49,23 +53,26 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
         about = f"{' '.join(words(tool.name))} {tool.description[:200]}".lower()
         ctx = dataclasses.replace(ctx, subject=noun(tool), about=about)
         linked = {lk.param: lk.field for lk in scenario.links if lk.to_step == i}
+        props = documented(tool, server.tools)  # descriptions from the docstring's Args: where the schema has none
         optional = [p for p in tool.properties if p not in tool.required]
-        picked = [p for p in optional if rng.random() < 0.35][:_MAX_OPTIONAL]
+        # a person asks for an optional setting now and then, one at a time; the rest stay at the tool's defaults
+        picked = [rng.choice(optional)] if optional and rng.random() < P_OPTIONAL else []
         args: dict[str, Any] = {}
         kinds: dict[str, str] = {}
         for param in [*tool.required, *picked]:
-            schema = tool.properties.get(param)
+            schema = props.get(param)
             if not isinstance(schema, dict):
                 continue
             if param in chosen and _fits(chosen[param][0], schema):  # one symbol/city per conversation
                 args[param], kinds[param] = chosen[param]
                 continue
             value, kind = make_value(param, schema, ctx)
-            if kind == "guess" and param not in tool.required:
-                continue  # an optional parameter we cannot fill well is left out, not invented
+            if param not in tool.required and (kind in _UNASKED or value == schema.get("default")):
+                continue  # an optional value nobody would ask for (a guess, boilerplate, the default) is left out
             args[param], kinds[param] = value, kind
             if param not in linked:
                 chosen[param] = (value, kind)
+        _in_order(tool, args)
         steps.append(language.Step(tool, args, kinds, linked, set()))
 
     withheld: tuple[str, ...] = ()
@@ -151,3 +158,15 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
         return value in schema["enum"]
     expected = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
     return t not in expected or (isinstance(value, expected[t]) and not (t in ("integer", "number") and isinstance(value, bool)))
+
+
+def _in_order(tool: ToolSpec, args: dict[str, Any]) -> None:
+    """Numbers their tool orders stay in order: "k items from n items" has k <= n, ``min_price`` <= ``max_price``."""
+    nums = [p for p, v in args.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    for a in nums:
+        for b in nums:
+            named = words(a)[:1] in (["min"], ["start"], ["from"]) and words(b)[:1] in (["max"], ["end"], ["to"]) \
+                and words(a)[1:] == words(b)[1:]
+            said = re.search(rf"\b{re.escape(a)}\b[^.]{{0,25}}\bfrom\b[^.]{{0,12}}\b{re.escape(b)}\b", tool.description)
+            if a != b and (named or said) and args[a] > args[b]:
+                args[a], args[b] = args[b], args[a]

@@ -1,4 +1,9 @@
-"""The offline schema simulator behind the runtime seam (tools without a pack)."""
+"""The offline schema simulator behind the runtime seam (tools without a pack).
+
+It lives with the offline author, not in synth.runtime: it draws on the same value machinery the author
+uses for arguments (synth.offline.values), as the LLM tool simulator lives with the agents. synth.runtime
+holds the seam and the runtimes that need no author (packs, live servers), so it never imports an author.
+"""
 
 from __future__ import annotations
 
