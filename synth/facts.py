@@ -236,7 +236,7 @@ class _Source:
         self._walk(content, texts, depth=0)
         self.text = "\n".join(texts).casefold()
         plain = _THOUSANDS.sub(lambda m: m[0].replace(",", ""), self.text)
-        self.numbers |= {_number(float(x)) for x in _TOKEN.findall(plain)}
+        self.numbers |= {_number(float(x)) if "." in x else int(x) for x in _TOKEN.findall(plain)}  # ids past 2**53
         self.dates = _dates(self.text)
 
     def _walk(self, value: Any, texts: list[str], depth: int) -> None:
@@ -279,10 +279,10 @@ class _Source:
             return self.holds(float(s) if "." in s else int(s))
         if _ISO_DATE.fullmatch(s) and s in self.dates:
             return True
-        # whole words: "port" is not in "Porto", "o" not in "go"; a "-" or "." at an end needs no boundary,
-        # nor does a script written without spaces ("東京" in "東京に行きたい")
+        # whole words ("adult" in "adults"): "port" is not in "Porto", "o" not in "go"; a "-" or "." at an
+        # end needs no boundary, nor does a script written without spaces ("東京" in "東京に行きたい")
         found = re.search(("(?<![a-z0-9_])" if _LATIN.match(s[:1]) else "") + re.escape(s)
-                          + ("(?![a-z0-9_])" if _LATIN.match(s[-1:]) else ""), self.text)
+                          + ("(?:e?s)?(?![a-z0-9_])" if _LATIN.match(s[-1:]) else ""), self.text)
         return bool(s) and found is not None
 
 
@@ -290,8 +290,8 @@ class Evidence:
     """What a call may draw its values from: the user's words and earlier tool results.
 
     The one definition of grounded, used by the gates, the grader's label reasons, derive and audit. A
-    value is in a text when its case-folded text is, as whole words ("port" is not in "Porto"); a number when the
-    text names it however written (3, 3.0, "3", 1,000, "four"); a "#123" id as 123; an ISO date also in
+    value is in a text when its case-folded text is, as whole words ("port" is not in "Porto"); a number
+    when the text names it however written (3, 3.0, "3", 1,000, "four"); a "#123" id as 123; an ISO date also in
     English ("March 5, 2024"); a list when each item is; a JSON tool result is read leaf by leaf, nested
     JSON text included. ``said`` asks the user's words only, ``source`` says where, ``grounded`` also
     counts booleans and nulls, a closed domain nobody needs to say.

@@ -72,6 +72,13 @@ def test_strings_are_whole_words():
     ev = Evidence([Message(role="user", content="grade b, category x-ray, 東京に行きたい, v2.1-beta")])
     assert ev.grounded("b") and ev.grounded("X") and not ev.grounded("g") and not ev.grounded("ray-")
     assert ev.grounded("東京") and ev.grounded("v2.1-") and ev.grounded("category x") and not ev.grounded("categor")
+    assert Evidence([Message(role="user", content="trials for adults")]).grounded("ADULT")  # a plural says it
+
+
+def test_long_ids_keep_every_digit():
+    ev = Evidence([Message(role="tool", content='{"listings": [{"id": "1215799479040526045"}, {"id": 98765432109876543}]}')])
+    assert ev.grounded("1215799479040526045") and ev.grounded(1215799479040526045) and ev.grounded(98765432109876543)
+    assert not ev.grounded("1215799479040526044") and not ev.grounded(98765432109876544)
 
 
 def _server() -> ServerSpec:
