@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 import re
+import string
 from dataclasses import dataclass
-from typing import Any, Sequence
+from re import _parser  # type: ignore[attr-defined]  # the stdlib's own regex parser, to draw from a pattern
+from typing import Any, Callable, Sequence
 
 from synth.records import Message
 from synth.wording import spell, words
@@ -58,6 +61,75 @@ def format_ok(fmt: str, value: Any) -> bool:
         except ValueError:
             return False
     return True
+
+
+_POOL = string.ascii_lowercase + string.digits + string.ascii_uppercase + "-_. @/:#"
+_CATEGORIES: dict[str, Callable[[str], bool]] = {
+    "CATEGORY_DIGIT": str.isdigit, "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_", "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
+    "CATEGORY_SPACE": str.isspace, "CATEGORY_NOT_SPACE": lambda c: not c.isspace()}
+
+
+class _Undrawable(Exception):
+    """A pattern construct no string is drawn for (a lookaround, a backreference, a conditional)."""
+
+
+def pattern_example(pattern: str, rng: random.Random, tries: int = 8) -> str | None:
+    """A string ``pattern`` matches (``re.search``, as JSON Schema reads it), drawn from the parsed pattern:
+    "^[A-Z]{3}$" gives "QHX". None when the pattern cannot be drawn from or no draw matches."""
+    try:
+        parsed = _parser.parse(pattern)
+        for _ in range(tries):
+            text = _draw(list(parsed), rng)
+            if re.search(pattern, text):
+                return text
+    except (re.error, _Undrawable, IndexError, ValueError, OverflowError):
+        pass
+    return None
+
+
+def _draw(items: list[Any], rng: random.Random) -> str:
+    out = []
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name in ("ANY", "NOT_LITERAL", "IN"):
+            pool = [c for c in _POOL if _member(c, name, arg)]
+            out.append(rng.choice(pool))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            lo, hi, sub = arg
+            out += [_draw(list(sub), rng) for _ in range(rng.randint(lo, min(hi, lo + 3)))]
+        elif name == "SUBPATTERN":
+            out.append(_draw(list(arg[-1]), rng))
+        elif name == "ATOMIC_GROUP":
+            out.append(_draw(list(arg), rng))
+        elif name == "BRANCH":
+            out.append(_draw(list(rng.choice(arg[1])), rng))
+        elif name != "AT":  # anchors take no characters
+            raise _Undrawable(name)
+    return "".join(out)
+
+
+def _member(c: str, name: str, arg: Any) -> bool:
+    """Whether one character matches an ANY, NOT_LITERAL or IN (character class) item."""
+    if name == "ANY":
+        return c != "\n"
+    if name == "NOT_LITERAL":
+        return c != chr(arg)
+    negate = bool(arg) and str(arg[0][0]) == "NEGATE"
+    hit = False
+    for op, value in arg[negate:]:
+        kind = str(op)
+        if kind == "LITERAL":
+            hit = hit or c == chr(value)
+        elif kind == "RANGE":
+            hit = hit or value[0] <= ord(c) <= value[1]
+        elif kind == "CATEGORY":
+            hit = hit or _CATEGORIES.get(str(value), lambda _: False)(c)
+        else:
+            raise _Undrawable(kind)
+    return hit != negate
 
 
 def branch(schema: Any) -> dict[str, Any]:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
     from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4  # what each version changed: the comment at "generator_version" in _manifest
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
@@ -349,7 +349,10 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
         # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
-        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server).
+        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
+        # 4 = one grounding definition (synth.facts.Evidence) for the gates and the label reasons, so some
+        # reasons say where a value came from; offline values keep to the pattern, minItems, bounds and integer
+        # type of their schema (found by tests/test_properties.py; such conversations used to fail the gates).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

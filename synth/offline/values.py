@@ -8,13 +8,15 @@ passed in (seeded per conversation), so values never depend on the order of work
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from faker import Faker
 
+from synth.facts import pattern_example
 from synth.offline import vocab
 
 _FAKER = Faker("en_US")
@@ -124,7 +126,7 @@ def _fit_pattern(value: str, schema: dict[str, Any], rng: random.Random) -> str:
     if m:
         length = int(m.group(1)) if m.group(1) else 8
         return "".join(rng.choice("0123456789") for _ in range(length))
-    return value
+    return pattern_example(pattern, rng) or value  # "^[A-Z]{3}$": a string the schema accepts, not the guess
 
 
 def _fit_length(value: str, schema: dict[str, Any], rng: random.Random) -> str:
@@ -166,6 +168,20 @@ def _value(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple
 
 
 def _number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Context) -> int | float:
+    """A plausible number of the schema's type, inside its bounds however it was guessed (a timestamp where 0
+    is the maximum is 0)."""
+    value = _plausible(name, schema, description, t, ctx)
+    if t == "integer" and not isinstance(value, int):  # a latitude where the schema wants an integer
+        value = round(value)
+    lo, hi = bounds(schema, description)
+    if lo is not None and value < lo:
+        value = math.ceil(lo) if t == "integer" else lo
+    if hi is not None and value > hi:
+        value = math.floor(hi) if t == "integer" else hi
+    return value
+
+
+def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx: Context) -> int | float:
     w = set(words(name))
     lo, hi = bounds(schema, description)
     rng = ctx.rng
@@ -235,16 +251,20 @@ def _array(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple
     items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
     lo = schema.get("minItems", 1) or 1
     hi = schema.get("maxItems", 3)
-    count = ctx.rng.randint(min(lo, 3), max(min(lo, 3), min(hi if isinstance(hi, int) else 3, 3)))
+    least = min(lo, 3) if lo <= 3 else min(lo, 20)  # minItems is a floor, not a suggestion (20: a guard)
+    count = ctx.rng.randint(least, max(least, min(hi if isinstance(hi, int) else 3, 3)))
     singular = name[:-1] if name.endswith("s") and len(name) > 3 else name
     out: list[Any] = []
     kind = "list"
-    for _ in range(count * 3):  # a few extra draws to find distinct items
+    for attempt in range(count * 3):  # a few extra draws to find distinct items
         if len(out) == count or depth > 3:
             break
-        value, kind = make_value(singular, items, ctx, depth + 1)
+        # the conversation's one city comes first; more than one city needs others
+        value, kind = make_value(singular, items, ctx if attempt < count else replace(ctx, city=None), depth + 1)
         if value not in out:
             out.append(value)
+    while out and len(out) < least and not schema.get("uniqueItems"):  # a value with no second spelling, repeated
+        out.append(out[len(out) % len(out)])
     return out, f"list:{kind}"
 
 
