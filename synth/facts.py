@@ -305,29 +305,27 @@ class _Source:
         self.name = name
         texts = [content]
         self.numbers: set[float] = set()
-        self._walk(content, texts, depth=0)
+        self._walk(content, texts, top=True, layers=0)
         self.text = "\n".join(texts).casefold()
         plain = _THOUSANDS.sub(lambda m: m[0].replace(",", ""), self.text)
         self.numbers |= {_number(float(x)) if "." in x else int(x) for x in _TOKEN.findall(plain)}  # ids past 2**53
         self.dates = _dates(self.text)
 
-    def _walk(self, value: Any, texts: list[str], depth: int) -> None:
+    def _walk(self, value: Any, texts: list[str], top: bool, layers: int) -> None:
+        """Strings and numbers inside ``value``; ``layers`` counts JSON texts opened so far (4 at most)."""
         if isinstance(value, str):
             text = value.strip()
-            if depth < 4 and text[:1] in "{[" and text[-1:] in "}]":
+            if layers < 4 and text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
                 try:
-                    self._walk(json.loads(text), texts, depth + 1)
+                    self._walk(json.loads(text), texts, False, layers + 1)
                     return
                 except ValueError:
                     pass
-            if depth:  # the raw content is already there; a leaf's unescaped text ("Zürich", not "Z\u00fcrich")
+            if not top:  # the raw content is already there; a leaf's unescaped text ("Zürich", not "Z\u00fcrich")
                 texts.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                self._walk(v, texts, depth + 1)
-        elif isinstance(value, list):
-            for v in value:
-                self._walk(v, texts, depth + 1)
+        elif isinstance(value, (dict, list)):
+            for v in value.values() if isinstance(value, dict) else value:
+                self._walk(v, texts, False, layers)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             self.numbers.add(_number(value))
 
