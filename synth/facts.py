@@ -13,6 +13,7 @@ import random
 import re
 import string
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from re import _parser  # type: ignore[attr-defined]  # the stdlib's own regex parser, to draw from a pattern
 from typing import Any, Callable, Sequence
 
@@ -268,7 +269,7 @@ def show(value: Any, limit: int = 60) -> str:
 _THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)")  # "1,000,000", never "1,2,3"
 _TOKEN = re.compile(r"(?<![\w.])-?(?:0|[1-9]\d*)(?:\.\d+)?(?![\w]|\.\d)")  # "03" is no 3: a date part
 _NUMERIC = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")  # "007" stays a string: an id, not 7 (as in grade)
-_LATIN = re.compile(r"[a-z0-9]")
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # a Latin word goes on (the text is case-folded)
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -304,12 +305,19 @@ class _Source:
     def __init__(self, name: str, content: str):
         self.name = name
         texts = [content]
-        self.numbers: set[float] = set()
+        self._json_numbers: set[float] = set()
         self._walk(content, texts, top=True, layers=0)
         self.text = "\n".join(texts).casefold()
+
+    @cached_property
+    def numbers(self) -> set[float]:
         plain = _THOUSANDS.sub(lambda m: m[0].replace(",", ""), self.text)
-        self.numbers |= {_number(float(x)) if "." in x else int(x) for x in _TOKEN.findall(plain)}  # ids past 2**53
-        self.dates = _dates(self.text)
+        return self._json_numbers | {_number(float(x)) if "." in x else int(x)  # int: ids past 2**53 stay exact
+                                     for x in _TOKEN.findall(plain)}
+
+    @cached_property
+    def dates(self) -> set[str]:
+        return _dates(self.text)
 
     def _walk(self, value: Any, texts: list[str], top: bool, layers: int) -> None:
         """Strings and numbers inside ``value``; ``layers`` counts JSON texts opened so far (4 at most)."""
@@ -327,7 +335,7 @@ class _Source:
             for v in value.values() if isinstance(value, dict) else value:
                 self._walk(v, texts, False, layers)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            self.numbers.add(_number(value))
+            self._json_numbers.add(_number(value))
 
     def holds(self, value: Any) -> bool:
         if isinstance(value, bool) or value is None:
@@ -349,11 +357,28 @@ class _Source:
             return self.holds(float(s) if "." in s else int(s))
         if _ISO_DATE.fullmatch(s) and s in self.dates:
             return True
-        # whole words ("adult" in "adults"): "port" is not in "Porto", "o" not in "go"; a "-" or "." at an
-        # end needs no boundary, nor does a script written without spaces ("東京" in "東京に行きたい")
-        found = re.search(("(?<![a-z0-9_])" if _LATIN.match(s[:1]) else "") + re.escape(s)
-                          + ("(?:e?s)?(?![a-z0-9_])" if _LATIN.match(s[-1:]) else ""), self.text)
-        return bool(s) and found is not None
+        return bool(s) and _whole(s, self.text)
+
+
+def _whole(s: str, text: str) -> bool:
+    """``s`` in ``text`` as whole words ("adult" in "adults"): "port" is not in "porto", "o" not in "go"; a "-"
+    or "." at an end needs no boundary, nor does a script written without spaces ("東京" in "東京に行きたい")."""
+    left, right = s[0] in _WORD, s[-1] in _WORD
+    at = text.find(s)
+    while at >= 0:
+        end = at + len(s)
+        if right:
+            end += 2 if text.startswith("es", end) else 1 if text.startswith("s", end) else 0
+        if not (left and at and text[at - 1] in _WORD) and not (right and text[end:end + 1] in _WORD):
+            return True
+        at = text.find(s, at + 1)
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _source(name: str, content: str) -> _Source:
+    """A message read once: the gates read the same earlier results again for every later call."""
+    return _Source(name, content)
 
 
 class Evidence:
@@ -369,8 +394,8 @@ class Evidence:
 
     def __init__(self, history: Sequence[Message]):
         names = {call.id: call.name for m in history for call in m.tool_calls}
-        self.user = _Source("user", "\n".join(m.content or "" for m in history if m.role == "user"))
-        self.results = [_Source(names.get(m.tool_call_id or "", "earlier tool"), m.content or "")
+        self.user = _source("user", "\n".join(m.content or "" for m in history if m.role == "user"))
+        self.results = [_source(names.get(m.tool_call_id or "", "earlier tool"), m.content or "")
                         for m in history if m.role == "tool"]
 
     def said(self, value: Any) -> bool:

@@ -510,7 +510,7 @@ class RunDir:
         """Mark the folder as a run being made (status "running", which run, how it was started)
         before any of its files is opened; the final manifest replaces this one."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self.write_manifest(RunStart(manifest_version=MANIFEST_VERSION, status=RUNNING, identity=identity,
+        self.write_manifest(RunStart(manifest_version=MANIFEST_VERSION, status="running", identity=identity,
                                      command=command or command_line()))
 
     def finished(self, error: type[SynthError] = ConfigError) -> Manifest:

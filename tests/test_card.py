@@ -38,6 +38,6 @@ def test_the_header_is_card_data_and_reads_back(run: Path, name: str):
     card = DatasetCard(text)
     header = yaml.safe_load(text.split("---\n")[1])
     assert list(header) == HEADER_ORDER and header == card.data.to_dict()
-    assert card.data.pretty_name == name and card.data.license == "cc-by-4.0"
+    assert header["pretty_name"] == name and header["license"] == "cc-by-4.0"
     assert str(card) == text and text.startswith("---\n") and f"\n# {name}\n" in text
     assert "{{" not in text and "{%" not in text  # every template variable was filled

@@ -182,7 +182,7 @@ def _refs(node: Any) -> list[str]:
     for k in ("properties", "patternProperties", "dependentSchemas"):
         subs += list((node.get(k) or {}).values()) if isinstance(node.get(k), dict) else []
     for k in ("anyOf", "oneOf", "allOf", "prefixItems"):
-        subs += node.get(k) if isinstance(node.get(k), list) else []
+        subs += list(node[k]) if isinstance(node.get(k), list) else []
     return found + [r for sub in subs for r in _refs(sub)]
 
 

@@ -248,7 +248,7 @@ _BODY: dict[str, tuple[float, float]] = {
 
 
 def _array(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple[list[Any], str]:
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
+    items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {"type": "string"}
     lo = schema.get("minItems", 1) or 1
     hi = schema.get("maxItems", 3)
     least = min(lo, 3) if lo <= 3 else min(lo, 20)  # minItems is a floor, not a suggestion (20: a guard)
