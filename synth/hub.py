@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synth.errors import HubError
+from synth.records import Manifest
 from synth.rundir import CARD, MANIFEST, RunDir
 
 TOKEN_HELP = "https://huggingface.co/settings/tokens"
@@ -104,7 +105,9 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
     from synth.export.repo import export, hub_files
 
     check_repo_id(repo)
-    manifest = RunDir(run).manifest(HubError)
+    manifest = RunDir(run).read_manifest(HubError)
+    if not isinstance(manifest, Manifest):
+        raise HubError(f"{run} holds an unfinished run; finish it (synth generate ... --resume) before pushing it")
     if api_factory is None:
         from huggingface_hub import HfApi
 
@@ -124,7 +127,7 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
     files = hub_files(run)
     if "README.md" not in files or not any(f.endswith(".parquet") for f in files):
         raise HubError(f"{run} has no Hub layout to push; run `synth export {run} --format hf` first")
-    counts = manifest.get("counts", {})
+    counts = manifest.counts
     try:
         existing = api.list_repo_files(repo, repo_type="dataset")
         stale = sorted(f for f in existing if f not in files and f.startswith(OURS))
@@ -133,8 +136,8 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
         operations += [CommitOperationDelete(path_in_repo=f) for f in stale]
         api.create_commit(
             repo, operations, repo_type="dataset",
-            commit_message=message or (f"synth {manifest.get('synth_version', '')}: {counts.get('conversations', 0)} "
-                                       f"conversations, seed {manifest.get('config', {}).get('seed')}"),
+            commit_message=message or (f"synth {manifest.synth_version}: {counts.get('conversations', 0)} "
+                                       f"conversations, seed {manifest.config.get('seed')}"),
         )
     except hub_errors as exc:
         raise _failure(exc, repo, token) from None

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
     from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 4  # what each version changed: the comment at "generator_version" in _manifest
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 
 
@@ -353,9 +353,11 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # 4 = the pack author keeps its promises ("I'll tell you which": asked, not taken from an earlier request),
         # reuses a value only where the pack's results fit it, never moves a thing onto itself (EUR into EUR), a
         # pack result copies an earlier item's facts only when an argument names that item (id, slug, title),
-        # objects are said in words or pasted as JSON; and the plain fallback for tools without a pack (issue 10
+        # objects are said in words or pasted as JSON; the plain fallback for tools without a pack (issue 10
         # point 4): values from docstring Args and description examples first, optional values only now and then
-        # (never a default), plain results (no catch-all record, formulas computed), intents without how-clauses.
+        # (never a default), plain results (no catch-all record, formulas computed), intents without how-clauses;
+        # one grounding definition (synth.facts.Evidence) for the gates and the label reasons; offline values keep
+        # to the pattern, minItems, bounds and integer type of their schema (found by tests/test_properties.py).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

@@ -314,3 +314,64 @@ class Funnel(BaseModel):
     def drop(self, failure: StageFailure) -> None:
         by_reason = self.reasons.setdefault(failure.stage, {})
         by_reason[failure.reason] = by_reason.get(failure.reason, 0) + 1
+
+
+# --- the run's manifest -----------------------------------------------------------------------
+
+MANIFEST_VERSION = 1  # bump when a key changes meaning or goes away; a new optional key needs no bump
+_SECTION = dict[str, Any]
+
+
+class _ManifestBase(BaseModel):
+    # Not frozen: a review recounts the sections in place before writing the manifest again. Unknown keys are
+    # kept (in order, after the known ones), so a manifest written by a later synth of the same version
+    # survives being read and written here.
+    model_config = ConfigDict(extra="allow")
+
+    manifest_version: int  # 0: written before manifests were versioned (read as this version, same keys)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as written: the keys it was given, in its order (no defaults added)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class RunStart(_ManifestBase):
+    """The manifest of a run being made: written before any file is opened, replaced by a Manifest at the end."""
+
+    status: Literal["running"]
+    identity: dict[str, Any]
+    command: str
+
+
+class Manifest(_ManifestBase):
+    """manifest.json of a finished run: what made it, and what is in it.
+
+    The keys and their order are those the pipeline writes; the sections inside stay plain JSON objects,
+    read by key (``counts["conversations"]``), because tools outside synth read the file too.
+    """
+
+    status: Literal["complete"] = "complete"  # absent in the oldest manifests
+    synth_version: str
+    generator_version: int
+    backend: str
+    model: Any  # None offline, else model per role
+    tokens: _SECTION
+    cost_usd: float | int
+    stopped_by_budget: bool
+    config: _SECTION  # servers, n, seed, split, max_tools, execute, outputs, review
+    versions: dict[str, str]
+    prompts: dict[str, str]
+    registry: _SECTION  # servers, usable_tools, skipped_*, errors, warnings, snapshot
+    identity: _SECTION
+    tool_names: _SECTION
+    funnel: _SECTION  # scenarios, accepted, entered, left, dropped
+    counts: _SECTION
+    coverage: _SECTION
+    files: dict[str, _SECTION]
+    # added after the counts, in this order, by the pipeline (and review) when they have something to say
+    packs: _SECTION | None = None
+    execute: _SECTION | None = None
+    teval: _SECTION | None = None
+    tasks: _SECTION | None = None
+    dedup: _SECTION | None = None
+    review: _SECTION | None = None

@@ -26,7 +26,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from pydantic import ValidationError
+
 from synth.errors import ConfigError, RunFolderError, SynthError
+from synth.records import MANIFEST_VERSION, Manifest, RunStart
 from synth.runfiles.digest import count_lines, file_facts, tree_digest
 from synth.runfiles.lock import RunLock, command_line, writer_of, writes_run
 from synth.runfiles.names import (CACHE, CARD, CHAT, COMPLETE, COMPRESSED, CONVERSATIONS, DEFAULT_OUTPUTS, EVAL,
@@ -200,31 +203,73 @@ class RunDir:
         if not self.is_run():
             raise error(f"{self.path} is not a run folder (no {MANIFEST}); pass the --out folder of synth generate")
 
-    def manifest(self, error: type[SynthError] = ConfigError) -> dict[str, Any]:
+    def read_manifest(self, error: type[SynthError] = ConfigError) -> Manifest | RunStart:
+        """The manifest, typed: a RunStart while the run is being made, else a Manifest. ``error`` names
+        the file and the fix when it is no run folder, is damaged, is not synth's, or is newer than this synth."""
         self.require(error)
-        data = read_json(self.path / MANIFEST, "manifest; make the run again", error)
-        return data if isinstance(data, dict) else {}
+        path = self.path / MANIFEST
+        return parse_manifest(read_json(path, "manifest (it is damaged); make the run again", error), path, error)
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        write_json(self.path / MANIFEST, manifest)
+    def manifest(self, error: type[SynthError] = ConfigError) -> dict[str, Any]:
+        """The manifest as a JSON object, checked as ``read_manifest`` checks it."""
+        return self.read_manifest(error).to_json()
+
+    def write_manifest(self, manifest: Manifest | RunStart | dict[str, Any]) -> None:
+        """Write the manifest as this synth's version (a dict is checked first: no malformed manifest is written)."""
+        record = parse_manifest(manifest, self.path / MANIFEST) if isinstance(manifest, dict) else manifest
+        record.manifest_version = MANIFEST_VERSION
+        write_json(self.path / MANIFEST, record.to_json())
 
     def start(self, identity: dict[str, Any], command: str | None = None) -> None:
         """Mark the folder as a run being made (status "running", which run, how it was started)
         before any of its files is opened; the final manifest replaces this one."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self.write_manifest({"status": RUNNING, "identity": identity, "command": command or command_line()})
+        self.write_manifest(RunStart(manifest_version=MANIFEST_VERSION, status="running", identity=identity,
+                                     command=command or command_line()))
 
-    def finished(self, error: type[SynthError] = ConfigError) -> dict[str, Any]:
+    def finished(self, error: type[SynthError] = ConfigError) -> Manifest:
         """The manifest of a finished run. RunFolderError while another process writes the folder, or
         when the run in it stopped part way (saying how to finish it); ``error`` when it is no run."""
         holder = writer_of(self.path)
         if holder is not None:
             raise RunFolderError(f"{self.path} is being written by {holder}; wait for it to end, then run this again")
-        manifest = self.manifest(error)
-        if manifest.get("status", COMPLETE) != COMPLETE:
+        manifest = self.read_manifest(error)
+        if isinstance(manifest, RunStart):
             raise RunFolderError(f"{self.path} holds an unfinished run (it stopped part way); finish it with: "
-                                 f"{resume_command(manifest)}")
+                                 f"{resume_command(manifest.to_json())}")
         return manifest
+
+
+_SYNTH_KEYS = {"manifest_version", "synth_version", "generator_version", "status"}
+
+
+def parse_manifest(data: Any, path: Path, error: type[SynthError] = ConfigError) -> Manifest | RunStart:
+    """A manifest's JSON as its record. Four ways to fail, each told apart: not a JSON object (damaged),
+    none of synth's keys (another tool's file), a version newer than this synth, or keys that do not
+    hold what they should (damaged; or, unversioned, written by a synth from before manifests were)."""
+    again = "make the run again (synth generate with its --out and --overwrite)"
+    if not isinstance(data, dict):
+        raise error(f"{path}: damaged: a manifest is a JSON object, this is {type(data).__name__}; {again}")
+    if not _SYNTH_KEYS & data.keys():
+        keys = ", ".join(list(data)[:6]) or "no keys"
+        raise error(f"{path}: not a synth manifest (it has {keys}); give the --out folder of a synth generate run")
+    version = data.get("manifest_version", 0)  # 0: from before manifests were versioned; the keys are the same
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise error(f"{path}: damaged: manifest_version is {version!r}, not a version number; {again}")
+    if version > MANIFEST_VERSION:
+        raise error(f"{path}: manifest_version {version} is newer than this synth reads ({MANIFEST_VERSION}); "
+                    "upgrade synth (pip install -U synth) to read this run")
+    model = RunStart if data.get("status") == RUNNING else Manifest
+    try:
+        return model.model_validate({"manifest_version": version, **data})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(manifest)"
+        what = f"{where}: {first['msg'].lower()}" + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")
+        if "manifest_version" not in data:
+            raise error(f"{path}: written by synth {data.get('synth_version', '(unknown)')} before manifests were "
+                        f"versioned, and not readable now ({what}); {again} with this synth") from None
+        raise error(f"{path}: damaged: {what}; {again}") from None
 
 
 def resume_command(manifest: dict[str, Any]) -> str:

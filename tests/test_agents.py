@@ -88,6 +88,14 @@ def test_structured_answers_are_found_in_what_models_write(text, expected):
     assert extract_json(text)["request"] == expected
 
 
+@pytest.mark.parametrize("text", ["", "   ", "I cannot help with that.", '{"request": "cut off'])
+def test_an_answer_without_json_is_a_parse_error(text):
+    from synth.errors import ParseError
+
+    with pytest.raises(ParseError, match="empty|no JSON object"):
+        extract_json(text)
+
+
 def test_one_re_ask_shows_the_error_then_a_stage_failure():
     asked: list[ChatRequest] = []
 

@@ -1,7 +1,8 @@
 import json
 
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec, Trajectory, content_hash
-from synth.stages.gates import Evidence, review
+from synth.facts import Evidence
+from synth.stages.gates import review
 
 SCHEMA = {
     "type": "object",
@@ -60,4 +61,4 @@ def test_schema_invalid_and_unknown_tool_are_rejected():
 
 def test_evidence_ignores_substrings_inside_other_words():
     ev = Evidence([Message(role="user", content="order 12345 please")])
-    assert ev.has(12345) and not ev.has(1234) and not ev.has(2345)
+    assert ev.grounded(12345) and not ev.grounded(1234) and not ev.grounded(2345)

@@ -195,7 +195,7 @@ def test_the_lock_is_reentrant_in_one_thread_and_released_by_the_last_holder(tmp
 def test_readers_accept_a_finished_run(tiny_registry, tmp_path):
     folder = tmp_path / "D"
     generate(Settings(servers=tiny_registry, out=folder, n=6, seed=2))
-    assert RunDir(folder).finished()["status"] == "complete"
+    assert RunDir(folder).finished().status == "complete"
     assert cli("card", folder).exit_code == 0
     assert not (folder / LOCK).exists()
 

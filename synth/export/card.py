@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from huggingface_hub import DatasetCard, DatasetCardData
 
+from synth.errors import ConfigError
 from synth.export import hf
 from synth.export.audit import audit, card_lines
 from synth.export.plots import Stats, short, write_plots
-from synth.records import content_hash
+from synth.records import Manifest, content_hash
 from synth.rundir import (
     CARD,
     SCORED,
@@ -34,6 +36,9 @@ from synth.rundir import (
 )
 
 TAGS = ["synthetic", "tool-use", "function-calling", "mcp", "synth"]
+TEMPLATE = Path(__file__).with_name("templates") / "card.md.j2"  # package data (pyproject: synth.export)
+HEADER_ORDER = ["license", "pretty_name", "language", "task_categories", "tags", "size_categories", "configs",
+                "dataset_info"]
 
 def read_header(readme: Path) -> dict[str, Any]:
     """The YAML header of an existing card, or {}."""
@@ -68,11 +73,11 @@ def _cut(value: Any, limit: int = 240) -> Any:
     return value
 
 
-def _realism(run: Path, manifest: dict[str, Any]) -> list[str]:
+def _realism(run: Path, manifest: Manifest) -> list[str]:
     """Which servers had packs, and the realism figures of benchmarks/realism.py."""
     from synth.realism import report
 
-    packs = manifest.get("packs") or {}
+    packs = manifest.packs or {}
     out = ["## Server packs and realism", ""]
     if packs:
         with_pack = packs.get("servers_with_pack", [])
@@ -162,9 +167,9 @@ def _examples(run: Path) -> list[str]:
     return out
 
 
-def _dedup(manifest: dict[str, Any]) -> list[str]:
+def _dedup(manifest: Manifest) -> list[str]:
     """One paragraph on dedup: its threshold and counts (runs made before near-dedup had no report)."""
-    d = manifest.get("dedup")
+    d = manifest.dedup
     if not d:
         return []
     return [f"Dedup over the whole run, before the split: {d['exact_duplicate']} exact duplicate and "
@@ -174,8 +179,8 @@ def _dedup(manifest: dict[str, Any]) -> list[str]:
             "is split between train, valid and test: the later request of a pair is never written.", ""]
 
 
-def _funnel(manifest: dict[str, Any]) -> str:
-    funnel = manifest["funnel"]
+def _funnel(manifest: Manifest) -> str:
+    funnel = manifest.funnel
     rows = []
     for stage, entered in funnel["entered"].items():
         dropped = funnel["dropped"].get(stage, {})
@@ -191,25 +196,25 @@ def _funnel(manifest: dict[str, Any]) -> str:
     return _table(["stage", "entered", "passed", "dropped", "why dropped"], rows)
 
 
-def _made(manifest: dict[str, Any], run: Path | None = None) -> list[str]:
-    cfg, reg = manifest["config"], manifest["registry"]
+def _made(manifest: Manifest, run: Path | None = None) -> list[str]:
+    cfg, reg = manifest.config, manifest.registry
     snapshot = content_hash(reg.get("snapshot", []))
-    model = manifest.get("model")
+    model = manifest.model
     models = ", ".join(f"{role}: {m}" for role, m in model.items()) if isinstance(model, dict) else (model or "none")
-    versions = ", ".join(f"{k} {v}" for k, v in manifest.get("versions", {}).items())
+    versions = ", ".join(f"{k} {v}" for k, v in manifest.versions.items())
     split = cfg.get("split", {})
     command = (f"synth generate --servers {cfg['servers']} --n {cfg['n']} --seed {cfg['seed']} "
                f"--split {','.join(str(split[k]) for k in ('train', 'valid', 'test') if k in split)} "
                f"--max-tools {cfg.get('max_tools')}")
-    if manifest["backend"] != "offline":
-        command += f" --backend {manifest['backend']}"
+    if manifest.backend != "offline":
+        command += f" --backend {manifest.backend}"
         if isinstance(model, dict) and len(set(model.values())) == 1:
             command += f" --model {next(iter(model.values()))}"
     lines = [
-        f"- **Generator**: synth {manifest['synth_version']}, backend `{manifest['backend']}`"
+        f"- **Generator**: synth {manifest.synth_version}, backend `{manifest.backend}`"
         + (" (deterministic, no model: requests, values, results and answers from server packs where a server "
            "has one, else written from the tool schemas)"
-           if manifest["backend"] == "offline" else ""),
+           if manifest.backend == "offline" else ""),
         f"- **Models**: {models}",
         f"- **Registry snapshot**: {reg['servers']} servers, {reg['usable_tools']} usable tools "
         f"({reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, {len(reg['errors'])} errors); "
@@ -219,10 +224,10 @@ def _made(manifest: dict[str, Any], run: Path | None = None) -> list[str]:
         f"**tools offered per conversation** up to {cfg.get('max_tools')}",
         f"- **Versions**: {versions}",
     ]
-    if manifest.get("tokens"):
-        used = manifest["tokens"].values()
+    if manifest.tokens:
+        used = manifest.tokens.values()
         lines.append(f"- **Model calls**: {sum(r['calls'] for r in used)}, tokens {sum(r['prompt_tokens'] for r in used):,} in / "
-                     f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.get('cost_usd', 0):.2f}")
+                     f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.cost_usd:.2f}")
     requests = requests_line(read_requests(run)) if run is not None else None
     if requests:
         lines.append(f"- **Requests** (all processes that worked on the run, from requests.json): {requests}")
@@ -230,9 +235,9 @@ def _made(manifest: dict[str, Any], run: Path | None = None) -> list[str]:
     return lines
 
 
-def _results(manifest: dict[str, Any]) -> list[str]:
+def _results(manifest: Manifest) -> list[str]:
     """Where the tool messages came from, per server: the real server, a server pack, the simulator, a model."""
-    execute = manifest.get("execute")
+    execute = manifest.execute
     if not execute or not execute.get("results"):
         return []
     kinds = ("live", "pack", "simulated", "llm")
@@ -249,9 +254,9 @@ def _results(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _tasks(manifest: dict[str, Any]) -> list[str]:
+def _tasks(manifest: Manifest) -> list[str]:
     """The MCPMark-style tasks of a store run: counts by category and difficulty, and how to check them."""
-    tasks = manifest.get("tasks") or {}
+    tasks = manifest.tasks or {}
     if not tasks.get("written") and not tasks.get("dropped"):
         return []
     folder = tasks.get("folder", "tasks")
@@ -272,8 +277,8 @@ def _tasks(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
-    rules = manifest["config"].get("review", {})
+def _review(stats: Stats, manifest: Manifest) -> list[str]:
+    rules = manifest.config.get("review", {})
     why = stats.why
     applied = {entry["queue_id"] for entry in stats.log}
     held = sum(1 for item in stats.held if item not in applied)
@@ -298,121 +303,85 @@ def _review(stats: Stats, manifest: dict[str, Any]) -> list[str]:
     return [" ".join(lines)]
 
 
+def _manifest(run: Path) -> Manifest:
+    manifest = RunDir(run).read_manifest()
+    if not isinstance(manifest, Manifest):
+        raise ConfigError(f"{run} holds an unfinished run; finish it (synth generate ... --resume) before its card")
+    return manifest
+
+
 def render(run: Path, *, license: str | None = None, pretty_name: str | None = None,
            plots: list[str] | None = None) -> str:
     """The card's text for ``run``; ``plots`` are image paths relative to the card."""
-    manifest = RunDir(run).manifest()
     previous = read_header(run / CARD)
-    return _render(run, manifest, Stats(run), license or previous.get("license"),
+    return _render(run, _manifest(run), Stats(run), license or previous.get("license"),
                    pretty_name or previous.get("pretty_name"), plots or [])
 
 
-def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | None, pretty_name: str | None,
+def _header(run: Path, license: str, pretty_name: str) -> DatasetCardData:
+    """The YAML header ``datasets`` and the Hub read, as huggingface_hub's card data (keys in this order)."""
+    sizes = hf.sizes(run)
+    specs = {c.name: c for c in hf.configs(run)}
+    data = DatasetCardData(
+        license=license, pretty_name=pretty_name, language=["en"],
+        task_categories=["text-generation", "text-classification"], tags=TAGS,
+        size_categories=[size_category(max((sum(s.values()) for s in sizes.values()), default=0))],
+        configs=hf.data_files(sizes),
+        dataset_info=[{"config_name": name, "features": hf.features_yaml(specs[name].features)} for name in sizes])
+    data.to_yaml(original_order=HEADER_ORDER)  # fixes the order from_template dumps the keys in
+    return data
+
+
+def _render(run: Path, manifest: Manifest, stats: Stats, license: str | None, pretty_name: str | None,
             plots: list[str]) -> str:
-    reg = manifest["registry"]
+    """The card from ``templates/card.md.j2``: the header checked by ``DatasetCardData``, the body from the
+    manifest and the run's files, parsed back by ``DatasetCard`` (a header that does not load is an error)."""
+    reg, counts, cov = manifest.registry, manifest.counts, manifest.coverage
     license = license or "other"
     pretty_name = pretty_name or f"MCP tool use ({reg['servers']} servers, synth)"
     sizes = hf.sizes(run)
     specs = {c.name: c for c in hf.configs(run)}
-    header: dict[str, Any] = {
-        "license": license,
-        "pretty_name": pretty_name,
-        "language": ["en"],
-        "task_categories": ["text-generation", "text-classification"],
-        "tags": TAGS,
-        "size_categories": [size_category(max((sum(s.values()) for s in sizes.values()), default=0))],
-        "configs": hf.data_files(sizes),
-        "dataset_info": [{"config_name": name, "features": hf.features_yaml(specs[name].features)} for name in sizes],
-    }
-    counts, cov = manifest["counts"], manifest["coverage"]
     conv_rows = [[name, ", ".join(f"{s} {n}" for s, n in splits.items()), sum(splits.values()), specs[name].description]
                  for name, splits in sizes.items()]
     label_rows = []
     for label, n in counts["scored"].items():
         subs = {k.split("/", 1)[1]: v for k, v in counts.get("scored_subtypes", {}).items() if k.startswith(label + "/")}
         label_rows.append([label, n, ", ".join(f"{s} {v}" for s, v in sorted(subs.items(), key=lambda kv: (-kv[1], kv[0])))])
-    top = stats.tools.most_common(10)
     unused = cov.get("unused", [])
-    split_rows = [[s, counts["splits"].get(s, 0)] for s in ("train", "valid", "test")]
-    body = [
-        f"# {pretty_name}",
-        "",
-        f"Tool-use data generated by synth from {reg['servers']} MCP servers ({reg['usable_tools']} usable tools): "
-        f"{counts['conversations']} conversations in which an assistant calls the servers' tools "
-        f"({counts['multi_turn']} of them multi-turn, where the assistant has to ask the user for a value), "
-        f"{counts['tool_calls']} gold tool calls, {counts['eval_items']} per-call evaluation items, and "
-        f"{sum(counts['scored'].values())} scored tool calls (each gold call, and negatives derived from it with a "
-        "known error) for training and testing tool-call judges.",
-        "",
-        "## Configs",
-        "",
-        _table(["config", "splits", "rows", "what"], conv_rows),
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        'chat = load_dataset("OWNER/NAME", "chat", split="train")   # or a local folder made by synth export',
-        'row = chat[0]   # messages and tools; tool-call arguments are objects',
-        'text = tokenizer.apply_chat_template(row["messages"], tools=row["tools"], tokenize=False)',
-        'scored = load_dataset("OWNER/NAME", "scored")                 # judge data: score + failure_reason',
-        "```",
-        "",
-        "In the `chat`, `eval` and `scored` configs, tool schemas and tool-call arguments are `Json` features "
-        "(objects when loaded); tool results stay text in the `content` of `tool` messages, as chat templates expect. "
-        "The JSONL files of the run keep OpenAI's fine-tuning layout, where `arguments` is a JSON string.",
-        "",
-        "## How it was made",
-        "",
-        "One scenario (a server, one to three of its tools, preferring chains where one result feeds the next call, "
-        "a persona) makes one conversation: a user request, a plan, tool calls validated against each tool's "
-        "`inputSchema`, tool results, and a final answer. Deterministic gates check every gold call "
-        "(the tool exists, the arguments validate, every value was said by the user or returned by an earlier "
-        "tool); near-duplicate requests are removed; splits come from a hash of the conversation id, so nothing "
-        "derived from one conversation crosses splits. Each gold call then yields one negative per error label, "
-        "re-checked so that its label holds.",
-        "",
-        *_made(manifest, run),
-        "",
-        *_results(manifest),
-        "### Funnel",
-        "",
-        f"{manifest['funnel']['scenarios']} scenarios were tried and {manifest['funnel']['accepted']} conversations "
-        "accepted. How many entered and passed each stage, and why the others were dropped (`inject` counts calls: "
-        "a negative that could not be made for a call, e.g. a call without arguments has no value to get wrong):",
-        "",
-        _funnel(manifest),
-        "",
-        *_dedup(manifest),
-        "## Labels",
-        "",
-        _table(["label", "scored calls", "subtypes"], label_rows),
-        "",
-        "## Tool coverage",
-        "",
-        f"{cov['used_tools']} of {cov['usable_tools']} usable tools ({cov['share']:.0%}) appear in gold calls, on "
-        f"{len(stats.servers)} servers. Most called:",
-        "",
-        _table(["tool (server)", "gold calls"], [[name, n] for name, n in top]),
-        "",
-    ]
-    if unused:
-        body += [f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
-                 + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else ""), ""]
-    body += _realism(run, manifest)
-    if stored(run / TRAIN).is_file():
-        body += ["## Audit", "", *card_lines(audit(run / TRAIN), TRAIN), ""]
-    body += ["## Splits", "", _table(["split", "conversations"], split_rows), ""]
-    body += _tasks(manifest)
-    if plots:
-        body += ["## Plots", ""]
-        titles = {"turns_per_conversation": "Turns per conversation", "tool_calls_per_conversation":
-                  "Tool calls per conversation", "tool_frequency": "Tool frequency",
-                  "label_distribution": "Label distribution"}
-        for path in plots:
-            body += [f"![{titles.get(Path(path).stem, Path(path).stem)}]({path})", ""]
-    body += ["## Human review", "", *_review(stats, manifest), "", "## Examples", "", *_examples(run)]
-    body += ["## Known limitations", ""]
-    results = (manifest.get("execute") or {}).get("results") or {}
+    titles = {"turns_per_conversation": "Turns per conversation", "tool_calls_per_conversation":
+              "Tool calls per conversation", "tool_frequency": "Tool frequency", "label_distribution": "Label distribution"}
+    card = DatasetCard.from_template(
+        _header(run, license, pretty_name), template_path=str(TEMPLATE),
+        pretty_name=pretty_name, registry=reg, counts=counts, coverage=cov, funnel=manifest.funnel,
+        scored_total=sum(counts["scored"].values()),
+        configs_table=_table(["config", "splits", "rows", "what"], conv_rows),
+        made="\n".join(_made(manifest, run)), results=_block(_results(manifest)),
+        funnel_table=_funnel(manifest), dedup=_block(_dedup(manifest)),
+        labels_table=_table(["label", "scored calls", "subtypes"], label_rows),
+        servers_called=len(stats.servers),
+        top_table=_table(["tool (server)", "gold calls"], [[name, n] for name, n in stats.tools.most_common(10)]),
+        unused=(f"Never called ({len(unused)}): " + ", ".join(f"`{u}`" for u in unused[:15])
+                + (f" and {len(unused) - 15} more (`coverage.unused` in manifest.json)" if len(unused) > 15 else "")
+                if unused else ""),
+        realism=_block(_realism(run, manifest)),
+        audit="\n".join(card_lines(audit(run / TRAIN), TRAIN)) if stored(run / TRAIN).is_file() else "",
+        splits_table=_table(["split", "conversations"], [[s, counts["splits"].get(s, 0)] for s in ("train", "valid", "test")]),
+        tasks=_block(_tasks(manifest)),
+        plots=[(titles.get(Path(p).stem, Path(p).stem), p) for p in plots],
+        review="\n".join(_review(stats, manifest)), examples="\n".join(_examples(run)).rstrip("\n"),
+        limits=_limits(run, manifest))
+    text = str(card).rstrip("\n") + "\n"
+    DatasetCard(text)  # parses the header back as the Hub does: a card whose YAML does not load is never written
+    return text
+
+
+def _block(lines: list[str]) -> str:
+    """Lines that end with an empty one, as one block for the template ("" when there are none)."""
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _limits(run: Path, manifest: Manifest) -> list[str]:
+    results = (manifest.execute or {}).get("results") or {}
     live = sum(by.get("live", 0) for by in results.values())
     everything = sum(sum(by.values()) for by in results.values())
     limits = [
@@ -431,25 +400,23 @@ def _render(run: Path, manifest: dict[str, Any], stats: Stats, license: str | No
     heavy = _heavy_tools(run)
     if heavy:
         limits.append(heavy)
-    if manifest["backend"] == "offline":
+    if manifest.backend == "offline":
         limits.insert(0, "Made by the offline backend: with a server pack, requests, results and answers are expanded "
                       "from a person-reviewed set of goals, values and templates, so their variety is bounded by the "
                       "pack; servers without a pack get plainer, more repetitive text written from the tool schemas.")
-    body += [f"- {x}" for x in limits] + [""]
-    front = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=10_000)
-    return f"---\n{front}---\n\n" + "\n".join(body).rstrip("\n") + "\n"
+    return limits
 
 
 def write_card(run: Path, out: Path | None = None, *, license: str | None = None,
                pretty_name: str | None = None) -> Path:
     """Write ``README.md`` and ``plots/*.png`` into ``out`` (default: the run). Returns the card's path."""
     out = out or run
-    manifest = RunDir(run).manifest()
+    manifest = _manifest(run)
     stats = Stats(run)
     previous = read_header(out / CARD) or read_header(run / CARD)  # keep what was set before
     license = license or previous.get("license")
     pretty_name = pretty_name or previous.get("pretty_name")
-    plots = write_plots(stats, manifest, out / "plots")
+    plots = write_plots(stats, manifest.to_json(), out / "plots")
     text = _render(run, manifest, stats, license, pretty_name, plots)
     path = out / CARD
     write_atomic(path, [text])

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from synth.errors import BackendError, BudgetError, EndpointDown
+from synth.errors import BackendError, BudgetError, EndpointDown, ParseError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse, stats_of
 from synth.records import StageFailure
 
@@ -23,9 +23,10 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 def extract_json(text: str | None) -> Any:
-    """The JSON value in a model's text: the whole text, a fenced block, or the first object in prose."""
+    """The JSON value in a model's text: the whole text, a fenced block, or the first object in prose.
+    ParseError when there is none (``ask`` re-asks once with the message, then counts a StageFailure)."""
     if not text or not text.strip():
-        raise ValueError("the answer is empty")
+        raise ParseError("the answer is empty")
     for candidate in (text.strip(), *(m.strip() for m in _FENCE.findall(text))):
         try:
             return json.loads(candidate)
@@ -37,7 +38,7 @@ def extract_json(text: str | None) -> Any:
             return decoder.raw_decode(text, m.start())[0]
         except ValueError:
             continue
-    raise ValueError(f"no JSON object found in the answer: {text[:120]!r}")
+    raise ParseError(f"no JSON object found in the answer: {text[:120]!r}")
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
@@ -63,7 +64,7 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
         spent.append(response)
         try:
             return model.model_validate(extract_json(response.content))
-        except (ValueError, ValidationError) as exc:
+        except (ParseError, ValidationError) as exc:
             error = _short(exc)
             if attempt == 0:
                 stats = stats_of(backend)

@@ -8,6 +8,7 @@ parameters) both build on it, and it imports neither, so the two never import ea
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 import re
 from dataclasses import dataclass
@@ -68,6 +69,20 @@ def bounds(schema: dict[str, Any], description: str) -> tuple[float | None, floa
 
 
 def number(name: str, schema: dict[str, Any], description: str, t: str, ctx: Context) -> int | float:
+    """A plausible number of the schema's type, inside its bounds however it was guessed (a timestamp where 0
+    is the maximum is 0)."""
+    value = _plausible(name, schema, description, t, ctx)
+    if t == "integer" and not isinstance(value, int):  # a latitude where the schema wants an integer
+        value = round(value)
+    lo, hi = bounds(schema, description)
+    if lo is not None and value < lo:
+        value = math.ceil(lo) if t == "integer" else lo
+    if hi is not None and value > hi:
+        value = math.floor(hi) if t == "integer" else hi
+    return value
+
+
+def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx: Context) -> int | float:
     w = set(words(name))
     lo, hi = bounds(schema, description)
     rng = ctx.rng

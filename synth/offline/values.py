@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from typing import Any
 
+from synth.facts import pattern_example
 from synth.offline import vocab
 from synth.offline.context import ANCHOR, Context, bounds, human, number, seed_faker, words  # noqa: F401  (re-exported)
 from synth.offline.strings import string_value
@@ -74,7 +76,7 @@ def _fit_pattern(value: str, schema: dict[str, Any], rng: random.Random) -> str:
     if m:
         length = int(m.group(1)) if m.group(1) else 8
         return "".join(rng.choice("0123456789") for _ in range(length))
-    return value
+    return pattern_example(pattern, rng) or value  # "^[A-Z]{3}$": a string the schema accepts, not the guess
 
 
 def _fit_length(value: str, schema: dict[str, Any], rng: random.Random) -> str:
@@ -114,19 +116,23 @@ def _value(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple
 
 
 def _array(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> tuple[list[Any], str]:
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
+    items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {"type": "string"}
     lo = schema.get("minItems", 1) or 1
     hi = schema.get("maxItems", 3)
-    count = ctx.rng.randint(min(lo, 3), max(min(lo, 3), min(hi if isinstance(hi, int) else 3, 3)))
+    least = min(lo, 3) if lo <= 3 else min(lo, 20)  # minItems is a floor, not a suggestion (20: a guard)
+    count = ctx.rng.randint(least, max(least, min(hi if isinstance(hi, int) else 3, 3)))
     singular = name[:-1] if name.endswith("s") and len(name) > 3 else name
     out: list[Any] = []
     kind = "list"
-    for _ in range(count * 3):  # a few extra draws to find distinct items
+    for attempt in range(count * 3):  # a few extra draws to find distinct items
         if len(out) == count or depth > 3:
             break
-        value, kind = make_value(singular, items, ctx, depth + 1)
+        # the conversation's one city comes first; more than one city needs others
+        value, kind = make_value(singular, items, ctx if attempt < count else replace(ctx, city=None), depth + 1)
         if value not in out:
             out.append(value)
+    while out and len(out) < least and not schema.get("uniqueItems"):  # a value with no second spelling, repeated
+        out.append(out[len(out) % len(out)])
     return out, f"list:{kind}"
 
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import click
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
@@ -78,12 +76,14 @@ def terminal_line(prompt: str) -> str:
         return ""
 
 
-def run_editor(path: Path, editor: str | None = None) -> None:
-    """Open ``path`` in the person's editor and wait for it to close."""
-    command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or ("notepad" if os.name == "nt" else "vi")
-    done = subprocess.run([*shlex.split(command), str(path)], check=False)
-    if done.returncode != 0:
-        raise EditError(f"the editor ({command}) exited with status {done.returncode}; nothing was changed")
+def edit_text(text: str) -> str:
+    """``text`` after the person edited it in their editor ($VISUAL, $EDITOR, else the platform's), through
+    ``click.edit`` (a temporary .json file, removed afterwards); unchanged text when they saved nothing."""
+    try:
+        edited = click.edit(text, extension=".json", require_save=False)
+    except click.ClickException as exc:
+        raise EditError(f"{exc.format_message()}; nothing was changed (set $EDITOR to an editor that works)") from None
+    return text if edited is None else str(edited)
 
 
 @dataclass
@@ -93,7 +93,7 @@ class Session:
     reviewer: str
     read_key: Callable[[], str] = terminal_key
     read_line: Callable[[str], str] = terminal_line
-    editor: Callable[[Path], None] = run_editor
+    editor: Callable[[str], str] = edit_text  # the item's JSON in, the edited JSON out
     servers: Callable[[str], ServerSpec] | None = None  # server id -> spec, for checking edits
     now: Callable[[], str] = field(default=lambda: _now())
 
@@ -148,14 +148,8 @@ class Session:
 
     def _edit(self, item: QueueItem) -> Any | None:
         """The checked edit, or None (refused, with the reason on screen)."""
-        fd, name = tempfile.mkstemp(prefix=f"synth-{item.kind}-", suffix=".json")
-        path = Path(name)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(editable(item), f, indent=2, ensure_ascii=False)
-                f.write("\n")
-            self.editor(path)
-            edited = parse(path.read_text(encoding="utf-8"))
+            edited = parse(self.editor(json.dumps(editable(item), indent=2, ensure_ascii=False) + "\n"))
             if self.servers is None:
                 raise EditError("edits are checked against the run's registry, which is not available; pass --servers")
             return check(item, edited, self.servers(item.server))
@@ -163,8 +157,6 @@ class Session:
             self.console.print(f"[bold red]edit refused:[/] {escape(str(exc))}", soft_wrap=True)
             self.console.print("The item stays in the queue, undecided: press e to edit again, or another key.")
             return None
-        finally:
-            path.unlink(missing_ok=True)
 
     def _bye(self, items: list[QueueItem]) -> None:
         left = sum(i.decision is None for i in items)

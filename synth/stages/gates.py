@@ -4,18 +4,18 @@
 2. schema_valid: the arguments validate against the tool's input schema (jsonschema).
 3. grounded: every argument value appears in a user turn or an earlier tool result, or is a
    schema default, enum or const value. Booleans are a closed two-value domain and count as
-   grounded, as enum values do.
+   grounded, as enum values do. What "appears" means is synth.facts.Evidence, the one definition
+   the grader's reasons, derive and audit share.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterator
 
 import jsonschema
 
-from synth.grade import schema_validator
+from synth.grade import Evidence, schema_validator
 from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, Trajectory
 
 
@@ -63,43 +63,10 @@ def _allowed(schema: dict[str, Any], path: str) -> list[Any]:
     return out
 
 
-class Evidence:
-    """What a call may draw its values from: user words and earlier tool results."""
-
-    def __init__(self, messages: list[Message]):
-        user = [m.content or "" for m in messages if m.role == "user"]
-        self.text = "\n".join(user).casefold()
-        self.values: set[str] = set()
-        for m in messages:
-            if m.role != "tool" or not m.content:
-                continue
-            try:
-                parsed = json.loads(m.content)
-            except ValueError:
-                self.text += "\n" + m.content.casefold()
-                continue
-            for _, leaf in leaves(parsed):
-                if leaf is not None:
-                    self.values.add(str(leaf).casefold())
-                    if isinstance(leaf, str):
-                        self.text += "\n" + leaf.casefold()
-
-    def has(self, value: Any) -> bool:
-        if isinstance(value, bool) or value is None:
-            return True
-        s = str(value).casefold()
-        if s in self.values:
-            return True
-        if isinstance(value, (int, float)):
-            spellings = {s, str(int(value))} if isinstance(value, float) and value.is_integer() else {s}
-            return any(re.search(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)", self.text) for x in spellings)
-        return bool(s.strip()) and s in self.text
-
-
 def ungrounded(call: ToolCall, schema: dict[str, Any], evidence: Evidence) -> list[str]:
     out = []
     for path, value in leaves(call.arguments):
-        if value in _allowed(schema, path) or evidence.has(value):
+        if value in _allowed(schema, path) or evidence.grounded(value):
             continue
         out.append(f"{path.lstrip('/')}={json.dumps(value, ensure_ascii=False)[:80]}")
     return out
@@ -178,7 +145,7 @@ def call_flags(messages: list[Message], server: ServerSpec) -> list[list[dict[st
                               "value": error.instance if error.absolute_path else None, "why": error.message[:200]})
             evidence = Evidence(messages[:index])
             for path, value in leaves(call.arguments):
-                if value in _allowed(tool.input_schema, path) or evidence.has(value):
+                if value in _allowed(tool.input_schema, path) or evidence.grounded(value):
                     continue
                 flags.append({"gate": "grounding", "argument": path.lstrip("/"), "value": value,
                               "why": "not in the user's words or an earlier tool result, and not a default or "
