@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the protocol's module imports the agents, which load the li
 Item = tuple[Scenario, "Written | StageFailure", list[ChatResponse]]
 _DONE = object()
 IN_FLIGHT = 3  # scenarios running per request slot: enough that a slot freed always has a request waiting
-HORIZON = 8  # scenarios launched past the writer per request slot, at most (in flight + reorder buffer)
+HORIZON = 4  # scenarios launched past the writer per request slot, at most (in flight + reorder buffer)
 REORDER_BYTES = 64 << 20  # completed scenarios waiting for an earlier one, by their estimated size
 _POLL = 0.005  # seconds the loop sleeps when only the consumer's progress can let it go on
 
