@@ -45,6 +45,7 @@ class ChatResponse(Record):
     content: str | None = None
     tool_calls: tuple[dict[str, Any], ...] = ()  # OpenAI shape: {"id", "type", "function": {"name", "arguments"}}
     finish_reason: str | None = None
+    reasoning: str | None = None  # a reasoning model's thinking (reasoning_content, reasoning, <think>): never data
     model: str = ""
     usage: Usage = Usage()
     cached: bool = False

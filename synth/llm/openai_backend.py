@@ -10,6 +10,13 @@ project's one policy (``synth.retry``); concurrency and pacing live in ``synth.l
 gets ``json_object``, then plain text (with the schema spelled out in the system message), and
 the downgrade is remembered for the run.
 
+Reasoning models (o1, o3, o4, gpt-5 names, or ``token_param="max_completion_tokens"``) get the answer's
+length limit as ``max_completion_tokens`` and no ``temperature`` (they take only the default); any
+endpoint that answers 400 naming ``max_tokens`` or ``temperature`` as unsupported is asked again
+once with ``max_completion_tokens`` / without the temperature, remembered for the run. Their
+thinking (``reasoning_content``, ``reasoning``, or a leading ``<think>...</think>`` in the content) is
+kept apart in ``ChatResponse.reasoning``, so the content parses as the answer alone.
+
 The SDK transports go through its generic ``client.post`` with a plain JSON body: same auth, base
 URL, headers, timeouts and typed errors as ``chat.completions.create``, without the walk over
 the typed params. Even so the SDK's request building (URL, headers, options, the httpx-style
@@ -38,6 +45,7 @@ from typing_extensions import Self
 
 from synth.errors import BackendError, EndpointDown
 from synth.llm.base import ChatRequest, ChatResponse, Usage
+from synth.llm.reasoning import is_reasoning_model, split_reasoning, unsupported_param
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
@@ -54,8 +62,6 @@ log = logging.getLogger(__name__)
 FORMATS = ("json_schema", "json_object", "text")  # the structured-output ladder, best first
 FAIL_FAST = 3  # connection failures in a row, before any request got through, that end the run
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
-
-
 @dataclass
 class BackendStats:
     """What the backend did so far (read it any time; the pipeline puts it in the manifest)."""
@@ -82,6 +88,14 @@ class _FormatRejected(Exception):
     """The endpoint said no to the response_format we sent."""
 
 
+class _ParamRejected(Exception):
+    """The endpoint said a parameter we sent (max_tokens, temperature) is not supported."""
+
+    def __init__(self, param: str):
+        super().__init__(param)
+        self.param = param
+
+
 class OpenAIBackend:
     """``ChatBackend`` over any OpenAI-compatible endpoint; safe to share between coroutines."""
 
@@ -104,6 +118,7 @@ class OpenAIBackend:
         max_wait: float = 300.0,
         backoff: float = 0.5,
         transport: str = "direct",
+        token_param: str = "auto",
     ) -> None:
         """``model``/``max_tokens``/``seed`` fill in what a request leaves empty; ``extra_body``
         is merged into every request (vendor options). ``api_key`` defaults to OPENAI_API_KEY;
@@ -113,6 +128,10 @@ class OpenAIBackend:
             raise BackendError(f"unknown transport {transport!r}: use 'direct', 'aiohttp' or 'httpx'")
         if concurrency < 1:
             raise BackendError(f"concurrency must be at least 1 (got {concurrency})")
+        if token_param not in ("auto", "max_tokens", "max_completion_tokens"):
+            raise BackendError(f"unknown token_param {token_param!r}: use auto, max_tokens or max_completion_tokens")
+        self.token_param = token_param
+        self._refused: set[str] = set()  # parameters the endpoint said it does not support (max_tokens, temperature)
         self.model, self.max_tokens, self.seed = model, max_tokens, seed
         self.extra_body = dict(extra_body or {})
         self.timeout = timeout
@@ -181,6 +200,9 @@ class OpenAIBackend:
             except _FormatRejected:
                 self._downgrade(level)
                 continue
+            except _ParamRejected as rejected:
+                self._refuse(rejected.param)
+                continue
             except EndpointDown:
                 self.stats.failures += 1
                 raise
@@ -192,15 +214,17 @@ class OpenAIBackend:
             raise error  # outside the except block: no chained SDK error holding request headers
 
     def _body(self, request: ChatRequest, level: int) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages),
-                                "temperature": request.temperature}
+        body: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages)}
         if not body["model"]:
             raise BackendError("the request names no model: set one in the config (--model)")
+        reasoning = self.token_param == "max_completion_tokens" or (self.token_param == "auto" and is_reasoning_model(body["model"]))
+        if not reasoning and "temperature" not in self._refused:
+            body["temperature"] = request.temperature
         if request.tools:
             body["tools"] = list(request.tools)
         max_tokens = request.max_tokens if request.max_tokens is not None else self.max_tokens
         if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+            body["max_completion_tokens" if reasoning or "max_tokens" in self._refused else "max_tokens"] = max_tokens
         seed = request.seed if request.seed is not None else self.seed
         if seed is not None:
             body["seed"] = seed
@@ -245,6 +269,11 @@ class OpenAIBackend:
             self._reached = True
             if "response_format" in body and _mentions_format(exc):
                 raise _FormatRejected() from None
+            refused = unsupported_param(exc, body)
+            if refused == "max_tokens" and self.token_param != "auto":
+                refused = None  # the setting named the parameter: the endpoint's refusal is the answer
+            if refused is not None and refused not in self._refused:  # once per parameter: then it is an error
+                raise _ParamRejected(refused) from None
             self.stats.errors[error_kind(exc)] += 1
             raise
         except Exception as exc:
@@ -302,6 +331,12 @@ class OpenAIBackend:
     def _count_wait(self, seconds: float) -> None:
         self.stats.waited_s += seconds
 
+    def _refuse(self, param: str) -> None:
+        self._refused.add(param)
+        self.stats.downgrades += 1
+        log.warning("%s does not support %s; %s for the rest of the run", self.endpoint, param,
+                    "sending max_completion_tokens" if param == "max_tokens" else "leaving it out")
+
     def _downgrade(self, level: int) -> None:
         if self._format == level and level + 1 < len(FORMATS):
             self._format = level + 1
@@ -315,10 +350,12 @@ class OpenAIBackend:
         message = choice["message"]
         usage = data.get("usage") or {}
         calls = tuple(_tool_call(call) for call in message.get("tool_calls") or ())
+        content, reasoning = split_reasoning(message)
         return ChatResponse(
-            content=message.get("content"),
+            content=content,
             tool_calls=calls,
             finish_reason=choice.get("finish_reason"),
+            reasoning=reasoning,
             model=str(data.get("model") or ""),
             usage=Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
                         completion_tokens=int(usage.get("completion_tokens") or 0)),
