@@ -62,7 +62,8 @@ class Scheduler:
         self.finished = threading.Event()  # the consumer ended normally
         self.taken = 0  # items the consumer has taken; only the consumer's thread writes it
         self.taken_bytes = 0  # their estimated sizes; only the consumer's thread writes it
-        self.peak_buffered = 0  # the most bytes waiting at once (loop thread), for the benchmark
+        self.peak_buffered = 0  # the most bytes waiting at once (loop thread), for tests and benchmarks
+        self.launched = 0  # scenarios started so far (loop thread, or the consumer's when inline)
         self.out: queue.Queue[Any] = queue.Queue()
         self.thread: threading.Thread | None = None
         self._closed = False
@@ -115,6 +116,7 @@ class Scheduler:
         while self._may_start(pos) and not self.finished.is_set():
             item = _drive(self._one(pos))
             pos += 1
+            self.launched = pos
             self.taken += 1
             yield item
 
@@ -157,6 +159,7 @@ class Scheduler:
                 task.add_done_callback(lambda t, pos=launched: settle(pos, t))
                 tasks[launched] = task
                 launched += 1
+                self.launched = launched
 
         try:
             while not (self.stop.is_set() or self.finished.is_set()):
