@@ -86,9 +86,10 @@ class Scheduler:
     def _end(self) -> None:
         if self.thread is not None:
             self.thread.join()
-        elif not self._closed:  # inline: the author's resources are released here
+        elif not self._closed:  # inline, or ended before the loop started: the author is released here
             self._closed = True
-            _drive(self.author.aclose())
+            close = self.author.aclose()
+            _drive(close) if self.author.inline else asyncio.run(close)
 
     # --- shared by both modes -----------------------------------------------------------------
 
