@@ -6,7 +6,6 @@ endpoints of different types."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest

@@ -6,28 +6,24 @@
 Requests go out on one aiohttp session per backend (``transport="direct"``, the default), or through
 one ``openai.AsyncOpenAI`` client (``"aiohttp"``/``"httpx"``, SDK retries off); either way errors are
 the SDK's typed ones (a status error is made by the SDK from the response), retries follow the
-project's one policy (``synth.retry``); concurrency and pacing live in ``synth.llm.limits``. Structured output asks for ``json_schema``; an endpoint that rejects it
-gets ``json_object``, then plain text (with the schema spelled out in the system message), and
+project's one policy (``synth.retry``); concurrency and pacing live in ``synth.llm.limits``.
+Structured output asks for ``json_schema``; an endpoint that rejects it gets ``json_object``, then plain text (with the schema spelled out in the system message), and
 the downgrade is remembered for the run.
 
 Reasoning models (o1, o3, o4, gpt-5 names, or ``token_param="max_completion_tokens"``) get the answer's
 length limit as ``max_completion_tokens`` and no ``temperature`` (they take only the default); any
-endpoint that answers 400 naming ``max_tokens`` or ``temperature`` as unsupported is asked again
+endpoint that answers 400 naming ``max_tokens`` (with token_param "auto") or ``temperature`` as unsupported is asked again
 once with ``max_completion_tokens`` / without the temperature, remembered for the run. Their
 thinking (``reasoning_content``, ``reasoning``, or a leading ``<think>...</think>`` in the content) is
 kept apart in ``ChatResponse.reasoning``, so the content parses as the answer alone.
 
 The SDK transports go through its generic ``client.post`` with a plain JSON body: same auth, base
 URL, headers, timeouts and typed errors as ``chat.completions.create``, without the walk over
-the typed params. Even so the SDK's request building (URL, headers, options, the httpx-style
-wrapper over aiohttp) took about half of the client's CPU per call, and at C=64 against 200 ms
-the client's one core is what limits a run; the direct transport posts the same body with the
-same bearer header and leaves the SDK only the error mapping.
+the typed params; the direct transport (synth.llm.transport) skips the SDK's request building.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -38,13 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import aiohttp
 import httpx2
 import openai
 from typing_extensions import Self
 
 from synth.errors import BackendError, EndpointDown
 from synth.llm.base import ChatRequest, ChatResponse, Usage
+from synth.llm.transport import Direct
 from synth.llm.reasoning import is_reasoning_model, split_reasoning, unsupported_param
 from synth.llm.limits import (
     AIMDLimiter,
@@ -141,13 +137,14 @@ class OpenAIBackend:
         self.endpoint = _public_url(base) + "/chat/completions"
         self.transport, self._url = transport, base.rstrip("/") + "/chat/completions"
         self._connections = max(100, 2 * concurrency)
-        self._session: aiohttp.ClientSession | None = None  # the direct transport's, made on the running loop
         limits = httpx2.Limits(max_connections=self._connections, max_keepalive_connections=max(20, concurrency))
         http_client = (openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout) if transport == "httpx"
                        else openai.DefaultAioHttpClient(limits=limits, timeout=timeout))
         # The SDK insists on a key; local servers need none, so they get a placeholder bearer token.
         self._client = openai.AsyncOpenAI(api_key=key or "no-key", base_url=base, timeout=timeout,
                                           max_retries=0, http_client=http_client)
+        self._direct = Direct(self._url, self.endpoint, key or "no-key", timeout, self._connections,
+                              self._client._make_status_error_from_response)
         self.stats = BackendStats()
         self.limiter = AIMDLimiter(concurrency)
         self._rpm = TokenBucket(rpm) if rpm else None
@@ -168,9 +165,7 @@ class OpenAIBackend:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._direct.aclose()
         await self._client.close()
 
     @property
@@ -255,7 +250,7 @@ class OpenAIBackend:
         self.stats.requests += 1
         try:
             if self.transport == "direct":
-                content = await self._post(body)
+                content = await self._direct.post(body)
             else:
                 content = (await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response)).content
             try:
@@ -302,28 +297,6 @@ class OpenAIBackend:
         if self._tpm is not None:
             self._tpm.give_back(estimate - prompt - completion)
         return data  # type: ignore[no-any-return]
-
-    async def _post(self, body: dict[str, Any]) -> bytes:
-        """One POST on the direct transport; failures raised as the SDK's typed errors, so retries,
-        counting and messages do not depend on the transport."""
-        if self._session is None:
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self._connections),
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout),
-                headers={"Authorization": f"Bearer {self._secret or 'no-key'}", "Content-Type": "application/json",
-                         "Accept": "application/json", "User-Agent": "synth"})
-        try:
-            async with self._session.post(self._url, data=json.dumps(body).encode()) as response:
-                content = await response.read()
-                status, headers = response.status, list(response.headers.items())
-        except asyncio.TimeoutError as exc:
-            raise openai.APITimeoutError(request=httpx2.Request("POST", self.endpoint)) from exc
-        except (aiohttp.ClientError, OSError) as exc:
-            raise openai.APIConnectionError(request=httpx2.Request("POST", self.endpoint)) from exc
-        if status >= 400:  # the SDK makes its typed error (BadRequestError, RateLimitError, ...) from it
-            raise self._client._make_status_error_from_response(httpx2.Response(
-                status, headers=headers, content=content, request=httpx2.Request("POST", self.endpoint)))
-        return content
 
     def _count_retry(self, exc: BaseException) -> None:
         self.stats.retries += 1
