@@ -6,6 +6,7 @@ endpoints of different types."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,14 @@ def test_an_unknown_endpoint_type_names_the_file_and_the_choices(tmp_path):
     with pytest.raises(ConfigError) as caught:
         read_toml(toml)
     assert str(toml) in str(caught.value) and "roles.user.backend" in str(caught.value) and "local" in str(caught.value)
+
+
+def test_the_readme_example_of_an_endpoint_per_role_parses(tmp_path):
+    examples = re.findall(r"```toml\n(.*?)```", (Path(__file__).parents[1] / "README.md").read_text(), re.S)
+    (tmp_path / "synth.toml").write_text(next(x for x in examples if 'backend = "local"' in x))
+    settings = Settings(servers=tmp_path, out=tmp_path, backend="openai", **read_toml(tmp_path / "synth.toml"))
+    user, plan = settings.endpoint("user"), settings.endpoint("plan")
+    assert (user.backend, user.base_url, user.model, user.concurrency, user.max_tokens) == (
+        "local", "http://localhost:8000/v1", "Qwen/Qwen3-8B", 8, 4000)
+    assert (plan.backend, plan.model, plan.base_url) == ("openai", "o4-mini", None)
+    assert settings.unpriced() == []  # o4-mini is priced; the local model costs nothing
