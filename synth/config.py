@@ -22,14 +22,25 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
+ENDPOINT_TYPES = ("openai", "local")  # synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...)
+TOKEN_PARAMS = ("auto", "max_tokens", "max_completion_tokens")
+
+
 class Endpoint(BaseModel):
-    """Where one role's requests go. Unset fields fall back to the run's defaults."""
+    """Where one role's requests go, and how to talk to it. Unset fields fall back to the run's
+    defaults ([llm] in synth.toml, then the flags)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
+    backend: Literal["openai", "local"] | None = None  # the endpoint's type (ENDPOINT_TYPES)
+    concurrency: int | None = Field(None, ge=1)  # this endpoint's own request slots
+    max_tokens: int | None = Field(None, ge=1)  # the answer's length limit (reasoning included, on reasoning models)
+    # how the limit is sent: "auto" sends max_completion_tokens to reasoning models (o1, o3, o4, gpt-5 names)
+    # and max_tokens otherwise, switching for the run on a 400 that refuses max_tokens
+    token_param: Literal["auto", "max_tokens", "max_completion_tokens"] | None = None
 
 
 class Settings(BaseModel):
@@ -58,6 +69,8 @@ class Settings(BaseModel):
     rpm: int | None = None
     tpm: int | None = None
     timeout: float = 60.0
+    max_tokens: int | None = Field(None, ge=1)
+    token_param: Literal["auto", "max_tokens", "max_completion_tokens"] = "auto"
     budget_usd: float | None = None
     cache: Path | None = None  # default: <out>/cache.sqlite
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(PRICES))
@@ -89,11 +102,15 @@ class Settings(BaseModel):
             raise ValueError(f"unknown review rules {unknown}; rules are {', '.join(REVIEW_RULES)}")
         return v
 
-    def endpoint(self, role: str) -> Endpoint:
-        """The model, URL and key variable one role uses: its own settings, else the run's."""
-        own = self.roles.get(role, Endpoint())
+    def endpoint(self, role: str | None) -> Endpoint:
+        """Everything one role's requests need (model, URL, key variable, type, limits): its own
+        [roles.<role>] settings, else the run's; ``None``: the run's own."""
+        own = self.roles.get(role, Endpoint()) if role else Endpoint()
         return Endpoint(model=own.model or self.model, base_url=own.base_url or self.base_url,
-                        api_key_env=own.api_key_env or self.api_key_env)
+                        api_key_env=own.api_key_env or self.api_key_env,
+                        backend=own.backend or ("openai" if self.backend == "offline" else self.backend),  # type: ignore[arg-type]
+                        concurrency=own.concurrency or self.concurrency, max_tokens=own.max_tokens or self.max_tokens,
+                        token_param=own.token_param or self.token_param)
 
     def models(self) -> dict[str, str]:
         return {role: self.endpoint(role).model or self.model for role in ROLES}
@@ -102,7 +119,8 @@ class Settings(BaseModel):
         """Models of this run with no price (their cost would read as $0 and no budget could stop them)."""
         if self.backend == "offline":
             return []
-        return sorted({m for m in self.models().values() if m not in self.prices})
+        local = {self.endpoint(r).model for r in ROLES if self.endpoint(r).backend == "local"}  # $0 unless priced
+        return sorted({m for m in self.models().values() if m not in self.prices and m not in local})
 
     def identity(self) -> dict[str, Any]:
         """What makes a run this run and not another: the registry's content, seed, size and the flags

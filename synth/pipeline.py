@@ -22,28 +22,21 @@ from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
 from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
+from synth.agents.engine import Scheduler
+from synth.offline.author import OfflineAuthor
 from synth.offline.scenario import Planner, rng_for
-from synth.offline import vocab
-from synth.offline.packed import write_packed
-from synth.offline.values import Context
-from synth.offline.writer import write
 from synth.packs.load import usable_packs
-from synth.packs.model import Pack
 from synth.errors import ConfigError
-from synth.runtime.pack import PackRuntime
-from synth.offline.simulated import SimulatedRuntime
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
-from synth.stages import gates
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
 from synth import rundir, templates
 from synth.rundir import RunDir, FILES, file_facts
 
-if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live
+if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
-    from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 4  # what each version changed: the comment at "generator_version" in _manifest
@@ -116,14 +109,14 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
              backends: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run the whole pipeline into ``settings.out``; returns the manifest.
 
-    ``backends`` maps each agent role to a ChatBackend (the LLM path); without it the offline
-    backend writes the conversations. Either way items reach the exports in scenario order, so
-    the output does not depend on concurrency or timing.
+    ``backends`` maps each agent role to a ChatBackend (the LLM agents author the conversations);
+    without it the offline author does. Either way one scheduler (synth.agents.engine) runs the
+    scenarios and items reach the exports in scenario order, so the output does not depend on
+    concurrency or timing.
     """
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
     pool = _pool(settings, registry)
-    shops: dict[int, ShopFacts] = {}
     planner = Planner(registry, settings.seed, packs.by_server)
     names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
@@ -136,14 +129,12 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
-    if backends is None:
-        items: Iterator[tuple[Scenario, Any, list[Any]]] = (
-            (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server), pool, shops), [])
-            for sc in map(planner.scenario, range(max_attempts)))
-    else:
-        from synth.agents.engine import OrderedRun
+    author = OfflineAuthor(planner, servers, settings, packs.by_server, pool) if backends is None else None
+    if author is None:  # the agents load the live client (the MCP SDK): imported only by LLM runs
+        from synth.agents.author import LLMAuthor
 
-        items = OrderedRun(planner, servers, offer, backends, names, settings, max_attempts, pool)
+        author = LLMAuthor(servers, offer, backends, names, settings.models(), settings.seed, pool)
+    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(max_attempts), settings)
     try:
         for scenario, written, responses in items:
             attempts += 1
@@ -176,8 +167,6 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     finally:
         if hasattr(items, "close"):
             items.close()
-        for shop in shops.values():
-            shop.close()
         if pool is not None:
             pool.close()
         writer.close()
@@ -210,63 +199,6 @@ def live_refusal(registry: Registry) -> str:
     return (f"--execute live would start commands or contact URLs from {len(named)} registry entr"
             f"{'y' if len(named) == 1 else 'ies'} ({', '.join(named[:5])}{', ...' if len(named) > 5 else ''}); "
             "an entry could be anyone's, so nothing was started. Read their connections, then add --allow-exec.")
-
-
-def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) -> ShopFacts | None:
-    """What the customers of synth's store know (its seed database), when ``server`` is that store."""
-    if pool is None or server.connection is None:
-        return None
-    from synth.live.pool import store_seed
-    from synth.offline.shop import ShopFacts
-
-    seed = store_seed(server.connection)
-    if seed is None:
-        return None
-    if seed not in shops:  # one read-only copy of the seed database per run
-        shops[seed] = ShopFacts(pool.store_copy(seed, pool.scratch()))  # type: ignore[union-attr]
-    return shops[seed]
-
-
-def _offline(scenario: Scenario, server: ServerSpec, planner: Planner, settings: Settings,
-             pack: Pack | None, pool: Pool | None = None,
-             shops: dict[int, ShopFacts] | None = None) -> Written | StageFailure:
-    """The offline author plus the gates: what the agents give on the LLM path.
-
-    Calls go to the server's real MCP server when the run is live and the entry has a connection;
-    else to its pack, else to the schema simulator.
-    """
-    live = None
-    if pool is not None and server.connection is not None:
-        from synth.runtime.live import LiveRuntime
-
-        live = LiveRuntime(pool, server)
-    try:
-        if live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None:  # synth's store: customer-service tasks
-            from synth.offline.shop import write_shop
-
-            query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
-        elif pack is not None and scenario.turns is not None:
-            rng = rng_for(settings.seed, "runtime", scenario.id)
-            fallback = SimulatedRuntime(Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0]))
-            runtime = live or PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
-            query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
-        else:
-            query, plan, trajectory = write(scenario, server, planner.topics[server.id], settings.seed, live)
-    except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
-        if live is not None:
-            from synth.live.client import LiveError
-
-            if isinstance(exc, LiveError):  # the server could not be reached or broke off: the scenario ends with its line
-                return StageFailure(stage="execute", item_id=scenario.id, reason=exc.reason, detail=str(exc)[:500])
-        return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
-                            detail=f"{server.id} {scenario.tools}: {exc}"[:500])
-    finally:
-        if live is not None:
-            live.close()
-    review = gates.review(trajectory, server)
-    if review.verdict != "accept":
-        return gates.failure(review, scenario.id).model_copy(update={"raw": {"server": server.id, "tools": list(scenario.tools)}})
-    return Written(query=query, plan=plan, trajectory=trajectory, review=review)
 
 
 def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: tuple[str, ...], settings: Settings,

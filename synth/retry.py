@@ -111,6 +111,7 @@ class RetryPolicy:
                 on_wait(state.upcoming_sleep)
 
         self.max_attempts = max(1, max_attempts)
+        self._retryable = retryable
         self._template = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts) | stop_wait_budget(max_wait),
             wait=wait_backoff(backoff),
@@ -120,6 +121,23 @@ class RetryPolicy:
         )
 
     async def call(self, fn: Callable[[], Awaitable[T]]) -> T:
+        # The first attempt runs bare: most calls succeed, and tenacity's set-up cost about as much
+        # CPU as the rest of a model call. After a retryable failure tenacity takes over, its first
+        # attempt re-raising that failure, so waits, counts and limits are exactly as if it had run it.
+        try:
+            return await fn()
+        except Exception as exc:
+            if self.max_attempts == 1 or not self._retryable(exc):
+                raise
+            failed: BaseException | None = exc
+
+        async def again() -> T:
+            nonlocal failed
+            if failed is not None:
+                exc, failed = failed, None
+                raise exc
+            return await fn()
+
         # A fresh copy per call: tenacity keeps per-run state on the object (thread-local, which
         # coroutines on one thread would share).
-        return await self._template.copy()(fn)
+        return await self._template.copy()(again)

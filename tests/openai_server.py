@@ -52,6 +52,21 @@ class Faults:
     faulty_attempts: int | None = None  # draw faults only for a body's first N attempts
 
 
+@dataclass(frozen=True)
+class Reasoning:
+    """Behave like a reasoning model's endpoint: OpenAI's o-series and gpt-5 refuse ``max_tokens``
+    (they take ``max_completion_tokens``) and any temperature but 1, with OpenAI's own 400s; the
+    thinking comes next to the answer (vLLM's and DeepSeek's ``reasoning_content``, OpenRouter's
+    ``reasoning``) or, from a server without a reasoning parser, as a leading <think> block."""
+
+    refuse_max_tokens: bool = True
+    refuse_temperature: bool = True
+    field: str | None = "reasoning_content"  # "reasoning_content", "reasoning", or None (no thinking field)
+    think_tags: bool = False  # the thinking inside the content, before the answer
+    # thinking that looks like an answer, so a parser that does not set it apart picks the wrong object
+    thought: str = 'The user wants JSON. A first guess was {"wrong": "object"}; check the schema first.'
+
+
 @dataclass
 class Received:
     """One request as it reached the server: everything a test may count or grep."""
@@ -62,7 +77,7 @@ class Received:
     body: str
     json: Any
     attempt: int  # how many times this exact body had been seen before
-    outcome: str  # ok, 429, 500, slow, bad_json, broken_body, reject_format, bad_request, 401
+    outcome: str  # ok, 429, 500, slow, bad_json, broken_body, reject_format, unsupported_param, bad_request, 401
     at: float  # time.monotonic() on arrival
     in_flight: int  # requests in flight at the server on arrival, this one included
 
@@ -158,8 +173,10 @@ class OpenAIServer:
 
     def __init__(self, responder: Responder | None = None, *, latency_ms: float = 0.0,
                  faults: Faults | None = None, host: str = "127.0.0.1", port: int = 0,
-                 model: str = "synth-test", record: bool = True, api_key: str | None = None) -> None:
+                 model: str = "synth-test", record: bool = True, api_key: str | None = None,
+                 reasoning: Reasoning | None = None) -> None:
         self.responder = responder or echo_responder
+        self.reasoning = reasoning
         self.api_key = api_key  # when set, other bearer tokens get a 401 that echoes them
         self.latency_ms = latency_ms
         self.faults = faults or Faults()  # may be replaced between phases of a test
@@ -309,6 +326,10 @@ class OpenAIServer:
             self._note(request, raw, body, attempt, "reject_format")
             return _error(400, f"Invalid parameter: 'response_format' of type '{fmt}' is not supported "
                                "with this model.", "invalid_request_error", param="response_format")
+        refused = self._refused(body)
+        if refused is not None:
+            self._note(request, raw, body, attempt, "unsupported_param")
+            return refused
         outcome = self._draw(raw, attempt)
         self._note(request, raw, body, attempt, outcome)
         if self.latency_ms:
@@ -326,6 +347,8 @@ class OpenAIServer:
         if outcome == "slow":
             await asyncio.sleep(faults.slow_s)
         message = dict(self.responder(body))
+        if self.reasoning is not None:
+            message = self._think(message)
         if outcome == "bad_json":
             text = message.get("content") or json.dumps({"answer": "a value that goes on"})
             message = {"content": text[: max(1, len(text) // 2)]}
@@ -335,14 +358,39 @@ class OpenAIServer:
             return web.Response(text=text[: len(text) // 2], content_type="application/json")
         return web.json_response(payload)
 
+    def _refused(self, body: dict[str, Any]) -> web.Response | None:
+        """A reasoning endpoint's 400 for a parameter it does not take (OpenAI's wording), or None."""
+        r = self.reasoning
+        if r is None:
+            return None
+        if r.refuse_max_tokens and "max_tokens" in body:
+            return _error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                               "'max_completion_tokens' instead.", "invalid_request_error", param="max_tokens",
+                          code="unsupported_parameter")
+        if r.refuse_temperature and body.get("temperature", 1) != 1:
+            return _error(400, f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                               "model. Only the default (1) value is supported.", "invalid_request_error",
+                          param="temperature", code="unsupported_value")
+        return None
+
+    def _think(self, message: dict[str, Any]) -> dict[str, Any]:
+        r = self.reasoning
+        assert r is not None
+        if r.think_tags:
+            return {**message, "content": f"<think>\n{r.thought}\n</think>\n\n{message.get('content') or ''}"}
+        return {**message, r.field: r.thought} if r.field else message
+
     def _completion(self, body: dict[str, Any], raw: bytes, message: dict[str, Any]) -> dict[str, Any]:
         tool_calls = message.get("tool_calls") or None
         content = message.get("content")
+        thought = {k: message[k] for k in ("reasoning_content", "reasoning") if k in message}
         prompt_text = " ".join(_text_of(m.get("content")) for m in body["messages"])
         if body.get("tools"):
             prompt_text += json.dumps(body["tools"])
         out_text = (content or "") + (json.dumps(tool_calls) if tool_calls else "")
         prompt, completion = _tokens(prompt_text), _tokens(out_text)
+        thinking = _tokens(self.reasoning.thought) if self.reasoning is not None else 0
+        completion += thinking  # as OpenAI counts: the reasoning is part of the completion
         return {
             "id": "chatcmpl-" + hashlib.sha256(raw).hexdigest()[:24],
             "object": "chat.completion",
@@ -350,12 +398,13 @@ class OpenAIServer:
             "model": body.get("model") or self.model,
             "choices": [{
                 "index": 0,
-                "message": {"role": "assistant", "content": content, "tool_calls": tool_calls},
+                "message": {"role": "assistant", "content": content, "tool_calls": tool_calls, **thought},
                 "finish_reason": "tool_calls" if tool_calls else "stop",
                 "logprobs": None,
             }],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion},
+                      "total_tokens": prompt + completion,
+                      **({"completion_tokens_details": {"reasoning_tokens": thinking}} if thinking else {})},
             "system_fingerprint": "fp_synth_test",
         }
 

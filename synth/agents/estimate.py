@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from synth.agents import roles
-from synth.agents.engine import LOOKAHEAD
+from synth.agents.engine import HORIZON
 from synth.config import ROLES, Settings
 from synth.messages import ToolNames, openai_tool
 from synth.offline.scenario import Planner
@@ -65,8 +65,8 @@ def estimate(settings: Settings) -> dict[str, Any]:
                      "completion_tokens": completion,
                      "usd": round((prompt[role] * price_in + completion * price_out) / 1e6, 6)})
     # The run starts scenarios until n are accepted: as many as 2n + 20 when most are turned away, and
-    # up to LOOKAHEAD x concurrency beyond the last one it needed, which are in flight when it stops.
-    most = min(settings.n * 2 + 20, count + LOOKAHEAD * settings.concurrency) if count else 0
+    # up to HORIZON x concurrency beyond the last one it needed, which it completes when it stops.
+    most = min(settings.n * 2 + 20, count + HORIZON * settings.concurrency) if count else 0
     return {"scenarios": count, "max_scenarios": most, "roles": rows, "calls": sum(calls.values()),
             "prompt_tokens": sum(prompt.values()), "completion_tokens": sum(r["completion_tokens"] for r in rows),
             "usd": round(sum(r["usd"] for r in rows), 6),

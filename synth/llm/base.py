@@ -7,9 +7,14 @@ so its ``key()`` is the cache key; the API key is never part of it.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any, Protocol
 
 from synth.records import Record, content_hash
+
+# Which request gets the next free slot when several wait (lowest first): the scheduler sets the
+# scenario's position in each scenario's task, so the scenario the writer waits for goes first.
+PRIORITY: ContextVar[int] = ContextVar("synth_request_priority", default=0)
 
 
 class ChatRequest(Record):
@@ -40,6 +45,7 @@ class ChatResponse(Record):
     content: str | None = None
     tool_calls: tuple[dict[str, Any], ...] = ()  # OpenAI shape: {"id", "type", "function": {"name", "arguments"}}
     finish_reason: str | None = None
+    reasoning: str | None = None  # a reasoning model's thinking (reasoning_content, reasoning, <think>): never data
     model: str = ""
     usage: Usage = Usage()
     cached: bool = False

@@ -1,4 +1,12 @@
-"""Backends for a run, picked from a dict, one per distinct endpoint, all behind one cache."""
+"""Backends for a run, picked from a dict by each role's endpoint type, one client per distinct
+endpoint, all behind one cache.
+
+Types (``backend`` in [llm] or [roles.<role>] of synth.toml): ``openai``, any OpenAI-compatible API
+(a key from ``api_key_env``, unless ``base_url`` points at a server that needs none), and ``local``,
+a server you run (vLLM, Ollama, llama.cpp, LM Studio): ``base_url`` required, no key needed, and its
+models cost $0 unless [prices] names them. So the user simulator can run on a local vLLM while the
+planner asks a hosted reasoning model.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,7 @@ import os
 from typing import Any, Callable
 
 from synth.llm.spend import Spend
-from synth.config import ROLES, Settings
+from synth.config import ROLES, Endpoint, Settings
 from synth.errors import BudgetError, ConfigError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 
@@ -31,37 +39,49 @@ class Budgeted:
         await self.inner.aclose()  # type: ignore[attr-defined]
 
 
-def _openai(settings: Settings, base_url: str | None, api_key_env: str) -> ChatBackend:
+def _openai(settings: Settings, endpoint: Endpoint) -> ChatBackend:
     from synth.llm.openai_backend import OpenAIBackend
 
-    key = os.environ.get(api_key_env)
-    if not key and not base_url:
-        raise ConfigError(f"no API key: set {api_key_env} (or pass --api-key-env NAME of the variable that holds it), "
+    env = endpoint.api_key_env or settings.api_key_env
+    key = os.environ.get(env)
+    if not key and not endpoint.base_url:
+        raise ConfigError(f"no API key: set {env} (or pass --api-key-env NAME of the variable that holds it), "
                           "or point --base-url at an endpoint that needs none")
-    return OpenAIBackend(base_url=base_url, api_key=key or "unused", concurrency=settings.concurrency,
-                         rpm=settings.rpm, tpm=settings.tpm, timeout=settings.timeout)
+    return OpenAIBackend(base_url=endpoint.base_url, api_key=key or "unused", concurrency=endpoint.concurrency or settings.concurrency,
+                         rpm=settings.rpm, tpm=settings.tpm, timeout=settings.timeout, max_tokens=endpoint.max_tokens,
+                         token_param=endpoint.token_param or "auto")
 
 
-BACKENDS: dict[str, Callable[[Settings, str | None, str], ChatBackend]] = {"openai": _openai}
+def _local(settings: Settings, endpoint: Endpoint) -> ChatBackend:
+    from synth.llm.openai_backend import OpenAIBackend
+
+    if not endpoint.base_url:
+        raise ConfigError("a backend of type \"local\" needs base_url (in [llm] or its [roles.<role>] of synth.toml, or "
+                          "--base-url), e.g. base_url = \"http://localhost:8000/v1\" for vLLM")
+    key = os.environ.get(endpoint.api_key_env or "") or ""  # a local server may check a key; none is needed
+    return OpenAIBackend(base_url=endpoint.base_url, api_key=key or "unused", concurrency=endpoint.concurrency or settings.concurrency,
+                         timeout=settings.timeout, max_tokens=endpoint.max_tokens, token_param=endpoint.token_param or "auto")
+
+
+BACKENDS: dict[str, Callable[[Settings, Endpoint], ChatBackend]] = {"openai": _openai, "local": _local}
 
 
 def open_backends(settings: Settings) -> dict[str, Any]:
     """role -> backend. Roles that share an endpoint share one client; every role shares the cache."""
     from synth.llm.cache import CachedBackend
 
-    make = BACKENDS.get(settings.backend)
-    if make is None:
+    if settings.backend not in BACKENDS:
         raise ConfigError(f"unknown backend {settings.backend!r}; choose one of offline, {', '.join(BACKENDS)}")
     settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
     spend = Spend(settings.prices)  # paid calls of this run, all endpoints together
-    clients: dict[tuple[str | None, str], Any] = {}
+    clients: dict[Endpoint, Any] = {}
     out = {}
     for role in ROLES:
-        endpoint = settings.endpoint(role)
-        key = (endpoint.base_url, endpoint.api_key_env or settings.api_key_env)
-        if key not in clients:
-            clients[key] = CachedBackend(Budgeted(make(settings, *key), spend, settings.budget_usd), settings.cache_path)
-        out[role] = clients[key]
+        endpoint = settings.endpoint(role).model_copy(update={"model": None})  # models share a client
+        if endpoint not in clients:
+            make = BACKENDS[endpoint.backend or settings.backend]
+            clients[endpoint] = CachedBackend(Budgeted(make(settings, endpoint), spend, settings.budget_usd), settings.cache_path)
+        out[role] = clients[endpoint]
     return out
 
 
@@ -73,4 +93,4 @@ def open_one(settings: Settings) -> Any:
     if make is None:
         raise ConfigError(f"unknown backend {settings.backend!r}; choose one of {', '.join(BACKENDS)}")
     settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
-    return CachedBackend(make(settings, settings.base_url, settings.api_key_env), settings.cache_path)
+    return CachedBackend(make(settings, settings.endpoint(None)), settings.cache_path)

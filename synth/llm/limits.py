@@ -6,18 +6,23 @@ policy in ``synth.retry``; this module only says which OpenAI SDK errors are whi
 
 The limiter keeps at most ``limit`` requests in flight and moves ``limit`` like TCP congestion
 control: halve on a 429 (once per window, not once per 429 of the same burst), add one back after
-each run of ``limit`` successes, never above the configured concurrency or below 1.
+each run of ``limit`` successes, never above the configured concurrency or below 1. Requests
+waiting for a slot are served by ``PRIORITY`` (lowest first, then in arrival order): the scheduler
+sets it to the scenario's position in each scenario's task, so the oldest scenario, the one the
+writer waits for, never queues behind later ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import time
-from collections import deque
 from typing import Any
 
 import openai
 
+from synth.llm.base import PRIORITY
 from synth.retry import RETRYABLE, status_kind
 
 
@@ -83,7 +88,8 @@ class AIMDLimiter:
         self.cuts = 0
         self._epoch = 0  # bumped on every cut; a 429 from an older window does not cut again
         self._successes = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []  # a heap: (priority, arrival, future)
+        self._arrival = itertools.count()
 
     async def acquire(self) -> int:
         """Wait for a slot; returns a ticket to hand back to ``release``."""
@@ -91,7 +97,7 @@ class AIMDLimiter:
             self.in_flight += 1
         else:
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._waiters.append(fut)
+            heapq.heappush(self._waiters, (PRIORITY.get(), next(self._arrival), fut))
             try:
                 await fut
             except asyncio.CancelledError:
@@ -122,7 +128,7 @@ class AIMDLimiter:
 
     def _wake(self) -> None:
         while self._waiters and self.in_flight < self.limit:
-            fut = self._waiters.popleft()
+            fut = heapq.heappop(self._waiters)[2]
             if not fut.done():
                 self.in_flight += 1
                 fut.set_result(None)

@@ -3,15 +3,23 @@
     async with OpenAIBackend(base_url="http://localhost:8000/v1", api_key=key, concurrency=64) as llm:
         response = await llm.complete(request)
 
-One ``openai.AsyncOpenAI`` client per backend (aiohttp transport by default, SDK retries off);
-retries follow the project's one policy (``synth.retry``); concurrency and pacing live in
-``synth.llm.limits``. Structured output asks for ``json_schema``; an endpoint that rejects it
-gets ``json_object``, then plain text (with the schema spelled out in the system message), and
+Requests go out on one aiohttp session per backend (``transport="direct"``, the default), or through
+one ``openai.AsyncOpenAI`` client (``"aiohttp"``/``"httpx"``, SDK retries off); either way errors are
+the SDK's typed ones (a status error is made by the SDK from the response), retries follow the
+project's one policy (``synth.retry``); concurrency and pacing live in ``synth.llm.limits``.
+Structured output asks for ``json_schema``; an endpoint that rejects it gets ``json_object``, then plain text (with the schema spelled out in the system message), and
 the downgrade is remembered for the run.
 
-Requests go through the SDK's generic ``client.post`` with a plain JSON body: same auth, base
-URL, headers, timeouts and typed errors as ``chat.completions.create``, without the per-call
-walk over the typed params that costs more CPU than everything else here together.
+Reasoning models (o1, o3, o4, gpt-5 names, or ``token_param="max_completion_tokens"``) get the answer's
+length limit as ``max_completion_tokens`` and no ``temperature`` (they take only the default); any
+endpoint that answers 400 naming ``max_tokens`` (with token_param "auto") or ``temperature`` as unsupported is asked again
+once with ``max_completion_tokens`` / without the temperature, remembered for the run. Their
+thinking (``reasoning_content``, ``reasoning``, or a leading ``<think>...</think>`` in the content) is
+kept apart in ``ChatResponse.reasoning``, so the content parses as the answer alone.
+
+The SDK transports go through its generic ``client.post`` with a plain JSON body: same auth, base
+URL, headers, timeouts and typed errors as ``chat.completions.create``, without the walk over
+the typed params; the direct transport (synth.llm.transport) skips the SDK's request building.
 """
 
 from __future__ import annotations
@@ -32,6 +40,8 @@ from typing_extensions import Self
 
 from synth.errors import BackendError, EndpointDown
 from synth.llm.base import ChatRequest, ChatResponse, Usage
+from synth.llm.transport import Direct
+from synth.llm.reasoning import is_reasoning_model, split_reasoning, unsupported_param
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
@@ -48,8 +58,6 @@ log = logging.getLogger(__name__)
 FORMATS = ("json_schema", "json_object", "text")  # the structured-output ladder, best first
 FAIL_FAST = 3  # connection failures in a row, before any request got through, that end the run
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
-
-
 @dataclass
 class BackendStats:
     """What the backend did so far (read it any time; the pipeline puts it in the manifest)."""
@@ -76,6 +84,14 @@ class _FormatRejected(Exception):
     """The endpoint said no to the response_format we sent."""
 
 
+class _ParamRejected(Exception):
+    """The endpoint said a parameter we sent (max_tokens, temperature) is not supported."""
+
+    def __init__(self, param: str):
+        super().__init__(param)
+        self.param = param
+
+
 class OpenAIBackend:
     """``ChatBackend`` over any OpenAI-compatible endpoint; safe to share between coroutines."""
 
@@ -97,16 +113,21 @@ class OpenAIBackend:
         max_attempts: int = 6,
         max_wait: float = 300.0,
         backoff: float = 0.5,
-        transport: str = "aiohttp",
+        transport: str = "direct",
+        token_param: str = "auto",
     ) -> None:
         """``model``/``max_tokens``/``seed`` fill in what a request leaves empty; ``extra_body``
         is merged into every request (vendor options). ``api_key`` defaults to OPENAI_API_KEY;
         local servers need none. ``max_attempts`` and ``max_wait`` (seconds spent waiting between
         attempts) bound the retries of one request; ``backoff`` is the first retry's wait."""
-        if transport not in ("aiohttp", "httpx"):
-            raise BackendError(f"unknown transport {transport!r}: use 'aiohttp' or 'httpx'")
+        if transport not in ("direct", "aiohttp", "httpx"):
+            raise BackendError(f"unknown transport {transport!r}: use 'direct', 'aiohttp' or 'httpx'")
         if concurrency < 1:
             raise BackendError(f"concurrency must be at least 1 (got {concurrency})")
+        if token_param not in ("auto", "max_tokens", "max_completion_tokens"):
+            raise BackendError(f"unknown token_param {token_param!r}: use auto, max_tokens or max_completion_tokens")
+        self.token_param = token_param
+        self._refused: set[str] = set()  # parameters the endpoint said it does not support (max_tokens, temperature)
         self.model, self.max_tokens, self.seed = model, max_tokens, seed
         self.extra_body = dict(extra_body or {})
         self.timeout = timeout
@@ -114,13 +135,16 @@ class OpenAIBackend:
         self._secret = key
         base = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         self.endpoint = _public_url(base) + "/chat/completions"
-        limits = httpx2.Limits(max_connections=max(100, 2 * concurrency),
-                               max_keepalive_connections=max(20, concurrency))
-        http_client = (openai.DefaultAioHttpClient(limits=limits, timeout=timeout) if transport == "aiohttp"
-                       else openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout))
+        self.transport, self._url = transport, base.rstrip("/") + "/chat/completions"
+        self._connections = max(100, 2 * concurrency)
+        limits = httpx2.Limits(max_connections=self._connections, max_keepalive_connections=max(20, concurrency))
+        http_client = (openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout) if transport == "httpx"
+                       else openai.DefaultAioHttpClient(limits=limits, timeout=timeout))
         # The SDK insists on a key; local servers need none, so they get a placeholder bearer token.
         self._client = openai.AsyncOpenAI(api_key=key or "no-key", base_url=base, timeout=timeout,
                                           max_retries=0, http_client=http_client)
+        self._direct = Direct(self._url, self.endpoint, key or "no-key", timeout, self._connections,
+                              self._client._make_status_error_from_response)
         self.stats = BackendStats()
         self.limiter = AIMDLimiter(concurrency)
         self._rpm = TokenBucket(rpm) if rpm else None
@@ -141,6 +165,7 @@ class OpenAIBackend:
         await self.aclose()
 
     async def aclose(self) -> None:
+        await self._direct.aclose()
         await self._client.close()
 
     @property
@@ -170,6 +195,9 @@ class OpenAIBackend:
             except _FormatRejected:
                 self._downgrade(level)
                 continue
+            except _ParamRejected as rejected:
+                self._refuse(rejected.param)
+                continue
             except EndpointDown:
                 self.stats.failures += 1
                 raise
@@ -181,15 +209,17 @@ class OpenAIBackend:
             raise error  # outside the except block: no chained SDK error holding request headers
 
     def _body(self, request: ChatRequest, level: int) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages),
-                                "temperature": request.temperature}
+        body: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages)}
         if not body["model"]:
             raise BackendError("the request names no model: set one in the config (--model)")
+        reasoning = self.token_param == "max_completion_tokens" or (self.token_param == "auto" and is_reasoning_model(body["model"]))
+        if not reasoning and "temperature" not in self._refused:
+            body["temperature"] = request.temperature
         if request.tools:
             body["tools"] = list(request.tools)
         max_tokens = request.max_tokens if request.max_tokens is not None else self.max_tokens
         if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+            body["max_completion_tokens" if reasoning or "max_tokens" in self._refused else "max_tokens"] = max_tokens
         seed = request.seed if request.seed is not None else self.seed
         if seed is not None:
             body["seed"] = seed
@@ -219,9 +249,12 @@ class OpenAIBackend:
         outcome = "error"
         self.stats.requests += 1
         try:
-            raw = await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response)
+            if self.transport == "direct":
+                content = await self._direct.post(body)
+            else:
+                content = (await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response)).content
             try:
-                data = json.loads(raw.content)
+                data = json.loads(content)
                 usage = data.get("usage") or {}
                 data["choices"][0]["message"]
             except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
@@ -231,6 +264,11 @@ class OpenAIBackend:
             self._reached = True
             if "response_format" in body and _mentions_format(exc):
                 raise _FormatRejected() from None
+            refused = unsupported_param(exc, body)
+            if refused == "max_tokens" and self.token_param != "auto":
+                refused = None  # the setting named the parameter: the endpoint's refusal is the answer
+            if refused is not None and refused not in self._refused:  # once per parameter: then it is an error
+                raise _ParamRejected(refused) from None
             self.stats.errors[error_kind(exc)] += 1
             raise
         except Exception as exc:
@@ -266,6 +304,12 @@ class OpenAIBackend:
     def _count_wait(self, seconds: float) -> None:
         self.stats.waited_s += seconds
 
+    def _refuse(self, param: str) -> None:
+        self._refused.add(param)
+        self.stats.downgrades += 1
+        log.warning("%s does not support %s; %s for the rest of the run", self.endpoint, param,
+                    "sending max_completion_tokens" if param == "max_tokens" else "leaving it out")
+
     def _downgrade(self, level: int) -> None:
         if self._format == level and level + 1 < len(FORMATS):
             self._format = level + 1
@@ -279,10 +323,12 @@ class OpenAIBackend:
         message = choice["message"]
         usage = data.get("usage") or {}
         calls = tuple(_tool_call(call) for call in message.get("tool_calls") or ())
+        content, reasoning = split_reasoning(message)
         return ChatResponse(
-            content=message.get("content"),
+            content=content,
             tool_calls=calls,
             finish_reason=choice.get("finish_reason"),
+            reasoning=reasoning,
             model=str(data.get("model") or ""),
             usage=Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
                         completion_tokens=int(usage.get("completion_tokens") or 0)),

@@ -8,6 +8,7 @@ on failure re-asked once with the validation error shown to the model. A second 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, TypeVar
@@ -41,7 +42,10 @@ def extract_json(text: str | None) -> Any:
     raise ParseError(f"no JSON object found in the answer: {text[:120]!r}")
 
 
+@functools.cache
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema, made once per model (pydantic builds it anew on every call, which
+    cost more CPU than the request itself); shared, so never mutated."""
     return model.model_json_schema()
 
 

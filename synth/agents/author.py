@@ -1,0 +1,55 @@
+"""The author seam: who writes one scenario into a conversation (or says why not).
+
+    spent = []
+    written_or_failure = await author.write(scenario, spent)   # spent: the model answers it took
+
+Two authors: the offline one (synth.offline.author: packs, the store's shop writer, fallback rules)
+and the LLM agents (``LLMAuthor`` over synth.agents.writer). One scheduler (synth.agents.engine) runs
+scenarios for either with the same ordering, stop, resume and budget logic; the pipeline never asks
+which it has. ``spent`` collects the model answers the scenario took (none offline), for spend; it
+is an argument, not part of the result, so the answers of a scenario that broke part way are counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Protocol
+
+from synth.agents.writer import Agents, write
+from synth.export.chat import ToolNames
+from synth.live.pool import Pool
+from synth.llm.base import ChatResponse
+from synth.records import Scenario, ServerSpec, StageFailure, Written
+
+class Author(Protocol):
+    # True when ``write`` never suspends (CPU only, nothing to wait on): the scheduler then runs it in
+    # the consumer's thread, one scenario after another, with no event loop in between.
+    inline: bool
+
+    async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
+        """One scenario, written and through the gates, or the StageFailure that ended it; every
+        model answer it took is appended to ``spent``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the author holds (clients, shops); called once, on the scheduler's loop."""
+        ...
+
+
+class LLMAuthor:
+    """The agents (query, refine, plan, executor with tool and user simulators, review) per scenario."""
+
+    inline = False
+
+    def __init__(self, servers: dict[str, ServerSpec], offer: Callable[[Scenario], tuple[str, ...]],
+                 backends: dict[str, Any], names: ToolNames, models: dict[str, str], seed: int,
+                 pool: Pool | None = None):
+        self.servers, self.offer, self.backends = servers, offer, backends
+        self.agents = Agents(backends=backends, models=models, seed=seed, names=names, pool=pool)
+
+    async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
+        return await write(scenario, self.servers[scenario.server], self.offer(scenario), self.agents, spent)
+
+    async def aclose(self) -> None:
+        closes = [getattr(b, "aclose", None) for b in {id(b): b for b in self.backends.values()}.values()]
+        await asyncio.gather(*(close() for close in closes if close is not None))
