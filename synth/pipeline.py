@@ -48,6 +48,10 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 3
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
+# Offline scenarios cost nothing but time, so an offline run goes on past 2n + 20 while it still finds new
+# conversations: it stops once the last WINDOW scenarios (fewer for a small n) gave fewer than 1 in
+# PRODUCTIVE, or at PATIENCE * n + 20 scenarios. The LLM path keeps 2n + 20 (each scenario is paid for).
+WINDOW, PRODUCTIVE, PATIENCE = 1000, 20, 50
 
 
 def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
@@ -136,10 +140,11 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
+    window, mark = min(WINDOW, max_attempts), 0  # mark: conversations accepted when the last window began
     if backends is None:
         items: Iterator[tuple[Scenario, Any, list[Any]]] = (
             (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server), pool, shops), [])
-            for sc in map(planner.scenario, range(max_attempts)))
+            for sc in map(planner.scenario, range(max_attempts and settings.n * PATIENCE + 20)))
     else:
         from synth.agents.engine import OrderedRun
 
@@ -171,6 +176,10 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                 progress(accepted, attempts)
             if accepted >= settings.n:
                 break
+            if backends is None and attempts % window == 0:
+                if attempts >= max_attempts and (accepted - mark) * PRODUCTIVE < window:
+                    break  # the registry has run out of new conversations
+                mark = accepted
         if hasattr(items, "finish"):
             items.finish()
     finally:
