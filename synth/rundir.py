@@ -119,10 +119,14 @@ class ToolTable:
     """The run's tool lists, each tool and each list stored once (``tools.jsonl.gz``), keyed by a hash
     of its exact JSON spelling, so a list put back in a row is the same bytes it was."""
 
+    JOINED = 256  # lists kept joined for reading: a list's text can be 100 kB, and a run has one per row or so
+
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}  # tool id -> the tool's JSON text
-        self.sets: dict[str, list[str]] = {}  # list id -> its tool ids
-        self.joined: dict[str, str] = {}  # list id -> the list's JSON text, made when first read
+        # list id -> its tool ids, the id strings shared with ``texts`` (a run makes about one list a
+        # conversation: 24 pointers each, not 24 strings)
+        self.sets: dict[str, tuple[str, ...]] = {}
+        self.joined: dict[str, str] = {}  # list id -> the list's JSON text: the JOINED last read (memory stays flat)
         self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
 
     @staticmethod
@@ -133,26 +137,29 @@ class ToolTable:
         ids = []
         for tool in tools:
             text = json.dumps(tool, ensure_ascii=False)
-            ids.append(self._id("t", text))
+            ids.append(sys.intern(self._id("t", text)))
             if ids[-1] not in self.texts:
                 self.texts[ids[-1]] = text
                 self.new.append({"id": ids[-1], "tool": tool})
         key = self._id("s", json.dumps(ids))
         if key not in self.sets:
-            self.sets[key] = ids
+            self.sets[key] = tuple(ids)
             self.new.append({"id": key, "set": ids})
         return REF + key
 
     def tools(self, ref: str) -> list[Any]:
         """A fresh copy of the list each time (a reader may change the row it gets)."""
         key = ref[len(REF):]
-        text = self.joined.get(key)
+        text = self.joined.pop(key, None)
         if text is None:
             try:
-                text = self.joined[key] = "[" + ", ".join(self.texts[t] for t in self.sets[key]) + "]"
+                text = "[" + ", ".join(self.texts[t] for t in self.sets[key]) + "]"
             except KeyError:
                 raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
                                   "incomplete: make the run again") from None
+            if len(self.joined) >= self.JOINED:
+                del self.joined[next(iter(self.joined))]  # the least recently read
+        self.joined[key] = text
         return json.loads(text)
 
     def compact(self, name: str, record: Any) -> Any:
@@ -192,7 +199,7 @@ class ToolTable:
             if "tool" in entry:
                 table.texts[entry["id"]] = json.dumps(entry["tool"], ensure_ascii=False)
             else:
-                table.sets[entry["id"]] = entry["set"]
+                table.sets[entry["id"]] = tuple(sys.intern(t) for t in entry["set"])
         return table
 
 
