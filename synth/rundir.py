@@ -119,6 +119,7 @@ class ToolTable:
     """The run's tool lists, each tool and each list stored once (``tools.jsonl.gz``), keyed by a hash
     of its exact JSON spelling, so a list put back in a row is the same bytes it was."""
 
+    MEMO = 4096  # tool shapes remembered (a registry has a few hundred tools)
     JOINED = 256  # lists kept joined for reading: a list's text can be 100 kB, and a run has one per row or so
 
     def __init__(self) -> None:
@@ -128,24 +129,37 @@ class ToolTable:
         self.sets: dict[str, tuple[str, ...]] = {}
         self.joined: dict[str, str] = {}  # list id -> the list's JSON text: the JOINED last read (memory stays flat)
         self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
+        self._memo: dict[Any, tuple[str, Any]] = {}  # a tool's shape (see _shape) -> (its id, the tool)
 
     @staticmethod
     def _id(kind: str, text: str) -> str:
         return kind + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     def ref(self, tools: list[Any]) -> str:
-        ids = []
-        for tool in tools:
-            text = json.dumps(tool, ensure_ascii=False)
-            ids.append(sys.intern(self._id("t", text)))
-            if ids[-1] not in self.texts:
-                self.texts[ids[-1]] = text
-                self.new.append({"id": ids[-1], "tool": tool})
+        ids = [self._tool_id(tool) for tool in tools]
         key = self._id("s", json.dumps(ids))
         if key not in self.sets:
             self.sets[key] = tuple(ids)
             self.new.append({"id": key, "set": ids})
         return REF + key
+
+    def _tool_id(self, tool: Any) -> str:
+        """The id of one tool, spelled (``json.dumps``) only the first time its parts are seen: rows
+        are made from the registry's tools, so each row's tool dicts are new but hold the same schema
+        objects (a row's tools took most of the time of writing it)."""
+        key = _shape(tool)
+        known = self._memo.get(key)
+        if known is not None:
+            return known[0]
+        text = json.dumps(tool, ensure_ascii=False)
+        tid = sys.intern(self._id("t", text))
+        if tid not in self.texts:
+            self.texts[tid] = text
+            self.new.append({"id": tid, "tool": tool})
+        if len(self._memo) >= self.MEMO:
+            self._memo.clear()  # schemas made anew for each row would never be seen again: memory stays bounded
+        self._memo[key] = (tid, tool)  # ``tool`` is held, so the ids in ``key`` stay its objects' ids
+        return tid
 
     def tools(self, ref: str) -> list[Any]:
         """A fresh copy of the list each time (a reader may change the row it gets)."""
@@ -201,6 +215,19 @@ class ToolTable:
             else:
                 table.sets[entry["id"]] = tuple(sys.intern(t) for t in entry["set"])
         return table
+
+
+def _shape(value: Any, depth: int = 0) -> Any:
+    """A key for a tool dict that is equal for two dicts of the same strings and the same inner objects:
+    the top two levels by value, anything deeper (a schema) by identity. Only for dicts made from
+    objects that are not changed while a run is written (the registry's schemas)."""
+    if isinstance(value, dict):
+        if depth >= 2:
+            return id(value)
+        return tuple((k, _shape(v, depth + 1)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ("[]", id(value))
+    return (type(value).__name__, value)
 
 
 _tables: dict[str, tuple[tuple[int, int], ToolTable]] = {}  # folder -> (tools file mtime and size, table)
