@@ -9,7 +9,7 @@ then measured exactly, on the two requests' sets of 64-bit word hashes. The band
 never. Requests under ``min_words`` words are checked for exact duplicates only: a ratio over
 so few words means little. Memory per kept request: one hash, its id, its word hashes (8 bytes
 a word) and one LSH bucket key per band, whatever the length of the text, all in flat arrays
-(``_Table``, ``_Packed``), not Python objects: about 0.5 kB a request, where dicts of ints and a
+(``_Table``, ``_Packed``), not Python objects: about 0.4 kB a request, where dicts of ints and a
 list of bytes took 1.5 kB (a 100k run kept 150 MB for it).
 
 Dedup runs before the split is decided, over the whole run, so a near-duplicate pair can never
@@ -56,15 +56,15 @@ def _minhash_class() -> Any:
 
 
 class _Table:
-    """A multimap from 64-bit keys to small ints (newest first), in flat arrays: open addressing over
-    the distinct keys, and a chain per key through the entries. About 40 bytes an entry where a
+    """A multimap from 64-bit keys to ints under 2**31 (newest first), in flat arrays: open addressing
+    over the distinct keys, and a chain per key through the entries. About 26 bytes an entry where a
     dict of Python ints takes over 100."""
 
     def __init__(self) -> None:
         self.keys = array("Q", bytes(8 * 1024))
-        self.heads = array("q", [-1]) * 1024  # slot -> its newest entry, -1 for an empty slot
-        self.older = array("q")  # entry -> the entry before it under the same key, -1 at the first
-        self.values = array("q")  # entry -> its value
+        self.heads = array("i", [-1]) * 1024  # slot -> its newest entry, -1 for an empty slot
+        self.older = array("i")  # entry -> the entry before it under the same key, -1 at the first
+        self.values = array("i")  # entry -> its value
         self.distinct = 0
 
     def _slot(self, key: int) -> int:
@@ -104,7 +104,7 @@ class _Table:
     def _grow(self) -> None:
         keys, heads = self.keys, self.heads
         self.keys = array("Q", bytes(16 * len(keys)))
-        self.heads = array("q", [-1]) * (2 * len(heads))
+        self.heads = array("i", [-1]) * (2 * len(heads))
         for key, head in zip(keys, heads):
             if head != -1:
                 j = self._slot(key)
@@ -175,7 +175,7 @@ class Dedup:
         self._mix = np.random.RandomState(SEED).randint(1, 2**63, size=rows, dtype=np.uint64) | np.uint64(1)
         # one table per band from the band's hash to the kept requests in that bucket. datasketch's
         # MinHashLSH keeps a set per bucket and a key table (about 2 kB per request, measured); this
-        # keeps about 40 bytes a band
+        # keeps about 26 bytes a band
         self.buckets = [_Table() for _ in range(bands)]
         self.words = _Words()  # per kept request: its sorted 64-bit word hashes, packed
         self.ids = _Ids()  # per kept request: its item's id, for "same request as ..."
