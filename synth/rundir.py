@@ -217,17 +217,15 @@ class ToolTable:
         return table
 
 
-def _shape(value: Any, depth: int = 0) -> Any:
+def _shape(tool: Any) -> Any:
     """A key for a tool dict that is equal for two dicts of the same strings and the same inner objects:
-    the top two levels by value, anything deeper (a schema) by identity. Only for dicts made from
-    objects that are not changed while a run is written (the registry's schemas)."""
-    if isinstance(value, dict):
-        if depth >= 2:
-            return id(value)
-        return tuple((k, _shape(v, depth + 1)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return ("[]", id(value))
-    return (type(value).__name__, value)
+    its strings, and those of a dict inside it, by value; anything else (a schema) by identity. Only
+    for dicts made from objects that are not changed while a run is written (the registry's schemas)."""
+    if not isinstance(tool, dict):
+        return ("#", id(tool))
+    return tuple((k, v if type(v) is str else
+                  tuple((k2, v2 if type(v2) is str else id(v2)) for k2, v2 in v.items()) if type(v) is dict else id(v))
+                 for k, v in tool.items())
 
 
 _tables: dict[str, tuple[tuple[int, int], ToolTable]] = {}  # folder -> (tools file mtime and size, table)
