@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
     from synth.offline.shop import ShopFacts
 
 SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 # Offline scenarios cost nothing but time, so an offline run goes on past 2n + 20 while it still finds new
 # conversations: it stops once the last WINDOW scenarios (fewer for a small n) gave fewer than 1 in
@@ -358,7 +358,10 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # Bumped whenever the same seed and registry give different offline output, so a change of
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
         # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
-        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server).
+        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
+        # 4 = past the first round over the tools, the planner passes over first-request kinds whose distinct
+        # texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
+        # scenarios while still productive (WINDOW): runs of more scenarios than tools change, smaller ones do not.
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),
