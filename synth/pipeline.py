@@ -361,7 +361,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
         # 4 = past the first round over the tools, the planner passes over first-request kinds whose distinct
         # texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
-        # scenarios while still productive (WINDOW): runs of more scenarios than tools change, smaller ones do not.
+        # scenarios while still productive (WINDOW): runs of more than 8 scenarios a tool change, smaller ones do not.
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

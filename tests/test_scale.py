@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from synth.config import Settings
-from synth.offline.episodes import ROOM, Capacity, feeds_of
+from synth.offline.episodes import FREE, ROOM, Capacity, feeds_of
 from synth.offline.scenario import Planner
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
@@ -44,8 +44,8 @@ def test_first_round_is_planned_as_before_and_later_rounds_pass_over_used_up_kin
     late round no first request is a kind whose distinct texts the pack has used up."""
     planner, plain = _planner(ROOT / "registry"), _planner(ROOT / "registry", capacity=False)
     tools = len(planner.order)
-    assert all(planner.scenario(i) == plain.scenario(i) for i in range(0, tools, 3))
-    late = 40
+    assert all(planner.scenario(i) == plain.scenario(i) for i in range(0, FREE * tools, 7))
+    late = max(40, FREE)
     checked = 0
     for i in range(late * tools, late * tools + tools):
         sc = planner.scenario(i)

@@ -10,8 +10,9 @@ sentence, and a chain's goals often have none (the value comes from the result).
 visits every tool once per round, so by round ``r`` a tool's single requests (or one chain's) have
 been drawn up to ``r`` times; once ``r`` reaches half of how many distinct texts that kind can make
 (``capacity``, counted from the pack: goals times the values their slots can take), another is
-only a duplicate the dedup stage throws away, so the first request becomes one that still has room
-(two things at once, whose pairs are many). Earlier rounds draw exactly as before.
+only a duplicate the dedup stage throws away, so from round FREE on the first request becomes one
+that still has room (two things at once, whose pairs are many). The first FREE rounds, and a
+request with room left in any round, are drawn exactly as before (the same random draws).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from synth.records import Link, ServerSpec, ToolSpec
 MANY = 10**6  # a capacity past any run's rounds
 GENERATED = 50  # texts a generator slot ({int:1-100}, {fake:city}, a pool string holding one) is counted as
 ROOM = 2  # a kind is drawn while ROOM * round < its capacity: random draws repeat well before all are used
+FREE = 8  # rounds planned exactly as before capacities were counted (runs of up to 8 scenarios a tool)
 
 P_CHAIN = 0.6  # a request around a tool that feeds or is fed is a chain this often
 P_PARALLEL = 0.3  # a request for a tool with no chain asks for two things at once this often
@@ -98,12 +100,13 @@ def _request(tool: str, pack: Pack, server: ServerSpec, rng: random.Random, used
     ``spent`` (the planner's round, for a first request): kinds whose ``capacity`` it has reached are
     passed over; the same random draws are made, so a request with room left is drawn as before."""
     chains = [f for f in feeds if tool in (f[0], f[1])]
-    fresh = chains if capacity is None else [f for f in chains if capacity.feeds.get(f, MANY) > ROOM * spent]
+    fresh = chains if capacity is None else [f for f in chains
+                                             if spent < FREE or capacity.feeds.get(f, MANY) > ROOM * spent]
     if chains and rng.random() < P_CHAIN and fresh:
         producer, consumer, i = rng.choice(fresh)
         return [(producer, None), (consumer, i)]
     others = [t.name for t in server.tools if t.name in pack.tools and t.name != tool and t.name not in used]
-    alone = capacity is None or capacity.single.get(tool, MANY) > ROOM * spent
+    alone = capacity is None or spent < FREE or capacity.single.get(tool, MANY) > ROOM * spent
     if others and (rng.random() < P_PARALLEL or not alone):
         return [(tool, None), (rng.choice(sorted(others)), None)]
     return [(tool, None)]
