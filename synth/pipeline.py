@@ -359,7 +359,7 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # data is always named: 2 = server packs (requests from goals, several requests per conversation,
         # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
         # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
-        # 4 = past the first round over the tools, the planner passes over first-request kinds whose distinct
+        # 4 = past the eighth round over the tools, the planner passes over first-request kinds whose distinct
         # texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
         # scenarios while still productive (WINDOW): runs of more than 8 scenarios a tool change, smaller ones do not.
         "generator_version": GENERATOR_VERSION,
