@@ -23,11 +23,13 @@ import io
 import itertools
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -122,11 +124,15 @@ class ToolTable:
     MEMO = 4096  # tool shapes remembered (a registry has a few hundred tools)
     JOINED = 256  # lists kept joined for reading: a list's text can be 100 kB, and a run has one per row or so
 
-    def __init__(self) -> None:
+    def __init__(self, readable: bool = True) -> None:
         self.texts: dict[str, str] = {}  # tool id -> the tool's JSON text
-        # list id -> its tool ids, the id strings shared with ``texts`` (a run makes about one list a
-        # conversation: 24 pointers each, not 24 strings)
-        self.sets: dict[str, tuple[str, ...]] = {}
+        self.order: list[str] = []  # tool ids in the order they came, and each one's place
+        self.place: dict[str, int] = {}
+        # list id (as an int when it is synth's own spelling) -> its tools' places as uint32s. A run makes
+        # about two lists a conversation, so a list is a few bytes per tool and no object per tool; a
+        # table only written (``readable=False``: a run's writer) keeps the ids alone
+        self.sets: dict[int | str, bytes | None] = {}
+        self.readable = readable
         self.joined: dict[str, str] = {}  # list id -> the list's JSON text: the JOINED last read (memory stays flat)
         self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
         self._memo: dict[Any, tuple[str, Any]] = {}  # a tool's shape (see _shape) -> (its id, the tool)
@@ -135,11 +141,24 @@ class ToolTable:
     def _id(kind: str, text: str) -> str:
         return kind + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
+    @staticmethod
+    def _key(list_id: str) -> int | str:
+        return int(list_id[1:], 16) if len(list_id) == 17 and list_id[0] == "s" and _HEX.fullmatch(list_id, 1) else list_id
+
+    def _add_tool(self, tid: str, text: str) -> None:
+        self.texts[tid] = text
+        self.place[tid] = len(self.order)
+        self.order.append(tid)
+
+    def _add_set(self, list_id: str, ids: list[str]) -> None:
+        places = array("I", [self.place[t] for t in ids]).tobytes() if self.readable else None
+        self.sets[self._key(list_id)] = places
+
     def ref(self, tools: list[Any]) -> str:
         ids = [self._tool_id(tool) for tool in tools]
         key = self._id("s", json.dumps(ids))
-        if key not in self.sets:
-            self.sets[key] = tuple(ids)
+        if self._key(key) not in self.sets:
+            self._add_set(key, ids)
             self.new.append({"id": key, "set": ids})
         return REF + key
 
@@ -154,7 +173,7 @@ class ToolTable:
         text = json.dumps(tool, ensure_ascii=False)
         tid = sys.intern(self._id("t", text))
         if tid not in self.texts:
-            self.texts[tid] = text
+            self._add_tool(tid, text)
             self.new.append({"id": tid, "tool": tool})
         if len(self._memo) >= self.MEMO:
             self._memo.clear()  # schemas made anew for each row would never be seen again: memory stays bounded
@@ -167,7 +186,10 @@ class ToolTable:
         text = self.joined.pop(key, None)
         if text is None:
             try:
-                text = "[" + ", ".join(self.texts[t] for t in self.sets[key]) + "]"
+                places = self.sets[self._key(key)]
+                if places is None:
+                    raise KeyError(key)  # a table only written keeps no lists
+                text = "[" + ", ".join(self.texts[self.order[i]] for i in array("I", places)) + "]"
             except KeyError:
                 raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
                                   "incomplete: make the run again") from None
@@ -211,10 +233,17 @@ class ToolTable:
         table = cls()
         for entry in read_jsonl(folder / TOOLS, "tool table"):
             if "tool" in entry:
-                table.texts[entry["id"]] = json.dumps(entry["tool"], ensure_ascii=False)
+                table._add_tool(entry["id"], json.dumps(entry["tool"], ensure_ascii=False))
             else:
-                table.sets[entry["id"]] = tuple(sys.intern(t) for t in entry["set"])
+                try:
+                    table._add_set(entry["id"], entry["set"])
+                except KeyError as missing:
+                    raise ConfigError(f"{stored(folder / TOOLS)}: the tool list {entry['id']} names the tool {missing}, which "
+                                      "is not before it in the table; the run folder is damaged: make the run again") from None
         return table
+
+
+_HEX = re.compile(r"[0-9a-f]{16}")
 
 
 def _shape(tool: Any) -> Any:
@@ -432,7 +461,7 @@ class RunWriter:
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
         names = tuple(names)
-        self.table = ToolTable() if compact and any(n in TOOL_FIELDS for n in names) else None
+        self.table = ToolTable(readable=False) if compact and any(n in TOOL_FIELDS for n in names) else None
         if self.table is not None:
             names = (*names, TOOLS)
         self.files: dict[str, TextIO] = {}

@@ -136,7 +136,7 @@ def test_tool_table_spells_a_tool_once_and_keeps_few_joined_lists():
     for i in range(600):
         tools = [{"name": f"t{k}", "description": "d", "input_schema": schema} for k in range(i % 40, i % 40 + 3)]
         refs.add(table.ref(tools))
-    assert len(table.texts) == 42 and len(table._memo) == 42
+    assert len(table.texts) == 42 and len(table._memo) == 42 and all(len(places) == 3 * 4 for places in table.sets.values())
     for ref in refs:
         assert [t["name"] for t in table.tools(ref)][0].startswith("t")
     assert len(table.joined) <= ToolTable.JOINED
