@@ -205,6 +205,12 @@ def facts(path: str, schema: Any, description: str, value: Any) -> Facts:
     return Facts(path, s, text, lo, hi, lo_open, hi_open, src, choices, choices_from, fmt)
 
 
+def format_of(path: str, schema: Any, description: str, value: Any) -> str:
+    """``facts(...).fmt`` alone, without the bounds and choices (what the injector's ``fits`` asks)."""
+    s = branch(schema)
+    return _format(path, s, " ".join(x for x in (str(s.get("description") or ""), description) if x), value)
+
+
 def _schema_bounds(s: dict[str, Any]) -> tuple[float | None, float | None, bool, bool]:
     def num(x: Any) -> float | None:
         return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None

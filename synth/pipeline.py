@@ -41,6 +41,10 @@ if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by
 SPLITS = ("train", "valid", "test")
 GENERATOR_VERSION = 4  # what each version changed: the comment at "generator_version" in _manifest
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
+# Offline scenarios cost nothing but time, so an offline run goes on past 2n + 20 while it still finds new
+# conversations: it stops once the last WINDOW scenarios (fewer for a small n) gave fewer than 1 in
+# PRODUCTIVE, or at PATIENCE * n + 20 scenarios. The LLM path keeps 2n + 20 (each scenario is paid for).
+WINDOW, PRODUCTIVE, PATIENCE = 1000, 20, 50
 
 
 def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
@@ -129,12 +133,14 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
+    window, mark = min(WINDOW, max_attempts), 0  # mark: conversations accepted when the last window began
     author = OfflineAuthor(planner, servers, settings, packs.by_server, pool) if backends is None else None
     if author is None:  # the agents load the live client (the MCP SDK): imported only by LLM runs
         from synth.agents.author import LLMAuthor
 
         author = LLMAuthor(servers, offer, backends, names, settings.models(), settings.seed, pool)
-    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(max_attempts), settings)
+    last = max_attempts and settings.n * PATIENCE + 20 if backends is None else max_attempts  # offline: while productive
+    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)
     try:
         for scenario, written, responses in items:
             attempts += 1
@@ -162,6 +168,10 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                 progress(accepted, attempts)
             if accepted >= settings.n:
                 break
+            if backends is None and attempts % window == 0:
+                if attempts >= max_attempts and (accepted - mark) * PRODUCTIVE < window:
+                    break  # the registry has run out of new conversations
+                mark = accepted
         if hasattr(items, "finish"):
             items.finish()
     finally:
@@ -289,7 +299,10 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         # point 4): values from docstring Args and description examples first, optional values only now and then
         # (never a default), plain results (no catch-all record, formulas computed), intents without how-clauses;
         # one grounding definition (synth.facts.Evidence) for the gates and the label reasons; offline values keep
-        # to the pattern, minItems, bounds and integer type of their schema (found by tests/test_properties.py).
+        # to the pattern, minItems, bounds and integer type of their schema (found by tests/test_properties.py);
+        # past the eighth round over the tools, the planner passes over first-request kinds whose distinct
+        # texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
+        # scenarios while still productive (WINDOW).
         "generator_version": GENERATOR_VERSION,
         "backend": settings.backend,
         "model": None if settings.backend == "offline" else settings.models(),

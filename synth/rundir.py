@@ -153,7 +153,7 @@ class RunWriter:
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
         names = tuple(names)
-        self.table = ToolTable() if compact and any(n in TOOL_FIELDS for n in names) else None
+        self.table = ToolTable(readable=False) if compact and any(n in TOOL_FIELDS for n in names) else None
         if self.table is not None:
             names = (*names, TOOLS)
         self.files: dict[str, TextIO] = {}

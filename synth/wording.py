@@ -8,15 +8,22 @@ user's message, and a tool's purpose is its description's first sentence as a ve
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from synth.records import ToolSpec
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = re.compile(r"[_\-\s.]+")
 
 
 def words(name: str) -> list[str]:
     """``startDate`` / ``start_date`` / ``get-page`` -> ["start", "date"]."""
-    return [w for w in re.split(r"[_\-\s.]+", _CAMEL.sub("_", name).lower()) if w]
+    return list(_words(name))
+
+
+@lru_cache(maxsize=1 << 14)  # the same parameter and tool names are split for every call of a run
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(w for w in _SPLIT.split(_CAMEL.sub("_", name).lower()) if w)
 
 
 def loose(name: str) -> str:

@@ -39,7 +39,7 @@ def store_seed(connection: Connection | None) -> int | None:
     """
     if connection is None or not connection.stateful:
         return None
-    from synth.live.pool import store_seed as live_store_seed  # the MCP SDK loads only for runs with a store
+    from synth.live.stores import store_seed as live_store_seed  # the command line alone: no MCP SDK
 
     return live_store_seed(connection)
 

@@ -57,14 +57,36 @@ def tool_specs(raw: list[Any], server: str, where: str) -> tuple[tuple[ToolSpec,
         if fn is None:
             problems.append(f"tools[{i}] has no function name")
             continue
-        schema = _schema_of(fn)
-        normal, found = normalize_schema(schema, file=where, server=server, tool=str(fn["name"]))
-        if normal is None:
-            problems.append(f"tools[{i}] {fn['name']}: unusable schema ({found[0].what if found else 'invalid'})")
-            normal = {"type": "object", "properties": {}}
-        out.append(ToolSpec(server=server, name=str(fn["name"]), description=str(fn.get("description") or ""),
-                            input_schema=normal, schema_hash=content_hash(schema)))
+        spec, why = _tool_spec(fn, server)
+        if why is not None:
+            problems.append(f"tools[{i}] {fn['name']}: unusable schema ({why})")
+        out.append(spec)
     return tuple(out), problems
+
+
+_SPECS: dict[tuple[str, str], tuple[ToolSpec, str | None]] = {}  # (server, the definition's JSON) -> what it gives
+SPECS = 4096  # definitions remembered: a file offers the same few hundred tools on every line
+
+
+def _tool_spec(fn: dict[str, Any], server: str) -> tuple[ToolSpec, str | None]:
+    """One definition's ToolSpec and why its schema is unusable (None when it is usable), normalised
+    once per distinct definition: normalising took most of the time of reading a line."""
+    key = (server, json.dumps(fn, ensure_ascii=False, default=str))
+    known = _SPECS.get(key)
+    if known is not None:
+        return known
+    schema = _schema_of(fn)
+    normal, found = normalize_schema(schema, file="", server=server, tool=str(fn["name"]))
+    why = None
+    if normal is None:
+        why = found[0].what if found else "invalid"
+        normal = {"type": "object", "properties": {}}
+    spec = ToolSpec(server=server, name=str(fn["name"]), description=str(fn.get("description") or ""),
+                    input_schema=normal, schema_hash=content_hash(schema))
+    if len(_SPECS) >= SPECS:
+        _SPECS.clear()
+    _SPECS[key] = (spec, why)
+    return spec, why
 
 
 def openai_tools_json(raw: list[Any]) -> str:

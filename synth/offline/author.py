@@ -51,7 +51,7 @@ def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) ->
     """What the customers of synth's store know (its seed database), when ``server`` is that store."""
     if pool is None or server.connection is None:
         return None
-    from synth.live.pool import store_seed
+    from synth.live.stores import store_seed
     from synth.offline.shop import ShopFacts
 
     seed = store_seed(server.connection)

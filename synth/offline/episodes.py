@@ -4,14 +4,30 @@ A conversation is one to three requests (``turns``): the first is built around t
 primary tool; follow-ups are what the same person asks next. A request is one tool, a chain
 (one tool's result feeds the next, from the pack's ``feeds``) or two independent tools called in
 parallel. Everything is drawn from the scenario's own random stream.
+
+A pack can say only so many different first requests of one kind: a goal with no slot is one
+sentence, and a chain's goals often have none (the value comes from the result). The planner
+visits every tool once per round, so by round ``r`` a tool's single requests (or one chain's) have
+been drawn up to ``r`` times; once ``r`` reaches half of how many distinct texts that kind can make
+(``capacity``, counted from the pack: goals times the values their slots can take), another is
+only a duplicate the dedup stage throws away, so from round FREE on the first request becomes one
+that still has room (two things at once, whose pairs are many). The first FREE rounds, and a
+request with room left in any round, are drawn exactly as before (the same random draws).
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 
-from synth.packs.model import Pack
+from synth.packs.model import Pack, Pool, Range, ToolPack, Values, goal_of
+from synth.packs.template import slots
 from synth.records import Link, ServerSpec, ToolSpec
+
+MANY = 10**6  # a capacity past any run's rounds
+GENERATED = 50  # texts a generator slot ({int:1-100}, {fake:city}, a pool string holding one) is counted as
+ROOM = 2  # a kind is drawn while ROOM * round < its capacity: random draws repeat well before all are used
+FREE = 8  # rounds planned exactly as before capacities were counted (runs of up to 8 scenarios a tool)
 
 P_CHAIN = 0.6  # a request around a tool that feeds or is fed is a chain this often
 P_PARALLEL = 0.3  # a request for a tool with no chain asks for two things at once this often
@@ -24,22 +40,82 @@ def feeds_of(pack: Pack) -> list[tuple[str, str, int]]:
     return [(name, f.to, i) for name, entry in sorted(pack.tools.items()) for i, f in enumerate(entry.feeds)]
 
 
+def _size(values: Values | None, cases: int) -> int:
+    """How many different texts a slot filled from ``values`` can say."""
+    if isinstance(values, Range):
+        lo, hi = values.range
+        if values.step:
+            return int((hi - lo) / values.step) + 1
+        whole = all(float(x).is_integer() for x in (lo, hi))
+        return int(hi - lo) + 1 if whole else MANY
+    pool = values.pool if isinstance(values, Pool) else values
+    if pool is None:
+        return max(cases, 1)
+    return sum(GENERATED if isinstance(v, str) and "{" in v else 1 for v in pool) or 1
+
+
+def _goal_capacity(goals: list, entries: list[ToolPack]) -> int:
+    """Distinct request texts ``goals`` can make, their slots filled from the first of ``entries`` that has values."""
+    total = 0
+    for goal in map(goal_of, goals):
+        count = 1
+        for slot in slots(goal.text):
+            kind, sep, arg = slot.partition(":")
+            if sep:
+                count *= len(arg.split("|")) if kind == "pick" else GENERATED
+            else:
+                entry = next((e for e in entries if slot in e.values), entries[0])
+                count *= _size(entry.values.get(slot), len(entry.cases))
+            count = min(count, MANY)
+        total = min(total + count, MANY)
+    return total
+
+
+@dataclass
+class Capacity:
+    """How many distinct first requests each kind can make: a tool alone, and each feed (its goals)."""
+
+    single: dict[str, int] = field(default_factory=dict)
+    feeds: dict[tuple[str, str, int], int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, pack: Pack) -> Capacity:
+        out = cls()
+        for name, entry in pack.tools.items():
+            out.single[name] = _goal_capacity(entry.goals, [entry])
+        for producer, consumer, i in feeds_of(pack):
+            feed = pack.tools[producer].feeds[i]
+            entries = [pack.tools[producer]] + ([pack.tools[consumer]] if consumer in pack.tools else [])
+            # a feed without goals is asked with the producer's own goals (synth.offline.packed)
+            out.feeds[(producer, consumer, i)] = (_goal_capacity(feed.goals, entries) if feed.goals
+                                                  else out.single[producer])
+        return out
+
+
 def _request(tool: str, pack: Pack, server: ServerSpec, rng: random.Random, used: set[str],
-             feeds: list[tuple[str, str, int]]) -> list[tuple[str, int | None]]:
-    """The tools of one request as (tool, index of the feed that links it to the previous tool or None)."""
+             feeds: list[tuple[str, str, int]], spent: int = 0, capacity: Capacity | None = None,
+             ) -> list[tuple[str, int | None]]:
+    """The tools of one request as (tool, index of the feed that links it to the previous tool or None).
+
+    ``spent`` (the planner's round, for a first request): kinds whose ``capacity`` it has reached are
+    passed over; the same random draws are made, so a request with room left is drawn as before."""
     chains = [f for f in feeds if tool in (f[0], f[1])]
-    if chains and rng.random() < P_CHAIN:
-        producer, consumer, i = rng.choice(chains)
+    fresh = chains if capacity is None else [f for f in chains
+                                             if spent < FREE or capacity.feeds.get(f, MANY) > ROOM * spent]
+    if chains and rng.random() < P_CHAIN and fresh:
+        producer, consumer, i = rng.choice(fresh)
         return [(producer, None), (consumer, i)]
     others = [t.name for t in server.tools if t.name in pack.tools and t.name != tool and t.name not in used]
-    if others and rng.random() < P_PARALLEL:
+    alone = capacity is None or spent < FREE or capacity.single.get(tool, MANY) > ROOM * spent
+    if others and (rng.random() < P_PARALLEL or not alone):
         return [(tool, None), (rng.choice(sorted(others)), None)]
     return [(tool, None)]
 
 
-def plan_turns(primary: ToolSpec, pack: Pack, server: ServerSpec, rng: random.Random
-               ) -> tuple[list[str], list[Link], list[tuple[int, ...]], list[int]]:
-    """Tools in call order, links between steps, steps per request, and failing steps."""
+def plan_turns(primary: ToolSpec, pack: Pack, server: ServerSpec, rng: random.Random, spent: int = 0,
+               capacity: Capacity | None = None) -> tuple[list[str], list[Link], list[tuple[int, ...]], list[int]]:
+    """Tools in call order, links between steps, steps per request, and failing steps; ``spent`` is the
+    planner's round (the first request passes over kinds with no distinct text left, see above)."""
     feeds = feeds_of(pack)
     tools: list[str] = []
     links: list[Link] = []
@@ -51,8 +127,8 @@ def plan_turns(primary: ToolSpec, pack: Pack, server: ServerSpec, rng: random.Ra
             break
         pool = sorted(t for t in pack.tools if t not in wanted) or sorted(pack.tools)
         wanted.append(rng.choice(pool))
-    for tool in wanted:
-        request = _request(tool, pack, server, rng, set(tools), feeds)
+    for k, tool in enumerate(wanted):
+        request = _request(tool, pack, server, rng, set(tools), feeds, *((spent, capacity) if k == 0 else ()))
         steps = []
         for name, feed in request:
             step = len(tools)

@@ -11,7 +11,7 @@ import random
 from collections import defaultdict
 
 from synth.offline import vocab
-from synth.offline.episodes import plan_turns
+from synth.offline.episodes import Capacity, plan_turns
 from synth.packs.model import Pack
 from synth.offline.simulate import kind, singular
 from synth.offline.values import words
@@ -84,9 +84,12 @@ class Planner:
                     self.chains[tool.key].append(entry)
                     self.chains[producer.key].append(entry)
         self.order = self._interleave()
+        self.capacity = {name: Capacity.of(pack) for name, pack in self.packs.items() if pack.tools}
 
     def _packed(self, index: int, rng: random.Random, primary: ToolSpec, server: ServerSpec, pack: Pack) -> Scenario:
-        tools, links, turns, fail = plan_turns(primary, pack, server, rng)
+        # the round: how often each tool has been the primary one before this scenario
+        spent = index // len(self.order)
+        tools, links, turns, fail = plan_turns(primary, pack, server, rng, spent, self.capacity.get(server.id))
         names = tuple(tools)
         return Scenario(
             id=make_id("scn", self.seed, index, server.id, names, [t for t in turns], fail),

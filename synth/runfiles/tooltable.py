@@ -10,6 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import sys
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -22,40 +25,81 @@ class ToolTable:
     """The run's tool lists, each tool and each list stored once (``tools.jsonl.gz``), keyed by a hash
     of its exact JSON spelling, so a list put back in a row is the same bytes it was."""
 
-    def __init__(self) -> None:
+    MEMO = 4096  # tool shapes remembered (a registry has a few hundred tools)
+    JOINED = 256  # lists kept joined for reading: a list's text can be 100 kB, and a run has one per row or so
+
+    def __init__(self, readable: bool = True) -> None:
         self.texts: dict[str, str] = {}  # tool id -> the tool's JSON text
-        self.sets: dict[str, list[str]] = {}  # list id -> its tool ids
-        self.joined: dict[str, str] = {}  # list id -> the list's JSON text, made when first read
+        self.order: list[str] = []  # tool ids in the order they came, and each one's place
+        self.place: dict[str, int] = {}
+        # list id (as an int when it is synth's own spelling) -> its tools' places as uint32s. A run makes
+        # about two lists a conversation, so a list is a few bytes per tool and no object per tool; a
+        # table only written (``readable=False``: a run's writer) keeps the ids alone
+        self.sets: dict[int | str, bytes | None] = {}
+        self.readable = readable
+        self.joined: dict[str, str] = {}  # list id -> the list's JSON text: the JOINED last read (memory stays flat)
         self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
+        self._memo: dict[Any, tuple[str, Any]] = {}  # a tool's shape (see _shape) -> (its id, the tool)
 
     @staticmethod
     def _id(kind: str, text: str) -> str:
         return kind + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
+    @staticmethod
+    def _key(list_id: str) -> int | str:
+        return int(list_id[1:], 16) if len(list_id) == 17 and list_id[0] == "s" and _HEX.fullmatch(list_id, 1) else list_id
+
+    def _add_tool(self, tid: str, text: str) -> None:
+        self.texts[tid] = text
+        self.place[tid] = len(self.order)
+        self.order.append(tid)
+
+    def _add_set(self, list_id: str, ids: list[str]) -> None:
+        places = array("I", [self.place[t] for t in ids]).tobytes() if self.readable else None
+        self.sets[self._key(list_id)] = places
+
     def ref(self, tools: list[Any]) -> str:
-        ids = []
-        for tool in tools:
-            text = json.dumps(tool, ensure_ascii=False)
-            ids.append(self._id("t", text))
-            if ids[-1] not in self.texts:
-                self.texts[ids[-1]] = text
-                self.new.append({"id": ids[-1], "tool": tool})
+        ids = [self._tool_id(tool) for tool in tools]
         key = self._id("s", json.dumps(ids))
-        if key not in self.sets:
-            self.sets[key] = ids
+        if self._key(key) not in self.sets:
+            self._add_set(key, ids)
             self.new.append({"id": key, "set": ids})
         return REF + key
+
+    def _tool_id(self, tool: Any) -> str:
+        """The id of one tool, spelled (``json.dumps``) only the first time its parts are seen: rows
+        are made from the registry's tools, so each row's tool dicts are new but hold the same schema
+        objects (a row's tools took most of the time of writing it)."""
+        key = _shape(tool)
+        known = self._memo.get(key)
+        if known is not None:
+            return known[0]
+        text = json.dumps(tool, ensure_ascii=False)
+        tid = sys.intern(self._id("t", text))
+        if tid not in self.texts:
+            self._add_tool(tid, text)
+            self.new.append({"id": tid, "tool": tool})
+        if len(self._memo) >= self.MEMO:
+            self._memo.clear()  # schemas made anew for each row would never be seen again: memory stays bounded
+        self._memo[key] = (tid, tool)  # ``tool`` is held, so the ids in ``key`` stay its objects' ids
+        return tid
 
     def tools(self, ref: str) -> list[Any]:
         """A fresh copy of the list each time (a reader may change the row it gets)."""
         key = ref[len(REF):]
-        text = self.joined.get(key)
+        text = self.joined.pop(key, None)
         if text is None:
             try:
-                text = self.joined[key] = "[" + ", ".join(self.texts[t] for t in self.sets[key]) + "]"
+                places = self.sets[self._key(key)]
+                if places is None:
+                    raise KeyError(key)  # a table only written keeps no lists
+                text = "[" + ", ".join(self.texts[self.order[i]] for i in array("I", places)) + "]"
             except KeyError:
                 raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
                                   "incomplete: make the run again") from None
+            if len(self.joined) >= self.JOINED:
+                del self.joined[next(iter(self.joined))]  # the least recently read
+        self.joined[key] = text
         return json.loads(text)
 
     def compact(self, name: str, record: Any) -> Any:
@@ -94,10 +138,28 @@ class ToolTable:
         for number, text in lines(folder / TOOLS):
             entry = parse_line(folder / TOOLS, number, text, "tool table")
             if "tool" in entry:
-                table.texts[entry["id"]] = json.dumps(entry["tool"], ensure_ascii=False)
+                table._add_tool(entry["id"], json.dumps(entry["tool"], ensure_ascii=False))
             else:
-                table.sets[entry["id"]] = entry["set"]
+                try:
+                    table._add_set(entry["id"], entry["set"])
+                except KeyError as missing:
+                    raise ConfigError(f"{stored(folder / TOOLS)}: the tool list {entry['id']} names the tool {missing}, which "
+                                      "is not before it in the table; the run folder is damaged: make the run again") from None
         return table
+
+
+_HEX = re.compile(r"[0-9a-f]{16}")
+
+
+def _shape(tool: Any) -> Any:
+    """A key for a tool dict that is equal for two dicts of the same strings and the same inner objects:
+    its strings, and those of a dict inside it, by value; anything else (a schema) by identity. Only
+    for dicts made from objects that are not changed while a run is written (the registry's schemas)."""
+    if not isinstance(tool, dict):
+        return ("#", id(tool))
+    return tuple((k, v if type(v) is str else
+                  tuple((k2, v2 if type(v2) is str else id(v2)) for k2, v2 in v.items()) if type(v) is dict else id(v))
+                 for k, v in tool.items())
 
 
 _tables: dict[str, tuple[tuple[int, int], ToolTable]] = {}  # folder -> (tools file mtime and size, table)

@@ -14,6 +14,7 @@ from jsonschema.protocols import Validator
 
 from synth.grade import (FILLER_WORDS, Evidence, Facts, facts, format_ok, json_type, loose, purpose,
                          schema_validator, show, words)
+from synth.facts import format_of
 from synth.records import ToolCall, ToolSpec
 from synth.stages.context import Context
 
@@ -134,7 +135,7 @@ def fits(value: Any, name: str, schema: dict[str, Any]) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if isinstance(value, str):
         w = set(words(name))
-        fmt = facts(name, schema, "", value).fmt or next((f for k, f in _IMPLIED if k in w), "")
+        fmt = format_of(name, schema, "", value) or next((f for k, f in _IMPLIED if k in w), "")
         if fmt and not (format_ok(fmt, value) or format_ok(fmt + "-time", value)):  # or a date-time
             return False
         if " " in value.strip() and w & _IDS:
