@@ -13,7 +13,7 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import synth
 from synth.llm.spend import Spend
@@ -113,29 +113,27 @@ def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limi
 
 @rundir.writes_run(lambda settings, *_, **__: settings.out)  # one writer per run folder
 def generate(settings: Settings, progress: Callable[[int, int], None] | None = None,
-             backends: dict[str, Any] | None = None) -> dict[str, Any]:
+             backends: dict[str, Any] | None = None, shard: Any = None) -> dict[str, Any]:
     """Run the whole pipeline into ``settings.out``; returns the manifest.
 
     ``backends`` maps each agent role to a ChatBackend (the LLM path); without it the offline
     backend writes the conversations. Either way items reach the exports in scenario order, so
-    the output does not depend on concurrency or timing.
+    the output does not depend on concurrency or timing. ``shard`` (synth.shards.Shard) makes
+    this a shard run: only its slice of the scenario indexes is written, and into its shard file
+    instead of the exports (``synth merge`` feeds the slices to ``consume``).
     """
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
     pool = _pool(settings, registry)
     shops: dict[int, ShopFacts] = {}
     planner = Planner(registry, settings.seed, packs.by_server)
-    names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
-    tally = Tally()
-    dedup = Dedup()
-    spend = Spend(settings.prices)
-    RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
-    writer = RunWriter(settings.out, settings.outputs)
-    rules = Rules.from_settings(settings)
-    accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
-    offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
+    if shard is not None:  # scenario k of the slice is scenario I + k*N of the run
+        planner, max_attempts = shard.slice(planner, max_attempts)
+    else:
+        RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
+    offer = _offer(settings, servers)
     if backends is None:
         items: Iterator[tuple[Scenario, Any, list[Any]]] = (
             (sc, _offline(sc, servers[sc.server], planner, settings, packs.get(sc.server), pool, shops), [])
@@ -143,7 +141,36 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     else:
         from synth.agents.engine import OrderedRun
 
-        items = OrderedRun(planner, servers, offer, backends, names, settings, max_attempts, pool)
+        items = OrderedRun(planner, servers, offer, backends, ToolNames(registry.servers), settings, max_attempts, pool)
+    try:
+        if shard is not None:
+            return shard.write(items)
+        return consume(settings, registry, packs, items, pool, progress)
+    finally:
+        for shop in shops.values():
+            shop.close()
+        if pool is not None:
+            pool.close()
+
+
+def _offer(settings: Settings, servers: dict[str, ServerSpec]) -> Callable[[Scenario], tuple[str, ...]]:
+    return lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)
+
+
+def consume(settings: Settings, registry: Registry, packs: Any, items: Iterable[tuple[Scenario, Any, list[Any]]],
+            pool: Pool | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Everything after writing, in scenario order: dedup, split, inject, export, the review queue,
+    until ``settings.n`` are accepted; then the manifest. The one place this order-dependent part
+    runs, for a whole run (``generate``) and for merged shards (synth.shards) alike."""
+    names = ToolNames(registry.servers)
+    servers = {s.id: s for s in registry.servers}
+    offer = _offer(settings, servers)
+    tally = Tally()
+    dedup = Dedup()
+    spend = Spend(settings.prices)
+    writer = RunWriter(settings.out, settings.outputs)
+    rules = Rules.from_settings(settings)
+    accepted = attempts = 0
     try:
         for scenario, written, responses in items:
             attempts += 1
@@ -176,10 +203,6 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     finally:
         if hasattr(items, "close"):
             items.close()
-        for shop in shops.values():
-            shop.close()
-        if pool is not None:
-            pool.close()
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     manifest["packs"] = packs.summary(registry)
