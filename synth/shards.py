@@ -54,6 +54,12 @@ def identity(settings: Settings, count: int) -> dict[str, Any]:
             "generator_version": GENERATOR_VERSION}
 
 
+def identity_of(folders: list[Path]) -> dict[str, Any]:
+    """The identity of the run the shards in ``folders`` merge into (what its manifest will say)."""
+    shards = read_shards(folders)
+    return {k: v for k, v in shards[0][1]["identity"].items() if k not in ("shards", "synth_version", "generator_version")}
+
+
 class _Slice:
     """The planner seen by a shard: its scenario ``k`` is the run's scenario ``index + k * count``."""
 
