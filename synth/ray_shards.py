@@ -6,7 +6,7 @@ shard's files as bytes; so a cluster needs synth installed on its nodes (and the
 environment for a model run), but no shared disk. The shards' folders are kept in
 ``<out>/.shards/<I>-of-<N>/`` (a hidden folder: no part of the dataset): their caches make a second
 run of the same command free, as ``cache.sqlite`` does for a single run. A merge that finds a
-shard stopped too early (synth.shards.ShardShort) makes that shard again with twice its quota.
+shard stopped too early (synth.shards.ShardShort) makes that shard again with a larger quota.
 
 Ray is an optional extra (``pip install 'synth[ray]'``); without ``--ray-address`` a local Ray
 instance is started with this machine's CPUs and stopped at the end.
@@ -20,7 +20,7 @@ from typing import Any
 
 from synth.config import Settings
 from synth.errors import ConfigError, SynthError
-from synth.shards import SHARD, STREAM, ShardShort, merge, run_shard
+from synth.shards import SHARD, STREAM, ShardShort, merge, more, record_requests, run_shard
 
 HOME = ".shards"
 CACHE = "cache.sqlite"
@@ -41,8 +41,8 @@ def run_on_ray(settings: Settings, count: int, address: str | None = None, num_c
                           "--shard I, then synth merge)") from None
     own = not ray.is_initialized()
     if own:
-        ray.init(address=address, num_cpus=None if address else num_cpus, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
+        local = {} if address else {"num_cpus": num_cpus, "_node_ip_address": "127.0.0.1"}  # a local Ray stays on loopback
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False, **local)
     try:
         registry = ray.put(_registry_files(settings))
         task = ray.remote(num_cpus=1)(_shard_task)
@@ -50,14 +50,17 @@ def run_on_ray(settings: Settings, count: int, address: str | None = None, num_c
         todo = list(range(count))
         while True:
             refs = {i: task.remote(settings.model_dump_json(), registry, count, i, quotas[i],
-                                   _read(shard_folder(settings.out, count, i) / CACHE)) for i in todo}
+                                   _caches(shard_folder(settings.out, count, i))) for i in todo}
             for i, ref in refs.items():
                 _unpack(shard_folder(settings.out, count, i), _get(ray, ref))
+            folders = [shard_folder(settings.out, count, i) for i in range(count)]
             try:
-                return merge([shard_folder(settings.out, count, i) for i in range(count)], settings.out,
-                             settings=settings, progress=progress)
-            except ShardShort as short:  # that shard stopped too early for this run: again, with more room
-                quotas[short.index], todo = 2 * short.quota, [short.index]
+                manifest = merge(folders, settings.out, settings=settings, progress=progress)
+            except ShardShort as short:  # that shard stopped too early for this run: again, with more room (its cache keeps what it made)
+                quotas[short.index], todo = more(short.quota), [short.index]
+                continue
+            _tidy(folders)
+            return manifest
     finally:
         if own:
             ray.shutdown()
@@ -75,7 +78,7 @@ def _get(ray: Any, ref: Any) -> dict[str, bytes]:
 
 
 def _shard_task(settings_json: str, registry: dict[str, bytes], count: int, index: int, quota: int | None,
-                cache: bytes | None) -> dict[str, bytes]:
+                cache: dict[str, bytes]) -> dict[str, bytes]:
     """One shard, on whichever node Ray chose: the registry and cache unpacked into a temporary folder,
     the shard made there, its files returned."""
     settings = Settings.model_validate_json(settings_json)
@@ -89,15 +92,19 @@ def _shard_task(settings_json: str, registry: dict[str, bytes], count: int, inde
             servers = servers / settings.servers.name
         out = Path(tmp) / "shard"
         out.mkdir()
-        if cache is not None:
-            (out / CACHE).write_bytes(cache)
+        for name, data in cache.items():
+            (out / name).write_bytes(data)
         shard = settings.model_copy(update={"servers": servers, "out": out, "cache": None})
         backends = None
         if shard.backend != "offline":
             from synth.llm.factory import open_backends
 
             backends = open_backends(shard)
-        run_shard(shard, count, index, quota, backends)
+        try:
+            run_shard(shard, count, index, quota, backends)
+        finally:
+            if backends is not None:
+                record_requests(out, backends)
         return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
 
 
@@ -123,5 +130,17 @@ def _unpack(folder: Path, files: dict[str, bytes]) -> None:
         (folder / name).write_bytes(data)
 
 
-def _read(path: Path) -> bytes | None:
-    return path.read_bytes() if path.is_file() else None
+def _caches(folder: Path) -> dict[str, bytes]:
+    """The shard's model cache from an earlier run of the same command (its SQLite file and any WAL)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.glob(CACHE + "*"))} if folder.is_dir() else {}
+
+
+def _tidy(folders: list[Path]) -> None:
+    """After the merge: the shards' data is in the run; what is kept is each one's cache (and requests)."""
+    for folder in folders:
+        for name in (STREAM, SHARD):
+            (folder / name).unlink(missing_ok=True)
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if folders and folders[0].parent.is_dir() and not any(folders[0].parent.iterdir()):
+        folders[0].parent.rmdir()

@@ -40,11 +40,21 @@ from synth.stages.dedup import Dedup
 
 STREAM = "shard.jsonl.gz"  # per scenario of the slice, in index order
 SHARD = "shard.json"  # the shard's manifest: identity, slice, counts; written last
-MARGIN, SPARE = 1.25, 10  # default quota: ceil(MARGIN * n / N) + SPARE conversations
+MARGIN, SIGMAS, SPARE = 1.05, 3, 2  # the default quota, below
 
 
 def default_quota(n: int, count: int) -> int:
-    return math.ceil(MARGIN * n / count) + SPARE
+    """Conversations a shard makes before it stops: its share of ``n``, 5% for the ones duplicates of
+    other shards' turn away, and three standard deviations of how a share varies between slices. A
+    model run pays for every conversation past what the merge takes, so the margin is kept small (1.1
+    times the share at 1,000 a shard, 1.07 at 10,000); a merge that needs more says so."""
+    share = n / count
+    return math.ceil(MARGIN * share + SIGMAS * math.sqrt(share)) + SPARE
+
+
+def more(quota: int) -> int:
+    """The quota to make a shard again with when the merge needed more than it made."""
+    return math.ceil(1.5 * quota) + SPARE
 
 
 def identity(settings: Settings, count: int) -> dict[str, Any]:
@@ -151,10 +161,7 @@ def run_shard(settings: Settings, count: int, index: int, quota: int | None = No
     shard = Shard(settings, count, index, quota)
     claim_shard(settings.out)
     (settings.out / SHARD).unlink(missing_ok=True)  # the old manifest must not vouch for a new, half-written file
-    manifest = generate(settings, None, backends, shard=shard)
-    if backends is not None:
-        record_requests(settings.out, backends)
-    return manifest
+    return generate(settings, None, backends, shard=shard)
 
 
 def claim_shard(folder: Path) -> None:
@@ -223,7 +230,7 @@ class ShardShort(ConfigError):
             f"shard {index} of {count} ({folder}) stopped after {written} scenarios, at its quota of {self.quota} "
             f"conversations, and the merge needs scenario {needed} from it: more of this run's conversations were "
             f"turned away (duplicates across shards, rejections) than its margin covers. Make that shard again with "
-            f"--shard-quota {2 * self.quota} (same command otherwise), then merge again")
+            f"--shard-quota {more(self.quota)} (same command otherwise), then merge again")
 
 
 class Interleaved:
