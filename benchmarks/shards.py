@@ -1,6 +1,7 @@
 """The same run three ways: one process, N shards merged, N Ray tasks. Prints one JSON object.
 
     python benchmarks/shards.py [--servers registry/] [--n 1000] [--seed 0] [--shards 2] [--no-ray]
+    python benchmarks/shards.py --llm-latency-ms 200 --n 100 -c 8   # a model run, against a loopback endpoint
 
 Each way runs as the command line a user would type (``synth generate``; ``synth generate
 --shards N --shard I`` for every I at once, then ``synth merge``; ``synth generate --ray --shards
@@ -30,8 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+LLM: tuple[str, ...] = ()  # the model flags, with --llm-latency-ms
+
+
 def synth(*args: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}  # offline, whatever the shell has
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}  # no endpoint from the shell
+    env["SYNTH_BENCH_KEY"] = "k"
+    if args[0] == "generate":
+        args = (*args, *LLM)
     return subprocess.Popen([sys.executable, "-m", "synth.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -50,8 +57,27 @@ def timed(fn) -> float:
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+    """The run's files; a model run's cache and requests.json (timing) left out, and the card's line
+    that counts every process's requests (shards make some past where the merge stops)."""
+    out = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+           if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+           and p.name not in ("cache.sqlite", "requests.json")}
+    if "README.md" in out:
+        out["README.md"] = b"\n".join(line for line in out["README.md"].split(b"\n") if not line.startswith(b"- **Requests**"))
+    return out
+
+
+def endpoint(latency_ms: float, concurrency: int):
+    """The loopback OpenAI-compatible server of the tests, playing every agent after ``latency_ms``."""
+    global LLM
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fake_agents import respond
+    from openai_server import OpenAIServer
+
+    server = OpenAIServer(respond, latency_ms=latency_ms, record=False).__enter__()
+    LLM = ("--base-url", server.base_url, "--model", "synth-test", "--api-key-env", "SYNTH_BENCH_KEY",
+           "--concurrency", str(concurrency))
+    return server
 
 
 def main() -> None:
@@ -61,11 +87,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run (Ray not installed)")
+    parser.add_argument("--llm-latency-ms", type=float, help="a model run against a loopback endpoint with this latency")
+    parser.add_argument("--concurrency", "-c", type=int, default=8, help="requests in flight per process (model run)")
     args = parser.parse_args()
+    server = endpoint(args.llm_latency_ms, args.concurrency) if args.llm_latency_ms is not None else None
     run = ("generate", "--servers", args.servers, "--n", str(args.n), "--seed", str(args.seed))
     with tempfile.TemporaryDirectory(prefix="synth-shards-bench-") as tmp:
         root = Path(tmp)
-        report: dict = {"n": args.n, "seed": args.seed, "shards": args.shards, "cpus": os.cpu_count()}
+        report: dict = {"n": args.n, "seed": args.seed, "shards": args.shards, "cpus": os.cpu_count(),
+                        "backend": "offline" if server is None else f"loopback model, {args.llm_latency_ms:g} ms, "
+                        f"concurrency {args.concurrency} per process"}
         report["one_process_s"] = timed(lambda: wait(synth(*run, "--out", str(root / "single"))))
         folders = [root / f"shard{i}" for i in range(args.shards)]
         shard_s = timed(lambda: wait(*[synth(*run, "--shards", str(args.shards), "--shard", str(i), "--out", str(f))
@@ -87,6 +118,8 @@ def main() -> None:
         report["differing"] = {name: sorted(k for k in set(base) | set(c) if base.get(k) != c.get(k))
                                for name, c in contents.items() if name != "one_process"}
         report["identical"] = not any(report["differing"].values())
+    if server is not None:
+        server.__exit__(None, None, None)
     print(json.dumps(report))
 
 

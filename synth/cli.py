@@ -111,7 +111,7 @@ def generate(
                                          "(with --shard I, or --ray); synth merge makes them the single run, byte for byte."),
     shard: Optional[int] = typer.Option(None, "--shard", min=0, help="Which slice this process makes (0 to N-1)."),
     shard_quota: Optional[int] = typer.Option(None, "--shard-quota", min=1, help="Conversations a shard makes before it "
-                                              "stops (default: about 1.25 n/N + 10); synth merge says when one needs more."),
+                                              "stops (default: n/N plus a small margin); synth merge says when one needs more."),
     ray: bool = typer.Option(False, "--ray", help="Run the --shards N (default 2) as Ray tasks and merge them into --out "
                              "(pip install 'synth[ray]'; a local Ray unless --ray-address)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="An existing Ray cluster (implies --ray)."),

@@ -10,8 +10,9 @@ interleaved by index and feeds them to ``synth.pipeline.consume``, the very loop
 uses, so the merged folder is that run's, byte for byte.
 
 A shard cannot know where the single run stops (the ``n``-th accepted conversation, after dedup
-across all shards), so it goes on until it has ``quota`` conversations that passed its gates and
-are not duplicates among its own (about n/N with a margin), or to the end of its slice. A merge
+across all shards), so it goes on until it has enough conversations that passed its gates and
+are not duplicates among its own (about n/N with a margin: ``enough``, or ``--shard-quota``), or to
+the end of its slice. A merge
 that needs a scenario past where a shard stopped fails naming the shard and the quota to make it
 again with (synth.ray_shards does that by itself), rather than give a different run.
 """
@@ -43,13 +44,15 @@ SHARD = "shard.json"  # the shard's manifest: identity, slice, counts; written l
 MARGIN, SIGMAS, SPARE = 1.05, 3, 2  # the default quota, below
 
 
-def default_quota(n: int, count: int) -> int:
-    """Conversations a shard makes before it stops: its share of ``n``, 5% for the ones duplicates of
-    other shards' turn away, and three standard deviations of how a share varies between slices. A
-    model run pays for every conversation past what the merge takes, so the margin is kept small (1.1
-    times the share at 1,000 a shard, 1.07 at 10,000); a merge that needs more says so."""
+def enough(n: int, count: int, written: int, candidates: int) -> bool:
+    """Whether a shard has made enough, by default: its share of ``n``, 5% for the ones duplicates of
+    other shards' turn away, three standard deviations of how many a slice of the run's first
+    scenarios holds (a binomial at the rate this shard sees) and two spare. A model run pays for every
+    conversation past what the merge takes, so the margin stays small (1.08 times the share at 1,000
+    a shard when one scenario in five is rejected); a merge that needs more says so."""
     share = n / count
-    return math.ceil(MARGIN * share + SIGMAS * math.sqrt(share)) + SPARE
+    rate = candidates / written if written else 1.0
+    return candidates >= math.ceil(MARGIN * share + SIGMAS * math.sqrt(share * (1 - rate)) + SPARE)
 
 
 def more(quota: int) -> int:
@@ -111,11 +114,10 @@ class Shard:
 
     def write(self, items: Any) -> dict[str, Any]:
         """Write ``items`` (this slice's scenarios, in order) to the shard file until the quota; then its manifest."""
-        quota = self.quota or default_quota(self.settings.n, self.count)
         counts = {"written": 0, "candidates": 0}
         slice_size = len(range(self.index, self.attempts, self.count))
         try:
-            write_atomic(self.settings.out / STREAM, _lines(items, self, quota, counts))
+            write_atomic(self.settings.out / STREAM, _lines(items, self, counts))
             if hasattr(items, "finish"):
                 items.finish()
         finally:
@@ -128,7 +130,7 @@ class Shard:
             "settings": json.loads(self.settings.model_dump_json()),
             "scenarios": {"run": self.attempts, "slice": slice_size, "written": counts["written"],
                           "exhausted": counts["written"] == slice_size},
-            "quota": quota,
+            "quota": self.quota or counts["candidates"],  # the default's, where it stopped
             "candidates": counts["candidates"],
             "files": {STREAM: rundir.file_facts(self.settings.out / STREAM)},
         }
@@ -136,8 +138,8 @@ class Shard:
         return manifest
 
 
-def _lines(items: Any, shard: Shard, quota: int, counts: dict[str, int]) -> Iterator[str]:
-    """One line per scenario; stops once ``quota`` of them passed the gates and are new to this shard."""
+def _lines(items: Any, shard: Shard, counts: dict[str, int]) -> Iterator[str]:
+    """One line per scenario; stops once enough of them passed the gates and are new to this shard."""
     seen = Dedup()  # counting only: the merge dedups across shards, in order
     for k, (scenario, written, responses) in enumerate(items):
         index = shard.index + k * shard.count
@@ -151,7 +153,8 @@ def _lines(items: Any, shard: Shard, quota: int, counts: dict[str, int]) -> Iter
         if isinstance(written, Written) and written.review.verdict == "accept":
             if not seen.check("", written.query.text, conversation_id(written.trajectory.messages)):
                 counts["candidates"] += 1
-        if counts["candidates"] >= quota:
+        if (counts["candidates"] >= shard.quota if shard.quota else
+                enough(shard.settings.n, shard.count, counts["written"], counts["candidates"])):
             return
 
 
