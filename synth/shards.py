@@ -118,9 +118,7 @@ class Shard:
         slice_size = len(range(self.index, self.attempts, self.count))
         try:
             write_atomic(self.settings.out / STREAM, _lines(items, self, counts))
-            if hasattr(items, "finish"):
-                items.finish()
-        finally:
+        finally:  # not ``finish``: a shard cancels what is in flight past its quota rather than pay for it
             if hasattr(items, "close"):
                 items.close()
         manifest = {
