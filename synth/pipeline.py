@@ -27,7 +27,7 @@ from synth.offline import vocab
 from synth.offline.packed import write_packed
 from synth.offline.values import Context
 from synth.offline.writer import write
-from synth.packs.load import usable_packs
+from synth.packs.load import Packs, usable_packs
 from synth.packs.model import Pack
 from synth.errors import ConfigError
 from synth.runtime.pack import PackRuntime
@@ -157,7 +157,7 @@ def _offer(settings: Settings, servers: dict[str, ServerSpec]) -> Callable[[Scen
     return lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)
 
 
-def consume(settings: Settings, registry: Registry, packs: Any, items: Iterable[tuple[Scenario, Any, list[Any]]],
+def consume(settings: Settings, registry: Registry, packs: Packs, items: Iterable[tuple[Scenario, Any, list[Any]]],
             pool: Pool | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Everything after writing, in scenario order: dedup, split, inject, export, the review queue,
     until ``settings.n`` are accepted; then the manifest. The one place this order-dependent part
