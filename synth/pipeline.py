@@ -147,6 +147,8 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
             return shard.write(items)
         return consume(settings, registry, packs, items, pool, progress)
     finally:
+        if hasattr(items, "close"):  # closed already, unless consume failed before its loop (closing twice is harmless)
+            items.close()
         for shop in shops.values():
             shop.close()
         if pool is not None:
