@@ -45,6 +45,8 @@ from synth import cli_serve  # noqa: E402  (serve store)
 cli_serve.register(app)
 from synth import cli_tasks  # noqa: E402  (tasks check)
 cli_tasks.register(app)
+from synth import cli_shards  # noqa: E402  (merge; generate --shards/--ray)
+cli_shards.register(app)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -105,6 +107,14 @@ def generate(
                                 help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
                                 "valid (chat fine-tuning), eval (eval items), scored (labelled calls), teval (T-Eval "
                                 "subsets), tasks. Default: all; each is stored compactly (gzip, tool lists once)."),
+    shards: Optional[int] = typer.Option(None, "--shards", min=1, help="Make the run in N slices by scenario index "
+                                         "(with --shard I, or --ray); synth merge makes them the single run, byte for byte."),
+    shard: Optional[int] = typer.Option(None, "--shard", min=0, help="Which slice this process makes (0 to N-1)."),
+    shard_quota: Optional[int] = typer.Option(None, "--shard-quota", min=1, help="Conversations a shard makes before it "
+                                              "stops (default: n/N plus a small margin); synth merge says when one needs more."),
+    ray: bool = typer.Option(False, "--ray", help="Run the --shards N (default 2) as Ray tasks and merge them into --out "
+                             "(pip install 'synth[ray]'; a local Ray unless --ray-address)."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="An existing Ray cluster (implies --ray)."),
 ) -> None:
     """Generate conversations, an eval set and scored calls from a registry."""
     import os
@@ -126,7 +136,7 @@ def generate(
         if backend is None:
             wants_llm = fields.get("base_url") or os.environ.get(fields.get("api_key_env", "OPENAI_API_KEY"))
             backend = "openai" if wants_llm or "model" in fields else "offline"
-        run_out = out or Path("outputs") / f"{name}-seed{seed}-n{n}"
+        run_out = out or Path("outputs") / f"{name}-seed{seed}-n{n}{'' if shard is None else f'-shard{shard}of{shards}'}"
         if execute not in ("simulated", "live"):
             raise ConfigError(f"--execute {execute!r}: use simulated (the default) or live")
         settings = Settings(servers=servers, out=run_out, n=n, seed=seed, split=parse_split(split),
@@ -149,11 +159,16 @@ def generate(
         from synth.export.card import write_card
         from synth.rundir import RunLock, claim
 
-        with RunLock(settings.out):  # one writer per run folder, from the check below to the card
-            claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
-            started = True
-            manifest = _run_with_progress(settings)
-            write_card(settings.out)  # the dataset card (README.md) and its plots
+        if shards is not None or shard is not None or ray or ray_address:
+            manifest = cli_shards.sharded(settings, shards, shard, ray, ray_address, shard_quota, overwrite, _run_with_progress)
+            if manifest is None:  # one shard: nothing to summarise until the merge
+                return
+        else:
+            with RunLock(settings.out):  # one writer per run folder, from the check below to the card
+                claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
+                started = True
+                manifest = _run_with_progress(settings)
+                write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
         _fail(str(exc) + (_unfinished(settings.out) if started else ""), exc.exit_code)
         return
@@ -199,10 +214,15 @@ def _print_estimate(report: dict) -> None:
                         f"which would cost about ${report['usd_max']:.2f}", highlight=False)
 
 
-def _run_with_progress(settings):
+def _run_with_progress(settings, shard=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from synth.pipeline import generate as run
+
+    if shard is not None:  # (N, I, quota): one shard of the run (synth.shards)
+        from synth.shards import run_shard as run_one
+
+        run = lambda settings, progress, backends: run_one(settings, *shard, backends)  # noqa: E731
 
     backends = None
     if settings.backend != "offline":

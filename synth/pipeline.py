@@ -13,7 +13,7 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import synth
 from synth.llm.spend import Spend
@@ -25,7 +25,7 @@ from synth.export.teval import TevalWriter
 from synth.agents.engine import Scheduler
 from synth.offline.author import OfflineAuthor
 from synth.offline.scenario import Planner, rng_for
-from synth.packs.load import usable_packs
+from synth.packs.load import Packs, usable_packs
 from synth.errors import ConfigError
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
@@ -110,37 +110,68 @@ def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limi
 
 @rundir.writes_run(lambda settings, *_, **__: settings.out)  # one writer per run folder
 def generate(settings: Settings, progress: Callable[[int, int], None] | None = None,
-             backends: dict[str, Any] | None = None) -> dict[str, Any]:
+             backends: dict[str, Any] | None = None, shard: Any = None) -> dict[str, Any]:
     """Run the whole pipeline into ``settings.out``; returns the manifest.
 
     ``backends`` maps each agent role to a ChatBackend (the LLM agents author the conversations);
     without it the offline author does. Either way one scheduler (synth.agents.engine) runs the
     scenarios and items reach the exports in scenario order, so the output does not depend on
-    concurrency or timing.
+    concurrency or timing. ``shard`` (synth.shards.Shard) makes this a shard run: only its slice of
+    the scenario indexes is written, and into its shard file instead of the exports (``synth merge``
+    feeds the slices to ``consume``).
     """
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
     pool = _pool(settings, registry)
     planner = Planner(registry, settings.seed, packs.by_server)
-    names = ToolNames(registry.servers)
     servers = {s.id: s for s in registry.servers}
-    tally = Tally()
-    dedup = Dedup()
-    spend = Spend(settings.prices)
-    RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
-    writer = RunWriter(settings.out, settings.outputs)
-    rules = Rules.from_settings(settings)
-    accepted = attempts = 0
     max_attempts = settings.n * 2 + 20 if planner.order else 0
-    offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
-    window, mark = min(WINDOW, max_attempts), 0  # mark: conversations accepted when the last window began
+    # offline scenarios cost nothing but time: an offline run may go on past 2n + 20 while productive (consume)
+    last = max_attempts and settings.n * PATIENCE + 20 if backends is None else max_attempts
+    if shard is not None:  # scenario k of the slice is scenario I + k*N of the run
+        planner, last = shard.slice(planner, last)
+    else:
+        RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
+    offer = _offer(settings, servers)
     author = OfflineAuthor(planner, servers, settings, packs.by_server, pool) if backends is None else None
     if author is None:  # the agents load the live client (the MCP SDK): imported only by LLM runs
         from synth.agents.author import LLMAuthor
 
-        author = LLMAuthor(servers, offer, backends, names, settings.models(), settings.seed, pool)
-    last = max_attempts and settings.n * PATIENCE + 20 if backends is None else max_attempts  # offline: while productive
+        author = LLMAuthor(servers, offer, backends, ToolNames(registry.servers), settings.models(), settings.seed, pool)
     items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)
+    try:
+        if shard is not None:
+            return shard.write(items)
+        return consume(settings, registry, packs, items, pool, progress, productive=backends is None)
+    finally:
+        if hasattr(items, "close"):  # closed already, unless consume failed before its loop (closing twice is harmless)
+            items.close()
+        if pool is not None:
+            pool.close()
+
+
+def _offer(settings: Settings, servers: dict[str, ServerSpec]) -> Callable[[Scenario], tuple[str, ...]]:
+    return lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)
+
+
+def consume(settings: Settings, registry: Registry, packs: Packs, items: Iterable[tuple[Scenario, Any, list[Any]]],
+            pool: Pool | None = None, progress: Callable[[int, int], None] | None = None,
+            productive: bool = False) -> dict[str, Any]:
+    """Everything after writing, in scenario order: dedup, split, inject, export, the review queue,
+    until ``settings.n`` are accepted; then the manifest. The one place this order-dependent part
+    runs, for a whole run (``generate``) and for merged shards (synth.shards) alike. ``productive``
+    (offline runs): past 2n + 20 scenarios, go on while the last WINDOW still gave 1 in PRODUCTIVE."""
+    names = ToolNames(registry.servers)
+    servers = {s.id: s for s in registry.servers}
+    offer = _offer(settings, servers)
+    tally = Tally()
+    dedup = Dedup()
+    spend = Spend(settings.prices)
+    writer = RunWriter(settings.out, settings.outputs)
+    rules = Rules.from_settings(settings)
+    accepted = attempts = 0
+    max_attempts = settings.n * 2 + 20
+    window, mark = min(WINDOW, max_attempts), 0  # mark: conversations accepted when the last window began
     try:
         for scenario, written, responses in items:
             attempts += 1
@@ -168,7 +199,7 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
                 progress(accepted, attempts)
             if accepted >= settings.n:
                 break
-            if backends is None and attempts % window == 0:
+            if productive and attempts % window == 0:
                 if attempts >= max_attempts and (accepted - mark) * PRODUCTIVE < window:
                     break  # the registry has run out of new conversations
                 mark = accepted
@@ -177,8 +208,6 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     finally:
         if hasattr(items, "close"):
             items.close()
-        if pool is not None:
-            pool.close()
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     manifest["packs"] = packs.summary(registry)

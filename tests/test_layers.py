@@ -19,8 +19,9 @@ Layers, lowest first (a module may import its own layer and the ones below it):
             which author wrote the data ("an author behind the same seam as the LLM"), so stages and
             export never import them.
 6. review   synth.review: the human review queue and applying its decisions
-7. apps     synth.pipeline (the orchestrator), synth.derive, synth.evaluate, synth.hub, synth.summary
-8. cli      synth.cli, synth.cli_pack, synth.cli_publish, synth.cli_serve, synth.cli_tasks
+7. apps     synth.pipeline (the orchestrator), synth.derive, synth.evaluate, synth.hub, synth.summary,
+            synth.shards and synth.ray_shards (a run in slices, merged through the orchestrator's loop)
+8. cli      synth.cli, synth.cli_pack, synth.cli_publish, synth.cli_serve, synth.cli_tasks, synth.cli_shards
 
 Every import counts, function-level and TYPE_CHECKING ones included: a lazy import hides a cycle
 from the interpreter, not from the design. A unit is a top-level package (synth.stages) or module
@@ -45,8 +46,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth.export", "synth.realism"),
     ("synth.offline", "synth.agents", "synth.runtime"),
     ("synth.review",),
-    ("synth.pipeline", "synth.derive", "synth.evaluate", "synth.hub", "synth.summary"),
-    ("synth.cli", "synth.cli_pack", "synth.cli_publish", "synth.cli_serve", "synth.cli_tasks"),
+    ("synth.pipeline", "synth.derive", "synth.evaluate", "synth.hub", "synth.summary", "synth.shards", "synth.ray_shards"),
+    ("synth.cli", "synth.cli_pack", "synth.cli_publish", "synth.cli_serve", "synth.cli_tasks", "synth.cli_shards"),
 )
 # Known imports that go upward or close a package cycle, each owned by someone who will remove it.
 # They are left out of both checks; an entry whose import is gone fails the test, so the list only shrinks.
