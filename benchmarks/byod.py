@@ -39,8 +39,11 @@ def plant(line: dict, rng: random.Random, share: float, counter: list[int]) -> d
         for c in m.get("tool_calls", []):
             args = json.loads(c["function"]["arguments"])
             props = schemas.get(c["function"]["name"], {}).get("properties", {})
-            plain = [k for k, v in args.items() if isinstance(v, str) and not (
-                {"enum", "pattern", "format", "const"} & set(props.get(k, {})))]
+            plain = [
+                k
+                for k, v in args.items()
+                if isinstance(v, str) and not ({"enum", "pattern", "format", "const"} & set(props.get(k, {})))
+            ]
             if plain and rng.random() < share:
                 counter[0] += 1
                 args[plain[0]] = f"#W{rng.randrange(10**6, 10**7)}"
@@ -56,7 +59,6 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        t0 = time.perf_counter()
         generate(Settings(servers=ROOT / "registry", out=out / "run", n=args.n, seed=args.seed))
         train = out / "run" / "train.jsonl"
         clean = audit(train)
@@ -80,13 +82,27 @@ def main() -> None:
             written = [json.dumps(m, separators=(",", ":")) for m in item["messages"]]  # as plant() wrote them
             written.append(json.dumps(item["expected_output"]["tool_calls"][0], separators=(",", ":")))
             exact &= all(w in raw and w in line for w in written)
-        print(json.dumps({
-            "conversations": report["conversations"], "calls": report["tool_calls"], "items": report["eval_items"],
-            "planted": planted[0], "flagged": report["flagged_calls"], "flags_by_gate": report["flags_by_gate"],
-            "strict_items": strict["eval_items"], "byte_exact": exact, "scored_from_calls": report["scored_from_calls"],
-            "audit_grounding": found["rates"]["grounding"], "clean_before": clean["clean"],
-            "worst_lines": [w["line"] for w in found["worst"][:5]],
-            "derive_s": round(t2 - t1, 2), "strict_s": round(t3 - t2, 2), "audit_s": round(t4 - t3, 2)}))
+        print(
+            json.dumps(
+                {
+                    "conversations": report["conversations"],
+                    "calls": report["tool_calls"],
+                    "items": report["eval_items"],
+                    "planted": planted[0],
+                    "flagged": report["flagged_calls"],
+                    "flags_by_gate": report["flags_by_gate"],
+                    "strict_items": strict["eval_items"],
+                    "byte_exact": exact,
+                    "scored_from_calls": report["scored_from_calls"],
+                    "audit_grounding": found["rates"]["grounding"],
+                    "clean_before": clean["clean"],
+                    "worst_lines": [w["line"] for w in found["worst"][:5]],
+                    "derive_s": round(t2 - t1, 2),
+                    "strict_s": round(t3 - t2, 2),
+                    "audit_s": round(t4 - t3, 2),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -37,14 +37,26 @@ from synth.offline.strings import examples
 from synth.registry import load_registry
 from synth.rundir import CONVERSATIONS, RunDir, read_jsonl
 
-STOCK = {p.lower() for pool in vocab.QUERIES.values() for p in pool} | {t.lower() for t in vocab.TITLES} \
+STOCK = (
+    {p.lower() for pool in vocab.QUERIES.values() for p in pool}
+    | {t.lower() for t in vocab.TITLES}
     | {p.lower() for pool in vocab.REASONING.values() for p in pool}
-_ASKS_TEXT = re.compile(r"query|search|keyword|term|topic|prompt|question|title|subject|thought|reason|text|message|"
-                        r"content|description|note|summary|context|idea|problem|goal|task|plan|step|analysis")
-_STOCK_PAGES = {u for u in vocab.URLS} | {"https://en.wikipedia.org/wiki/Porto", "https://github.com/login",
-                                          "https://example-shop.com/products/trail-runner-2"}
-_FORMULAS = {"permutations": lambda n, k: math.perm(n, k), "combinations": lambda n, k: math.comb(n, k),
-             "gcd": math.gcd, "lcm": math.lcm}
+)
+_ASKS_TEXT = re.compile(
+    r"query|search|keyword|term|topic|prompt|question|title|subject|thought|reason|text|message|"
+    r"content|description|note|summary|context|idea|problem|goal|task|plan|step|analysis"
+)
+_STOCK_PAGES = {u for u in vocab.URLS} | {
+    "https://en.wikipedia.org/wiki/Porto",
+    "https://github.com/login",
+    "https://example-shop.com/products/trail-runner-2",
+}
+_FORMULAS = {
+    "permutations": lambda n, k: math.perm(n, k),
+    "combinations": lambda n, k: math.comb(n, k),
+    "gcd": math.gcd,
+    "lcm": math.lcm,
+}
 _LOOKUP = re.compile(r"\blook up (?:-|[^\x00-\x7f]|\w+ (?:tool|command|description)\b|belirtilen)", re.I)
 
 
@@ -63,10 +75,28 @@ def check(run: Path, registry: Path | None) -> dict[str, Any]:
     reg = load_registry(registry or Path(manifest["config"]["servers"]))
     tools = {(t.server, t.name): t for t in reg.tools}
     packed = set(manifest.get("packs", {}).get("servers_with_pack", []))
-    out = {k: 0 for k in ("conversations", "calls", "string_args", "stock_phrase_args", "numbers_with_range",
-                          "out_of_range_args", "args_with_examples", "ignored_examples", "optional_args",
-                          "optional_equal_default", "results", "generic_records", "borrowed_period_stats",
-                          "pool_urls", "formula_results", "wrong_math", "request_quirks")}
+    out = {
+        k: 0
+        for k in (
+            "conversations",
+            "calls",
+            "string_args",
+            "stock_phrase_args",
+            "numbers_with_range",
+            "out_of_range_args",
+            "args_with_examples",
+            "ignored_examples",
+            "optional_args",
+            "optional_equal_default",
+            "results",
+            "generic_records",
+            "borrowed_period_stats",
+            "pool_urls",
+            "formula_results",
+            "wrong_math",
+            "request_quirks",
+        )
+    }
     examples_seen: list[str] = []
     for conv in read_jsonl(run / CONVERSATIONS):
         server = conv["scenario"]["server"]
@@ -113,7 +143,8 @@ def check(run: Path, registry: Path | None) -> dict[str, Any]:
                 out["generic_records"] += any({"name", "owner", "created_at", "updated_at"} <= set(d) for d in dicts)
                 about = f"{tool.name} {tool.description}".lower()
                 out["borrowed_period_stats"] += any("period_start" in d for d in dicts) and not re.search(
-                    r"period|daily|usage|monthly|month|week|analytics|traffic", about)
+                    r"period|daily|usage|monthly|month|week|analytics|traffic", about
+                )
                 urls = {v for v in _walk(data) if isinstance(v, str) and v in _STOCK_PAGES}
                 out["pool_urls"] += bool(urls - {v for v in args.values() if isinstance(v, str)})
                 formula = next((f for f in _FORMULAS if f in tool.name.lower()), None)

@@ -41,13 +41,22 @@ def main() -> None:
         servers = {s.id: s for s in load_registry(args.servers).servers}
         convs = [Conversation.model_validate(c) for c in read_jsonl(run / CONVERSATIONS)]
         start = time.perf_counter()
-        reviews = [review(Trajectory(id=c.id, scenario_id=c.scenario.id, messages=c.messages), servers[c.scenario.server])
-                   for c in convs]
+        reviews = [
+            review(Trajectory(id=c.id, scenario_id=c.scenario.id, messages=c.messages), servers[c.scenario.server])
+            for c in convs
+        ]
         seconds = time.perf_counter() - start
     gates = [g for r in reviews for g in r.gates]
-    print(json.dumps({"conversations": len(convs), "calls": sum(g.gate == "grounded" for g in gates),
-                      "ungrounded": sum(g.gate == "grounded" and not g.passed for g in gates),
-                      "seconds": round(seconds, 3)}))
+    print(
+        json.dumps(
+            {
+                "conversations": len(convs),
+                "calls": sum(g.gate == "grounded" for g in gates),
+                "ungrounded": sum(g.gate == "grounded" and not g.passed for g in gates),
+                "seconds": round(seconds, 3),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

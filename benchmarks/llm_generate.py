@@ -71,11 +71,32 @@ def one(url: str, server_pid: int, repo: Path, n: int, c: int, latency_ms: float
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         server_cpu = cpu_of(server_pid)
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", "--servers", str(ROOT / "registry"),
-                               "--out", str(out), "--n", str(n), "--base-url", url, "--model", "bench",
-                               "--api-key-env", "SYNTH_BENCH_KEY", "--concurrency", str(c)],
-                              cwd=repo, capture_output=True, text=True,
-                              env={"PATH": "/usr/bin:/bin", "SYNTH_BENCH_KEY": "k", "PYTHONPATH": str(repo)})
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "synth.cli",
+                "generate",
+                "--servers",
+                str(ROOT / "registry"),
+                "--out",
+                str(out),
+                "--n",
+                str(n),
+                "--base-url",
+                url,
+                "--model",
+                "bench",
+                "--api-key-env",
+                "SYNTH_BENCH_KEY",
+                "--concurrency",
+                str(c),
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "SYNTH_BENCH_KEY": "k", "PYTHONPATH": str(repo)},
+        )
         wall = time.perf_counter() - start
         server_cpu = cpu_of(server_pid) - server_cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -84,16 +105,24 @@ def one(url: str, server_pid: int, repo: Path, n: int, c: int, latency_ms: float
         calls, span, latency = engine_span(out / "cache.sqlite")
         manifest = json.loads((out / "manifest.json").read_text())
     ideal = c / (latency_ms / 1000)
-    return {"latency_ms": latency_ms, "accepted": manifest["funnel"]["accepted"],
-            "scenarios_taken": manifest["funnel"]["scenarios"], "http_calls": calls,
-            "wall_s": round(wall, 2), "engine_s": round(span, 2), "mean_call_s": round(latency, 3),
-            "calls_per_s": round(calls / wall, 1), "ideal_per_s": round(ideal, 1),
-            "busy_whole": round(calls / wall / ideal, 3), "busy_engine": round(calls / span / ideal, 3),
-            "conversations_per_s": round(manifest["funnel"]["accepted"] / wall, 2),
-            # CPU seconds of synth's process and of the loopback server: on 2 shared cores these say
-            # whether the run waited on the endpoint or on the processor
-            "synth_cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
-            "server_cpu_s": round(server_cpu, 1)}
+    return {
+        "latency_ms": latency_ms,
+        "accepted": manifest["funnel"]["accepted"],
+        "scenarios_taken": manifest["funnel"]["scenarios"],
+        "http_calls": calls,
+        "wall_s": round(wall, 2),
+        "engine_s": round(span, 2),
+        "mean_call_s": round(latency, 3),
+        "calls_per_s": round(calls / wall, 1),
+        "ideal_per_s": round(ideal, 1),
+        "busy_whole": round(calls / wall / ideal, 3),
+        "busy_engine": round(calls / span / ideal, 3),
+        "conversations_per_s": round(manifest["funnel"]["accepted"] / wall, 2),
+        # CPU seconds of synth's process and of the loopback server: on 2 shared cores these say
+        # whether the run waited on the endpoint or on the processor
+        "synth_cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+        "server_cpu_s": round(server_cpu, 1),
+    }
 
 
 def main() -> None:
@@ -110,10 +139,14 @@ def main() -> None:
         return
     results = []
     for latency in (float(x) for x in args.latency_ms.split(",")):
-        server = subprocess.Popen([sys.executable, __file__, "--serve", str(latency)], stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(latency)], stdout=subprocess.PIPE, text=True
+        )
         try:
             url = server.stdout.readline().strip()
-            results += [one(url, server.pid, args.repo.resolve(), args.n, args.concurrency, latency) for _ in range(args.runs)]
+            results += [
+                one(url, server.pid, args.repo.resolve(), args.n, args.concurrency, latency) for _ in range(args.runs)
+            ]
         finally:
             server.kill()
             server.wait()

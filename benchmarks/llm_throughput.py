@@ -29,8 +29,10 @@ MODEL = "bench-model"
 
 
 def prompt(i: int) -> list[dict[str, Any]]:
-    return [{"role": "system", "content": "You write realistic user requests for a flight search tool."},
-            {"role": "user", "content": f"Write request number {i} for a traveller leaving from Lyon."}]
+    return [
+        {"role": "system", "content": "You write realistic user requests for a flight search tool."},
+        {"role": "user", "content": f"Write request number {i} for a traveller leaving from Lyon."},
+    ]
 
 
 async def run_synth(url: str, n: int, c: int, transport: str) -> None:
@@ -64,8 +66,11 @@ async def timed(make: Any, n: int) -> None:
     wall0, cpu0 = time.perf_counter(), time.process_time()
     await make()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    print(json.dumps({"wall_s": round(wall, 3), "requests_per_s": round(n / wall, 1),
-                      "cpu_s_per_1000": round(cpu / n * 1000, 3)}))
+    print(
+        json.dumps(
+            {"wall_s": round(wall, 3), "requests_per_s": round(n / wall, 1), "cpu_s_per_1000": round(cpu / n * 1000, 3)}
+        )
+    )
 
 
 async def measure_latency(url: str, tries: int = 5) -> float:
@@ -82,16 +87,30 @@ async def measure_latency(url: str, tries: int = 5) -> float:
 
 
 def child(engine: str, transport: str, url: str, n: int, c: int) -> dict[str, float]:
-    out = subprocess.run([sys.executable, __file__, "--child", f"{engine}:{transport}", "--base-url", url,
-                          "-n", str(n), "-c", str(c)], check=True, capture_output=True, text=True,
-                         cwd=ROOT).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", f"{engine}:{transport}", "--base-url", url, "-n", str(n), "-c", str(c)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "openai_server.py"), "--port", "0",
-                               "--latency-ms", str(latency_ms), "--no-record"],
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "openai_server.py"),
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+            "--no-record",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert server.stdout is not None
     url = server.stdout.readline().strip()
     if not url.startswith("http"):
@@ -105,8 +124,11 @@ def main() -> None:
     parser.add_argument("--base-url")
     parser.add_argument("-n", type=int, default=2000)
     parser.add_argument("-c", type=int, default=64)
-    parser.add_argument("--latency-ms", type=float, help="server latency (default: 200 for the server "
-                        "started here, measured for --base-url)")
+    parser.add_argument(
+        "--latency-ms",
+        type=float,
+        help="server latency (default: 200 for the server started here, measured for --base-url)",
+    )
     parser.add_argument("--transports", default="aiohttp,httpx")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,8 +148,10 @@ def main() -> None:
         if latency_ms is None:
             latency_ms = asyncio.run(measure_latency(url)) * 1000
         transports = [t for t in args.transports.split(",") if t]
-        results = {t: {"synth": child("synth", t, url, args.n, args.c),
-                       "openai": child("openai", t, url, args.n, args.c)} for t in transports}
+        results = {
+            t: {"synth": child("synth", t, url, args.n, args.c), "openai": child("openai", t, url, args.n, args.c)}
+            for t in transports
+        }
     finally:
         if server is not None:
             server.terminate()
@@ -137,9 +161,19 @@ def main() -> None:
         for numbers in by_engine.values():
             numbers["share_of_ideal"] = round(numbers["requests_per_s"] / ideal, 3)
     first = transports[0]
-    print(json.dumps({"n": args.n, "c": args.c, "latency_ms": round(latency_ms, 1),
-                      "ideal_per_s": round(ideal, 1), "transport": first, **results[first],
-                      "by_transport": results}))
+    print(
+        json.dumps(
+            {
+                "n": args.n,
+                "c": args.c,
+                "latency_ms": round(latency_ms, 1),
+                "ideal_per_s": round(ideal, 1),
+                "transport": first,
+                **results[first],
+                "by_transport": results,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

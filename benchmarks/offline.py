@@ -26,13 +26,17 @@ import tempfile
 import time
 from pathlib import Path
 
-_TIME = {"peak_rss_kb": r"Maximum resident set size \(kbytes\): (\d+)", "user_s": r"User time \(seconds\): ([\d.]+)",
-         "system_s": r"System time \(seconds\): ([\d.]+)", "wall": r"Elapsed \(wall clock\) time[^:]*: ([\d:.]+)"}
+_TIME = {
+    "peak_rss_kb": r"Maximum resident set size \(kbytes\): (\d+)",
+    "user_s": r"User time \(seconds\): ([\d.]+)",
+    "system_s": r"System time \(seconds\): ([\d.]+)",
+    "wall": r"Elapsed \(wall clock\) time[^:]*: ([\d:.]+)",
+}
 
 
 def _seconds(clock: str) -> float:
     parts = [float(p) for p in clock.split(":")]
-    return sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+    return sum(p * 60**i for i, p in enumerate(reversed(parts)))
 
 
 def _synth() -> list[str]:
@@ -42,7 +46,19 @@ def _synth() -> list[str]:
 
 def one(servers: str, n: int, seed: int, out: Path) -> dict:
     """One ``synth generate`` of ``n`` conversations into ``out``, measured from outside."""
-    command = [*_synth(), "generate", "--servers", servers, "--n", str(n), "--seed", str(seed), "--out", str(out), "--overwrite"]
+    command = [
+        *_synth(),
+        "generate",
+        "--servers",
+        servers,
+        "--n",
+        str(n),
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        "--overwrite",
+    ]
     timed = shutil.which("time") and Path("/usr/bin/time").exists()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -52,9 +68,14 @@ def one(servers: str, n: int, seed: int, out: Path) -> dict:
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     found = {k: m.group(1) for k, p in _TIME.items() if (m := re.search(p, done.stderr))} if timed else {}
-    cpu = (float(found["user_s"]) + float(found["system_s"])) if "user_s" in found else (
-        after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    peak_kb = int(found["peak_rss_kb"]) if "peak_rss_kb" in found else after.ru_maxrss  # ru_maxrss: the largest child so far
+    cpu = (
+        (float(found["user_s"]) + float(found["system_s"]))
+        if "user_s" in found
+        else (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    )
+    peak_kb = (
+        int(found["peak_rss_kb"]) if "peak_rss_kb" in found else after.ru_maxrss
+    )  # ru_maxrss: the largest child so far
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     funnel, dedup = manifest["funnel"], manifest.get("dedup", {})
     accepted = funnel["accepted"]
@@ -68,7 +89,9 @@ def one(servers: str, n: int, seed: int, out: Path) -> dict:
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
         "conversations_per_s": round(accepted / wall, 1),
-        "cpu_conversations_per_s": round(accepted / cpu, 1) if cpu else None,  # per core: wall time varies on shared machines
+        "cpu_conversations_per_s": round(accepted / cpu, 1)
+        if cpu
+        else None,  # per core: wall time varies on shared machines
         "peak_rss_mb": round(peak_kb / 1024, 1),
         "disk_bytes": disk,
         "bytes_per_conversation": round(disk / max(accepted, 1)),
@@ -81,10 +104,14 @@ def one(servers: str, n: int, seed: int, out: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--servers", default=str(Path(__file__).resolve().parents[1] / "registry"))
-    parser.add_argument("--n", default="1000,10000", help="sizes, comma separated, each run once (e.g. 1000,10000,100000)")
+    parser.add_argument(
+        "--n", default="1000,10000", help="sizes, comma separated, each run once (e.g. 1000,10000,100000)"
+    )
     parser.add_argument("--sizes", default="", help="more sizes (the older spelling; added to --n)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--keep", type=Path, help="keep the run folders here (<keep>/n<N>) instead of a temporary folder")
+    parser.add_argument(
+        "--keep", type=Path, help="keep the run folders here (<keep>/n<N>) instead of a temporary folder"
+    )
     args = parser.parse_args()
     sizes = sorted({int(x) for x in f"{args.n},{args.sizes}".split(",") if x.strip()})
     runs = []
@@ -92,15 +119,20 @@ def main() -> None:
         for n in sizes:
             runs.append(one(args.servers, n, args.seed, (args.keep or Path(tmp)) / f"n{n}"))
             print(json.dumps(runs[-1]), file=sys.stderr, flush=True)  # progress: each size as it ends
-    print(json.dumps({
-        "servers": args.servers,
-        "seed": args.seed,
-        "conversations_per_s_by_n": {r["n"]: r["conversations_per_s"] for r in runs},
-        "cpu_conversations_per_s_by_n": {r["n"]: r["cpu_conversations_per_s"] for r in runs},
-        "peak_rss_mb_by_n": {r["n"]: r["peak_rss_mb"] for r in runs},
-        "accepted_by_n": {r["n"]: r["accepted"] for r in runs},
-        "runs": runs,
-    }, indent=1))
+    print(
+        json.dumps(
+            {
+                "servers": args.servers,
+                "seed": args.seed,
+                "conversations_per_s_by_n": {r["n"]: r["conversations_per_s"] for r in runs},
+                "cpu_conversations_per_s_by_n": {r["n"]: r["cpu_conversations_per_s"] for r in runs},
+                "peak_rss_mb_by_n": {r["n"]: r["peak_rss_mb"] for r in runs},
+                "accepted_by_n": {r["n"]: r["accepted"] for r in runs},
+                "runs": runs,
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

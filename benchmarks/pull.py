@@ -49,21 +49,34 @@ def check(out: Path, bodies: dict[str, bytes]) -> dict[str, object]:
         tools_same += data["tools"] == json.loads(served)["tools"]
         bytes_same += PULLED.sub("{", text, count=1).rstrip("\n") == served.rstrip("\n")
         assert KEY not in text, f"the key leaked into {path}"
-    return {"files": files, "tools_unchanged": "yes" if tools_same == files else f"no ({files - tools_same})",
-            "bytes_unchanged": "yes" if bytes_same == files else f"no ({files - bytes_same})"}
+    return {
+        "files": files,
+        "tools_unchanged": "yes" if tools_same == files else f"no ({files - tools_same})",
+        "bytes_unchanged": "yes" if bytes_same == files else f"no ({files - bytes_same})",
+    }
 
 
 def generate(folder: Path, n: int, run: Path) -> dict[str, object]:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", "--servers", str(folder), "-n", str(n),
-                           "--out", str(run)], check=False, capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "synth.cli", "generate", "--servers", str(folder), "-n", str(n), "--out", str(run)],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     if done.returncode:
         return {"generate_exit": done.returncode, "generate_error": done.stderr[-500:]}
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     accepted = sum(1 for _ in (run / "conversations.jsonl").open(encoding="utf-8"))
-    return {"generate_seconds": round(time.perf_counter() - start, 1), "servers_loaded": manifest["registry"]["servers"],
-            "servers_skipped_by_loader": manifest["registry"]["skipped_servers"],
-            "conversations_accepted": accepted, "conversations_asked": n, "run": str(run)}
+    return {
+        "generate_seconds": round(time.perf_counter() - start, 1),
+        "servers_loaded": manifest["registry"]["servers"],
+        "servers_skipped_by_loader": manifest["registry"]["skipped_servers"],
+        "conversations_accepted": accepted,
+        "conversations_asked": n,
+        "run": str(run),
+    }
 
 
 def main() -> None:
@@ -86,17 +99,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, SmitheryServer(details, key=KEY, faults=faults) as server:
         out = args.out or Path(tmp) / "pulled"
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "synth.cli", "registry", "pull", "--base-url", server.base_url,
-                               "--out", str(out)], check=False, capture_output=True, text=True, cwd=ROOT,
-                              env={**os.environ, "SMITHERY_API_KEY": KEY})
+        done = subprocess.run(
+            [sys.executable, "-m", "synth.cli", "registry", "pull", "--base-url", server.base_url, "--out", str(out)],
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "SMITHERY_API_KEY": KEY},
+        )
         seconds = time.perf_counter() - start
         closing = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
         counts = dict(re.findall(r"(pulled|skipped|failed) (\d+)", closing))
         report: dict[str, object] = {
-            "servers": len(details), "pulled": int(counts.get("pulled", 0)), "skipped": int(counts.get("skipped", 0)),
-            "failed": int(counts.get("failed", 0)), "seconds": round(seconds, 2), "requests": len(server.requests),
-            "exit": done.returncode, "closing_line": closing,
-            "key_in_output": KEY in done.stdout + done.stderr, **check(out, dict(details))}
+            "servers": len(details),
+            "pulled": int(counts.get("pulled", 0)),
+            "skipped": int(counts.get("skipped", 0)),
+            "failed": int(counts.get("failed", 0)),
+            "seconds": round(seconds, 2),
+            "requests": len(server.requests),
+            "exit": done.returncode,
+            "closing_line": closing,
+            "key_in_output": KEY in done.stdout + done.stderr,
+            **check(out, dict(details)),
+        }
         if args.generate:
             report.update(generate(out, args.generate, args.run))
     print(json.dumps(report, indent=2))

@@ -1,6 +1,6 @@
 """Print how real a run's data reads (synth.realism) as JSON.
 
-    python benchmarks/realism.py outputs/my-run [--registry registry/]
+python benchmarks/realism.py outputs/my-run [--registry registry/]
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
-from synth.realism import __doc__ as ROWS, report
+from synth.realism import __doc__ as ROWS
+from synth.realism import report
 
 
 def main() -> None:

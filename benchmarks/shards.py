@@ -39,8 +39,14 @@ def synth(*args: str) -> subprocess.Popen:
     env["SYNTH_BENCH_KEY"] = "k"
     if args[0] == "generate":
         args = (*args, *LLM)
-    return subprocess.Popen([sys.executable, "-m", "synth.cli", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "synth.cli", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait(*procs: subprocess.Popen) -> None:
@@ -59,11 +65,17 @@ def timed(fn) -> float:
 def files(folder: Path) -> dict[str, bytes]:
     """The run's files; a model run's cache and requests.json (timing) left out, and the card's line
     that counts every process's requests (shards make some past where the merge stops)."""
-    out = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-           if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-           and p.name not in ("cache.sqlite", "requests.json")}
+    out = {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and p.name not in ("cache.sqlite", "requests.json")
+    }
     if "README.md" in out:
-        out["README.md"] = b"\n".join(line for line in out["README.md"].split(b"\n") if not line.startswith(b"- **Requests**"))
+        out["README.md"] = b"\n".join(
+            line for line in out["README.md"].split(b"\n") if not line.startswith(b"- **Requests**")
+        )
     return out
 
 
@@ -75,8 +87,16 @@ def endpoint(latency_ms: float, concurrency: int):
     from openai_server import OpenAIServer
 
     server = OpenAIServer(respond, latency_ms=latency_ms, record=False).__enter__()
-    LLM = ("--base-url", server.base_url, "--model", "synth-test", "--api-key-env", "SYNTH_BENCH_KEY",
-           "--concurrency", str(concurrency))
+    LLM = (
+        "--base-url",
+        server.base_url,
+        "--model",
+        "synth-test",
+        "--api-key-env",
+        "SYNTH_BENCH_KEY",
+        "--concurrency",
+        str(concurrency),
+    )
     return server
 
 
@@ -87,27 +107,43 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run (Ray not installed)")
-    parser.add_argument("--llm-latency-ms", type=float, help="a model run against a loopback endpoint with this latency")
+    parser.add_argument(
+        "--llm-latency-ms", type=float, help="a model run against a loopback endpoint with this latency"
+    )
     parser.add_argument("--concurrency", "-c", type=int, default=8, help="requests in flight per process (model run)")
     args = parser.parse_args()
     server = endpoint(args.llm_latency_ms, args.concurrency) if args.llm_latency_ms is not None else None
     run = ("generate", "--servers", args.servers, "--n", str(args.n), "--seed", str(args.seed))
     with tempfile.TemporaryDirectory(prefix="synth-shards-bench-") as tmp:
         root = Path(tmp)
-        report: dict = {"n": args.n, "seed": args.seed, "shards": args.shards, "cpus": os.cpu_count(),
-                        "backend": "offline" if server is None else f"loopback model, {args.llm_latency_ms:g} ms, "
-                        f"concurrency {args.concurrency} per process"}
+        report: dict = {
+            "n": args.n,
+            "seed": args.seed,
+            "shards": args.shards,
+            "cpus": os.cpu_count(),
+            "backend": "offline"
+            if server is None
+            else f"loopback model, {args.llm_latency_ms:g} ms, concurrency {args.concurrency} per process",
+        }
         report["one_process_s"] = timed(lambda: wait(synth(*run, "--out", str(root / "single"))))
         folders = [root / f"shard{i}" for i in range(args.shards)]
-        shard_s = timed(lambda: wait(*[synth(*run, "--shards", str(args.shards), "--shard", str(i), "--out", str(f))
-                                       for i, f in enumerate(folders)]))
+        shard_s = timed(
+            lambda: wait(
+                *[
+                    synth(*run, "--shards", str(args.shards), "--shard", str(i), "--out", str(f))
+                    for i, f in enumerate(folders)
+                ]
+            )
+        )
         merge_s = timed(lambda: wait(synth("merge", *map(str, folders), "--out", str(root / "merged"))))
         report["shards_merged"] = {"shards_s": shard_s, "merge_s": merge_s, "total_s": round(shard_s + merge_s, 2)}
         made = [json.loads((f / "shard.json").read_text()) for f in folders]
         report["shards_merged"]["scenarios_written"] = sum(m["scenarios"]["written"] for m in made)
         runs = {"one_process": root / "single", "shards_merged": root / "merged"}
         if not args.no_ray:
-            report["ray_s"] = timed(lambda: wait(synth(*run, "--ray", "--shards", str(args.shards), "--out", str(root / "ray"))))
+            report["ray_s"] = timed(
+                lambda: wait(synth(*run, "--ray", "--shards", str(args.shards), "--out", str(root / "ray")))
+            )
             runs["ray"] = root / "ray"
         manifest = json.loads((root / "single" / "manifest.json").read_text())
         report["accepted"] = manifest["funnel"]["accepted"]
@@ -115,8 +151,11 @@ def main() -> None:
         contents = {name: files(folder) for name, folder in runs.items()}
         base = contents["one_process"]
         report["files_compared"] = len(base)
-        report["differing"] = {name: sorted(k for k in set(base) | set(c) if base.get(k) != c.get(k))
-                               for name, c in contents.items() if name != "one_process"}
+        report["differing"] = {
+            name: sorted(k for k in set(base) | set(c) if base.get(k) != c.get(k))
+            for name, c in contents.items()
+            if name != "one_process"
+        }
         report["identical"] = not any(report["differing"].values())
     if server is not None:
         server.__exit__(None, None, None)

@@ -60,8 +60,9 @@ async def session_numbers(db: Path, calls: int, writes: int, port: int | None = 
         else:
             reads.append(("get_product_details", {"product_id": products[i % len(products)]}))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH", "VIRTUAL_ENV")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "synth.cli", "serve", "store", "--db", str(db)],
-                                   env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "synth.cli", "serve", "store", "--db", str(db)], env=env
+    )
     async with contextlib.AsyncExitStack() as stack:
         target: object = params
         if port:
@@ -88,13 +89,24 @@ async def _timed(target: object, reads: list, users: list, writes: int) -> dict:
         t0 = time.perf_counter()
         for i in range(writes):
             user_id = users[i % len(users)][0]
-            r = await client.call_tool("modify_user_address", {"user_id": user_id, "address": {
-                "address1": f"{100 + i} Main St", "city": "Portland", "state": "OR", "zip": "97201"}})
+            r = await client.call_tool(
+                "modify_user_address",
+                {
+                    "user_id": user_id,
+                    "address": {"address1": f"{100 + i} Main St", "city": "Portland", "state": "OR", "zip": "97201"},
+                },
+            )
             assert not r.is_error
         write_s = time.perf_counter() - t0
-    return {"startup_s": round(startup, 2), "reads": calls, "read_calls_per_s": round(calls / read_s, 1),
-            "read_ms_mean": round(1000 * read_s / calls, 2), "writes": writes,
-            "write_calls_per_s": round(writes / write_s, 1), "write_ms_mean": round(1000 * write_s / writes, 2)}
+    return {
+        "startup_s": round(startup, 2),
+        "reads": calls,
+        "read_calls_per_s": round(calls / read_s, 1),
+        "read_ms_mean": round(1000 * read_s / calls, 2),
+        "writes": writes,
+        "write_calls_per_s": round(writes / write_s, 1),
+        "write_ms_mean": round(1000 * write_s / writes, 2),
+    }
 
 
 def http_numbers(db: Path, calls: int, writes: int) -> dict:
@@ -104,8 +116,10 @@ def http_numbers(db: Path, calls: int, writes: int) -> dict:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "synth.cli", "serve", "store", "--db", str(db), "--http", str(port)],
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "synth.cli", "serve", "store", "--db", str(db), "--http", str(port)],
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(600):
             try:
@@ -136,18 +150,31 @@ def scenario_numbers(folder: Path, n: int) -> dict:
     start = time.perf_counter()
     manifest = generate(Settings(servers=reg, out=folder / "run", n=n, seed=0, execute="live", allow_exec=True))
     took = time.perf_counter() - start
-    writes = ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
-              "modify_pending_order_payment", "return_delivered_order_items", "exchange_delivered_order_items",
-              "modify_user_address")
+    writes = (
+        "cancel_pending_order",
+        "modify_pending_order_address",
+        "modify_pending_order_items",
+        "modify_pending_order_payment",
+        "return_delivered_order_items",
+        "exchange_delivered_order_items",
+        "modify_user_address",
+    )
     ok = 0
     for conv in read_jsonl(folder / "run" / "conversations.jsonl"):
         results = {m["tool_call_id"]: m["content"] for m in conv["messages"] if m["role"] == "tool"}
-        ok += any(c["name"] in writes and not results[c["id"]].startswith("Error")
-                  for m in conv["messages"] for c in m.get("tool_calls", []))
+        ok += any(
+            c["name"] in writes and not results[c["id"]].startswith("Error")
+            for m in conv["messages"]
+            for c in m.get("tool_calls", [])
+        )
     accepted = manifest["counts"]["conversations"]
-    return {"conversations": accepted, "seconds": round(took, 2), "scenarios_per_s": round(accepted / took, 1),
-            "calls_per_s": round(manifest["counts"]["tool_calls"] / took, 1),
-            "successful_write_share": round(ok / accepted, 3) if accepted else 0.0}
+    return {
+        "conversations": accepted,
+        "seconds": round(took, 2),
+        "scenarios_per_s": round(accepted / took, 1),
+        "calls_per_s": round(manifest["counts"]["tool_calls"] / took, 1),
+        "successful_write_share": round(ok / accepted, 3) if accepted else 0.0,
+    }
 
 
 def main() -> None:

@@ -69,14 +69,14 @@ def install_stand_ins(real_model: bool) -> str:
         def __init__(self, rows: list):
             self.rows = rows
 
-        def __getitem__(self, i: int) -> "Emb":
+        def __getitem__(self, i: int) -> Emb:
             return Emb([self.rows[i]])
 
     class Mat:
         def __init__(self, a: np.ndarray):
             self.a = a
 
-        def cpu(self) -> "Mat":
+        def cpu(self) -> Mat:
             return self
 
         def numpy(self) -> np.ndarray:
@@ -106,7 +106,9 @@ def install_stand_ins(real_model: bool) -> str:
     return "stand-in: lexical cosine of word counts"
 
 
-def teval_items(evaluator_cls: type, stem: str, data: dict[str, Any], tmp: Path) -> tuple[list[dict[str, float]], dict[str, Any]]:
+def teval_items(
+    evaluator_cls: type, stem: str, data: dict[str, Any], tmp: Path
+) -> tuple[list[dict[str, float]], dict[str, Any]]:
     """T-Eval's per-item metrics and its evaluate() result for one subset with predictions."""
     _, prompt_type, eval_type = RUNS[stem]
     path = tmp / f"{stem}.json"
@@ -129,8 +131,12 @@ def teval_items(evaluator_cls: type, stem: str, data: dict[str, Any], tmp: Path)
         except Exception as exc:  # noqa: BLE001 - T-Eval raises on some answers (plan: FinishAction alone)
             per_item.append({"error": f"{type(exc).__name__}: {exc}"})
     try:
-        whole = {k: float(v) for k, v in evaluator_cls(str(path), default_prompt_type=prompt_type,
-                                                        eval_type=eval_type).evaluate().items()}
+        whole = {
+            k: float(v)
+            for k, v in evaluator_cls(str(path), default_prompt_type=prompt_type, eval_type=eval_type)
+            .evaluate()
+            .items()
+        }
     except Exception as exc:  # noqa: BLE001
         whole = {"error": f"{type(exc).__name__}: {exc}"}
     return per_item, whole
@@ -152,8 +158,10 @@ def compare(run: Path, teval_src: Path, real_model: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         for stem in RUNS:
             records = read_json(run / "teval" / f"{stem}.json", "T-Eval subset")  # plain or stored .gz
-            answers = {"perfect": {k: ours_answers.reference_answer(stem, r) for k, r in records.items()},
-                       "wrong": {k: ours_answers.wrong_answer(stem, r, k) for k, r in records.items()}}
+            answers = {
+                "perfect": {k: ours_answers.reference_answer(stem, r) for k, r in records.items()},
+                "wrong": {k: ours_answers.wrong_answer(stem, r, k) for k, r in records.items()},
+            }
             got: dict[str, Any] = {}
             for which, preds in answers.items():
                 data = {k: {**r, "prediction": preds[k]} for k, r in records.items()}
@@ -171,8 +179,9 @@ def compare(run: Path, teval_src: Path, real_model: bool) -> dict[str, Any]:
                     s_vals = [m[metric] for m in mine]
                     ok_t = [v for v in t_vals if isinstance(v, float) and not math.isnan(v)]
                     row[f"teval_{which}"] = round(sum(ok_t) / len(ok_t), 4) if ok_t else None
-                    row[f"teval_{which}_evaluate"] = (round(whole[metric], 4) if isinstance(whole.get(metric), float)
-                                                      else whole.get("error"))
+                    row[f"teval_{which}_evaluate"] = (
+                        round(whole[metric], 4) if isinstance(whole.get(metric), float) else whole.get("error")
+                    )
                     row[f"synth_{which}"] = round(sum(s_vals) / len(s_vals), 4)
                     row[f"teval_{which}_errors"] = sum("error" in m for m in items)
                     for key, t, s, item in zip(keys, t_vals, s_vals, items):
@@ -195,7 +204,9 @@ def main() -> None:
     parser.add_argument("--run", type=Path, help="an existing run folder (default: a fresh synth generate)")
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--real-model", action="store_true", help="use sentence-transformers and its model as T-Eval does")
+    parser.add_argument(
+        "--real-model", action="store_true", help="use sentence-transformers and its model as T-Eval does"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     if args.run is None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-pack_app = typer.Typer(help="Server packs: the reviewed data files that make offline conversations real.",
-                       no_args_is_help=True)
+pack_app = typer.Typer(
+    help="Server packs: the reviewed data files that make offline conversations real.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
 @pack_app.command("check")
 def pack_check(
     servers: Path = typer.Argument(..., help="Registry folder; its packs (*.pack.yaml) are found under it."),
-    packs: Optional[Path] = typer.Option(None, "--packs", help="Another folder of packs (default: inside SERVERS)."),
+    packs: Path | None = typer.Option(None, "--packs", help="Another folder of packs (default: inside SERVERS)."),
     warnings: bool = typer.Option(True, "--warnings/--errors-only", help="Also list warnings."),
 ) -> None:
     """Check every pack: tools and parameters exist, every slot is fillable, every value is valid for its schema.
@@ -34,7 +34,7 @@ def pack_check(
         registry = load_registry(servers)
     except SynthError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     found = usable_packs(registry, servers, *([packs] if packs else []))  # loaded and checked, as generate does
     problems = found.problems
     known = {s.id for s in registry.servers}
@@ -43,9 +43,11 @@ def pack_check(
         if warnings or p.severity == "error":
             typer.echo(p.line())
     without = sorted(set(known) - set(found.by_server))
-    typer.echo(f"{len(found.by_server)} packs, {len(without)} servers without a pack; "
-               f"{errors} error{'s' * (errors != 1)}, {len(problems) - errors} warning{'s' * (len(problems) - errors != 1)}",
-               err=True)
+    typer.echo(
+        f"{len(found.by_server)} packs, {len(without)} servers without a pack; "
+        f"{errors} error{'s' * (errors != 1)}, {len(problems) - errors} warning{'s' * (len(problems) - errors != 1)}",
+        err=True,
+    )
     raise typer.Exit(1 if errors else 0)
 
 
@@ -60,9 +62,9 @@ def pack_schema() -> None:
 @pack_app.command("build")
 def pack_build(
     servers: Path = typer.Option(..., "--servers", "-s", help="Registry folder of the servers to write packs for."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where the packs go. Default: SERVERS/packs."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where the packs go. Default: SERVERS/packs."),
     model: str = typer.Option("gpt-4.1-mini", "--model", "-m", help="The model that writes the packs."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
+    base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
     concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, help="Requests in flight."),
     seed: int = typer.Option(0, "--seed", help="Sent to the model, and part of the cache key."),
@@ -86,14 +88,28 @@ def pack_build(
         registry = load_registry(servers)
         folder = out or servers / "packs"
         todo = [s for s in registry.servers if not pack_path(folder, s).exists()]
-        settings = Settings(servers=servers, out=folder, backend="openai", model=model,
-                            base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env,
-                            concurrency=concurrency, seed=seed, cache=folder / ".pack-cache.sqlite")
+        settings = Settings(
+            servers=servers,
+            out=folder,
+            backend="openai",
+            model=model,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            seed=seed,
+            cache=folder / ".pack-cache.sqlite",
+        )
         if dry_run:
             e = estimate(todo, model, settings.prices.get(model))
-            usd = "unknown (no price for this model: add it under [prices] in synth.toml)" if e["usd"] is None else f"${e['usd']:.2f}"
-            typer.echo(f"dry run: {e['requests']} requests for {e['servers']} servers without a pack, about "
-                       f"{e['prompt_tokens']:,} prompt and {e['completion_tokens']:,} completion tokens, about {usd}")
+            usd = (
+                "unknown (no price for this model: add it under [prices] in synth.toml)"
+                if e["usd"] is None
+                else f"${e['usd']:.2f}"
+            )
+            typer.echo(
+                f"dry run: {e['requests']} requests for {e['servers']} servers without a pack, about "
+                f"{e['prompt_tokens']:,} prompt and {e['completion_tokens']:,} completion tokens, about {usd}"
+            )
             return
         from synth.llm.factory import open_one
 
@@ -110,11 +126,14 @@ def pack_build(
         report = asyncio.run(run())
     except SynthError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     for line in report.problems:
         typer.echo(line)
     for server_id, why in sorted(report.failed.items()):
         typer.echo(f"{server_id}: no pack: {why}", err=True)
-    typer.echo(f"{len(report.written)} packs written, {len(report.skipped)} kept as they were, "
-               f"{len(report.failed)} failed, in {folder}", err=True)
+    typer.echo(
+        f"{len(report.written)} packs written, {len(report.skipped)} kept as they were, "
+        f"{len(report.failed)} failed, in {folder}",
+        err=True,
+    )
     raise typer.Exit(1 if report.failed else 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
@@ -21,10 +21,12 @@ class _ReviewGroup(TyperGroup):
 
 
 review_app = typer.Typer(
-    cls=_ReviewGroup, no_args_is_help=True,
+    cls=_ReviewGroup,
+    no_args_is_help=True,
     help="Review doubtful items by hand: `synth review RUN` goes through review_queue.jsonl one item at a time "
     "(a accept, r reject, e edit in $EDITOR, n note, s skip, q quit; every decision is saved at once); "
-    "`synth review apply RUN` folds the decisions back into the run.")
+    "`synth review apply RUN` folds the decisions back into the run.",
+)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -76,14 +78,24 @@ def _holding_run(command: Callable[..., Any]) -> Callable[..., Any]:
 @_holding_run
 def export(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
-    format: str = typer.Option("hf", "--format", "-f", help="hf: Hugging Face datasets parquet, one config per "
-                               "format, laid out as a Hub dataset repo with its card. jsonl: the public files as plain "
-                               "JSONL (train/valid/eval/scored.jsonl, teval/*.json), as OpenAI and T-Eval read them."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write. Default: the run folder itself "
-                                       "(hf); a folder of its own is needed for jsonl."),
-    license: Optional[str] = typer.Option(None, "--license", help="Card licence id (e.g. mit, cc-by-4.0). "
-                                          "Default: the card's current one, else 'other'."),
-    pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
+    format: str = typer.Option(
+        "hf",
+        "--format",
+        "-f",
+        help="hf: Hugging Face datasets parquet, one config per "
+        "format, laid out as a Hub dataset repo with its card. jsonl: the public files as plain "
+        "JSONL (train/valid/eval/scored.jsonl, teval/*.json), as OpenAI and T-Eval read them.",
+    ),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="Where to write. Default: the run folder itself (hf); a folder of its own is needed for jsonl.",
+    ),
+    license: str | None = typer.Option(
+        None, "--license", help="Card licence id (e.g. mit, cc-by-4.0). Default: the card's current one, else 'other'."
+    ),
+    pretty_name: str | None = typer.Option(None, "--pretty-name", help="Card title."),
 ) -> None:
     """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card) and tasks/."""
     from synth.errors import SynthError
@@ -92,7 +104,9 @@ def export(
         from synth.export.jsonl import export_jsonl
 
         if out is None:
-            _fail(f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps them compressed)")
+            _fail(
+                f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps them compressed)"
+            )
             return
         try:
             files = export_jsonl(run, out)
@@ -114,17 +128,19 @@ def export(
     for config, splits in written.items():
         typer.echo(f"{config}: " + ", ".join(f"{s} {len(files)} file(s)" for s, files in splits.items()))
     tasks = sum(1 for _ in (target / "tasks").rglob("verify.py")) if (target / "tasks").is_dir() else 0
-    typer.echo(f"wrote {sum(len(f) for s in written.values() for f in s.values())} parquet files and README.md"
-               + (f" (and tasks/: {tasks} store tasks)" if tasks else "")
-               + f" to {target}; load with datasets.load_dataset({str(target)!r}, 'chat')")
+    typer.echo(
+        f"wrote {sum(len(f) for s in written.values() for f in s.values())} parquet files and README.md"
+        + (f" (and tasks/: {tasks} store tasks)" if tasks else "")
+        + f" to {target}; load with datasets.load_dataset({str(target)!r}, 'chat')"
+    )
 
 
 @_holding_run
 def card(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write README.md and plots/. Default: the run."),
-    license: Optional[str] = typer.Option(None, "--license", help="Licence id for the Hub (e.g. mit, cc-by-4.0)."),
-    pretty_name: Optional[str] = typer.Option(None, "--pretty-name", help="Card title."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write README.md and plots/. Default: the run."),
+    license: str | None = typer.Option(None, "--license", help="Licence id for the Hub (e.g. mit, cc-by-4.0)."),
+    pretty_name: str | None = typer.Option(None, "--pretty-name", help="Card title."),
 ) -> None:
     """Write the dataset card (README.md with the Hub YAML header, stats, examples) and its PNG plots."""
     from synth.export.card import write_card
@@ -138,9 +154,13 @@ def push(
     run: Path = typer.Argument(..., help="A run folder made by synth generate."),
     repo: str = typer.Option(..., "--repo", help="Hub dataset repo, OWNER/NAME; created when it does not exist."),
     private: bool = typer.Option(False, "--private", help="Create the repo private."),
-    token_env: Optional[str] = typer.Option(None, "--token-env", help="Environment variable holding a Hub token "
-                                            "with write access. Default: HF_TOKEN, else the `hf auth login` token."),
-    message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
+    token_env: str | None = typer.Option(
+        None,
+        "--token-env",
+        help="Environment variable holding a Hub token "
+        "with write access. Default: HF_TOKEN, else the `hf auth login` token.",
+    ),
+    message: str | None = typer.Option(None, "--message", "-m", help="Commit message."),
 ) -> None:
     """Upload the run to the Hugging Face Hub: parquet per config, the card with its plots, manifest.json, tasks/."""
     from synth.errors import SynthError
@@ -154,17 +174,23 @@ def push(
     except SynthError as exc:
         _fail(str(exc), exc.exit_code)
         return
-    typer.echo(f"pushed {len(pushed.uploaded)} files to {pushed.url}" + (" (private)" if private else "")
-               + (f"; removed {len(pushed.deleted)} files of an earlier push" if pushed.deleted else ""))
+    typer.echo(
+        f"pushed {len(pushed.uploaded)} files to {pushed.url}"
+        + (" (private)" if private else "")
+        + (f"; removed {len(pushed.deleted)} files of an earlier push" if pushed.deleted else "")
+    )
 
 
 @review_app.command("start", hidden=True)
 @_holding_run
 def review_start(
     run: Path = typer.Argument(..., help="A run folder with review_queue.jsonl."),
-    reviewer: Optional[str] = typer.Option(None, "--reviewer", help="Your name in the audit trail. Default: $USER."),
-    servers: Optional[Path] = typer.Option(None, "--servers", help="The registry the run was made from (to check "
-                                           "edits). Default: the folder named in manifest.json."),
+    reviewer: str | None = typer.Option(None, "--reviewer", help="Your name in the audit trail. Default: $USER."),
+    servers: Path | None = typer.Option(
+        None,
+        "--servers",
+        help="The registry the run was made from (to check edits). Default: the folder named in manifest.json.",
+    ),
 ) -> None:
     """Go through the review queue one item at a time."""
     import getpass
@@ -175,14 +201,18 @@ def review_start(
     from synth.review.session import Session
 
     try:
-        session = Session(run=run, console=Console(highlight=False), reviewer=reviewer or getpass.getuser(),
-                          servers=_server_lookup(run, servers))
+        session = Session(
+            run=run,
+            console=Console(highlight=False),
+            reviewer=reviewer or getpass.getuser(),
+            servers=_server_lookup(run, servers),
+        )
         session.start()
     except SynthError as exc:
         _fail(str(exc), exc.exit_code)
 
 
-def _server_lookup(run: Path, servers: Optional[Path]):
+def _server_lookup(run: Path, servers: Path | None):
     """server id -> ServerSpec from the run's registry, loaded on the first edit and checked per server."""
     loaded: dict[str, Any] = {}
 
@@ -192,7 +222,9 @@ def _server_lookup(run: Path, servers: Optional[Path]):
         if not loaded:
             loaded["manifest"] = read_manifest(run)
             loaded["registry"] = run_registry(run, loaded["manifest"], servers, set())
-        check_snapshot(loaded["manifest"], loaded["registry"], {server_id}, servers or loaded["manifest"]["config"]["servers"])
+        check_snapshot(
+            loaded["manifest"], loaded["registry"], {server_id}, servers or loaded["manifest"]["config"]["servers"]
+        )
         return loaded["registry"].server(server_id)
 
     return lookup
@@ -202,10 +234,12 @@ def _server_lookup(run: Path, servers: Optional[Path]):
 @_holding_run
 def review_apply(
     run: Path = typer.Argument(..., help="A run folder with decisions in review_queue.jsonl."),
-    servers: Optional[Path] = typer.Option(None, "--servers", help="The registry the run was made from. "
-                                           "Default: the folder named in manifest.json."),
+    servers: Path | None = typer.Option(
+        None, "--servers", help="The registry the run was made from. Default: the folder named in manifest.json."
+    ),
 ) -> None:
-    """Fold the decisions back in: splits, rejected.jsonl, re-derived negatives, exports, manifest, card, review_log.jsonl."""
+    """Fold the decisions back in: splits, rejected.jsonl, re-derived negatives, exports, manifest, card,
+    review_log.jsonl."""
     from synth.errors import SynthError
     from synth.review.apply import apply
 
@@ -217,10 +251,13 @@ def review_apply(
     if report.nothing:
         typer.echo(f"nothing to apply in {run}: every decision is already in review_log.jsonl")
         return
-    typer.echo(f"applied {report.applied} decisions ("
-               + ", ".join(f"{d} {n}" for d, n in sorted(report.decisions.items())) + f"): {report.joined} held "
-               f"conversations joined their split, {report.removed} items left the data; exports, manifest and card "
-               "rebuilt; audit trail in review_log.jsonl")
+    typer.echo(
+        f"applied {report.applied} decisions ("
+        + ", ".join(f"{d} {n}" for d, n in sorted(report.decisions.items()))
+        + f"): {report.joined} held "
+        f"conversations joined their split, {report.removed} items left the data; exports, manifest and card "
+        "rebuilt; audit trail in review_log.jsonl"
+    )
     for line in report.refused:
         typer.echo(f"refused (back in the queue): {line}", err=True)
     if report.refused:
@@ -232,10 +269,12 @@ def review_apply(
 def review_queue(
     run: Path = typer.Argument(..., help="A run folder."),
     audit: float = typer.Option(0.02, "--audit", min=0.0, max=1.0, help="Share of accepted items to audit at random."),
-    below: float = typer.Option(0.7, "--min-confidence", min=0.0, max=1.0,
-                                help="Queue items the reviewer accepted with less confidence."),
-    rules: str = typer.Option("human,low_confidence,disagree,audit", "--rules",
-                              help="Which rules queue items, comma-separated."),
+    below: float = typer.Option(
+        0.7, "--min-confidence", min=0.0, max=1.0, help="Queue items the reviewer accepted with less confidence."
+    ),
+    rules: str = typer.Option(
+        "human,low_confidence,disagree,audit", "--rules", help="Which rules queue items, comma-separated."
+    ),
 ) -> None:
     """Choose the queue again with other rules (held and already decided items are kept)."""
     from synth.config import REVIEW_RULES
@@ -253,8 +292,10 @@ def review_queue(
     except SynthError as exc:
         _fail(str(exc), exc.exit_code)
         return
-    typer.echo(f"review_queue.jsonl: {report.kept + report.added} items ({report.kept} kept, {report.added} chosen): "
-               + (", ".join(f"{w} {n}" for w, n in sorted(report.by_reason.items())) or "none"))
+    typer.echo(
+        f"review_queue.jsonl: {report.kept + report.added} items ({report.kept} kept, {report.added} chosen): "
+        + (", ".join(f"{w} {n}" for w, n in sorted(report.by_reason.items())) or "none")
+    )
 
 
 def register(app: typer.Typer) -> None:

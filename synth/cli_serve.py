@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -19,10 +18,15 @@ def register(app: typer.Typer) -> None:
 def serve_store(
     db: Path = typer.Option(Path("store.db"), "--db", help="The shop's SQLite file; created from --seed when absent."),
     seed: int = typer.Option(0, "--seed", help="Seed of a new database: the same seed gives identical data."),
-    http: Optional[int] = typer.Option(None, "--http", min=1, max=65535,
-                                       help="Serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio."),
-    entry: Optional[Path] = typer.Option(None, "--entry", help="Write the server's registry entry (Smithery JSON, "
-                                         "tools as tools/list serves them) to this file and exit."),
+    http: int | None = typer.Option(
+        None, "--http", min=1, max=65535, help="Serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio."
+    ),
+    entry: Path | None = typer.Option(
+        None,
+        "--entry",
+        help="Write the server's registry entry (Smithery JSON, "
+        "tools as tools/list serves them) to this file and exit.",
+    ),
 ) -> None:
     """An online shop on SQLite as a stateful MCP server: customers, products, orders and the shop's rules.
 
@@ -43,8 +47,11 @@ def serve_store(
     created = not db.exists()
     store = Store.open(db, seed)
     where = f"http://127.0.0.1:{http}/mcp" if http else "stdio"
-    print(f"synth store: {db} ({f'created from seed {seed}' if created else 'existing'}), serving on {where}",
-          file=sys.stderr, flush=True)
+    print(
+        f"synth store: {db} ({f'created from seed {seed}' if created else 'existing'}), serving on {where}",
+        file=sys.stderr,
+        flush=True,
+    )
     server = build_server(store)
     try:
         if http:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import typer
 
@@ -12,8 +13,16 @@ def register(app: typer.Typer) -> None:
     app.command("merge")(merge_command)
 
 
-def sharded(settings: Any, shards: Optional[int], shard: Optional[int], ray: bool, ray_address: Optional[str],
-            quota: Optional[int], overwrite: bool, run: Callable[..., Any]) -> Optional[dict]:
+def sharded(
+    settings: Any,
+    shards: int | None,
+    shard: int | None,
+    ray: bool,
+    ray_address: str | None,
+    quota: int | None,
+    overwrite: bool,
+    run: Callable[..., Any],
+) -> dict | None:
     """One shard (returns None: there is nothing to summarise yet) or, with --ray, all of them merged
     into ``settings.out`` (returns the run's manifest, card written). ``run``: the CLI's generate with
     its progress bar, which opens the backends."""
@@ -40,18 +49,28 @@ def sharded(settings: Any, shards: Optional[int], shard: Optional[int], ray: boo
     Shard(settings, shards, shard, quota)  # checked before anything is opened
     manifest = run(settings, shard=(shards, shard, quota))
     scenarios = manifest["scenarios"]
-    typer.echo(f"shard {shard} of {shards}: {scenarios['written']} of its {scenarios['slice']} scenarios written, "
-               f"{manifest['candidates']} conversations passed the gates ({'all made' if scenarios['exhausted'] else 'quota ' + str(manifest['quota'])}) "
-               f"-> {settings.out}\nmerge every shard with: synth merge SHARD_FOLDERS... --out DIR")
+    typer.echo(
+        f"shard {shard} of {shards}: {scenarios['written']} of its {scenarios['slice']} scenarios written, "
+        f"{manifest['candidates']} conversations passed the gates ({'all made' if scenarios['exhausted'] else 'quota ' + str(manifest['quota'])}) "  # noqa: E501
+        f"-> {settings.out}\nmerge every shard with: synth merge SHARD_FOLDERS... --out DIR"
+    )
     return None
 
 
 def merge_command(
-    folders: list[Path] = typer.Argument(..., help="The folders of every shard of the run (synth generate --shards N "
-                                         "--shard I --out FOLDER), in any order."),
-    out: Path = typer.Option(..., "--out", "-o", help="The run folder to write: byte-identical to the run made as one process."),
-    servers: Optional[Path] = typer.Option(None, "--servers", "-s", help="The registry the shards were made from, "
-                                           "when it is not at the path they recorded."),
+    folders: list[Path] = typer.Argument(
+        ...,
+        help="The folders of every shard of the run (synth generate --shards N --shard I --out FOLDER), in any order.",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="The run folder to write: byte-identical to the run made as one process."
+    ),
+    servers: Path | None = typer.Option(
+        None,
+        "--servers",
+        "-s",
+        help="The registry the shards were made from, when it is not at the path they recorded.",
+    ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a different run already in --out."),
 ) -> None:
     """Merge shard folders into one run: dedup across shards, the n cap, splits, exports, manifest and card,

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import typer
 
-tasks_app = typer.Typer(help="MCPMark-style tasks (description.md, meta.json, verify.py) made from store runs.",
-                        no_args_is_help=True)
+tasks_app = typer.Typer(
+    help="MCPMark-style tasks (description.md, meta.json, verify.py) made from store runs.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -24,8 +25,11 @@ def tasks_check(
     from synth.export.tasks import TASKS, check_tasks
 
     if not (run / TASKS).is_dir():
-        typer.echo(f"error: {run / TASKS} does not exist; tasks are written by `synth generate --execute live "
-                   "--allow-exec` on a store server (synth serve store)", err=True)
+        typer.echo(
+            f"error: {run / TASKS} does not exist; tasks are written by `synth generate --execute live "
+            "--allow-exec` on a store server (synth serve store)",
+            err=True,
+        )
         raise typer.Exit(2)
 
     def say(name: str, problem: str | None) -> None:
@@ -39,7 +43,9 @@ def tasks_check(
     if not total:
         typer.echo(f"error: no task in {run / TASKS} (a task folder holds description.md and verify.py)", err=True)
         raise typer.Exit(2)
-    typer.echo(f"{total} tasks: {len(report.passed)} passed, {len(report.failed)} failed (verify.py passes after the "
-               "gold calls, and fails on an untouched store when the task writes)")
+    typer.echo(
+        f"{total} tasks: {len(report.passed)} passed, {len(report.failed)} failed (verify.py passes after the "
+        "gold calls, and fails on an untouched store when the task writes)"
+    )
     if report.failed:
         raise typer.Exit(1)

@@ -8,21 +8,30 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from synth.rundir import CACHE, DEFAULT_OUTPUTS
 from synth.errors import ConfigError
+from synth.rundir import CACHE, DEFAULT_OUTPUTS
 
 ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
 REVIEW_RULES = ("human", "low_confidence", "disagree", "audit")  # what sends an item to review_queue.jsonl
 
 # USD per million tokens (input, output); extend or override with [prices] in synth.toml.
 PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1": (2.00, 8.00), "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40), "gpt-5": (1.25, 10.00), "gpt-5-mini": (0.25, 2.00), "gpt-5-nano": (0.05, 0.40),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-5": (1.25, 10.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
     "o4-mini": (1.10, 4.40),
 }
 
 
-ENDPOINT_TYPES = ("openai", "local")  # synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...)
+ENDPOINT_TYPES = (
+    "openai",
+    "local",
+)  # synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...)
 TOKEN_PARAMS = ("auto", "max_tokens", "max_completion_tokens")
 
 
@@ -77,7 +86,9 @@ class Settings(BaseModel):
     # the human review queue (review_queue.jsonl)
     audit: float = Field(0.02, ge=0, le=1, description="share of accepted items queued at random for a person")
     review_below: float = Field(0.7, ge=0, le=1, description="queue items the reviewer accepted with less confidence")
-    review_rules: tuple[str, ...] = Field(REVIEW_RULES, description="which rules queue items: " + ", ".join(REVIEW_RULES))
+    review_rules: tuple[str, ...] = Field(
+        REVIEW_RULES, description="which rules queue items: " + ", ".join(REVIEW_RULES)
+    )
 
     @field_validator("split")
     @classmethod
@@ -106,11 +117,15 @@ class Settings(BaseModel):
         """Everything one role's requests need (model, URL, key variable, type, limits): its own
         [roles.<role>] settings, else the run's; ``None``: the run's own."""
         own = self.roles.get(role, Endpoint()) if role else Endpoint()
-        return Endpoint(model=own.model or self.model, base_url=own.base_url or self.base_url,
-                        api_key_env=own.api_key_env or self.api_key_env,
-                        backend=own.backend or ("openai" if self.backend == "offline" else self.backend),  # type: ignore[arg-type]
-                        concurrency=own.concurrency or self.concurrency, max_tokens=own.max_tokens or self.max_tokens,
-                        token_param=own.token_param or self.token_param)
+        return Endpoint(
+            model=own.model or self.model,
+            base_url=own.base_url or self.base_url,
+            api_key_env=own.api_key_env or self.api_key_env,
+            backend=own.backend or ("openai" if self.backend == "offline" else self.backend),  # type: ignore[arg-type]
+            concurrency=own.concurrency or self.concurrency,
+            max_tokens=own.max_tokens or self.max_tokens,
+            token_param=own.token_param or self.token_param,
+        )
 
     def models(self) -> dict[str, str]:
         return {role: self.endpoint(role).model or self.model for role in ROLES}
@@ -127,11 +142,18 @@ class Settings(BaseModel):
         that shape the data (not the budget, prices or concurrency, which a resume may change)."""
         from synth.rundir import tree_digest
 
-        return {"registry_sha256": tree_digest(self.servers, skip=self.out) if self.servers.exists() else None,
-                "seed": self.seed, "n": self.n, "split": list(self.split), "max_tools": self.max_tools,
-                "execute": self.execute, "backend": self.backend, "model": None if self.backend == "offline" else self.models(),
-                "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)},
-                **({} if set(self.outputs) == set(DEFAULT_OUTPUTS) else {"outputs": sorted(self.outputs)})}
+        return {
+            "registry_sha256": tree_digest(self.servers, skip=self.out) if self.servers.exists() else None,
+            "seed": self.seed,
+            "n": self.n,
+            "split": list(self.split),
+            "max_tools": self.max_tools,
+            "execute": self.execute,
+            "backend": self.backend,
+            "model": None if self.backend == "offline" else self.models(),
+            "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)},
+            **({} if set(self.outputs) == set(DEFAULT_OUTPUTS) else {"outputs": sorted(self.outputs)}),
+        }
 
     def writes(self, output: str) -> bool:
         """Whether this run writes ``output`` (one of synth.rundir.OUTPUTS)."""
@@ -172,10 +194,14 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read as TOML: {exc}. Fix the file or pass --config another one.") from None
+        raise ConfigError(
+            f"{path}: cannot be read as TOML: {exc}. Fix the file or pass --config another one."
+        ) from None
     allowed = {"llm", "roles", "prices"}
     if set(data) - allowed:
-        raise ConfigError(f"{path}: unknown sections {sorted(set(data) - allowed)}; use [llm], [roles.<role>] and [prices]")
+        raise ConfigError(
+            f"{path}: unknown sections {sorted(set(data) - allowed)}; use [llm], [roles.<role>] and [prices]"
+        )
     out: dict[str, Any] = dict(data.get("llm", {}))
     if "roles" in data:
         out["roles"] = data["roles"]

@@ -39,16 +39,28 @@ from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, stored, write_json
 from synth.stages import gates
 from synth.stages.inject import inject_call
 
-SCORED_NOTE = ("negatives are injected only from calls that pass the gates (a flagged gold call is not a safe "
-               "source of labels); flagged calls give eval items but no scored calls")
+SCORED_NOTE = (
+    "negatives are injected only from calls that pass the gates (a flagged gold call is not a safe "
+    "source of labels); flagged calls give eval items but no scored calls"
+)
 
 
 def item_line(sample: Sample, index: int, metadata: dict[str, Any], flags: list[dict[str, Any]]) -> str:
     """One eval item as JSONL text: the user's messages, tools and call copied as written."""
     position, call = sample.calls[index]
-    return ('{"item": {"messages": [' + ", ".join(sample.chat[:position]) + '], "tools": ' + sample.tools_json
-            + ', "expected_output": {"role": "assistant", "tool_calls": [' + call + ']}, "metadata": '
-            + json.dumps(metadata, ensure_ascii=False) + ', "flags": ' + json.dumps(flags, ensure_ascii=False) + "}}\n")
+    return (
+        '{"item": {"messages": ['
+        + ", ".join(sample.chat[:position])
+        + '], "tools": '
+        + sample.tools_json
+        + ', "expected_output": {"role": "assistant", "tool_calls": ['
+        + call
+        + ']}, "metadata": '
+        + json.dumps(metadata, ensure_ascii=False)
+        + ', "flags": '
+        + json.dumps(flags, ensure_ascii=False)
+        + "}}\n"
+    )
 
 
 def flags_of(sample: Sample, server: ServerSpec) -> list[list[dict[str, Any]]]:
@@ -59,16 +71,28 @@ def flags_of(sample: Sample, server: ServerSpec) -> list[list[dict[str, Any]]]:
 
 def _conversation(sample: Sample, server: ServerSpec, conv_id: str, clean: bool) -> Conversation:
     calls = [c for m in sample.messages for c in m.tool_calls]
-    scenario = Scenario(id=make_id("scn", "derive", conv_id), index=sample.line, server=server.id,
-                        tools=tuple(dict.fromkeys(c.name for c in calls)), persona="")
+    scenario = Scenario(
+        id=make_id("scn", "derive", conv_id),
+        index=sample.line,
+        server=server.id,
+        tools=tuple(dict.fromkeys(c.name for c in calls)),
+        persona="",
+    )
     request = next((m.content or "" for m in sample.messages if m.role == "user"), "")
-    return Conversation(id=conv_id, scenario=scenario, split="test",
-                        review=Review(trajectory_id=make_id("traj", conv_id), gates=(),
-                                      verdict="accept" if clean else "reject"),
-                        query=Query(id=make_id("query", conv_id, request), scenario_id=scenario.id, text=request),
-                        plan=Plan(id=make_id("plan", conv_id), scenario_id=scenario.id,
-                                  steps=tuple(PlanStep(step=i, tool=c.name, arguments=c.arguments) for i, c in enumerate(calls))),
-                        messages=sample.messages, tools=tuple(t.name for t in server.tools))
+    return Conversation(
+        id=conv_id,
+        scenario=scenario,
+        split="test",
+        review=Review(trajectory_id=make_id("traj", conv_id), gates=(), verdict="accept" if clean else "reject"),
+        query=Query(id=make_id("query", conv_id, request), scenario_id=scenario.id, text=request),
+        plan=Plan(
+            id=make_id("plan", conv_id),
+            scenario_id=scenario.id,
+            steps=tuple(PlanStep(step=i, tool=c.name, arguments=c.arguments) for i, c in enumerate(calls)),
+        ),
+        messages=sample.messages,
+        tools=tuple(t.name for t in server.tools),
+    )
 
 
 @dataclass
@@ -82,7 +106,9 @@ class _Tally:
     scored: Counter[str] = field(default_factory=Counter)
 
 
-def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None, strict: bool = False) -> dict[str, Any]:
+def derive(
+    source: Path, out: Path, seed: int = 0, server_id: str | None = None, strict: bool = False
+) -> dict[str, Any]:
     """Write eval.jsonl, scored.jsonl, teval/, rejected.jsonl and derive_report.json into ``out``."""
     if not stored(source).is_file():  # a run's train.jsonl is stored as train.jsonl.gz
         raise ConfigError(f"{source} does not exist; pass a tool-use JSONL file (OpenAI chat, ShareGPT or APIGen)")
@@ -114,8 +140,16 @@ def derive(source: Path, out: Path, seed: int = 0, server_id: str | None = None,
     return report
 
 
-def _calls(sample: Sample, server: ServerSpec, flags: list[list[dict[str, Any]]], conv_id: str, files: RunWriter,
-           tally: _Tally, seed: int, strict: bool) -> list[ScoredCall]:
+def _calls(
+    sample: Sample,
+    server: ServerSpec,
+    flags: list[list[dict[str, Any]]],
+    conv_id: str,
+    files: RunWriter,
+    tally: _Tally,
+    seed: int,
+    strict: bool,
+) -> list[ScoredCall]:
     """One eval item per call (flags on it), and the scored calls injected from each unflagged one."""
     calls = [(p, c) for p, m in enumerate(sample.messages) for c in m.tool_calls]
     scored_all: list[ScoredCall] = []
@@ -127,15 +161,30 @@ def _calls(sample: Sample, server: ServerSpec, flags: list[list[dict[str, Any]]]
         if found and strict:
             tally.counts["dropped_flagged"] += 1
             continue
-        metadata = {"id": f"{conv_id}:{k}", "conversation_id": conv_id, "call_index": k, "server": server.id,
-                    "tool": call.name, "split": "test", "line": sample.line, "format": sample.format}
+        metadata = {
+            "id": f"{conv_id}:{k}",
+            "conversation_id": conv_id,
+            "call_index": k,
+            "server": server.id,
+            "tool": call.name,
+            "split": "test",
+            "line": sample.line,
+            "format": sample.format,
+        }
         files.write(EVAL, item_line(sample, k, metadata, found))
         tally.counts["eval_items"] += 1
         tool = server.tool(call.name)
         if found or tool is None:
             continue
-        scored, missed = inject_call(tool, [t for t in server.tools if t.name != tool.name], call,
-                                     sample.messages[:position], conversation_id=conv_id, call_index=k, seed=seed)
+        scored, missed = inject_call(
+            tool,
+            [t for t in server.tools if t.name != tool.name],
+            call,
+            sample.messages[:position],
+            conversation_id=conv_id,
+            call_index=k,
+            seed=seed,
+        )
         for record in scored:
             files.write(SCORED, scored_line(record, server, tuple(t.name for t in server.tools), "test"))
             tally.scored[record.score] += 1
@@ -166,6 +215,6 @@ def _report(source: Path, tally: _Tally, strict: bool, teval: dict[str, Any]) ->
         "scored_note": SCORED_NOTE,
         "teval_conversations": counts["teval_conversations"],
         "teval_note": "T-Eval subsets cover every conversation whose calls name offered tools"
-                      + (" and carry no flag" if strict else "; flagged calls keep their values as ground truth"),
+        + (" and carry no flag" if strict else "; flagged calls keep their values as ground truth"),
         "teval": teval,
     }

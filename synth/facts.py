@@ -12,10 +12,11 @@ import json
 import random
 import re
 import string
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from re import _parser  # type: ignore[attr-defined]  # the stdlib's own regex parser, to draw from a pattern
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from synth.records import Message
 from synth.wording import spell, words
@@ -29,14 +30,15 @@ _MIN = re.compile(r"(?:\b(?:min(?:imum)?|at least|no less than)|>=?)" + _AFTER, 
 _QUOTED = r"""(?:"[^"]{1,30}"|'[^']{1,30}'|`[^`]{1,30}`)"""
 _CHOICES = re.compile(  # "Valid periods: "1d", "5d", "1mo""
     r"\b(?:valid|allowed|possible|supported|one of|options?|values?)\b[^:\n]{0,30}:\s*"
-    rf"({_QUOTED}(?:\s*(?:,|or|\|)\s*(?:or\s+)?{_QUOTED})+)", re.I)
+    rf"({_QUOTED}(?:\s*(?:,|or|\|)\s*(?:or\s+)?{_QUOTED})+)",
+    re.I,
+)
 _HEX = "[0-9a-fA-F]"
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)"
 _FORMATS: dict[str, re.Pattern[str]] = {
     "email": re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}"),
     "date": re.compile(r"\d{4}-\d{2}-\d{2}"),
-    "date-time": re.compile(
-        r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?"),
+    "date-time": re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?"),
     "time": re.compile(r"\d{2}:\d{2}(?::\d{2})?(?:[Zz]|[+-]\d{2}:\d{2})?"),
     "uri": re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://\S+"),
     "uuid": re.compile(f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"),
@@ -44,9 +46,12 @@ _FORMATS: dict[str, re.Pattern[str]] = {
 }
 _FORMAT_ALIASES = {"url": "uri", "iri": "uri", "ip": "ipv4"}
 FORMAT_NAMES = {
-    "email": "an email address like name@example.com", "date": "an ISO date (YYYY-MM-DD)",
-    "date-time": "an ISO 8601 date-time (YYYY-MM-DDTHH:MM:SS)", "time": "a 24-hour time (HH:MM)",
-    "uri": "a full URL with its scheme (https://...)", "uuid": "a UUID (8-4-4-4-12 hex digits)",
+    "email": "an email address like name@example.com",
+    "date": "an ISO date (YYYY-MM-DD)",
+    "date-time": "an ISO 8601 date-time (YYYY-MM-DDTHH:MM:SS)",
+    "time": "a 24-hour time (HH:MM)",
+    "uri": "a full URL with its scheme (https://...)",
+    "uuid": "a UUID (8-4-4-4-12 hex digits)",
     "ipv4": "an IPv4 address (four numbers 0-255)",
 }
 
@@ -66,9 +71,13 @@ def format_ok(fmt: str, value: Any) -> bool:
 
 _POOL = string.ascii_lowercase + string.digits + string.ascii_uppercase + "-_. @/:#"
 _CATEGORIES: dict[str, Callable[[str], bool]] = {
-    "CATEGORY_DIGIT": str.isdigit, "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
-    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_", "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
-    "CATEGORY_SPACE": str.isspace, "CATEGORY_NOT_SPACE": lambda c: not c.isspace()}
+    "CATEGORY_DIGIT": str.isdigit,
+    "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
+    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
+    "CATEGORY_SPACE": str.isspace,
+    "CATEGORY_NOT_SPACE": lambda c: not c.isspace(),
+}
 
 
 class _Undrawable(Exception):
@@ -138,8 +147,7 @@ def branch(schema: Any) -> dict[str, Any]:
     if not isinstance(schema, dict):
         return {}
     for key in ("anyOf", "oneOf"):
-        options = [o for o in schema.get(key) or []
-                   if isinstance(o, dict) and o.get("type") != "null"]
+        options = [o for o in schema.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"]
         if options:
             return {**{k: v for k, v in schema.items() if k != key}, **options[0]}
     return schema
@@ -173,7 +181,8 @@ class Facts:
         return below or above
 
     def range_text(self) -> str:
-        """"1 to 10", "at least 1", "more than 0 and at most 100"."""
+        """ "1 to 10", "at least 1", "more than 0 and at most 100"."""
+
         def num(x: float) -> str:
             return str(int(x)) if float(x).is_integer() else str(x)
 
@@ -262,10 +271,11 @@ def _format(path: str, s: dict[str, Any], text: str, value: Any) -> str:
 
 # --- what the request said ------------------------------------------------------------------
 
+
 def show(value: Any, limit: int = 60) -> str:
     """A value as a failure_reason quotes it: 'Porto', 4, true, ["a", "b"]."""
     if isinstance(value, str):
-        return f"'{value}'" if len(value) <= limit else f"'{value[:limit - 3]}...'"
+        return f"'{value}'" if len(value) <= limit else f"'{value[: limit - 3]}...'"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -277,12 +287,26 @@ _TOKEN = re.compile(r"(?<![\w.])-?(?:0|[1-9]\d*)(?:\.\d+)?(?![\w]|\.\d)")  # "03
 _NUMERIC = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")  # "007" stays a string: an id, not 7 (as in grade)
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # a Latin word goes on (the text is case-folded)
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH = r"(" + "|".join(m[:3] + (m[3:] and f"(?:{m[3:]})?") for m in _MONTHS) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_PROSE_DATES = (re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b"),  # "march 5, 2024" (month, day, year)
-                re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b"))  # "5 march 2024"
+_PROSE_DATES = (
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b"),  # "march 5, 2024" (month, day, year)
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b"),
+)  # "5 march 2024"
 
 
 def _number(value: float) -> float:
@@ -318,8 +342,10 @@ class _Source:
     @cached_property
     def numbers(self) -> set[float]:
         plain = _THOUSANDS.sub(lambda m: m[0].replace(",", ""), self.text)
-        return self._json_numbers | {_number(float(x)) if "." in x else int(x)  # int: ids past 2**53 stay exact
-                                     for x in _TOKEN.findall(plain)}
+        return self._json_numbers | {
+            _number(float(x)) if "." in x else int(x)  # int: ids past 2**53 stay exact
+            for x in _TOKEN.findall(plain)
+        }
 
     @cached_property
     def dates(self) -> set[str]:
@@ -348,8 +374,9 @@ class _Source:
             return False  # nobody types "true": a closed domain is grounded by Evidence.grounded, not here
         if isinstance(value, (int, float)):
             n = _number(value)
-            return n in self.numbers or (isinstance(n, int) and 0 <= n < 1000
-                                         and re.search(rf"\b{spell(n)}\b", self.text) is not None)
+            return n in self.numbers or (
+                isinstance(n, int) and 0 <= n < 1000 and re.search(rf"\b{spell(n)}\b", self.text) is not None
+            )
         if isinstance(value, str):
             return self._holds_text(value.strip().casefold())
         if isinstance(value, list):
@@ -375,7 +402,7 @@ def _whole(s: str, text: str) -> bool:
         end = at + len(s)
         if right:
             end += 2 if text.startswith("es", end) else 1 if text.startswith("s", end) else 0
-        if not (left and at and text[at - 1] in _WORD) and not (right and text[end:end + 1] in _WORD):
+        if not (left and at and text[at - 1] in _WORD) and not (right and text[end : end + 1] in _WORD):
             return True
         at = text.find(s, at + 1)
     return False
@@ -401,15 +428,18 @@ class Evidence:
     def __init__(self, history: Sequence[Message]):
         names = {call.id: call.name for m in history for call in m.tool_calls}
         self.user = _source("user", "\n".join(m.content or "" for m in history if m.role == "user"))
-        self.results = [_source(names.get(m.tool_call_id or "", "earlier tool"), m.content or "")
-                        for m in history if m.role == "tool"]
+        self.results = [
+            _source(names.get(m.tool_call_id or "", "earlier tool"), m.content or "")
+            for m in history
+            if m.role == "tool"
+        ]
 
     def said(self, value: Any) -> bool:
         """The user wrote this value ("4" or "four" for 4)."""
         return self.user.holds(value)
 
     def source(self, value: Any) -> str:
-        """"user", the name of the tool whose result holds the value, or ""."""
+        """ "user", the name of the tool whose result holds the value, or ""."""
         if self.said(value):
             return "user"
         return next((r.name for r in self.results if r.holds(value)), "")

@@ -37,8 +37,16 @@ from synth.facts import FORMAT_NAMES, Evidence, Facts, branch, facts, format_ok,
 from synth.records import ToolCall, ToolSpec, canonical_json
 from synth.wording import FILLER_WORDS, infinitive, loose, purpose, spell, words  # noqa: F401
 
-DIAGNOSES = ("correct", "wrong_func_name", "missing_required", "unexpected_param", "type_error", "value_error",
-             "wrong_count", "invalid_arguments")
+DIAGNOSES = (
+    "correct",
+    "wrong_func_name",
+    "missing_required",
+    "unexpected_param",
+    "type_error",
+    "value_error",
+    "wrong_count",
+    "invalid_arguments",
+)
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")  # "00123" stays a string: an id, not 123
 _NAMES = {"missing_required", "unexpected_param", "missing_optional"}  # what makes a names error
@@ -111,8 +119,9 @@ def _mismatch(a: Any, b: Any, strings: bool) -> str:
     """type_error when the first value that differs (looked for inside objects, and lists of the same
     length) has another JSON type, else value_error."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return next((_mismatch(a[k], b[k], strings) for k in a if k in b and not same_value(a[k], b[k], strings)),
-                    "value_error")
+        return next(
+            (_mismatch(a[k], b[k], strings) for k in a if k in b and not same_value(a[k], b[k], strings)), "value_error"
+        )
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return next((_mismatch(x, y, strings) for x, y in zip(a, b) if not same_value(x, y, strings)), "value_error")
     return "value_error" if _same_kind(a, b) else "type_error"
@@ -133,6 +142,7 @@ def schema_validator(schema: dict[str, Any]) -> Validator:
 
 
 # --- calls -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Leniency:
@@ -183,17 +193,23 @@ class TurnScore:
     details: list[str] = field(default_factory=list)
 
 
-def _problems(want: dict[str, Any], got: dict[str, Any], props: dict[str, Any], required: list[str],
-              lenient: Leniency) -> list[tuple[str, str]]:
+def _problems(
+    want: dict[str, Any], got: dict[str, Any], props: dict[str, Any], required: list[str], lenient: Leniency
+) -> list[tuple[str, str]]:
     """Every (problem, parameter) of ``got`` against ``want``, in the order BFCL reports them.
 
     A required parameter must be there; an optional one given on one side only is fine when
     ``lenient.defaults`` and its value is the schema default (BFCL marks it optional).
     """
+
     def default_ok(name: str, value: Any) -> bool:
         prop = props.get(name)
-        return lenient.defaults and isinstance(prop, dict) and "default" in prop and \
-            same_value(prop["default"], value, lenient.strings)
+        return (
+            lenient.defaults
+            and isinstance(prop, dict)
+            and "default" in prop
+            and same_value(prop["default"], value, lenient.strings)
+        )
 
     out = [("missing_required", k) for k in want if k not in got and k in required]
     out += [("unexpected_param", k) for k in got if k not in want and not default_ok(k, got[k])]
@@ -211,8 +227,13 @@ def diagnose(expected: Call, predicted: Call, schema: dict[str, Any] | None, len
     if predicted.arguments is None:
         return "invalid_arguments"
     schema = schema or {}
-    found = _problems(expected.arguments or {}, predicted.arguments, schema.get("properties") or {},
-                      list(schema.get("required") or []), lenient)
+    found = _problems(
+        expected.arguments or {},
+        predicted.arguments,
+        schema.get("properties") or {},
+        list(schema.get("required") or []),
+        lenient,
+    )
     if not found:
         return "correct"
     return "value_error" if found[0][0] == "missing_optional" else found[0][0]  # a set optional one left out
@@ -234,8 +255,9 @@ def classify(tool: ToolSpec | None, gold: ToolCall, candidate: ToolCall) -> str:
     return "incorrect_parameter_values" if kinds else "correct"
 
 
-def _match(expected: list[Call], predicted: list[Call], schemas: dict[str, dict[str, Any]], lenient: Leniency
-           ) -> tuple[int, list[tuple[Call, Call]], list[tuple[Call, Call]], list[Call]]:
+def _match(
+    expected: list[Call], predicted: list[Call], schemas: dict[str, dict[str, Any]], lenient: Leniency
+) -> tuple[int, list[tuple[Call, Call]], list[tuple[Call, Call]], list[Call]]:
     """(exact matches, name-only pairs, pairs whose arguments are broken, expected calls not made)."""
     free = list(range(len(predicted)))
     exact = 0
@@ -265,8 +287,9 @@ def _match(expected: list[Call], predicted: list[Call], schemas: dict[str, dict[
     return exact, pairs, broken, rest
 
 
-def score_turn(expected: list[Call], predicted: list[Call], schemas: dict[str, dict[str, Any]],
-               lenient: Leniency = Leniency()) -> TurnScore:
+def score_turn(
+    expected: list[Call], predicted: list[Call], schemas: dict[str, dict[str, Any]], lenient: Leniency = Leniency()
+) -> TurnScore:
     """Soft-F1 score and diagnosis of the calls a model made in one turn against the expected ones."""
     if not expected:
         return TurnScore(1.0 if not predicted else 0.0, "correct" if not predicted else "wrong_count")

@@ -10,9 +10,10 @@ line or an error message.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from synth.errors import HubError
 from synth.records import Manifest
@@ -36,8 +37,10 @@ def check_repo_id(repo: str) -> str:
     from huggingface_hub.errors import HFValidationError
     from huggingface_hub.utils import validate_repo_id
 
-    how = ("write it as OWNER/NAME, e.g. my-org/mcp-tool-calls: letters, digits, '-', '_' and '.', "
-           "not starting or ending with '-' or '.', at most 96 characters")
+    how = (
+        "write it as OWNER/NAME, e.g. my-org/mcp-tool-calls: letters, digits, '-', '_' and '.', "
+        "not starting or ending with '-' or '.', at most 96 characters"
+    )
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise HubError(f"--repo {repo!r} is not a dataset repo id: {how}")
     try:
@@ -52,16 +55,20 @@ def find_token(token_env: str | None) -> str:
     if token_env:
         token = os.environ.get(token_env, "").strip()
         if not token:
-            raise HubError(f"no Hugging Face token: the environment variable {token_env} is not set or empty. "
-                           f"Create a token with write access at {TOKEN_HELP} and export {token_env}=<token>")
+            raise HubError(
+                f"no Hugging Face token: the environment variable {token_env} is not set or empty. "
+                f"Create a token with write access at {TOKEN_HELP} and export {token_env}=<token>"
+            )
         return token
     from huggingface_hub import get_token
 
     found = (os.environ.get("HF_TOKEN") or "").strip() or get_token()
     if not found:
-        raise HubError("no Hugging Face token: HF_TOKEN is not set and no login is saved. Create a token with write "
-                       f"access at {TOKEN_HELP}, then export HF_TOKEN=<token> (or run `hf auth login`, or pass "
-                       "--token-env NAME with the variable that holds it)")
+        raise HubError(
+            "no Hugging Face token: HF_TOKEN is not set and no login is saved. Create a token with write "
+            f"access at {TOKEN_HELP}, then export HF_TOKEN=<token> (or run `hf auth login`, or pass "
+            "--token-env NAME with the variable that holds it)"
+        )
     return found
 
 
@@ -79,24 +86,41 @@ def _failure(exc: BaseException, repo: str, token: str) -> HubError:
         status = exc.response.status_code if exc.response is not None else None
         server = clean((exc.server_message or str(exc)).splitlines()[0])[:300]
         if status == 401:
-            return HubError(f"the Hub refused the token (401 Unauthorized): it is invalid or expired. Create a new "
-                            f"token with write access at {TOKEN_HELP}")
+            return HubError(
+                f"the Hub refused the token (401 Unauthorized): it is invalid or expired. Create a new "
+                f"token with write access at {TOKEN_HELP}"
+            )
         if status == 403:
-            return HubError(f"the token may not write to {repo} (403 Forbidden): use a token with write access to the "
-                            f"namespace {repo.split('/')[0]} ({TOKEN_HELP}). Hub said: {server}")
+            return HubError(
+                f"the token may not write to {repo} (403 Forbidden): use a token with write access to the "
+                f"namespace {repo.split('/')[0]} ({TOKEN_HELP}). Hub said: {server}"
+            )
         if isinstance(exc, RepositoryNotFoundError) or status == 404:
-            return HubError(f"the Hub cannot find or create {repo} (404): check the owner name and that the token "
-                            f"can write to it. Hub said: {server}")
-        return HubError(f"the Hub answered {status} while pushing to {repo}: {server}. Nothing was committed; "
-                        "try again later")
+            return HubError(
+                f"the Hub cannot find or create {repo} (404): check the owner name and that the token "
+                f"can write to it. Hub said: {server}"
+            )
+        return HubError(
+            f"the Hub answered {status} while pushing to {repo}: {server}. Nothing was committed; try again later"
+        )
     if isinstance(exc, (httpx2.TransportError, ConnectionError, TimeoutError, OSError)):
-        return HubError(f"cannot reach the Hugging Face Hub ({type(exc).__name__}): check the network connection, "
-                        "proxy (HTTPS_PROXY) or HF_ENDPOINT, then run synth push again; nothing was committed")
+        return HubError(
+            f"cannot reach the Hugging Face Hub ({type(exc).__name__}): check the network connection, "
+            "proxy (HTTPS_PROXY) or HF_ENDPOINT, then run synth push again; nothing was committed"
+        )
     return HubError(f"push to {repo} failed: {type(exc).__name__}: {clean(str(exc))[:300]}")
 
 
-def push(run: Path, repo: str, *, token: str, private: bool = False, message: str | None = None,
-         api_factory: Callable[..., Any] | None = None, rebuild: bool = True) -> Pushed:
+def push(
+    run: Path,
+    repo: str,
+    *,
+    token: str,
+    private: bool = False,
+    message: str | None = None,
+    api_factory: Callable[..., Any] | None = None,
+    rebuild: bool = True,
+) -> Pushed:
     """Build the Hub layout in ``run`` and commit it to the dataset repo ``repo``.
 
     ``api_factory(token=...)`` makes the ``HfApi`` (tests pass a recording double). With
@@ -132,12 +156,18 @@ def push(run: Path, repo: str, *, token: str, private: bool = False, message: st
         existing = api.list_repo_files(repo, repo_type="dataset")
         stale = sorted(f for f in existing if f not in files and f.startswith(OURS))
         operations: list[CommitOperationAdd | CommitOperationDelete] = [
-            CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(run / f)) for f in files]
+            CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(run / f)) for f in files
+        ]
         operations += [CommitOperationDelete(path_in_repo=f) for f in stale]
         api.create_commit(
-            repo, operations, repo_type="dataset",
-            commit_message=message or (f"synth {manifest.synth_version}: {counts.get('conversations', 0)} "
-                                       f"conversations, seed {manifest.config.get('seed')}"),
+            repo,
+            operations,
+            repo_type="dataset",
+            commit_message=message
+            or (
+                f"synth {manifest.synth_version}: {counts.get('conversations', 0)} "
+                f"conversations, seed {manifest.config.get('seed')}"
+            ),
         )
     except hub_errors as exc:
         raise _failure(exc, repo, token) from None

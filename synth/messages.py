@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec, content_hash
 
@@ -53,12 +54,18 @@ def _sanitise(name: str) -> str:
 
 
 def openai_tool(tool: ToolSpec, name: str) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": tool.description, "parameters": tool.input_schema}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": tool.description, "parameters": tool.input_schema},
+    }
 
 
 def openai_call(call: ToolCall, name: str) -> dict[str, Any]:
-    return {"id": call.id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+    }
 
 
 def openai_messages(messages: Iterable[Message], rename) -> list[dict[str, Any]]:

@@ -8,32 +8,33 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
-import shutil
 import platform
+import shutil
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import synth
-from synth.llm.spend import Spend
+from synth import rundir, templates
+from synth.agents.engine import Scheduler
 from synth.config import Settings
+from synth.errors import ConfigError
 from synth.export.chat import ToolNames, chat_line, eval_items
 from synth.export.scored import scored_line
 from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
-from synth.agents.engine import Scheduler
+from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor
 from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs, usable_packs
-from synth.errors import ConfigError
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
+from synth.rundir import FILES, RunDir, file_facts
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
-from synth import rundir, templates
-from synth.rundir import RunDir, FILES, file_facts
 
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
@@ -109,8 +110,12 @@ def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limi
 
 
 @rundir.writes_run(lambda settings, *_, **__: settings.out)  # one writer per run folder
-def generate(settings: Settings, progress: Callable[[int, int], None] | None = None,
-             backends: dict[str, Any] | None = None, shard: Any = None) -> dict[str, Any]:
+def generate(
+    settings: Settings,
+    progress: Callable[[int, int], None] | None = None,
+    backends: dict[str, Any] | None = None,
+    shard: Any = None,
+) -> dict[str, Any]:
     """Run the whole pipeline into ``settings.out``; returns the manifest.
 
     ``backends`` maps each agent role to a ChatBackend (the LLM agents author the conversations);
@@ -137,7 +142,9 @@ def generate(settings: Settings, progress: Callable[[int, int], None] | None = N
     if author is None:  # the agents load the live client (the MCP SDK): imported only by LLM runs
         from synth.agents.author import LLMAuthor
 
-        author = LLMAuthor(servers, offer, backends, ToolNames(registry.servers), settings.models(), settings.seed, pool)
+        author = LLMAuthor(
+            servers, offer, backends, ToolNames(registry.servers), settings.models(), settings.seed, pool
+        )
     items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)
     try:
         if shard is not None:
@@ -154,9 +161,15 @@ def _offer(settings: Settings, servers: dict[str, ServerSpec]) -> Callable[[Scen
     return lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)
 
 
-def consume(settings: Settings, registry: Registry, packs: Packs, items: Iterable[tuple[Scenario, Any, list[Any]]],
-            pool: Pool | None = None, progress: Callable[[int, int], None] | None = None,
-            productive: bool = False) -> dict[str, Any]:
+def consume(
+    settings: Settings,
+    registry: Registry,
+    packs: Packs,
+    items: Iterable[tuple[Scenario, Any, list[Any]]],
+    pool: Pool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    productive: bool = False,
+) -> dict[str, Any]:
     """Everything after writing, in scenario order: dedup, split, inject, export, the review queue,
     until ``settings.n`` are accepted; then the manifest. The one place this order-dependent part
     runs, for a whole run (``generate``) and for merged shards (synth.shards) alike. ``productive``
@@ -178,9 +191,17 @@ def consume(settings: Settings, registry: Registry, packs: Packs, items: Iterabl
             spend.add(responses)
             tally.funnel.enter("generate")
             if isinstance(written, Written) and written.review.verdict == "human" and "human" not in rules.rules:
-                written = StageFailure(stage="review", item_id=scenario.id, reason="reviewer_human",
-                                       detail="; ".join(written.review.reasons)[:500] or "human")
-            result = written if isinstance(written, StageFailure) else _finish(scenario, written, servers[scenario.server], offer(scenario), settings, tally, dedup)
+                written = StageFailure(
+                    stage="review",
+                    item_id=scenario.id,
+                    reason="reviewer_human",
+                    detail="; ".join(written.review.reasons)[:500] or "human",
+                )
+            result = (
+                written
+                if isinstance(written, StageFailure)
+                else _finish(scenario, written, servers[scenario.server], offer(scenario), settings, tally, dedup)
+            )
             if isinstance(result, StageFailure):
                 tally.funnel.drop(result)
                 writer.write("rejected.jsonl", result.to_json())
@@ -211,8 +232,11 @@ def consume(settings: Settings, registry: Registry, packs: Packs, items: Iterabl
         writer.close()
     manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
     manifest["packs"] = packs.summary(registry)
-    manifest["execute"] = {"mode": settings.execute, "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
-                           "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())}}
+    manifest["execute"] = {
+        "mode": settings.execute,
+        "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
+        "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())},
+    }
     manifest["teval"] = writer.teval_counts
     manifest["tasks"] = writer.task_counts
     manifest["dedup"] = dedup.report()
@@ -235,13 +259,22 @@ def _pool(settings: Settings, registry: Registry) -> Pool | None:
 def live_refusal(registry: Registry) -> str:
     """The one line said when live execution was asked for without --allow-exec."""
     named = [s.id for s in registry.servers if s.connection]
-    return (f"--execute live would start commands or contact URLs from {len(named)} registry entr"
-            f"{'y' if len(named) == 1 else 'ies'} ({', '.join(named[:5])}{', ...' if len(named) > 5 else ''}); "
-            "an entry could be anyone's, so nothing was started. Read their connections, then add --allow-exec.")
+    return (
+        f"--execute live would start commands or contact URLs from {len(named)} registry entr"
+        f"{'y' if len(named) == 1 else 'ies'} ({', '.join(named[:5])}{', ...' if len(named) > 5 else ''}); "
+        "an entry could be anyone's, so nothing was started. Read their connections, then add --allow-exec."
+    )
 
 
-def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: tuple[str, ...], settings: Settings,
-            tally: Tally, dedup: Dedup):
+def _finish(
+    scenario: Scenario,
+    written: Written,
+    server: ServerSpec,
+    offered: tuple[str, ...],
+    settings: Settings,
+    tally: Tally,
+    dedup: Dedup,
+):
     """Dedup, split and inject one written conversation."""
     funnel = tally.funnel
     funnel.leave("generate")
@@ -250,11 +283,19 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     conv_id = conversation_id(trajectory.messages)
     seen = dedup.check("", query.text, conv_id)  # one scope: the whole run, across servers
     if seen:
-        return StageFailure(stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}")
+        return StageFailure(
+            stage="dedup", item_id=conv_id, reason=seen[0], detail=f"same request as {seen[1]}: {query.text[:200]}"
+        )
     funnel.leave("dedup")
     conv = Conversation(
-        id=conv_id, scenario=scenario, query=query, plan=written.plan, messages=trajectory.messages,
-        tools=offered, review=written.review, split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
+        id=conv_id,
+        scenario=scenario,
+        query=query,
+        plan=written.plan,
+        messages=trajectory.messages,
+        tools=offered,
+        review=written.review,
+        split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
     )
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
         return conv, [], []
@@ -266,8 +307,9 @@ def _finish(scenario: Scenario, written: Written, server: ServerSpec, offered: t
     return conv, scored, missed
 
 
-def _export(conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter,
-            tally: Tally) -> list[dict[str, Any]]:
+def _export(
+    conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter, tally: Tally
+) -> list[dict[str, Any]]:
     split = conv.split or "train"
     rows = []
     writer.write("conversations.jsonl", conv.to_json())
@@ -308,8 +350,9 @@ def _version(package: str) -> str:
         return "unknown"
 
 
-def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int,
-              spend: Spend) -> dict[str, Any]:
+def _manifest(
+    settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int, spend: Spend
+) -> dict[str, Any]:
     usable = [t.key for t in registry.tools]
     unused = sorted(set(usable) - tally.used_tools)
     files = {name: file_facts(settings.out / name) for name in FILES if rundir.stored(settings.out / name).exists()}
@@ -337,7 +380,9 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
         "model": None if settings.backend == "offline" else settings.models(),
         "tokens": spend.by,
         "cost_usd": round(spend.usd(), 6),
-        "stopped_by_budget": settings.budget_usd is not None and accepted < settings.n and spend.usd() >= settings.budget_usd,
+        "stopped_by_budget": settings.budget_usd is not None
+        and accepted < settings.n
+        and spend.usd() >= settings.budget_usd,
         "config": {
             "servers": settings.servers.as_posix(),
             "n": settings.n,
@@ -361,8 +406,11 @@ def _manifest(settings: Settings, registry: Registry, names: ToolNames, tally: T
             "errors": [p.line() for p in errors],
             "warnings": sum(1 for p in registry.problems if p.severity == "warning"),
             "snapshot": [
-                {"id": s.id, "source": s.source,
-                 "tools": [{"name": t.name, "schema_hash": t.schema_hash} for t in s.tools]}
+                {
+                    "id": s.id,
+                    "source": s.source,
+                    "tools": [{"name": t.name, "schema_hash": t.schema_hash} for t in s.tools],
+                }
                 for s in registry.servers
             ],
         },

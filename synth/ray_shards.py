@@ -30,18 +30,28 @@ def shard_folder(out: Path, count: int, index: int) -> Path:
     return out / HOME / f"{index}-of-{count}"
 
 
-def run_on_ray(settings: Settings, count: int, address: str | None = None, num_cpus: int | None = None,
-               quota: int | None = None, progress: Any = None) -> dict[str, Any]:
+def run_on_ray(
+    settings: Settings,
+    count: int,
+    address: str | None = None,
+    num_cpus: int | None = None,
+    quota: int | None = None,
+    progress: Any = None,
+) -> dict[str, Any]:
     """Make the ``count`` shards of the run ``settings`` describes as Ray tasks and merge them into
     ``settings.out``; returns the merged manifest."""
     try:
         import ray
     except ImportError:
-        raise ConfigError("--ray needs Ray: pip install 'synth[ray]' (or run the shards yourself with --shards N "
-                          "--shard I, then synth merge)") from None
+        raise ConfigError(
+            "--ray needs Ray: pip install 'synth[ray]' (or run the shards yourself with --shards N "
+            "--shard I, then synth merge)"
+        ) from None
     own = not ray.is_initialized()
     if own:
-        local = {} if address else {"num_cpus": num_cpus, "_node_ip_address": "127.0.0.1"}  # a local Ray stays on loopback
+        local = (
+            {} if address else {"num_cpus": num_cpus, "_node_ip_address": "127.0.0.1"}
+        )  # a local Ray stays on loopback
         ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False, **local)
     try:
         registry = ray.put(_registry_files(settings))
@@ -49,14 +59,24 @@ def run_on_ray(settings: Settings, count: int, address: str | None = None, num_c
         quotas = dict.fromkeys(range(count), quota)
         todo = list(range(count))
         while True:
-            refs = {i: task.remote(settings.model_dump_json(), registry, count, i, quotas[i],
-                                   _caches(shard_folder(settings.out, count, i))) for i in todo}
+            refs = {
+                i: task.remote(
+                    settings.model_dump_json(),
+                    registry,
+                    count,
+                    i,
+                    quotas[i],
+                    _caches(shard_folder(settings.out, count, i)),
+                )
+                for i in todo
+            }
             for i, ref in refs.items():
                 _unpack(shard_folder(settings.out, count, i), _get(ray, ref))
             folders = [shard_folder(settings.out, count, i) for i in range(count)]
             try:
                 manifest = merge(folders, settings.out, settings=settings, progress=progress)
-            except ShardShort as short:  # that shard stopped too early for this run: again, with more room (its cache keeps what it made)
+            # that shard stopped too early for this run: again, with more room (its cache keeps what it made)
+            except ShardShort as short:
                 quotas[short.index], todo = more(short.quota), [short.index]
                 continue
             _tidy(folders)
@@ -77,8 +97,9 @@ def _get(ray: Any, ref: Any) -> dict[str, bytes]:
         raise
 
 
-def _shard_task(settings_json: str, registry: dict[str, bytes], count: int, index: int, quota: int | None,
-                cache: dict[str, bytes]) -> dict[str, bytes]:
+def _shard_task(
+    settings_json: str, registry: dict[str, bytes], count: int, index: int, quota: int | None, cache: dict[str, bytes]
+) -> dict[str, bytes]:
     """One shard, on whichever node Ray chose: the registry and cache unpacked into a temporary folder,
     the shard made there, its files returned."""
     settings = Settings.model_validate_json(settings_json)
@@ -117,7 +138,11 @@ def _registry_files(settings: Settings) -> dict[str, bytes]:
     files = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if path.is_file() and not any(part.startswith(".") for part in rel.parts) and not path.resolve().is_relative_to(out):
+        if (
+            path.is_file()
+            and not any(part.startswith(".") for part in rel.parts)
+            and not path.resolve().is_relative_to(out)
+        ):
             files[rel.as_posix()] = path.read_bytes()
     return files
 

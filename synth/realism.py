@@ -40,7 +40,7 @@ def _words(text: str) -> list[str]:
 
 def _spans(text: str, n: int = 5) -> set[tuple[str, ...]]:
     w = _words(text)
-    return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
+    return {tuple(w[i : i + n]) for i in range(len(w) - n + 1)}
 
 
 def _descriptions(registry: Path | None) -> dict[tuple[str, str], str]:
@@ -56,7 +56,9 @@ def _names_tool(text: str, calls: list[dict[str, Any]], server: str, description
     spans = _spans(text)
     for call in calls:
         name = call["name"]
-        if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", low) and ("_" in name or len(_words(name)) > 1 or any(c.isupper() for c in name[1:])):
+        if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", low) and (
+            "_" in name or len(_words(name)) > 1 or any(c.isupper() for c in name[1:])
+        ):
             return True
         if spans & _spans(descriptions.get((server, name), "")):
             return True
@@ -83,7 +85,9 @@ def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
     first_sentences: Counter[str] = Counter()
     openings: Counter[str] = Counter()
     answers = calls_total = users_total = tool_turns = parallel = 0
-    fills: dict[str, str | set[str]] = {}  # value -> its parameter, a set once it fills two (most fill one: no set each)
+    fills: dict[
+        str, str | set[str]
+    ] = {}  # value -> its parameter, a set once it fills two (most fill one: no set each)
     string_args = 0
     packed = 0
     for conv in read_jsonl(run / CONVERSATIONS):
@@ -124,13 +128,22 @@ def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
         "from_packs": round(packed / n, 4) if n else 0.0,
         "requests_naming_tool": round(naming / n, 4) if n else 0.0,
         "requests_with_slots": round(slotted / n, 4) if n else 0.0,
-        "top_first_sentence": {"share": round(top_first[0][1] / n, 4), "text": top_first[0][0][:120]} if top_first else None,
-        "top_answer_opening": {"share": round(top_open[0][1] / answers, 4), "text": top_open[0][0]} if top_open else None,
+        "top_first_sentence": {"share": round(top_first[0][1] / n, 4), "text": top_first[0][0][:120]}
+        if top_first
+        else None,
+        "top_answer_opening": {"share": round(top_open[0][1] / answers, 4), "text": top_open[0][0]}
+        if top_open
+        else None,
         "calls_per_conversation": round(calls_total / n, 3) if n else 0.0,
         "user_turns_per_conversation": round(users_total / n, 3) if n else 0.0,
         "parallel_call_turns": round(parallel / tool_turns, 4) if tool_turns else 0.0,
-        "phrases_over_3_params": {"count": len(spread), "examples": dict(list(sorted(spread.items()))[:5]),
-                                  "share_of_string_args": round(sum(len(p) for p in spread.values()) / string_args, 4) if string_args else 0.0},
+        "phrases_over_3_params": {
+            "count": len(spread),
+            "examples": dict(list(sorted(spread.items()))[:5]),
+            "share_of_string_args": round(sum(len(p) for p in spread.values()) / string_args, 4)
+            if string_args
+            else 0.0,
+        },
     }
 
 
@@ -186,9 +199,12 @@ def review(run: Path) -> dict[str, Any]:
     for feature, label in pairs:
         by_feature[feature][label] += 1
     best = sum(c.most_common(1)[0][1] for c in by_feature.values())
-    return {"review_items": len(pairs), "review_labels_used": len({label for _, label in pairs}),
-            "review_labels": dict(Counter(label for _, label in pairs)),
-            "review_error_json_accuracy": round(best / len(pairs), 4) if pairs else 0.0}
+    return {
+        "review_items": len(pairs),
+        "review_labels_used": len({label for _, label in pairs}),
+        "review_labels": dict(Counter(label for _, label in pairs)),
+        "review_error_json_accuracy": round(best / len(pairs), 4) if pairs else 0.0,
+    }
 
 
 def report(run: Path, registry: Path | None = None) -> dict[str, Any]:

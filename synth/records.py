@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable, Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -158,7 +159,7 @@ class Message(Record):
     source: Literal["live", "pack", "simulated", "llm"] | None = None
 
 
-def conversation_id(messages: "Iterable[Message]") -> str:
+def conversation_id(messages: Iterable[Message]) -> str:
     """A conversation's id: a hash of what was said, so a conversation read back from the chat export
     (which carries no ``source``) gets the same id as the one the generator wrote."""
     return make_id("conv", [m.model_dump(mode="json", exclude_none=True, exclude={"source"}) for m in messages])

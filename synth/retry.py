@@ -98,10 +98,16 @@ class RetryPolicy:
     something ``retryable`` says no to, or runs out of attempts or waiting budget (then it
     re-raises the last error). ``on_retry(exc)`` and ``on_wait(seconds)`` are called before each wait."""
 
-    def __init__(self, *, retryable: Callable[[BaseException], bool], max_attempts: int = 6,
-                 max_wait: float = 300.0, backoff: float = 0.5,
-                 on_retry: Callable[[BaseException], None] | None = None,
-                 on_wait: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        retryable: Callable[[BaseException], bool],
+        max_attempts: int = 6,
+        max_wait: float = 300.0,
+        backoff: float = 0.5,
+        on_retry: Callable[[BaseException], None] | None = None,
+        on_wait: Callable[[float], None] | None = None,
+    ) -> None:
         def before_sleep(state: RetryCallState) -> None:
             if on_retry is not None and state.outcome is not None:
                 exc = state.outcome.exception()

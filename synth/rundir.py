@@ -32,10 +32,39 @@ from synth.errors import ConfigError, RunFolderError, SynthError
 from synth.records import MANIFEST_VERSION, Manifest, RunStart
 from synth.runfiles.digest import count_lines, file_facts, tree_digest
 from synth.runfiles.lock import RunLock, command_line, writer_of, writes_run
-from synth.runfiles.names import (CACHE, CARD, CHAT, COMPLETE, COMPRESSED, CONVERSATIONS, DEFAULT_OUTPUTS, EVAL,
-                                  EXPORTS, FILES, GZ, LOCK, LOG, MANIFEST, OUTPUT_FILES, OUTPUTS, PLOTS, QUEUE, REF,
-                                  REJECTED, REQUESTS, RUNNING, SCORED, TASKS, TEVAL, TOOL_FIELDS, TOOLS, TRAIN, VALID,
-                                  public_name, storage_name)
+from synth.runfiles.names import (
+    CACHE,
+    CARD,
+    CHAT,
+    COMPLETE,
+    COMPRESSED,
+    CONVERSATIONS,
+    DEFAULT_OUTPUTS,
+    EVAL,
+    EXPORTS,
+    FILES,
+    GZ,
+    LOCK,
+    LOG,
+    MANIFEST,
+    OUTPUT_FILES,
+    OUTPUTS,
+    PLOTS,
+    QUEUE,
+    REF,
+    REJECTED,
+    REQUESTS,
+    RUNNING,
+    SCORED,
+    TASKS,
+    TEVAL,
+    TOOL_FIELDS,
+    TOOLS,
+    TRAIN,
+    VALID,
+    public_name,
+    storage_name,
+)
 from synth.runfiles.reading import dump_line, inflater, read_json, read_jsonl, read_jsonl_text, teval_rows
 from synth.runfiles.requests import ERROR_LABELS, read_requests, requests_line
 from synth.runfiles.storage import is_compact, lines, open_text, open_write, other_spelling, parse_line, stored
@@ -43,17 +72,77 @@ from synth.runfiles.storage import other_spelling as _other_spelling  # the writ
 from synth.runfiles.tooltable import ToolTable, tool_table
 
 __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps working for every X it ever had
-    "CACHE", "CARD", "CHAT", "COMPLETE", "COMPRESSED", "CONVERSATIONS", "DEFAULT_OUTPUTS", "ERROR_LABELS", "EVAL",
-    "EXPORTS", "FILES", "GZ", "LOCK", "LOG", "MANIFEST", "OUTPUTS", "OUTPUT_FILES", "PLOTS", "QUEUE", "REF",
-    "REJECTED", "REQUESTS", "RUNNING", "SCORED", "TASKS", "TEVAL", "TOOLS", "TOOL_FIELDS", "TRAIN", "VALID",
-    "Replacing", "RunDir", "RunLock", "RunWriter", "ToolTable", "append_jsonl", "claim", "clear", "command_line",
-    "count_lines", "dump_line", "file_facts", "inflater", "is_compact", "lines", "open_text", "open_write",
-    "other_spelling", "parse_line", "public_name", "read_json", "read_jsonl", "read_jsonl_text", "read_requests",
-    "requests_line", "resume_command", "storage_name", "stored", "teval_rows", "tool_table", "tree_digest",
-    "write_atomic", "write_json", "write_jsonl", "writer_of", "writes_run"]
+    "CACHE",
+    "CARD",
+    "CHAT",
+    "COMPLETE",
+    "COMPRESSED",
+    "CONVERSATIONS",
+    "DEFAULT_OUTPUTS",
+    "ERROR_LABELS",
+    "EVAL",
+    "EXPORTS",
+    "FILES",
+    "GZ",
+    "LOCK",
+    "LOG",
+    "MANIFEST",
+    "OUTPUTS",
+    "OUTPUT_FILES",
+    "PLOTS",
+    "QUEUE",
+    "REF",
+    "REJECTED",
+    "REQUESTS",
+    "RUNNING",
+    "SCORED",
+    "TASKS",
+    "TEVAL",
+    "TOOLS",
+    "TOOL_FIELDS",
+    "TRAIN",
+    "VALID",
+    "Replacing",
+    "RunDir",
+    "RunLock",
+    "RunWriter",
+    "ToolTable",
+    "append_jsonl",
+    "claim",
+    "clear",
+    "command_line",
+    "count_lines",
+    "dump_line",
+    "file_facts",
+    "inflater",
+    "is_compact",
+    "lines",
+    "open_text",
+    "open_write",
+    "other_spelling",
+    "parse_line",
+    "public_name",
+    "read_json",
+    "read_jsonl",
+    "read_jsonl_text",
+    "read_requests",
+    "requests_line",
+    "resume_command",
+    "storage_name",
+    "stored",
+    "teval_rows",
+    "tool_table",
+    "tree_digest",
+    "write_atomic",
+    "write_json",
+    "write_jsonl",
+    "writer_of",
+    "writes_run",
+]
 
 
 # --- writing -----------------------------------------------------------------------------------
+
 
 class Replacing:
     """New versions of files in ``folder``, written beside the old ones under temporary names and
@@ -183,6 +272,7 @@ class RunWriter:
 
 # --- the folder --------------------------------------------------------------------------------
 
+
 class RunDir:
     """A run folder: paths of its files, their records, and its manifest."""
 
@@ -224,8 +314,14 @@ class RunDir:
         """Mark the folder as a run being made (status "running", which run, how it was started)
         before any of its files is opened; the final manifest replaces this one."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self.write_manifest(RunStart(manifest_version=MANIFEST_VERSION, status="running", identity=identity,
-                                     command=command or command_line()))
+        self.write_manifest(
+            RunStart(
+                manifest_version=MANIFEST_VERSION,
+                status="running",
+                identity=identity,
+                command=command or command_line(),
+            )
+        )
 
     def finished(self, error: type[SynthError] = ConfigError) -> Manifest:
         """The manifest of a finished run. RunFolderError while another process writes the folder, or
@@ -235,8 +331,10 @@ class RunDir:
             raise RunFolderError(f"{self.path} is being written by {holder}; wait for it to end, then run this again")
         manifest = self.read_manifest(error)
         if isinstance(manifest, RunStart):
-            raise RunFolderError(f"{self.path} holds an unfinished run (it stopped part way); finish it with: "
-                                 f"{resume_command(manifest.to_json())}")
+            raise RunFolderError(
+                f"{self.path} holds an unfinished run (it stopped part way); finish it with: "
+                f"{resume_command(manifest.to_json())}"
+            )
         return manifest
 
 
@@ -257,18 +355,24 @@ def parse_manifest(data: Any, path: Path, error: type[SynthError] = ConfigError)
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
         raise error(f"{path}: damaged: manifest_version is {version!r}, not a version number; {again}")
     if version > MANIFEST_VERSION:
-        raise error(f"{path}: manifest_version {version} is newer than this synth reads ({MANIFEST_VERSION}); "
-                    "upgrade synth (pip install -U synth) to read this run")
+        raise error(
+            f"{path}: manifest_version {version} is newer than this synth reads ({MANIFEST_VERSION}); "
+            "upgrade synth (pip install -U synth) to read this run"
+        )
     model = RunStart if data.get("status") == RUNNING else Manifest
     try:
         return model.model_validate({"manifest_version": version, **data})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(manifest)"
-        what = f"{where}: {first['msg'].lower()}" + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")
+        what = f"{where}: {first['msg'].lower()}" + (
+            f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        )
         if "manifest_version" not in data:
-            raise error(f"{path}: written by synth {data.get('synth_version', '(unknown)')} before manifests were "
-                        f"versioned, and not readable now ({what}); {again} with this synth") from None
+            raise error(
+                f"{path}: written by synth {data.get('synth_version', '(unknown)')} before manifests were "
+                f"versioned, and not readable now ({what}); {again} with this synth"
+            ) from None
         raise error(f"{path}: damaged: {what}; {again}") from None
 
 
@@ -298,12 +402,16 @@ def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overw
             manifest = {}
     if manifest is None:
         if resume:
-            raise RunFolderError(f"--resume: {folder} holds no run to continue (no {MANIFEST}); start the run without "
-                                 "--resume, or give the --out of the run that stopped")
+            raise RunFolderError(
+                f"--resume: {folder} holds no run to continue (no {MANIFEST}); start the run without "
+                "--resume, or give the --out of the run that stopped"
+            )
         left = [name for name in FILES if stored(folder / name).exists()]
         if left and not overwrite:
-            raise RunFolderError(f"{folder} holds run files ({', '.join(left)}) but no {MANIFEST}, so it is not known which "
-                                 "run made them; give --overwrite to replace them, or another --out")
+            raise RunFolderError(
+                f"{folder} holds run files ({', '.join(left)}) but no {MANIFEST}, so it is not known which "
+                "run made them; give --overwrite to replace them, or another --out"
+            )
         return
     there = manifest.get("identity")
     if there == identity and not (folder / LOG).exists():
@@ -312,12 +420,16 @@ def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overw
         clear(folder)
         return
     if there == identity:  # the same run, but people's review decisions are folded into its files
-        raise RunFolderError(f"{folder} holds this run with review decisions applied ({LOG}); making it again would "
-                             "drop them. Give --overwrite to start over, or another --out")
+        raise RunFolderError(
+            f"{folder} holds this run with review decisions applied ({LOG}); making it again would "
+            "drop them. Give --overwrite to start over, or another --out"
+        )
     what = _difference(there, identity)
     if resume:
-        raise RunFolderError(f"--resume only continues the same run, and {folder} holds another ({what}); give the "
-                             "flags of that run, or --overwrite without --resume to replace it")
+        raise RunFolderError(
+            f"--resume only continues the same run, and {folder} holds another ({what}); give the "
+            "flags of that run, or --overwrite without --resume to replace it"
+        )
     raise RunFolderError(f"{folder} holds a different run ({what}); give --overwrite to replace it, or another --out")
 
 
@@ -328,7 +440,11 @@ def _difference(there: Any, asked: dict[str, Any]) -> str:
     for key, value in asked.items():
         old = there.get(key)
         if old != value:
-            parts.append("other registry content" if key == "registry_sha256" else f"{key} {_short(old)} there, {_short(value)} asked")
+            parts.append(
+                "other registry content"
+                if key == "registry_sha256"
+                else f"{key} {_short(old)} there, {_short(value)} asked"
+            )
     return "; ".join(parts) or "other settings"
 
 

@@ -63,14 +63,20 @@ def more(quota: int) -> int:
 def identity(settings: Settings, count: int) -> dict[str, Any]:
     """What every shard of one run shares: the run's identity, the number of shards and the code
     that wrote them (another version may write other data for the same scenario)."""
-    return {**settings.identity(), "shards": count, "synth_version": synth.__version__,
-            "generator_version": GENERATOR_VERSION}
+    return {
+        **settings.identity(),
+        "shards": count,
+        "synth_version": synth.__version__,
+        "generator_version": GENERATOR_VERSION,
+    }
 
 
 def identity_of(folders: list[Path]) -> dict[str, Any]:
     """The identity of the run the shards in ``folders`` merge into (what its manifest will say)."""
     shards = read_shards(folders)
-    return {k: v for k, v in shards[0][1]["identity"].items() if k not in ("shards", "synth_version", "generator_version")}
+    return {
+        k: v for k, v in shards[0][1]["identity"].items() if k not in ("shards", "synth_version", "generator_version")
+    }
 
 
 class _Slice:
@@ -98,14 +104,19 @@ class Shard:
 
     def __post_init__(self) -> None:
         if self.count < 1 or not 0 <= self.index < self.count:
-            raise ConfigError(f"--shard {self.index} with --shards {self.count}: the shard is a number from 0 to "
-                              f"{self.count - 1}")
+            raise ConfigError(
+                f"--shard {self.index} with --shards {self.count}: the shard is a number from 0 to {self.count - 1}"
+            )
         if self.settings.budget_usd is not None:
-            raise ConfigError("--budget-usd cannot be split over shards (each would spend it); estimate the run with "
-                              "--dry-run and give the shards no budget")
+            raise ConfigError(
+                "--budget-usd cannot be split over shards (each would spend it); estimate the run with "
+                "--dry-run and give the shards no budget"
+            )
         if self.settings.execute == "live":
-            raise ConfigError("--execute live cannot be sharded yet: live servers keep state and reachability per "
-                              "process, so shards could differ from the single run; run it as one process")
+            raise ConfigError(
+                "--execute live cannot be sharded yet: live servers keep state and reachability per "
+                "process, so shards could differ from the single run; run it as one process"
+            )
 
     def slice(self, planner: Planner, attempts: int) -> tuple[_Slice, int]:
         """The planner and number of scenarios of this shard, from the single run's."""
@@ -126,8 +137,12 @@ class Shard:
             "shard": {"count": self.count, "index": self.index},
             "identity": identity(self.settings, self.count),
             "settings": json.loads(self.settings.model_dump_json()),
-            "scenarios": {"run": self.attempts, "slice": slice_size, "written": counts["written"],
-                          "exhausted": counts["written"] == slice_size},
+            "scenarios": {
+                "run": self.attempts,
+                "slice": slice_size,
+                "written": counts["written"],
+                "exhausted": counts["written"] == slice_size,
+            },
             "quota": self.quota or counts["candidates"],  # the default's, where it stopped
             "candidates": counts["candidates"],
             "files": {STREAM: rundir.file_facts(self.settings.out / STREAM)},
@@ -144,20 +159,28 @@ def _lines(items: Any, shard: Shard, counts: dict[str, int]) -> Iterator[str]:
         if scenario.index != index:
             raise RuntimeError(f"shard {shard.index}: item {k} is scenario {scenario.index}, not {index}")
         kind = "written" if isinstance(written, Written) else "failure"
-        spent = ",".join(ChatResponse(model=r.model, usage=r.usage, cached=r.cached).model_dump_json() for r in responses)
-        yield (f'{{"i":{index},"scenario":{scenario.model_dump_json()},"{kind}":{written.model_dump_json()},'
-               f'"responses":[{spent}]}}\n')
+        spent = ",".join(
+            ChatResponse(model=r.model, usage=r.usage, cached=r.cached).model_dump_json() for r in responses
+        )
+        yield (
+            f'{{"i":{index},"scenario":{scenario.model_dump_json()},"{kind}":{written.model_dump_json()},'
+            f'"responses":[{spent}]}}\n'
+        )
         counts["written"] += 1
         if isinstance(written, Written) and written.review.verdict == "accept":
             if not seen.check("", written.query.text, conversation_id(written.trajectory.messages)):
                 counts["candidates"] += 1
-        if (counts["candidates"] >= shard.quota if shard.quota else
-                enough(shard.settings.n, shard.count, counts["written"], counts["candidates"])):
+        if (
+            counts["candidates"] >= shard.quota
+            if shard.quota
+            else enough(shard.settings.n, shard.count, counts["written"], counts["candidates"])
+        ):
             return
 
 
-def run_shard(settings: Settings, count: int, index: int, quota: int | None = None,
-              backends: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_shard(
+    settings: Settings, count: int, index: int, quota: int | None = None, backends: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Make one shard into ``settings.out``; returns its manifest (see ``Shard.write``)."""
     shard = Shard(settings, count, index, quota)
     claim_shard(settings.out)
@@ -183,6 +206,7 @@ def record_requests(out: Path, backends: dict[str, Any]) -> None:
 
 # --- merge ---------------------------------------------------------------------------------------
 
+
 def read_shards(folders: list[Path]) -> list[tuple[Path, dict[str, Any]]]:
     """The shards' folders and manifests in shard order, checked to be all the shards of one run."""
     if not folders:
@@ -190,8 +214,11 @@ def read_shards(folders: list[Path]) -> list[tuple[Path, dict[str, Any]]]:
     found: list[tuple[Path, dict[str, Any]]] = []
     for folder in folders:
         if not (folder / SHARD).is_file():
-            raise ConfigError(f"{folder} is not a shard (no {SHARD}); make one with synth generate --shards N --shard I "
-                              f"--out {folder}" + (" (it finished? a shard that stopped part way has none)" if (folder / STREAM).exists() else ""))
+            raise ConfigError(
+                f"{folder} is not a shard (no {SHARD}); make one with synth generate --shards N --shard I "
+                f"--out {folder}"
+                + (" (it finished? a shard that stopped part way has none)" if (folder / STREAM).exists() else "")
+            )
         manifest = read_json(folder / SHARD, "shard manifest; make the shard again")
         if not isinstance(manifest, dict) or manifest.get("status") != rundir.COMPLETE or "shard" not in manifest:
             raise ConfigError(f"{folder / SHARD}: not a finished shard's manifest; make the shard again")
@@ -199,20 +226,26 @@ def read_shards(folders: list[Path]) -> list[tuple[Path, dict[str, Any]]]:
     first_folder, first = found[0]
     for folder, manifest in found[1:]:
         if manifest["identity"] != first["identity"]:
-            raise ConfigError(f"{folder} and {first_folder} are shards of different runs ({_difference(first['identity'], manifest['identity'])}); "
-                              "merge only the shards made with the same registry, seed, --n and flags")
+            raise ConfigError(
+                f"{folder} and {first_folder} are shards of different runs ({_difference(first['identity'], manifest['identity'])}); "  # noqa: E501
+                "merge only the shards made with the same registry, seed, --n and flags"
+            )
     count = first["shard"]["count"]
     by_index: dict[int, Path] = {}
     for folder, manifest in found:
         index = manifest["shard"]["index"]
         if index in by_index:
-            raise ConfigError(f"shard {index} of {count} is given twice ({by_index[index]} and {folder}); give each shard once")
+            raise ConfigError(
+                f"shard {index} of {count} is given twice ({by_index[index]} and {folder}); give each shard once"
+            )
         by_index[index] = folder
     missing = [i for i in range(count) if i not in by_index]
     if missing:
-        raise ConfigError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of {count} "
-                          f"{'are' if len(missing) > 1 else 'is'} missing; make {'them' if len(missing) > 1 else 'it'} with "
-                          f"synth generate --shards {count} --shard I and give every shard's folder")
+        raise ConfigError(
+            f"shard{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of {count} "
+            f"{'are' if len(missing) > 1 else 'is'} missing; make {'them' if len(missing) > 1 else 'it'} with "
+            f"synth generate --shards {count} --shard I and give every shard's folder"
+        )
     return sorted(found, key=lambda fm: fm[1]["shard"]["index"])
 
 
@@ -231,7 +264,8 @@ class ShardShort(ConfigError):
             f"shard {index} of {count} ({folder}) stopped after {written} scenarios, at its quota of {self.quota} "
             f"conversations, and the merge needs scenario {needed} from it: more of this run's conversations were "
             f"turned away (duplicates across shards, rejections) than its margin covers. Make that shard again with "
-            f"--shard-quota {more(self.quota)} (same command otherwise), then merge again")
+            f"--shard-quota {more(self.quota)} (same command otherwise), then merge again"
+        )
 
 
 class Interleaved:
@@ -250,8 +284,10 @@ class Interleaved:
             text = self.files[k].readline()
             if not text:
                 if manifest["scenarios"]["exhausted"]:
-                    raise ConfigError(f"{folder / STREAM} ends before scenario {i}, which its manifest says it holds; "
-                                      "the shard is damaged: make it again")
+                    raise ConfigError(
+                        f"{folder / STREAM} ends before scenario {i}, which its manifest says it holds; "
+                        "the shard is damaged: make it again"
+                    )
                 raise ShardShort(folder, k, self.count, manifest, i)
             yield _parse(text, i, folder)
 
@@ -265,18 +301,32 @@ def _parse(text: str, i: int, folder: Path) -> tuple[Scenario, Written | StageFa
         line = json.loads(text)
         if line["i"] != i:
             raise ValueError(f"holds scenario {line['i']} where scenario {i} belongs")
-        written: Written | StageFailure = (Written.model_validate(line["written"]) if "written" in line
-                                           else StageFailure.model_validate(line["failure"]))
-        return (Scenario.model_validate(line["scenario"]), written,
-                [ChatResponse.model_validate(r) for r in line["responses"]])
+        written: Written | StageFailure = (
+            Written.model_validate(line["written"])
+            if "written" in line
+            else StageFailure.model_validate(line["failure"])
+        )
+        return (
+            Scenario.model_validate(line["scenario"]),
+            written,
+            [ChatResponse.model_validate(r) for r in line["responses"]],
+        )
     except (ValueError, KeyError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
-        raise ConfigError(f"{folder / STREAM}: the line of scenario {i} cannot be read ({str(exc)[:200]}); the shard "
-                          "is damaged or from another synth: make it again") from None
+        raise ConfigError(
+            f"{folder / STREAM}: the line of scenario {i} cannot be read ({str(exc)[:200]}); the shard "
+            "is damaged or from another synth: make it again"
+        ) from None
 
 
 @rundir.writes_run(lambda folders, out, **_: out)  # one writer per run folder
-def merge(folders: list[Path], out: Path, *, settings: Settings | None = None, servers: Path | None = None,
-          progress: Any = None) -> dict[str, Any]:
+def merge(
+    folders: list[Path],
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    servers: Path | None = None,
+    progress: Any = None,
+) -> dict[str, Any]:
     """Merge the shards in ``folders`` into the run folder ``out``; returns its manifest. ``settings``
     (the run's, as given to the shards) defaults to the first shard's, with ``servers`` if given."""
     shards = read_shards(folders)
@@ -286,22 +336,32 @@ def merge(folders: list[Path], out: Path, *, settings: Settings | None = None, s
         settings = recorded.model_copy(update={"servers": servers or recorded.servers, "cache": None})
     settings = settings.model_copy(update={"out": out})
     if not settings.servers.exists():
-        raise ConfigError(f"the shards were made from the registry {settings.servers}, which is not here; give its "
-                          "folder with --servers")
+        raise ConfigError(
+            f"the shards were made from the registry {settings.servers}, which is not here; give its "
+            "folder with --servers"
+        )
     if identity(settings, len(shards)) != first["identity"]:
-        raise ConfigError(f"the registry or flags differ from the shards' ({_difference(first['identity'], identity(settings, len(shards)))}); "
-                          f"give --servers the registry folder the shards were made from")
+        raise ConfigError(
+            f"the registry or flags differ from the shards' ({_difference(first['identity'], identity(settings, len(shards)))}); "  # noqa: E501
+            f"give --servers the registry folder the shards were made from"
+        )
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
     RunDir(out).start(settings.identity())
-    manifest = consume(settings, registry, packs, Interleaved(shards), None, progress, productive=settings.backend == "offline")
+    manifest = consume(
+        settings, registry, packs, Interleaved(shards), None, progress, productive=settings.backend == "offline"
+    )
     _merge_requests(out, [folder for folder, _ in shards])
     return manifest
 
 
 def _merge_requests(out: Path, folders: list[Path]) -> None:
     """The shards' requests.json entries, one list (timing, not data: it stays out of the manifest)."""
-    entries = [e for folder in folders if (folder / rundir.REQUESTS).exists()
-               for e in read_json(folder / rundir.REQUESTS, "requests file") or []]
+    entries = [
+        e
+        for folder in folders
+        if (folder / rundir.REQUESTS).exists()
+        for e in read_json(folder / rundir.REQUESTS, "requests file") or []
+    ]
     if entries:
         write_json(out / rundir.REQUESTS, entries)

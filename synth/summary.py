@@ -38,8 +38,10 @@ def _made(console: Console, manifest: dict[str, Any]) -> None:
         for line in execute.get("unreachable", {}).values():
             console.print(f"  [yellow]unreachable: {line}[/]", highlight=False, soft_wrap=True)
     splits = counts["splits"]
-    console.print(f"splits: train {splits['train']}, valid {splits['valid']}, test {splits['test']} "
-                  f"-> {counts['eval_items']} eval items")
+    console.print(
+        f"splits: train {splits['train']}, valid {splits['valid']}, test {splits['test']} "
+        f"-> {counts['eval_items']} eval items"
+    )
 
 
 def _tables(console: Console, manifest: dict[str, Any]) -> None:
@@ -66,25 +68,36 @@ def _tables(console: Console, manifest: dict[str, Any]) -> None:
 
 def _registry_and_cost(console: Console, manifest: dict[str, Any], out: Path) -> None:
     cov, reg = manifest["coverage"], manifest["registry"]
-    console.print(f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
-                  f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
-                  f"{plural(len(reg['errors']), 'error')}, reasons in manifest.json")
+    console.print(
+        f"tool coverage: {cov['used_tools']}/{cov['usable_tools']} usable tools ({cov['share']:.0%}); "
+        f"registry: {reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, "
+        f"{plural(len(reg['errors']), 'error')}, reasons in manifest.json"
+    )
     for line in reg["errors"][:5]:
         console.print(f"  [yellow]{line}[/]", highlight=False)
     if len(reg["errors"]) > 5:
         console.print(f"  ... and {len(reg['errors']) - 5} more: synth registry lint {manifest['config']['servers']}")
     if manifest.get("tokens"):
         used = manifest["tokens"].values()
-        console.print(f"model calls that made the data: {sum(r['calls'] for r in used)}, tokens "
-                      f"{sum(r['prompt_tokens'] for r in used):,} in / {sum(r['completion_tokens'] for r in used):,} out, "
-                      f"about ${manifest['cost_usd']:.4f}" + (" (stopped: budget reached; --resume with a larger "
-                      "--budget-usd to go on)" if manifest.get("stopped_by_budget") else ""))
+        console.print(
+            f"model calls that made the data: {sum(r['calls'] for r in used)}, tokens "
+            f"{sum(r['prompt_tokens'] for r in used):,} in / {sum(r['completion_tokens'] for r in used):,} out, "
+            f"about ${manifest['cost_usd']:.4f}"
+            + (
+                " (stopped: budget reached; --resume with a larger --budget-usd to go on)"
+                if manifest.get("stopped_by_budget")
+                else ""
+            )
+        )
     entries = read_requests(out)
     if entries:
         line = requests_line(entries[-1:])
         retried = entries[-1].get("retries", 0) or entries[-1].get("reasks", 0)
-        console.print(f"requests (this process): {'[yellow]' if retried else ''}{line}{'[/]' if retried else ''}; "
-                      "every process's counts are in requests.json", highlight=False)
+        console.print(
+            f"requests (this process): {'[yellow]' if retried else ''}{line}{'[/]' if retried else ''}; "
+            "every process's counts are in requests.json",
+            highlight=False,
+        )
 
 
 def _files(console: Console, manifest: dict[str, Any], out: Path) -> None:
@@ -93,11 +106,18 @@ def _files(console: Console, manifest: dict[str, Any], out: Path) -> None:
     if tasks:
         extra += f", tasks/ ({tasks} store tasks with verify.py; check them: synth tasks check {out})"
     names = sorted(stored(out / name).name for name in [*manifest["files"], TOOLS] if stored(out / name).exists())
-    console.print(f"files in [bold]{out}[/]: " + ", ".join(names) + f", manifest.json{extra}"
-                  + (", README.md (dataset card), plots/" if (out / "README.md").exists() else ""))
+    console.print(
+        f"files in [bold]{out}[/]: "
+        + ", ".join(names)
+        + f", manifest.json{extra}"
+        + (", README.md (dataset card), plots/" if (out / "README.md").exists() else "")
+    )
     if is_compact(out):
-        console.print("the .gz files are stored compactly (tool lists once, in tools.jsonl.gz); the plain public files: "
-                      f"synth export {out} --format jsonl --out DIR", highlight=False)
+        console.print(
+            "the .gz files are stored compactly (tool lists once, in tools.jsonl.gz); the plain public files: "
+            f"synth export {out} --format jsonl --out DIR",
+            highlight=False,
+        )
 
 
 def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | None:
@@ -106,10 +126,14 @@ def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | 
     funnel = manifest["funnel"]
     scenarios, accepted = funnel["scenarios"], funnel["accepted"]
     if accepted == 0:
-        return (f"no conversation was accepted of {scenarios} scenarios; the reasons are in the table above and in "
-                "rejected.jsonl")
+        return (
+            f"no conversation was accepted of {scenarios} scenarios; the reasons are in the table above and in "
+            "rejected.jsonl"
+        )
     share = (scenarios - accepted) / scenarios if scenarios else 0.0
     if max_reject is not None and share > max_reject:
-        return (f"{share:.1%} of {scenarios} scenarios were rejected, above --max-reject {max_reject:g}; the reasons "
-                "are in the table above and in rejected.jsonl")
+        return (
+            f"{share:.1%} of {scenarios} scenarios were rejected, above --max-reject {max_reject:g}; the reasons "
+            "are in the table above and in rejected.jsonl"
+        )
     return None

@@ -7,7 +7,7 @@ server names) is passed as values, so it is never compiled as template code.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ def names() -> list[str]:
     return sorted(p.name for p in shipped("prompts", "prompts").iterdir() if p.name.endswith(".j2"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> jinja2.Template:
     try:
         return environment().get_template(name)

@@ -31,8 +31,10 @@ def loose(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-         "fifteen sixteen seventeen eighteen nineteen").split()
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
 _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
@@ -51,23 +53,28 @@ def spell(n: int) -> str:
     return str(n)
 
 
-_LABEL = re.compile(r"^(?:\[[^\]]*\]\s*|(?:legacy|deprecated|experimental|beta)(?:\s+tool)?\s*:\s*"
-                    r"|tool\s*:\s*|this tool\s+|use this(?: tool)? to\s+"
-                    r"|(?:a )?tool (?:to|that|for)\s+)+", re.I)
+_LABEL = re.compile(
+    r"^(?:\[[^\]]*\]\s*|(?:legacy|deprecated|experimental|beta)(?:\s+tool)?\s*:\s*"
+    r"|tool\s*:\s*|this tool\s+|use this(?: tool)? to\s+"
+    r"|(?:a )?tool (?:to|that|for)\s+)+",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|。|\s(?:Args|Arguments|Parameters|Returns|Example)s?\s*:")
 FILLER_WORDS = {"tool", "tools", "func", "fn", "mcp"}
-_VERBS = set("""get fetch retrieve search find list create add update delete remove send set check
+_VERBS = set(
+    """get fetch retrieve search find list create add update delete remove send set check
     generate run execute read write query extract scrape summarize take export ensure lookup look
     count calculate compute analyze analyse download upload start stop convert translate validate
     verify scan parse book cancel manage save load show display view open close connect navigate
     track make post install upgrade describe explain return provide monitor move copy rename fill
     click capture compare design build record store insert edit modify replace submit publish
-    schedule""".split())
+    schedule""".split()
+)
 _AS_GET = {"return", "provide"}  # "returns X" reads as "get X" after "the user wants to"
 
 
 def purpose(spec: ToolSpec) -> str:
-    """"Legacy tool: Get current temperature for a city (...)." -> "get current temperature ..."."""
+    """ "Legacy tool: Get current temperature for a city (...)." -> "get current temperature ..."."""
     text = _LABEL.sub("", " ".join(spec.description.split()))
     sentence = re.sub(r"\s*\([^)]*\)", "", _SENTENCE.split(text, 1)[0]).strip().rstrip(".!:; ")
     if len(sentence) > 110:
@@ -79,21 +86,23 @@ def purpose(spec: ToolSpec) -> str:
 
 def _base(word: str) -> str | None:
     w = word.lower()
-    stems = (w, w[:-3] + "y" if w.endswith("ies") else "",
-             w[:-2] if w.endswith(("ches", "shes", "sses", "xes")) else "",
-             w[:-1] if w.endswith("s") else "")
+    stems = (
+        w,
+        w[:-3] + "y" if w.endswith("ies") else "",
+        w[:-2] if w.endswith(("ches", "shes", "sses", "xes")) else "",
+        w[:-1] if w.endswith("s") else "",
+    )
     stem = next((s for s in stems if s in _VERBS), None)
     return "get" if stem in _AS_GET else stem
 
 
 def infinitive(phrase: str) -> str | None:
-    """"retrieves URLs and extracts text" -> "retrieve URLs and extract text"; None if no verb."""
+    """ "retrieves URLs and extracts text" -> "retrieve URLs and extract text"; None if no verb."""
     first, _, rest = phrase.partition(" ")
     verb = _base(first)
     if verb is None:
         return None
-    rest = re.sub(r"\b(and|or|then)\s+(\w+)",
-                  lambda g: f"{g.group(1)} {_base(g.group(2)) or g.group(2)}", rest)
+    rest = re.sub(r"\b(and|or|then)\s+(\w+)", lambda g: f"{g.group(1)} {_base(g.group(2)) or g.group(2)}", rest)
     return f"{verb} {rest}".strip()
 
 
@@ -109,39 +118,260 @@ def plural(count: int, noun: str) -> str:
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n+|\n(?=\s*(?:[-*#>|]|[A-Z0-9]))")
 _DOC_SECTION = re.compile(r"\n\s*(?:Args|Arguments|Parameters|Params|Returns?|Raises|Examples?)\b[^\n]{0,30}:")
 _LEAD = re.compile(
-    r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"
-    r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",
+    r"^(?:(?:this|the)\s+(?:tool|function|endpoint|api|method|server)\s+(?:will\s+|can\s+|is used to\s+|allows you to\s+|lets you\s+|helps you\s+)?"  # noqa: E501
+    r"|(?:use (?:this|the) tool to|use this to|use to|tool to|tool that|tool for|a tool (?:to|that|for)|function to|used to|allows? (?:you|users) to|lets? you|helps? you|enables? (?:you to)?|this will|will)\s+)",  # noqa: E501
     re.I,
 )
 # Instructions aimed at the model inside a tool description are data, not a request a user would make.
-_INJECTED = re.compile(r"\b(?:ignore (?:all |any )?(?:previous|prior|above)|when you (?:read|see|use) this|you must|"
-                       r"system prompt|do not tell|before using this tool|<important>|instead of the user)", re.I)
+_INJECTED = re.compile(
+    r"\b(?:ignore (?:all |any )?(?:previous|prior|above)|when you (?:read|see|use) this|you must|"
+    r"system prompt|do not tell|before using this tool|<important>|instead of the user)",
+    re.I,
+)
 _MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
 VERBS = {
-    "get", "retrieve", "fetch", "search", "list", "find", "create", "add", "send", "post", "update", "delete",
-    "remove", "set", "write", "upload", "read", "check", "look", "query", "calculate", "convert", "generate",
-    "return", "provide", "show", "display", "analyze", "analyse", "compare", "translate", "summarize",
-    "summarise", "download", "run", "execute", "book", "schedule", "cancel", "track", "monitor", "browse",
-    "explore", "discover", "validate", "verify", "extract", "parse", "open", "close", "save", "load", "scrape",
-    "crawl", "lookup", "resolve", "estimate", "predict", "recommend", "identify", "count", "merge", "move",
-    "rename", "edit", "publish", "manage", "start", "stop", "register", "subscribe", "invite", "assign",
-    "archive", "mark", "describe", "explain", "plan", "draw", "render", "format", "encode", "decode", "perform",
-    "simulate", "calculate", "create", "make", "tell", "give", "convert", "list", "visit", "send", "place", "cancel",
-    "multiply", "subtract", "divide", "type", "switch", "go", "use", "view", "decrypt", "encrypt", "broadcast",
-    "handle", "reverse", "launch", "reveal", "hash", "ping", "roll", "flip", "draw", "greet", "echo", "wait",
-    "submit", "process", "log", "finish", "continue", "print", "batch", "record", "report", "request", "reserve",
-    "obtain", "access", "scan", "test", "evaluate", "measure", "monitor", "notify", "insert", "store",
-    "disconnect", "connect", "reload", "take", "click", "navigate", "fill", "press", "scroll", "hover",
-    "select", "enable", "disable", "reset", "clear", "sync", "import", "export", "share", "follow", "transfer",
-    "swap", "approve", "sign", "deposit", "withdraw", "buy", "sell", "trade", "ping", "wait", "refresh", "restart",
-    "inspect", "review", "fork", "clone", "commit", "pull", "push", "watch", "play", "pause", "capture",
-    "sum", "compute", "solve", "sort", "filter", "replace", "compress", "resize", "crop", "rotate",
-    "transcribe", "think", "remember", "recall", "forget", "modify", "change", "install", "deploy", "build", "debug",
-    "lint", "preview", "visualize", "geocode", "shorten", "check", "initialize", "configure",
-    "apply", "attach", "detach", "upgrade", "organize", "append", "prepend", "copy", "post", "reply", "comment",
-    "retweet", "subscribe", "unsubscribe", "mute", "vote", "query", "scale", "boot", "shutdown", "demote", "promote",
-    "taint", "cordon", "uncordon", "drain", "annotate", "label", "patch", "undo", "resume", "equip", "jump", "attack",
-    "dig", "craft", "greet", "mine", "pick", "drop", "sell", "look", "say", "join", "leave", "ask",
+    "get",
+    "retrieve",
+    "fetch",
+    "search",
+    "list",
+    "find",
+    "create",
+    "add",
+    "send",
+    "post",
+    "update",
+    "delete",
+    "remove",
+    "set",
+    "write",
+    "upload",
+    "read",
+    "check",
+    "look",
+    "query",
+    "calculate",
+    "convert",
+    "generate",
+    "return",
+    "provide",
+    "show",
+    "display",
+    "analyze",
+    "analyse",
+    "compare",
+    "translate",
+    "summarize",
+    "summarise",
+    "download",
+    "run",
+    "execute",
+    "book",
+    "schedule",
+    "cancel",
+    "track",
+    "monitor",
+    "browse",
+    "explore",
+    "discover",
+    "validate",
+    "verify",
+    "extract",
+    "parse",
+    "open",
+    "close",
+    "save",
+    "load",
+    "scrape",
+    "crawl",
+    "lookup",
+    "resolve",
+    "estimate",
+    "predict",
+    "recommend",
+    "identify",
+    "count",
+    "merge",
+    "move",
+    "rename",
+    "edit",
+    "publish",
+    "manage",
+    "start",
+    "stop",
+    "register",
+    "subscribe",
+    "invite",
+    "assign",
+    "archive",
+    "mark",
+    "describe",
+    "explain",
+    "plan",
+    "draw",
+    "render",
+    "format",
+    "encode",
+    "decode",
+    "perform",
+    "simulate",
+    "make",
+    "tell",
+    "give",
+    "visit",
+    "place",
+    "multiply",
+    "subtract",
+    "divide",
+    "type",
+    "switch",
+    "go",
+    "use",
+    "view",
+    "decrypt",
+    "encrypt",
+    "broadcast",
+    "handle",
+    "reverse",
+    "launch",
+    "reveal",
+    "hash",
+    "ping",
+    "roll",
+    "flip",
+    "greet",
+    "echo",
+    "wait",
+    "submit",
+    "process",
+    "log",
+    "finish",
+    "continue",
+    "print",
+    "batch",
+    "record",
+    "report",
+    "request",
+    "reserve",
+    "obtain",
+    "access",
+    "scan",
+    "test",
+    "evaluate",
+    "measure",
+    "notify",
+    "insert",
+    "store",
+    "disconnect",
+    "connect",
+    "reload",
+    "take",
+    "click",
+    "navigate",
+    "fill",
+    "press",
+    "scroll",
+    "hover",
+    "select",
+    "enable",
+    "disable",
+    "reset",
+    "clear",
+    "sync",
+    "import",
+    "export",
+    "share",
+    "follow",
+    "transfer",
+    "swap",
+    "approve",
+    "sign",
+    "deposit",
+    "withdraw",
+    "buy",
+    "sell",
+    "trade",
+    "refresh",
+    "restart",
+    "inspect",
+    "review",
+    "fork",
+    "clone",
+    "commit",
+    "pull",
+    "push",
+    "watch",
+    "play",
+    "pause",
+    "capture",
+    "sum",
+    "compute",
+    "solve",
+    "sort",
+    "filter",
+    "replace",
+    "compress",
+    "resize",
+    "crop",
+    "rotate",
+    "transcribe",
+    "think",
+    "remember",
+    "recall",
+    "forget",
+    "modify",
+    "change",
+    "install",
+    "deploy",
+    "build",
+    "debug",
+    "lint",
+    "preview",
+    "visualize",
+    "geocode",
+    "shorten",
+    "initialize",
+    "configure",
+    "apply",
+    "attach",
+    "detach",
+    "upgrade",
+    "organize",
+    "append",
+    "prepend",
+    "copy",
+    "reply",
+    "comment",
+    "retweet",
+    "unsubscribe",
+    "mute",
+    "vote",
+    "scale",
+    "boot",
+    "shutdown",
+    "demote",
+    "promote",
+    "taint",
+    "cordon",
+    "uncordon",
+    "drain",
+    "annotate",
+    "label",
+    "patch",
+    "undo",
+    "resume",
+    "equip",
+    "jump",
+    "attack",
+    "dig",
+    "craft",
+    "mine",
+    "pick",
+    "drop",
+    "say",
+    "join",
+    "leave",
+    "ask",
 }
 
 
@@ -175,39 +405,118 @@ def intent(tool: ToolSpec) -> str:
             w[0] = first
         # what is done to what, without how ("using an absolute path with security validation"): a person
         # names the goal, and a request that copies the description teaches a model to match descriptions
-        cut = next((i for i, x in enumerate(w) if i >= (4 if w[:2] == ["look", "up"] else 2) and (x.lower().strip(",") in _HOW or (
-            x.lower() in ("and", "or") and i + 1 < len(w) and _base_verb(w[i + 1].lower()) in VERBS))), len(w))
-        w = w[:min(cut, 16)]
-        while w and w[-1].lower().strip(",") in {"a", "an", "the", "of", "for", "and", "or", "to", "with", "in", "by", "on", "along"}:
+        cut = next(
+            (
+                i
+                for i, x in enumerate(w)
+                if i >= (4 if w[:2] == ["look", "up"] else 2)
+                and (
+                    x.lower().strip(",") in _HOW
+                    or (x.lower() in ("and", "or") and i + 1 < len(w) and _base_verb(w[i + 1].lower()) in VERBS)
+                )
+            ),
+            len(w),
+        )
+        w = w[: min(cut, 16)]
+        while w and w[-1].lower().strip(",") in {
+            "a",
+            "an",
+            "the",
+            "of",
+            "for",
+            "and",
+            "or",
+            "to",
+            "with",
+            "in",
+            "by",
+            "on",
+            "along",
+        }:
             w.pop()
         w[-1] = w[-1].rstrip(",")
         return " ".join(w)
     name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api", "controller"}]
     at = next((i for i, x in enumerate(name_words) if _base_verb(x) in VERBS), None)
     if at:  # "sls_describe_logstore" -> "describe logstore": the verb leads, a prefix is no part of the request
-        name_words = [_base_verb(name_words[at]), *(name_words[at + 1:] or name_words[:at])]
+        name_words = [_base_verb(name_words[at]), *(name_words[at + 1 :] or name_words[:at])]
     elif name_words and at is None:
         name_words = ["look", "up", *name_words]
     return " ".join(name_words) or "help with this"
 
 
-_HOW = {"using", "with", "via", "through", "that", "which", "without", "including", "so", "while", "when",
-        "based", "according", "if", "optionally", "returning"}
+_HOW = {
+    "using",
+    "with",
+    "via",
+    "through",
+    "that",
+    "which",
+    "without",
+    "including",
+    "so",
+    "while",
+    "when",
+    "based",
+    "according",
+    "if",
+    "optionally",
+    "returning",
+}
 _LINKED = re.compile(r"\s(?:for|of|about|in|from|by|on|near|between)\s", re.I)  # "weather forecast for a city"
-_NOT_VERBS = {"news", "status", "statistics", "details", "analytics", "settings", "metrics", "series", "this", "is",
-              "has", "was", "access", "process", "address", "its", "us", "class", "glass", "always", "various", "previous"}
+_NOT_VERBS = {
+    "news",
+    "status",
+    "statistics",
+    "details",
+    "analytics",
+    "settings",
+    "metrics",
+    "series",
+    "this",
+    "is",
+    "has",
+    "was",
+    "access",
+    "process",
+    "address",
+    "its",
+    "us",
+    "class",
+    "glass",
+    "always",
+    "various",
+    "previous",
+}
 
 
 def _base_verb(word: str) -> str:
     """``fetches`` -> fetch, ``retrieves`` -> retrieve, ``queries`` -> query; other words unchanged."""
     if word in VERBS:
         return word
-    for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("es", "e"), ("es", ""), ("s", "")):
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("sses", "ss"),
+        ("xes", "x"),
+        ("es", "e"),
+        ("es", ""),
+        ("s", ""),
+    ):
         if word.endswith(suffix) and word[: -len(suffix)] + repl in VERBS:
             return word[: -len(suffix)] + repl
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word not in _NOT_VERBS:
         # a description's first word in the third person ("Performs", "Analyzes") is a verb
-        for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("zes", "ze"), ("s", "")):
+        for suffix, repl in (
+            ("ies", "y"),
+            ("ches", "ch"),
+            ("shes", "sh"),
+            ("sses", "ss"),
+            ("xes", "x"),
+            ("zes", "ze"),
+            ("s", ""),
+        ):
             if word.endswith(suffix):
                 return word[: -len(suffix)] + repl
     return word

@@ -19,8 +19,14 @@ from synth.offline.simulate import simulate
 from synth.offline.values import Context, human, make_value
 from synth.records import ToolSpec, content_hash
 
-ROLE_OF = {"query generator": "query", "query refiner": "refine", "planner": "plan", "user simulator": "user",
-           "tool simulator": "tool", "reviewer": "review"}
+ROLE_OF = {
+    "query generator": "query",
+    "query refiner": "refine",
+    "planner": "plan",
+    "user simulator": "user",
+    "tool simulator": "tool",
+    "reviewer": "review",
+}
 
 
 def _tag(text: str, tag: str) -> Any:
@@ -33,8 +39,13 @@ def _rng(body: Any) -> random.Random:
 
 
 def _spec(t: dict[str, Any]) -> ToolSpec:
-    return ToolSpec(server="fake", name=t["name"], description=t.get("description", ""),
-                    input_schema=t.get("input_schema") or t.get("parameters") or {"type": "object"}, schema_hash="x")
+    return ToolSpec(
+        server="fake",
+        name=t["name"],
+        description=t.get("description", ""),
+        input_schema=t.get("input_schema") or t.get("parameters") or {"type": "object"},
+        schema_hash="x",
+    )
 
 
 def role_of(request: dict[str, Any]) -> str:
@@ -48,8 +59,9 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
     role = role_of(request)
     user = request["messages"][1]["content"] if len(request["messages"]) > 1 else ""
     rng = _rng([request["messages"], request.get("tools")])
-    answer = {"query": _query, "refine": _refine, "plan": _plan, "user": _user, "tool": _tool,
-              "review": _review}.get(role)
+    answer = {"query": _query, "refine": _refine, "plan": _plan, "user": _user, "tool": _tool, "review": _review}.get(
+        role
+    )
     if answer is None:
         return _executor(request)
     return {"content": json.dumps(answer(user, rng), ensure_ascii=False)}
@@ -92,8 +104,12 @@ def _refine(text: str, rng: random.Random) -> dict[str, Any]:
 
 def _plan(text: str, rng: random.Random) -> dict[str, Any]:
     tools = _tag(text, "tools")
-    return {"steps": [{"tool": t["name"], "purpose": intent(_spec(t)), "depends_on": [i - 1] if i else []}
-                      for i, t in enumerate(tools)]}
+    return {
+        "steps": [
+            {"tool": t["name"], "purpose": intent(_spec(t)), "depends_on": [i - 1] if i else []}
+            for i, t in enumerate(tools)
+        ]
+    }
 
 
 def _user(text: str, rng: random.Random) -> dict[str, Any]:
@@ -116,8 +132,12 @@ def _tool(text: str, rng: random.Random) -> dict[str, Any]:
 
 def _review(text: str, rng: random.Random) -> dict[str, Any]:
     calls = text.count("assistant calls ")
-    return {"step_labels": ["success"] * calls, "verdict": "accept",
-            "reasons": ["each call follows the request and uses stated or returned values"], "confidence": 0.9}
+    return {
+        "step_labels": ["success"] * calls,
+        "verdict": "accept",
+        "reasons": ["each call follows the request and uses stated or returned values"],
+        "confidence": 0.9,
+    }
 
 
 _DECODER = json.JSONDecoder()
@@ -149,7 +169,9 @@ def _from_results(results: list[Any], param: str) -> Any:
 
 def _executor(request: dict[str, Any]) -> dict[str, Any]:
     messages = request["messages"]
-    plan = next((_tag(m["content"], "plan") for m in messages if m["role"] == "system" and "<plan>" in (m["content"] or "")), [])
+    plan = next(
+        (_tag(m["content"], "plan") for m in messages if m["role"] == "system" and "<plan>" in (m["content"] or "")), []
+    )
     users = [m["content"] or "" for m in messages if m["role"] == "user"]
     steps = users[0].split("; then ") if users else [""]
     results = []
@@ -162,7 +184,11 @@ def _executor(request: dict[str, Any]) -> dict[str, Any]:
     done = sum(1 for m in messages if m["role"] == "tool")
     if done >= len(plan):
         last = results[-1] if results else {}
-        facts = ", ".join(f"{human(k)} {v}" for k, v in list(last.items())[:3]) if isinstance(last, dict) else str(last)[:80]
+        facts = (
+            ", ".join(f"{human(k)} {v}" for k, v in list(last.items())[:3])
+            if isinstance(last, dict)
+            else str(last)[:80]
+        )
         return {"content": f"All done. Here is what I found: {facts}."}
     step = plan[done]
     tools = {t["function"]["name"]: t["function"] for t in request.get("tools") or []}
@@ -171,13 +197,26 @@ def _executor(request: dict[str, Any]) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for p in schema.get("properties") or {}:
         # this step's part of the request first, then the user's later answers, then anything said
-        value = next((v for text in (steps[min(done, len(steps) - 1)], *users[1:], "\n".join(users))
-                      if (v := _find(text, p)) is not None), None)
+        value = next(
+            (
+                v
+                for text in (steps[min(done, len(steps) - 1)], *users[1:], "\n".join(users))
+                if (v := _find(text, p)) is not None
+            ),
+            None,
+        )
         if value is None and p in (schema.get("required") or []):
             value = _from_results(results, p)
             if value is None:
                 return {"content": f"Sure. What {human(p)} should I use?"}
         if value is not None:
             args[p] = value
-    return {"tool_calls": [{"id": f"call_{done}", "type": "function",
-                            "function": {"name": fn["name"], "arguments": json.dumps(args, ensure_ascii=False)}}]}
+    return {
+        "tool_calls": [
+            {
+                "id": f"call_{done}",
+                "type": "function",
+                "function": {"name": fn["name"], "arguments": json.dumps(args, ensure_ascii=False)},
+            }
+        ]
+    }

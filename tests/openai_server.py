@@ -26,10 +26,9 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
-from typing_extensions import Self
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 CREATED = 1_700_000_000  # fixed, so answers depend only on the request
@@ -157,8 +156,15 @@ def echo_responder(request: dict[str, Any]) -> dict[str, Any]:
         fn = tools[0].get("function", {})
         args = example_for(fn.get("parameters") or {"type": "object"})
         digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:24]
-        return {"tool_calls": [{"id": f"call_{digest}", "type": "function",
-                                "function": {"name": fn.get("name", "tool"), "arguments": json.dumps(args)}}]}
+        return {
+            "tool_calls": [
+                {
+                    "id": f"call_{digest}",
+                    "type": "function",
+                    "function": {"name": fn.get("name", "tool"), "arguments": json.dumps(args)},
+                }
+            ]
+        }
     schema = _schema_in(messages)  # plain-text structured output: the schema is in the prompt
     if schema is not None:
         return {"content": json.dumps(example_for(schema))}
@@ -171,10 +177,19 @@ def echo_responder(request: dict[str, Any]) -> dict[str, Any]:
 class OpenAIServer:
     """A loopback OpenAI chat completions server in a background thread (a context manager)."""
 
-    def __init__(self, responder: Responder | None = None, *, latency_ms: float = 0.0,
-                 faults: Faults | None = None, host: str = "127.0.0.1", port: int = 0,
-                 model: str = "synth-test", record: bool = True, api_key: str | None = None,
-                 reasoning: Reasoning | None = None) -> None:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency_ms: float = 0.0,
+        faults: Faults | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model: str = "synth-test",
+        record: bool = True,
+        api_key: str | None = None,
+        reasoning: Reasoning | None = None,
+    ) -> None:
         self.responder = responder or echo_responder
         self.reasoning = reasoning
         self.api_key = api_key  # when set, other bearer tokens get a 401 that echoes them
@@ -204,8 +219,7 @@ class OpenAIServer:
     async def start_async(self) -> None:
         """Bind and serve on the running loop (port 0 picks a free port)."""
         # handler_cancellation: a client that gives up (timeout) frees its slow handler at once
-        self._runner = web.AppRunner(self.app(), access_log=None, handler_cancellation=True,
-                                     shutdown_timeout=0.5)
+        self._runner = web.AppRunner(self.app(), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
         await site.start()
@@ -271,14 +285,25 @@ class OpenAIServer:
 
     async def _models(self, request: web.Request) -> web.Response:
         self._note(request, b"", None, 0, "ok")
-        return web.json_response({"object": "list", "data": [
-            {"id": self.model, "object": "model", "created": CREATED, "owned_by": "synth"}]})
+        return web.json_response(
+            {"object": "list", "data": [{"id": self.model, "object": "model", "created": CREATED, "owned_by": "synth"}]}
+        )
 
     def _note(self, request: web.Request, raw: bytes, body: Any, attempt: int, outcome: str) -> None:
         if self.record:
-            self.requests.append(Received(request.method, request.path, dict(request.headers),
-                                          raw.decode("utf-8", "replace"), body, attempt, outcome,
-                                          time.monotonic(), self.in_flight))
+            self.requests.append(
+                Received(
+                    request.method,
+                    request.path,
+                    dict(request.headers),
+                    raw.decode("utf-8", "replace"),
+                    body,
+                    attempt,
+                    outcome,
+                    time.monotonic(),
+                    self.in_flight,
+                )
+            )
 
     def _draw(self, raw: bytes, attempt: int) -> str:
         faults = self.faults
@@ -286,9 +311,13 @@ class OpenAIServer:
             return "ok"
         digest = hashlib.sha256(raw + b"#" + str(attempt).encode()).digest()
         u = int.from_bytes(digest[:8], "big") / 2**64
-        for outcome, rate in (("429", faults.rate_429), ("500", faults.rate_500),
-                              ("slow", faults.rate_slow), ("bad_json", faults.rate_bad_json),
-                              ("broken_body", faults.rate_broken_body)):
+        for outcome, rate in (
+            ("429", faults.rate_429),
+            ("500", faults.rate_500),
+            ("slow", faults.rate_slow),
+            ("bad_json", faults.rate_bad_json),
+            ("broken_body", faults.rate_broken_body),
+        ):
             if u < rate:
                 return outcome
             u -= rate
@@ -311,8 +340,9 @@ class OpenAIServer:
             if given != self.api_key:
                 self._note(request, raw, None, attempt, "401")
                 # echoes the key, as some proxies do, so tests can check that clients redact it
-                return _error(401, f"Incorrect API key provided: {given}.", "invalid_request_error",
-                              code="invalid_api_key")
+                return _error(
+                    401, f"Incorrect API key provided: {given}.", "invalid_request_error", code="invalid_api_key"
+                )
         try:
             body = json.loads(raw)
             if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
@@ -324,8 +354,12 @@ class OpenAIServer:
         fmt = (body.get("response_format") or {}).get("type")
         if (fmt == "json_schema" and faults.reject_json_schema) or (fmt == "json_object" and faults.reject_json_object):
             self._note(request, raw, body, attempt, "reject_format")
-            return _error(400, f"Invalid parameter: 'response_format' of type '{fmt}' is not supported "
-                               "with this model.", "invalid_request_error", param="response_format")
+            return _error(
+                400,
+                f"Invalid parameter: 'response_format' of type '{fmt}' is not supported with this model.",
+                "invalid_request_error",
+                param="response_format",
+            )
         refused = self._refused(body)
         if refused is not None:
             self._note(request, raw, body, attempt, "unsupported_param")
@@ -340,8 +374,13 @@ class OpenAIServer:
                 headers["Retry-After"] = f"{faults.retry_after_s:g}"
             if faults.retry_after_ms is not None:
                 headers["retry-after-ms"] = str(faults.retry_after_ms)
-            return _error(429, "Rate limit reached for requests. Please try again later.",
-                          "requests", code="rate_limit_exceeded", headers=headers)
+            return _error(
+                429,
+                "Rate limit reached for requests. Please try again later.",
+                "requests",
+                code="rate_limit_exceeded",
+                headers=headers,
+            )
         if outcome == "500":
             return _error(500, "The server had an error while processing your request.", "server_error")
         if outcome == "slow":
@@ -364,13 +403,23 @@ class OpenAIServer:
         if r is None:
             return None
         if r.refuse_max_tokens and "max_tokens" in body:
-            return _error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-                               "'max_completion_tokens' instead.", "invalid_request_error", param="max_tokens",
-                          code="unsupported_parameter")
+            return _error(
+                400,
+                "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                "'max_completion_tokens' instead.",
+                "invalid_request_error",
+                param="max_tokens",
+                code="unsupported_parameter",
+            )
         if r.refuse_temperature and body.get("temperature", 1) != 1:
-            return _error(400, f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
-                               "model. Only the default (1) value is supported.", "invalid_request_error",
-                          param="temperature", code="unsupported_value")
+            return _error(
+                400,
+                f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                "model. Only the default (1) value is supported.",
+                "invalid_request_error",
+                param="temperature",
+                code="unsupported_value",
+            )
         return None
 
     def _think(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -396,23 +445,36 @@ class OpenAIServer:
             "object": "chat.completion",
             "created": CREATED,
             "model": body.get("model") or self.model,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": content, "tool_calls": tool_calls, **thought},
-                "finish_reason": "tool_calls" if tool_calls else "stop",
-                "logprobs": None,
-            }],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion,
-                      **({"completion_tokens_details": {"reasoning_tokens": thinking}} if thinking else {})},
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "tool_calls": tool_calls, **thought},
+                    "finish_reason": "tool_calls" if tool_calls else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                **({"completion_tokens_details": {"reasoning_tokens": thinking}} if thinking else {}),
+            },
             "system_fingerprint": "fp_synth_test",
         }
 
 
-def _error(status: int, message: str, kind: str, *, param: str | None = None, code: str | None = None,
-           headers: dict[str, str] | None = None) -> web.Response:
-    return web.json_response({"error": {"message": message, "type": kind, "param": param, "code": code}},
-                             status=status, headers=headers)
+def _error(
+    status: int,
+    message: str,
+    kind: str,
+    *,
+    param: str | None = None,
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> web.Response:
+    return web.json_response(
+        {"error": {"message": message, "type": kind, "param": param, "code": code}}, status=status, headers=headers
+    )
 
 
 def main() -> None:
@@ -428,11 +490,17 @@ def main() -> None:
     parser.add_argument("--reject-json-schema", action="store_true")
     parser.add_argument("--no-record", action="store_true", help="do not keep requests in memory")
     args = parser.parse_args()
-    faults = Faults(rate_429=args.rate_429, rate_500=args.rate_500, rate_slow=args.rate_slow,
-                    rate_bad_json=args.rate_bad_json, retry_after_s=args.retry_after_s,
-                    reject_json_schema=args.reject_json_schema)
-    server = OpenAIServer(latency_ms=args.latency_ms, faults=faults, host=args.host, port=args.port,
-                          record=not args.no_record)
+    faults = Faults(
+        rate_429=args.rate_429,
+        rate_500=args.rate_500,
+        rate_slow=args.rate_slow,
+        rate_bad_json=args.rate_bad_json,
+        retry_after_s=args.retry_after_s,
+        reject_json_schema=args.reject_json_schema,
+    )
+    server = OpenAIServer(
+        latency_ms=args.latency_ms, faults=faults, host=args.host, port=args.port, record=not args.no_record
+    )
 
     async def serve() -> None:
         await server.start_async()

@@ -22,10 +22,8 @@ import threading
 import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, unquote, urlsplit
-
-from typing_extensions import Self
 
 SUMMARY_KEYS = ("qualifiedName", "displayName", "description", "useCount", "homepage", "createdAt")
 
@@ -33,8 +31,14 @@ SUMMARY_KEYS = ("qualifiedName", "displayName", "description", "useCount", "home
 class SmitheryServer:
     """``details``: server detail objects (dicts) or ``(qualifiedName, raw body bytes)`` pairs."""
 
-    def __init__(self, details: Iterable[dict[str, Any] | tuple[str, bytes]], *, key: str | None = "sk-test",
-                 faults: dict[str, list[int | str]] | None = None, max_page_size: int = 100) -> None:
+    def __init__(
+        self,
+        details: Iterable[dict[str, Any] | tuple[str, bytes]],
+        *,
+        key: str | None = "sk-test",
+        faults: dict[str, list[int | str]] | None = None,
+        max_page_size: int = 100,
+    ) -> None:
         self.bodies: dict[str, bytes] = {}
         self.summaries: list[dict[str, Any]] = []
         for item in details:
@@ -83,7 +87,7 @@ class SmitheryServer:
             return _fault(fault, auth) if fault is not None else (200, {}, self._page(query, page))
         if not path.startswith("/servers/"):
             return 404, {}, b'{"error": "Not found"}'
-        name = path[len("/servers/"):]
+        name = path[len("/servers/") :]
         fault = self._next_fault(name)
         if fault is not None:
             return _fault(fault, auth)
@@ -96,9 +100,18 @@ class SmitheryServer:
         text = query.get("q", [""])[0].lower()
         found = [s for s in self.summaries if text in json.dumps(s).lower()]
         total_pages = max(1, math.ceil(len(found) / size))
-        servers = found[(page - 1) * size: page * size]
-        return _compact({"servers": servers, "pagination": {"currentPage": page, "pageSize": size,
-                                                            "totalPages": total_pages, "totalCount": len(found)}})
+        servers = found[(page - 1) * size : page * size]
+        return _compact(
+            {
+                "servers": servers,
+                "pagination": {
+                    "currentPage": page,
+                    "pageSize": size,
+                    "totalPages": total_pages,
+                    "totalCount": len(found),
+                },
+            }
+        )
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         registry = self
@@ -110,8 +123,9 @@ class SmitheryServer:
                 parts = urlsplit(self.path)
                 with registry._lock:
                     registry.raw_paths.append(parts.path)
-                status, headers, body = registry.answer(unquote(parts.path), parse_qs(parts.query),
-                                                        self.headers.get("Authorization", ""))
+                status, headers, body = registry.answer(
+                    unquote(parts.path), parse_qs(parts.query), self.headers.get("Authorization", "")
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from openai_server import OpenAIServer
 from typer.testing import CliRunner
 
-from openai_server import OpenAIServer
-from synth.rundir import read_jsonl
 from synth.cli import app
 from synth.config import Settings
 from synth.pipeline import generate
+from synth.rundir import read_jsonl
 
 runner = CliRunner()
 
@@ -33,6 +33,7 @@ def run(store_registry, tmp_path_factory) -> Path:
 def _replayer(run: Path):
     """A model that says and calls what the gold conversation's assistant did, turn by turn."""
     convs = list(read_jsonl(run / "conversations.jsonl"))
+
     def opening(messages: list[dict[str, Any]]) -> tuple[str, ...]:  # the request and who is asking
         return tuple(m["content"] for m in messages if m["role"] == "user")[:2]
 
@@ -48,17 +49,27 @@ def _replayer(run: Path):
         turn = sum(m["role"] == "assistant" for m in messages)
         gold = [m for m in conv["messages"] if m["role"] == "assistant"][turn]
         if gold.get("tool_calls"):
-            return {"tool_calls": [{"id": c["id"], "type": "function",
-                                    "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
-                                   for c in gold["tool_calls"]]}
+            return {
+                "tool_calls": [
+                    {
+                        "id": c["id"],
+                        "type": "function",
+                        "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+                    }
+                    for c in gold["tool_calls"]
+                ]
+            }
         return {"content": gold["content"]}
 
     return respond
 
 
 def _eval(run: Path, server: OpenAIServer, out: Path) -> tuple[int, dict[str, Any]]:
-    result = runner.invoke(app, ["eval", str(run), "--tasks", "--model", "m", "--base-url", server.base_url,
-                                 "--out", str(out)], env={"OPENAI_API_KEY": "sk-test"})
+    result = runner.invoke(
+        app,
+        ["eval", str(run), "--tasks", "--model", "m", "--base-url", server.base_url, "--out", str(out)],
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
     return result.exit_code, json.loads((out / "tasks_report.json").read_text())
 
 

@@ -7,17 +7,16 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
 from fake_agents import respond
-from synth.rundir import read_jsonl, stored
-from synth.agents.roles import ROLES
+
+from synth.agents.roles import ROLES, Refined
 from synth.config import Settings
 from synth.llm.base import ChatRequest, ChatResponse
 from synth.llm.scripted import ScriptedBackend
 from synth.llm.structured import ask, extract_json
-from synth.agents.roles import Refined
 from synth.pipeline import FILES, generate
 from synth.records import StageFailure
+from synth.rundir import read_jsonl, stored
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 
@@ -72,18 +71,23 @@ def test_a_model_that_breaks_its_answers_costs_only_those_items(tmp_path):
 
     manifest, _ = run(tmp_path / "f", flaky, n=20)
     funnel = manifest["funnel"]
-    scenario_drops = sum(v for stage, reasons in funnel["dropped"].items() if stage != "inject" for v in reasons.values())
+    scenario_drops = sum(
+        v for stage, reasons in funnel["dropped"].items() if stage != "inject" for v in reasons.values()
+    )
     assert funnel["accepted"] + scenario_drops == funnel["scenarios"]
     rejected = lines(tmp_path / "f" / "rejected.jsonl")
     assert any(r["reason"] == "tool_exists" for r in rejected)
     assert all(r["detail"] for r in rejected)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"request": "Book a table for two"}', "Book a table for two"),
-    ('Sure!\n```json\n{"request": "Book a table for two"}\n```', "Book a table for two"),
-    ('Here you go: {"request": "Book a table for two"} Anything else?', "Book a table for two"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"request": "Book a table for two"}', "Book a table for two"),
+        ('Sure!\n```json\n{"request": "Book a table for two"}\n```', "Book a table for two"),
+        ('Here you go: {"request": "Book a table for two"} Anything else?', "Book a table for two"),
+    ],
+)
 def test_structured_answers_are_found_in_what_models_write(text, expected):
     assert extract_json(text)["request"] == expected
 
@@ -118,13 +122,18 @@ def test_the_plan_schema_names_only_the_scenarios_tools():
     import asyncio
 
     from openai_server import OpenAIServer, echo_responder
+
     from synth.agents import roles
     from synth.llm.openai_backend import OpenAIBackend
     from synth.llm.structured import ask
     from synth.records import ToolSpec
 
-    tools = [ToolSpec(server="x/y", name=n, description="d", input_schema={"type": "object", "properties": {}},
-                      schema_hash=n) for n in ("search_items", "get_item")]
+    tools = [
+        ToolSpec(
+            server="x/y", name=n, description="d", input_schema={"type": "object", "properties": {}}, schema_hash=n
+        )
+        for n in ("search_items", "get_item")
+    ]
     request = roles.plan_request("m", 1, "Find the blue chair and show it", tools)
     tool_schema = request.response_schema["properties"]["steps"]["items"]["properties"]["tool"]
     assert tool_schema["enum"] == ["get_item", "search_items"] and "$defs" not in request.response_schema

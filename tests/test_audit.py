@@ -13,35 +13,59 @@ from synth.export.card import render
 from synth.pipeline import generate
 
 ROOT = Path(__file__).parents[1]
-TOOLS = [{"type": "function", "function": {"name": n, "description": d, "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}}}
-    for n, d in (("get_order_details", "Get an order"), ("cancel_pending_order", "Cancel an order"))]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": n,
+            "description": d,
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]},
+        },
+    }
+    for n, d in (("get_order_details", "Get an order"), ("cancel_pending_order", "Cancel an order"))
+]
 ASK = "Please check the status of my order number #W0032109 for me today"
 
 
 def call(i: int, name: str, args: str) -> dict:
-    return {"role": "assistant", "tool_calls": [{"id": f"c{i}", "type": "function",
-                                                 "function": {"name": name, "arguments": args}}]}
+    return {
+        "role": "assistant",
+        "tool_calls": [{"id": f"c{i}", "type": "function", "function": {"name": name, "arguments": args}}],
+    }
 
 
 def conversation(request: str, *rest: dict) -> dict:
-    return {"messages": [{"role": "system", "content": "You are a retail agent."}, {"role": "user", "content": request},
-                         *rest], "tools": TOOLS}
+    return {
+        "messages": [
+            {"role": "system", "content": "You are a retail agent."},
+            {"role": "user", "content": request},
+            *rest,
+        ],
+        "tools": TOOLS,
+    }
 
 
 def retail_file(path: Path) -> Path:
-    good = (call(1, "get_order_details", '{"order_id":"#W0032109"}'),
-            {"role": "tool", "tool_call_id": "c1", "content": '{"status": "pending"}'},
-            {"role": "assistant", "content": "It is pending."})
-    bad = (call(1, "track_parcel", '{"order_id":"#W0032109"}'),
-           {"role": "tool", "tool_call_id": "c1", "content": '{"error": "unknown tool"}'},
-           call(2, "get_order_details", '{"order_id": 32109}'),
-           {"role": "tool", "tool_call_id": "c2", "content": '{"error": "order_id must be a string"}'},
-           call(3, "cancel_pending_order", '{"order_id":"#W7777777"}'),
-           {"role": "tool", "tool_call_id": "c3", "content": '{"error": "not found"}'},
-           {"role": "assistant", "content": "Sorry, I could not find it."})
-    rows = [conversation(ASK, *good), conversation(ASK, *good), conversation(ASK + " please", *good),
-            conversation("Cancel my order, it is #W0032109.", *bad)]
+    good = (
+        call(1, "get_order_details", '{"order_id":"#W0032109"}'),
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "pending"}'},
+        {"role": "assistant", "content": "It is pending."},
+    )
+    bad = (
+        call(1, "track_parcel", '{"order_id":"#W0032109"}'),
+        {"role": "tool", "tool_call_id": "c1", "content": '{"error": "unknown tool"}'},
+        call(2, "get_order_details", '{"order_id": 32109}'),
+        {"role": "tool", "tool_call_id": "c2", "content": '{"error": "order_id must be a string"}'},
+        call(3, "cancel_pending_order", '{"order_id":"#W7777777"}'),
+        {"role": "tool", "tool_call_id": "c3", "content": '{"error": "not found"}'},
+        {"role": "assistant", "content": "Sorry, I could not find it."},
+    )
+    rows = [
+        conversation(ASK, *good),
+        conversation(ASK, *good),
+        conversation(ASK + " please", *good),
+        conversation("Cancel my order, it is #W0032109.", *bad),
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows) + "{oops\n", encoding="utf-8")
     return path
 
@@ -54,8 +78,15 @@ def test_audit_counts_what_is_wrong_and_points_at_the_worst_lines(tmp_path):
     assert report["messages_per_conversation"] == {"mean": 6.0, "min": 5, "max": 9}
     assert report["tool_calls_per_conversation"] == {"mean": 1.5, "min": 1, "max": 3}
     assert report["tools"]["offered"] == 2 and report["tools"]["unused"] == []
-    assert report["counts"] == {"unknown_tool": 1, "schema": 1, "grounding": 2, "ungrounded_values": 2,
-                                "duplicates": 1, "near_duplicates": 1, "answer_after_error": 1}
+    assert report["counts"] == {
+        "unknown_tool": 1,
+        "schema": 1,
+        "grounding": 2,
+        "ungrounded_values": 2,
+        "duplicates": 1,
+        "near_duplicates": 1,
+        "answer_after_error": 1,
+    }
     assert report["rates"]["grounding"] == round(2 / 6, 4) and report["rates"]["duplicates"] == 0.25
     assert report["examples"]["unknown_tool"] == [{"line": 4, "call_index": 0, "tool": "track_parcel"}]
     [schema] = report["examples"]["schema"]
@@ -94,4 +125,6 @@ def test_audit_of_synths_own_train_file_is_clean_and_the_card_says_so(tmp_path):
     assert report["clean"] and report["conversations"] > 20 and report["tool_calls"] > report["conversations"]
     card = render(run)
     assert "## Audit" in card and "clean." in card
-    assert f"{report['lines']} lines, {report['conversations']} conversations, {report['tool_calls']} tool calls" in card
+    assert (
+        f"{report['lines']} lines, {report['conversations']} conversations, {report['tool_calls']} tool calls" in card
+    )

@@ -32,7 +32,7 @@ def test_the_template_ships_in_the_package():
     assert any(fnmatch(rel, glob) for glob in data["package-data"]["synth.export"])
 
 
-@pytest.mark.parametrize("name", ["Tools: a \"quoted\" name", "- looks like a list", "Zürich #1 {x}", "yes"])
+@pytest.mark.parametrize("name", ['Tools: a "quoted" name', "- looks like a list", "Zürich #1 {x}", "yes"])
 def test_the_header_is_card_data_and_reads_back(run: Path, name: str):
     text = render(run, license="cc-by-4.0", pretty_name=name)
     card = DatasetCard(text)

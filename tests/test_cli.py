@@ -22,7 +22,9 @@ def test_help_reads_well():
 
 def test_generate_end_to_end_prints_a_summary(tiny_registry, tmp_path):
     out = tmp_path / "run"
-    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "--n", "25", "--seed", "2"])
+    result = runner.invoke(
+        app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "--n", "25", "--seed", "2"]
+    )
     assert result.exit_code == 0, result.output
     assert "25 conversations accepted" in result.output
     assert "tool coverage" in result.output and str(out) in result.output.replace("\n", "")
@@ -31,7 +33,9 @@ def test_generate_end_to_end_prints_a_summary(tiny_registry, tmp_path):
 
 
 def test_bad_split_and_missing_folder_are_clear_errors(tiny_registry, tmp_path):
-    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path), "--split", "0.5,0.1"])
+    result = runner.invoke(
+        app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path), "--split", "0.5,0.1"]
+    )
     assert result.exit_code == 2 and "0.8,0.1,0.1" in result.output
     result = runner.invoke(app, ["generate", "--servers", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "nope" in result.output
@@ -89,9 +93,24 @@ def test_an_empty_file_is_called_empty_and_one_error_is_singular(tmp_path):
 
 
 def test_a_dry_run_says_how_many_scenarios_a_run_may_start(tiny_registry, tmp_path):
-    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "d"), "--n", "20",
-                                 "--base-url", "http://127.0.0.1:1/v1", "--model", "gpt-4o-mini", "--dry-run"],
-                           env={"COLUMNS": "200"})
+    result = runner.invoke(
+        app,
+        [
+            "generate",
+            "--servers",
+            str(tiny_registry),
+            "--out",
+            str(tmp_path / "d"),
+            "--n",
+            "20",
+            "--base-url",
+            "http://127.0.0.1:1/v1",
+            "--model",
+            "gpt-4o-mini",
+            "--dry-run",
+        ],
+        env={"COLUMNS": "200"},
+    )
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "22 scenarios" in text and "starts up to 60" in text and "2n + 20" in text

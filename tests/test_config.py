@@ -24,12 +24,15 @@ def test_the_readme_example_parses_and_gives_per_role_models(tmp_path):
     assert settings.prices["gpt-4o-mini"]  # the built-in table is kept
 
 
-@pytest.mark.parametrize("text, says", [
-    ("[llm\nmodel = 1", "cannot be read as TOML"),
-    ("[llms]\nmodel = 'x'", "unknown sections"),
-    ("[roles.planer]\nmodel = 'x'", "unknown roles"),
-    ("[llm]\nconcurrency = 0", "concurrency"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("[llm\nmodel = 1", "cannot be read as TOML"),
+        ("[llms]\nmodel = 'x'", "unknown sections"),
+        ("[roles.planer]\nmodel = 'x'", "unknown roles"),
+        ("[llm]\nconcurrency = 0", "concurrency"),
+    ],
+)
 def test_mistakes_name_the_file_and_what_to_fix(tmp_path, text, says):
     path = tmp_path / "synth.toml"
     path.write_text(text)

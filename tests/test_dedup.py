@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 from synth.config import Settings
-from synth.rundir import read_jsonl
 from synth.export.card import write_card
 from synth.pipeline import generate
+from synth.rundir import read_jsonl
 from synth.stages.dedup import Dedup
 
 LONG = "please find every open invoice for the Lisbon office from March and send the total to finance"
@@ -30,9 +30,16 @@ def test_near_duplicates_are_caught_and_different_requests_kept():
     d = Dedup(threshold=0.9)
     assert d.check("", LONG, "a") is None
     assert d.check("", LONG + " today", "b") == ("near_duplicate", "a")  # 17 of 18 words shared
-    assert d.check("", "please find every open invoice for the Porto office from June and send the count to sales", "c") is None
+    assert (
+        d.check("", "please find every open invoice for the Porto office from June and send the count to sales", "c")
+        is None
+    )
     assert {k: d.counts[k] for k in ("checked", "exact_duplicate", "near_duplicate", "indexed")} == {
-        "checked": 3, "exact_duplicate": 0, "near_duplicate": 1, "indexed": 2}
+        "checked": 3,
+        "exact_duplicate": 0,
+        "near_duplicate": 1,
+        "indexed": 2,
+    }
 
 
 def test_index_holds_signatures_not_texts():

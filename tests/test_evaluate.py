@@ -9,26 +9,36 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from openai_server import OpenAIServer
-from synth.rundir import read_jsonl
+
 from synth.config import Settings
-from synth.grade import Call, Leniency, diagnose, score_turn
 from synth.evaluate.report import eval_items, grade
 from synth.evaluate.run import judge_report
+from synth.grade import Call, Leniency, diagnose, score_turn
 from synth.pipeline import generate
+from synth.rundir import read_jsonl
 
 ROOT = Path(__file__).parents[1]
 EXPECTED_DIAGNOSES = {
-    "sibling_tool": {"wrong_func_name"}, "hallucinated_tool": {"wrong_func_name"},
-    "missing_required": {"missing_required"}, "unexpected_extra": {"unexpected_param"},
-    "misspelled": {"missing_required", "unexpected_param"}, "case_renamed": {"missing_required", "unexpected_param"},
+    "sibling_tool": {"wrong_func_name"},
+    "hallucinated_tool": {"wrong_func_name"},
+    "missing_required": {"missing_required"},
+    "unexpected_extra": {"unexpected_param"},
+    "misspelled": {"missing_required", "unexpected_param"},
+    "case_renamed": {"missing_required", "unexpected_param"},
     "synonym_renamed": {"missing_required", "unexpected_param"},
-    "wrong_type": {"type_error"}, "out_of_enum": {"value_error"}, "out_of_range": {"value_error"},
-    "wrong_format": {"value_error"}, "contradicts_request": {"value_error"},
-    "sibling_param": {"missing_required", "unexpected_param"}, "plural_renamed": {"missing_required", "unexpected_param"},
-    "sibling_result": {"value_error"}, "context_value": {"value_error"}, "swapped_arguments": {"value_error"},
-    "unit_mixup": {"value_error"}, "partial_value": {"value_error"},
+    "wrong_type": {"type_error"},
+    "out_of_enum": {"value_error"},
+    "out_of_range": {"value_error"},
+    "wrong_format": {"value_error"},
+    "contradicts_request": {"value_error"},
+    "sibling_param": {"missing_required", "unexpected_param"},
+    "plural_renamed": {"missing_required", "unexpected_param"},
+    "sibling_result": {"value_error"},
+    "context_value": {"value_error"},
+    "swapped_arguments": {"value_error"},
+    "unit_mixup": {"value_error"},
+    "partial_value": {"value_error"},
 }
 SCORE_OF = {"incorrect_tool": 0.0, "incorrect_parameter_names": 0.5, "incorrect_parameter_values": 0.5, "correct": 1.0}
 
@@ -57,11 +67,17 @@ def test_each_injected_negative_scores_what_its_label_implies(run):
     """Every scored record of a real run, graded as a prediction against its gold call."""
     seen = set()
     for record in lines(run / "scored.jsonl"):
-        schema = next(t["input_schema"] for t in record["available_tools"] if t["name"] == record["gold_call"]["function"]["name"])
+        schema = next(
+            t["input_schema"] for t in record["available_tools"] if t["name"] == record["gold_call"]["function"]["name"]
+        )
         # a hard positive (a default made explicit or left out) is right for a default-aware grader, as BFCL is
         lenient = Leniency(defaults=record["subtype"] in ("default_explicit", "default_omitted"))
-        turn = score_turn([Call.from_openai(record["gold_call"])], [Call.from_openai(record["tool_call"])],
-                          {record["gold_call"]["function"]["name"]: schema}, lenient)
+        turn = score_turn(
+            [Call.from_openai(record["gold_call"])],
+            [Call.from_openai(record["tool_call"])],
+            {record["gold_call"]["function"]["name"]: schema},
+            lenient,
+        )
         assert turn.score == SCORE_OF[record["score"]], record
         if record["score"] != "correct":
             assert turn.diagnosis in EXPECTED_DIAGNOSES[record["subtype"]], (record["subtype"], turn.diagnosis, record)
@@ -69,36 +85,54 @@ def test_each_injected_negative_scores_what_its_label_implies(run):
     assert len(seen) >= 9
 
 
-@pytest.mark.parametrize("expected, predicted, score, diagnosis", [
-    ([("a", {"x": 1})], [("a", {"x": "1"})], 1.0, "correct"),  # "1" and 1 are the same value
-    ([("a", {"x": {"k": 1, "j": 2}})], [("a", {"x": '{"j": 2, "k": 1}'})], 1.0, "correct"),  # JSON string, key order
-    ([("a", {"x": 1}), ("b", {"y": 2})], [("b", {"y": 2}), ("a", {"x": 1})], 1.0, "correct"),  # order-free
-    ([("a", {"x": 1}), ("b", {"y": 2})], [("a", {"x": 1})], 2 / 3, "wrong_count"),  # P=1, R=1/2
-    ([("a", {"x": 1}), ("b", {"y": 2})], [("a", {"x": 1}), ("b", {"y": 3})], 0.75, "value_error"),  # 1.5 of 2
-    ([("a", {"x": 1})], [("a", {"x": 1}), ("a", {"x": 1})], 2 / 3, "wrong_count"),  # P=1/2, R=1
-    ([("a", {"x": 1})], [], 0.0, "wrong_count"),  # text instead of a call
-])
+@pytest.mark.parametrize(
+    "expected, predicted, score, diagnosis",
+    [
+        ([("a", {"x": 1})], [("a", {"x": "1"})], 1.0, "correct"),  # "1" and 1 are the same value
+        (
+            [("a", {"x": {"k": 1, "j": 2}})],
+            [("a", {"x": '{"j": 2, "k": 1}'})],
+            1.0,
+            "correct",
+        ),  # JSON string, key order
+        ([("a", {"x": 1}), ("b", {"y": 2})], [("b", {"y": 2}), ("a", {"x": 1})], 1.0, "correct"),  # order-free
+        ([("a", {"x": 1}), ("b", {"y": 2})], [("a", {"x": 1})], 2 / 3, "wrong_count"),  # P=1, R=1/2
+        ([("a", {"x": 1}), ("b", {"y": 2})], [("a", {"x": 1}), ("b", {"y": 3})], 0.75, "value_error"),  # 1.5 of 2
+        ([("a", {"x": 1})], [("a", {"x": 1}), ("a", {"x": 1})], 2 / 3, "wrong_count"),  # P=1/2, R=1
+        ([("a", {"x": 1})], [], 0.0, "wrong_count"),  # text instead of a call
+    ],
+)
 def test_soft_f1_over_calls_in_one_turn(expected, predicted, score, diagnosis):
     turn = score_turn([Call(n, a) for n, a in expected], [Call(n, a) for n, a in predicted], {})
     assert turn.score == pytest.approx(score, abs=1e-6) and turn.diagnosis == diagnosis
 
 
 def test_leniency_is_opt_in():
-    schema = {"type": "object", "properties": {"unit": {"type": "string", "default": "c"}, "t": {"type": "number"}},
-              "required": ["t"]}
+    schema = {
+        "type": "object",
+        "properties": {"unit": {"type": "string", "default": "c"}, "t": {"type": "number"}},
+        "required": ["t"],
+    }
     gold = Call("f", {"t": 3.0, "unit": "c"})
     assert diagnose(gold, Call("f", {"t": 3.0}), schema) == "value_error"
     assert diagnose(gold, Call("f", {"t": 3.0}), schema, Leniency(defaults=True)) == "correct"
     assert diagnose(Call("f", {"t": "April 1, 2024"}), Call("f", {"t": "april 1 2024"}), schema) == "value_error"
-    assert diagnose(Call("f", {"t": "April 1, 2024"}), Call("f", {"t": "april 1 2024"}), schema, Leniency(strings=True)) == "correct"
+    assert (
+        diagnose(Call("f", {"t": "April 1, 2024"}), Call("f", {"t": "april 1 2024"}), schema, Leniency(strings=True))
+        == "correct"
+    )
     assert diagnose(Call("f", {"t": 3}), Call("f", {}), schema) == "missing_required"
     assert diagnose(Call("f", {"t": 3}), Call("f", None), schema) == "invalid_arguments"
     assert Leniency.parse("all") == Leniency(True, True, True)
 
 
 def test_judge_report_counts_by_hand():
-    rows = [{"expected": "correct", "predicted": "correct"}, {"expected": "correct", "predicted": "incorrect_tool"},
-            {"expected": "incorrect_tool", "predicted": "incorrect_tool"}, {"expected": "incorrect_parameter_values", "predicted": None}]
+    rows = [
+        {"expected": "correct", "predicted": "correct"},
+        {"expected": "correct", "predicted": "incorrect_tool"},
+        {"expected": "incorrect_tool", "predicted": "incorrect_tool"},
+        {"expected": "incorrect_parameter_values", "predicted": None},
+    ]
     report = judge_report(rows)
     assert report["accuracy"] == 0.5 and report["unparsed"] == 1
     assert report["per_label"]["incorrect_tool"] == {"precision": 0.5, "recall": 1.0, "support": 1}
@@ -128,13 +162,37 @@ def _misbehaving(items: list[dict]):
 def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
     # the calls of one parallel turn share their prompt: the model answers each prompt once, as the first item
     seen: set[str] = set()
-    items = [i for i in eval_items(run) if not (json.dumps(i["messages"], sort_keys=True) in seen
-                                                or seen.add(json.dumps(i["messages"], sort_keys=True)))]
+    items = [
+        i
+        for i in eval_items(run)
+        if not (
+            json.dumps(i["messages"], sort_keys=True) in seen or seen.add(json.dumps(i["messages"], sort_keys=True))
+        )
+    ]
     with OpenAIServer(_misbehaving(items)) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        done = subprocess.run([sys.executable, "-m", "synth.cli", "eval", str(run), "--model", "tiny", "--base-url",
-                               server.base_url, "--api-key-env", "NO_KEY_NEEDED", "--out", str(tmp_path / "e")],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "synth.cli",
+                "eval",
+                str(run),
+                "--model",
+                "tiny",
+                "--base-url",
+                server.base_url,
+                "--api-key-env",
+                "NO_KEY_NEEDED",
+                "--out",
+                str(tmp_path / "e"),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "e" / "report.json").read_text())
     rows = {r["id"]: r for r in lines(tmp_path / "e" / "graded.jsonl")}
@@ -146,9 +204,25 @@ def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
     assert report["score"] == pytest.approx(sum(r["score"] for r in rows.values()) / len(rows), abs=1e-4)
     assert "by tool" in done.stdout
     # the same predictions graded again, compared with themselves: nothing changes
-    again = subprocess.run([sys.executable, "-m", "synth.cli", "grade", "--eval", str(run), "--predictions",
-                            str(tmp_path / "e" / "predictions.jsonl"), "--out", str(tmp_path / "g.json"),
-                            "--compare", str(tmp_path / "e" / "report.json")], cwd=ROOT, capture_output=True, text=True)
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synth.cli",
+            "grade",
+            "--eval",
+            str(run),
+            "--predictions",
+            str(tmp_path / "e" / "predictions.jsonl"),
+            "--out",
+            str(tmp_path / "g.json"),
+            "--compare",
+            str(tmp_path / "e" / "report.json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "g.json").read_text())["score"] == report["score"]
     assert "+0.0000" in again.stdout
@@ -171,9 +245,29 @@ def test_judge_evaluation_end_to_end(run, tmp_path):
 
     with OpenAIServer(respond) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        done = subprocess.run([sys.executable, "-m", "synth.cli", "eval", str(run), "--judge", "--model", "j",
-                               "--base-url", server.base_url, "--api-key-env", "NONE", "--out", str(tmp_path / "j")],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "synth.cli",
+                "eval",
+                str(run),
+                "--judge",
+                "--model",
+                "j",
+                "--base-url",
+                server.base_url,
+                "--api-key-env",
+                "NONE",
+                "--out",
+                str(tmp_path / "j"),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "j" / "judge_report.json").read_text())
     garbled_rows = sum(1 for r in records if r["tool_call"]["function"] == garbled)

@@ -17,8 +17,8 @@ import pytest
 
 from synth.offline.params import arg_docs, documented
 from synth.offline.writer import write
+from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
-from synth.records import ServerSpec, Scenario
 from synth.wording import intent
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -81,7 +81,7 @@ def test_a_name_to_greet_is_a_persons_name(servers):
 
 
 def test_optional_values_only_when_the_request_asks_for_them(servers):
-    """Optional parameters stay at the tool's defaults unless the person brings one up; never one that equals its default."""
+    """Optional parameters stay at their defaults unless the person brings one up; never one equal to its default."""
     optional = total = 0
     for server in servers.values():
         for tool in server.tools:
@@ -105,7 +105,7 @@ def test_counting_formulas_are_computed(servers):
 
 
 def test_a_draw_claims_no_bounds_the_call_did_not_give(servers):
-    for args, data in calls(servers["@anirbanbasu/pymcp"], "vonmises_random"):
+    for _args, data in calls(servers["@anirbanbasu/pymcp"], "vonmises_random"):
         assert set(data) >= {"value"} and "min" not in data and "max" not in data, data
         assert 0 <= data["value"] < 2 * math.pi, data  # an angle in radians
 
@@ -125,25 +125,34 @@ def test_no_tool_returns_the_catch_all_record(folder):
     """An unknown tool's result says what any such thing has, not owners and dates borrowed from nowhere."""
     for server in load_registry(FIXTURES / folder).servers:
         for tool in server.tools:
-            for args, data in calls(server, tool.name, range(3)):
+            for _args, data in calls(server, tool.name, range(3)):
                 for record in _records(data):
                     assert not {"name", "owner", "created_at", "updated_at"} <= set(record), (tool.name, record)
                     if "period_start" in record:  # usage statistics for a month belong to tools about usage
-                        assert re.search(r"usage|visit|view|daily|weekly|monthly|period|analytics|activity|trend",
-                                         f"{tool.name} {tool.description}".lower()), (tool.name, record)
+                        assert re.search(
+                            r"usage|visit|view|daily|weekly|monthly|period|analytics|activity|trend",
+                            f"{tool.name} {tool.description}".lower(),
+                        ), (tool.name, record)
 
 
 def test_a_search_of_things_returns_those_things(servers):
-    for args, data in calls(servers["@ceydasimsekk/open_book_mcp"], "search_books_tool"):
+    for _args, data in calls(servers["@ceydasimsekk/open_book_mcp"], "search_books_tool"):
         assert "wikipedia" not in json.dumps(data).lower(), data
         assert data["books"] and all("title" in b for b in data["books"]), data
 
 
-@pytest.mark.parametrize("server, tool, expected", [
-    ("@HarunGuclu/mcp_quran", "get_quran_verse", "get the specified verse"),  # not "look up belirtilen ayeti getirir"
-    ("@handoing/ig-download-mcp-server", "download", "download"),  # not "look up instagram downloader"
-    ("@huangtan007/smithery-hello", "hello", "say hello to someone"),
-    ("@mcp2everything/mcp2serial", "led_control", "execute led control command"),  # no tool name in a request
-])
+@pytest.mark.parametrize(
+    "server, tool, expected",
+    [
+        (
+            "@HarunGuclu/mcp_quran",
+            "get_quran_verse",
+            "get the specified verse",
+        ),  # not "look up belirtilen ayeti getirir"
+        ("@handoing/ig-download-mcp-server", "download", "download"),  # not "look up instagram downloader"
+        ("@huangtan007/smithery-hello", "hello", "say hello to someone"),
+        ("@mcp2everything/mcp2serial", "led_control", "execute led control command"),  # no tool name in a request
+    ],
+)
 def test_a_requests_intent_is_what_the_tool_does(servers, server, tool, expected):
     assert intent(servers[server].tool(tool)) == expected

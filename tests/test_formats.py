@@ -8,8 +8,11 @@ from pathlib import Path
 from synth.derive import derive
 from synth.export.formats import read
 
-ORDER = {"name": "get_order_details", "description": "Get an order",
-         "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}}
+ORDER = {
+    "name": "get_order_details",
+    "description": "Get an order",
+    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]},
+}
 REQUEST = "Where is my order #W0032109?"
 
 
@@ -28,11 +31,13 @@ def calls(sample) -> list[tuple[str, dict]]:
 
 def test_legacy_functions_keep_the_users_call_and_messages(tmp_path):
     call = '{"name":"get_order_details","arguments":"{\\"order_id\\":\\"#W0032109\\"}"}'
-    line = ('{"functions":[' + json.dumps(ORDER) + '],"messages":[{"role":"user","content":"' + REQUEST + '"},'
-            '{"role":"assistant","content":null,"function_call":' + call + '},'
-            '{"role":"function","name":"get_order_details","content":"{\\"order_id\\": \\"#W1\\"}"},'
-            '{"role":"assistant","function_call":{"name":"get_order_details","arguments":"{\\"order_id\\":\\"#W1\\"}"}},'
-            '{"role":"assistant","function_call":{"name":"get_order_details","arguments":"{\\"order_id\\":\\"#W2\\"}"}}]}')
+    line = (
+        '{"functions":[' + json.dumps(ORDER) + '],"messages":[{"role":"user","content":"' + REQUEST + '"},'
+        '{"role":"assistant","content":null,"function_call":' + call + "},"
+        '{"role":"function","name":"get_order_details","content":"{\\"order_id\\": \\"#W1\\"}"},'
+        '{"role":"assistant","function_call":{"name":"get_order_details","arguments":"{\\"order_id\\":\\"#W1\\"}"}},'
+        '{"role":"assistant","function_call":{"name":"get_order_details","arguments":"{\\"order_id\\":\\"#W2\\"}"}}]}'
+    )
     source = write(tmp_path / "legacy.jsonl", [line])
     [sample] = list(read(source, "shop"))
     assert sample.format == "openai-functions"
@@ -49,20 +54,35 @@ def test_legacy_functions_keep_the_users_call_and_messages(tmp_path):
 
 def hermes_row() -> dict:
     tools = "<tools>\n" + json.dumps([{"type": "function", "function": ORDER}]) + "\n</tools>"
-    return {"conversations": [
-        {"from": "system", "value": "You are a function calling AI model. " + tools},
-        {"from": "human", "value": REQUEST},
-        {"from": "gpt", "value": 'Let me look.\n<tool_call>\n{"name": "get_order_details", "arguments": {"order_id":"#W0032109"}}\n</tool_call>'},
-        {"from": "tool", "value": '<tool_response>\n{"name": "get_order_details", "content": {"status": "pending"}}\n</tool_response>'},
-        {"from": "gpt", "value": "<tool_call>\n{'name': 'get_order_details', 'arguments': {'order_id': '#W7'}}\n</tool_call>"},
-        {"from": "gpt", "value": "It is pending."}]}
+    return {
+        "conversations": [
+            {"from": "system", "value": "You are a function calling AI model. " + tools},
+            {"from": "human", "value": REQUEST},
+            {
+                "from": "gpt",
+                "value": 'Let me look.\n<tool_call>\n{"name": "get_order_details", "arguments": {"order_id":"#W0032109"}}\n</tool_call>',  # noqa: E501
+            },
+            {
+                "from": "tool",
+                "value": '<tool_response>\n{"name": "get_order_details", "content": {"status": "pending"}}\n</tool_response>',  # noqa: E501
+            },
+            {
+                "from": "gpt",
+                "value": "<tool_call>\n{'name': 'get_order_details', 'arguments': {'order_id': '#W7'}}\n</tool_call>",
+            },
+            {"from": "gpt", "value": "It is pending."},
+        ]
+    }
 
 
 def test_sharegpt_with_hermes_tags(tmp_path):
     source = write(tmp_path / "hermes.jsonl", [hermes_row()])
     [sample] = list(read(source, "shop"))
     assert sample.format == "sharegpt" and [t.name for t in sample.tools] == ["get_order_details"]
-    assert calls(sample) == [("get_order_details", {"order_id": "#W0032109"}), ("get_order_details", {"order_id": "#W7"})]
+    assert calls(sample) == [
+        ("get_order_details", {"order_id": "#W0032109"}),
+        ("get_order_details", {"order_id": "#W7"}),
+    ]
     assert sample.messages[3].role == "tool" and sample.messages[3].tool_call_id == sample.messages[2].tool_calls[0].id
     report = derive(source, tmp_path / "d")
     got = items(tmp_path / "d")
@@ -71,27 +91,43 @@ def test_sharegpt_with_hermes_tags(tmp_path):
     assert first == {"name": "get_order_details", "arguments": '{"order_id":"#W0032109"}'}  # as written in the tag
     assert got[0]["messages"][1] == {"role": "user", "content": REQUEST}
     assert got[0]["tools"] == [{"type": "function", "function": ORDER}]
-    assert got[1]["messages"][2]["tool_calls"][0]["function"] == first and got[1]["messages"][2]["content"] == "Let me look."
+    assert (
+        got[1]["messages"][2]["tool_calls"][0]["function"] == first
+        and got[1]["messages"][2]["content"] == "Let me look."
+    )
     assert [[f["value"] for f in i["flags"]] for i in got] == [[], ["#W7"]]
 
 
 def test_sharegpt_function_call_and_observation_turns(tmp_path):
-    row = {"conversations": [{"from": "human", "value": REQUEST},
-                             {"from": "function_call", "value": '{"name": "get_order_details", "arguments": {"order_id": "#W0032109"}}'},
-                             {"from": "observation", "value": '{"status": "pending"}'},
-                             {"from": "gpt", "value": "It is pending."}],
-           "tools": json.dumps([ORDER])}
+    row = {
+        "conversations": [
+            {"from": "human", "value": REQUEST},
+            {"from": "function_call", "value": '{"name": "get_order_details", "arguments": {"order_id": "#W0032109"}}'},
+            {"from": "observation", "value": '{"status": "pending"}'},
+            {"from": "gpt", "value": "It is pending."},
+        ],
+        "tools": json.dumps([ORDER]),
+    }
     [sample] = list(read(write(tmp_path / "lf.jsonl", [row]), "shop"))
     assert sample.format == "sharegpt" and calls(sample) == [("get_order_details", {"order_id": "#W0032109"})]
     assert [m.role for m in sample.messages] == ["user", "assistant", "tool", "assistant"]
 
 
 def apigen_row() -> dict:
-    tools = [{"name": "get_order_details", "description": "Get an order",
-              "parameters": {"order_id": {"description": "The order", "type": "str"},
-                             "verbose": {"description": "More detail", "type": "bool, optional", "default": False}}}]
-    answers = '[{"name": "get_order_details", "arguments": {"order_id": "#W0032109"}}, ' \
-              '{"name": "get_order_details", "arguments": {"order_id": "#W8", "verbose": "yes"}}]'
+    tools = [
+        {
+            "name": "get_order_details",
+            "description": "Get an order",
+            "parameters": {
+                "order_id": {"description": "The order", "type": "str"},
+                "verbose": {"description": "More detail", "type": "bool, optional", "default": False},
+            },
+        }
+    ]
+    answers = (
+        '[{"name": "get_order_details", "arguments": {"order_id": "#W0032109"}}, '
+        '{"name": "get_order_details", "arguments": {"order_id": "#W8", "verbose": "yes"}}]'
+    )
     return {"id": 7, "query": REQUEST, "tools": json.dumps(tools), "answers": answers}
 
 
@@ -107,17 +143,24 @@ def test_apigen_rows(tmp_path):
     assert got[0]["messages"] == [{"role": "user", "content": REQUEST}] == got[1]["messages"]
     assert got[0]["expected_output"]["tool_calls"][0]["function"]["arguments"] == '{"order_id": "#W0032109"}'
     assert got[0]["flags"] == []
-    assert {(f["gate"], f["argument"]) for f in got[1]["flags"]} == {("schema_valid", "verbose"), ("grounding", "order_id"),
-                                                                      ("grounding", "verbose")}
+    assert {(f["gate"], f["argument"]) for f in got[1]["flags"]} == {
+        ("schema_valid", "verbose"),
+        ("grounding", "order_id"),
+        ("grounding", "verbose"),
+    }
 
 
 def test_one_file_may_mix_formats_and_bad_lines_are_counted(tmp_path):
-    source = write(tmp_path / "mixed.jsonl", [apigen_row(), hermes_row(), "{not json", {"text": "hello"},
-                                              {"messages": [{"role": "robot", "content": "x"}]}])
+    source = write(
+        tmp_path / "mixed.jsonl",
+        [apigen_row(), hermes_row(), "{not json", {"text": "hello"}, {"messages": [{"role": "robot", "content": "x"}]}],
+    )
     source.write_bytes(b"\xef\xbb\xbf" + source.read_bytes().replace(b"\n", b"\r\n"))  # a BOM, Windows line ends
     report = derive(source, tmp_path / "d")
-    assert report["formats"] == {"APIGen {query, tools, answers} rows": 1,
-                                 "ShareGPT conversations (Hermes <tool_call> tags)": 1}
+    assert report["formats"] == {
+        "APIGen {query, tools, answers} rows": 1,
+        "ShareGPT conversations (Hermes <tool_call> tags)": 1,
+    }
     assert report["unreadable"] == {"bad_shape": 1, "not_json": 1, "unknown_format": 1}
     rejected = [json.loads(x) for x in (tmp_path / "d" / "rejected.jsonl").read_text().splitlines()]
     assert {r["raw"]["line"] for r in rejected if r["stage"] == "read"} == {3, 4, 5}
@@ -127,10 +170,25 @@ def test_one_file_may_mix_formats_and_bad_lines_are_counted(tmp_path):
 def test_an_unusable_tool_definition_is_reported_not_fatal(tmp_path):
     from synth.export.audit import audit
 
-    row = {"messages": [{"role": "user", "content": REQUEST},
-                        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
-                            "name": "get_order_details", "arguments": '{"order_id": "#W0032109"}'}}]}],
-           "tools": [{"type": "function", "function": {"name": "get_order_details", "parameters": 42}}, {"type": "function"}]}
+    row = {
+        "messages": [
+            {"role": "user", "content": REQUEST},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get_order_details", "arguments": '{"order_id": "#W0032109"}'},
+                    }
+                ],
+            },
+        ],
+        "tools": [
+            {"type": "function", "function": {"name": "get_order_details", "parameters": 42}},
+            {"type": "function"},
+        ],
+    }
     source = write(tmp_path / "odd.jsonl", [row])
     report = audit(source)
     assert report["conversations"] == 1 and report["unusable_tool_definitions"] == 2

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from synth.rundir import read_jsonl, stored
 from synth.config import Settings
 from synth.pipeline import generate, split_of
 from synth.records import LABELS
 from synth.registry import load_registry
+from synth.rundir import read_jsonl, stored
 from synth.stages.gates import schema_error
 
 OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -108,7 +108,15 @@ def test_scored_records_have_all_labels_and_never_cross_splits(run):
     assert {r["score"] for r in scored} == set(LABELS)
     for r in scored:
         assert r["split"] == convs[r["conversation_id"]]["split"]
-        assert {"available_tools", "message_history", "tool_call", "score", "failure_reason", "gold_call", "subtype"} <= set(r)
+        assert {
+            "available_tools",
+            "message_history",
+            "tool_call",
+            "score",
+            "failure_reason",
+            "gold_call",
+            "subtype",
+        } <= set(r)
         if r["score"] == "correct" and r["subtype"] == "gold":
             assert r["tool_call"] == r["gold_call"] and r["failure_reason"] == ""
         elif r["score"] == "correct":  # a hard positive: a default made explicit or left out
@@ -126,7 +134,15 @@ def test_splits_come_from_the_id_and_never_split_a_conversation(run):
 def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, tmp_path, run):
     again = tmp_path / "again"
     generate(Settings(servers=tiny_registry, out=again, n=80, seed=3))
-    for name in ("conversations.jsonl", "train.jsonl", "valid.jsonl", "eval.jsonl", "scored.jsonl", "rejected.jsonl", "manifest.json"):
+    for name in (
+        "conversations.jsonl",
+        "train.jsonl",
+        "valid.jsonl",
+        "eval.jsonl",
+        "scored.jsonl",
+        "rejected.jsonl",
+        "manifest.json",
+    ):
         assert stored(again / name).read_bytes() == stored(run / name).read_bytes(), name
     fewer = tmp_path / "fewer"
     generate(Settings(servers=tiny_registry, out=fewer, n=30, seed=3))
@@ -140,13 +156,17 @@ def test_golden_hash(tiny_registry, tmp_path):
     out = tmp_path / "golden"
     generate(Settings(servers=tiny_registry, out=out, n=12, seed=7))
     # the content as published (the rows of conversations.jsonl and scored.jsonl), whatever the storage
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for name in ("conversations.jsonl", "scored.jsonl")
-                   for r in read_jsonl(out / name))
+    text = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n"
+        for name in ("conversations.jsonl", "scored.jsonl")
+        for r in read_jsonl(out / name)
+    )
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-GOLDEN = "042da81401ee134cb7c1297fb70411b6ef11c6b9e791eec0f7f8a97b9b4d3194"  # generator version 4: pack author fixes and the plain fallback
+# generator version 4: pack author fixes and the plain fallback
+GOLDEN = "042da81401ee134cb7c1297fb70411b6ef11c6b9e791eec0f7f8a97b9b4d3194"
 
 
 from synth.packs.template import get_path  # noqa: E402

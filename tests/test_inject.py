@@ -22,31 +22,60 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema.validators import validator_for
 
-from synth.rundir import read_jsonl
 from synth.grade import canonical, classify, facts, same_value
 from synth.records import Message, ScoredCall, StageFailure, ToolCall, ToolSpec, content_hash
+from synth.rundir import read_jsonl
 from synth.stages.inject import inject_call
 
 TOOLS_DIR = Path(__file__).parent / "fixtures" / "tools"
 LABELS = {"correct", "incorrect_tool", "incorrect_parameter_names", "incorrect_parameter_values"}
-NAMES_SUBTYPES = {"missing_required", "sibling_param", "plural_renamed", "case_renamed",
-                  "synonym_renamed", "unexpected_extra"}
-VALUES_SUBTYPES = {"wrong_type", "out_of_enum", "out_of_range", "wrong_format",
-                   "contradicts_request", "sibling_result", "context_value", "swapped_arguments",
-                   "unit_mixup", "partial_value"}
+NAMES_SUBTYPES = {
+    "missing_required",
+    "sibling_param",
+    "plural_renamed",
+    "case_renamed",
+    "synonym_renamed",
+    "unexpected_extra",
+}
+VALUES_SUBTYPES = {
+    "wrong_type",
+    "out_of_enum",
+    "out_of_range",
+    "wrong_format",
+    "contradicts_request",
+    "sibling_result",
+    "context_value",
+    "swapped_arguments",
+    "unit_mixup",
+    "partial_value",
+}
 CONTEXT_SUBTYPES = {"sibling_result", "context_value", "swapped_arguments"}
 POSITIVE_SUBTYPES = {"default_explicit", "default_omitted"}
-BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-          "minItems", "maxItems")
+BOUNDS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+)
 
 
 def load(stem: str) -> list[ToolSpec]:
     """A real server file's tools, as ToolSpecs built straight from each inputSchema."""
     data = json.loads((TOOLS_DIR / f"{stem}.json").read_text())
-    return [ToolSpec(server=data["qualifiedName"], name=t["name"],
-                     description=t.get("description") or "", input_schema=t["inputSchema"],
-                     schema_hash=content_hash(t["inputSchema"]))
-            for t in data["tools"]]
+    return [
+        ToolSpec(
+            server=data["qualifiedName"],
+            name=t["name"],
+            description=t.get("description") or "",
+            input_schema=t["inputSchema"],
+            schema_hash=content_hash(t["inputSchema"]),
+        )
+        for t in data["tools"]
+    ]
 
 
 SERVERS = {p.stem: load(p.stem) for p in sorted(TOOLS_DIR.glob("*.json"))}
@@ -62,6 +91,7 @@ def siblings(t: ToolSpec) -> list[ToolSpec]:
 
 
 # --- an independent checker (BFCL ast_checker style) --------------------------------------------
+
 
 def _std(text: str) -> str:
     for ch in " ,./-_*^":
@@ -123,16 +153,14 @@ def validates(spec: ToolSpec, arguments: dict[str, Any]) -> bool:
     return validator_for(schema)(schema).is_valid(arguments)
 
 
-def check_records(spec: ToolSpec, sibs: list[ToolSpec], gold: ToolCall,
-                  records: list[ScoredCall]) -> None:
+def check_records(spec: ToolSpec, sibs: list[ToolSpec], gold: ToolCall, records: list[ScoredCall]) -> None:
     """Everything a negative must satisfy, whatever the tool and the gold arguments."""
     first = records[0]
-    assert (first.score, first.subtype, first.tool_call, first.failure_reason) == \
-        ("correct", "gold", gold, "")
+    assert (first.score, first.subtype, first.tool_call, first.failure_reason) == ("correct", "gold", gold, "")
     negatives = [r for r in records if r.score != "correct"]
     positives = [r for r in records[1:] if r.score == "correct"]
     assert len({r.score for r in negatives}) == len(negatives)  # at most one per label
-    assert len(positives) <= 1 and records[1:len(positives) + 1] == positives
+    assert len(positives) <= 1 and records[1 : len(positives) + 1] == positives
     props = spec.properties
     for r in positives:  # a hard positive: another call that is still right, for BFCL too
         args = r.tool_call.arguments
@@ -140,8 +168,7 @@ def check_records(spec: ToolSpec, sibs: list[ToolSpec], gold: ToolCall,
         assert bfcl_label(spec, gold, r.tool_call) == "correct", (r.subtype, args, gold.arguments)
         assert classify(spec, gold, r.tool_call) == "correct" and validates(spec, args)
         (key,) = set(args) ^ set(gold.arguments)
-        assert "default" in props[key] and _norm(props[key]["default"]) == _norm(
-            args.get(key, gold.arguments.get(key)))
+        assert "default" in props[key] and _norm(props[key]["default"]) == _norm(args.get(key, gold.arguments.get(key)))
         assert (key in args) == (r.subtype == "default_explicit") and key not in spec.required
     for r in negatives:
         args = r.tool_call.arguments
@@ -181,8 +208,14 @@ def check_records(spec: ToolSpec, sibs: list[ToolSpec], gold: ToolCall,
             assert f"'{changed[0]}" in r.failure_reason
             if r.subtype == "wrong_type":
                 assert not validates(spec, args)
-            if r.subtype in ("contradicts_request", "wrong_format", "sibling_result",
-                             "context_value", "unit_mixup", "partial_value"):
+            if r.subtype in (
+                "contradicts_request",
+                "wrong_format",
+                "sibling_result",
+                "context_value",
+                "unit_mixup",
+                "partial_value",
+            ):
                 assert validates(spec, args)
             prop = props.get(changed[0]) or {}
             if r.subtype == "out_of_enum" and "enum" in prop:
@@ -206,13 +239,13 @@ CRASHES = _Crashes()
 logging.getLogger("synth.stages.inject").addHandler(CRASHES)
 
 
-def run(spec: ToolSpec, gold: ToolCall, history: list[Message], seed: int = 7,
-        sibs: list[ToolSpec] | None = None) -> tuple[list[ScoredCall], list[StageFailure]]:
+def run(
+    spec: ToolSpec, gold: ToolCall, history: list[Message], seed: int = 7, sibs: list[ToolSpec] | None = None
+) -> tuple[list[ScoredCall], list[StageFailure]]:
     """inject_call plus every check a record must pass."""
     sibs = siblings(spec) if sibs is None else sibs
     CRASHES.seen.clear()
-    records, failures = inject_call(spec, sibs, gold, history, conversation_id="conv_test",
-                                    call_index=0, seed=seed)
+    records, failures = inject_call(spec, sibs, gold, history, conversation_id="conv_test", call_index=0, seed=seed)
     assert not CRASHES.seen, CRASHES.seen
     check_records(spec, sibs, gold, records)
     assert all(f.stage == "inject" and f.item_id == gold.id and f.detail for f in failures)
@@ -234,27 +267,47 @@ def user(text: str) -> list[Message]:
 FORECAST = tool("HarunGuclu__weather_mcp", "get_weather_forecast_tool")
 WEATHER_NAMES = {t.name for t in SERVERS["HarunGuclu__weather_mcp"]}
 PORTO_HISTORY = [
-    Message(role="user", content="I'm driving to Porto this weekend. Can you find which Porto "
-                                 "you have, and then tell me the weather there?"),
-    Message(role="assistant", tool_calls=(ToolCall(id="call_1", name="search_locations_tool",
-                                                   arguments={"query": "Porto"}),)),
-    Message(role="tool", tool_call_id="call_1", content=json.dumps({"locations": [
-        {"name": "Porto", "country": "Portugal", "lat": 41.15, "lon": -8.61},
-        {"name": "Porto Alegre", "country": "Brazil", "lat": -30.03, "lon": -51.23}]})),
-    Message(role="assistant", content="I found Porto, Portugal and Porto Alegre, Brazil. I'll "
-                                      "assume Porto, Portugal. How many days of forecast do you "
-                                      "want (1 to 10)?"),
+    Message(
+        role="user",
+        content="I'm driving to Porto this weekend. Can you find which Porto "
+        "you have, and then tell me the weather there?",
+    ),
+    Message(
+        role="assistant",
+        tool_calls=(ToolCall(id="call_1", name="search_locations_tool", arguments={"query": "Porto"}),),
+    ),
+    Message(
+        role="tool",
+        tool_call_id="call_1",
+        content=json.dumps(
+            {
+                "locations": [
+                    {"name": "Porto", "country": "Portugal", "lat": 41.15, "lon": -8.61},
+                    {"name": "Porto Alegre", "country": "Brazil", "lat": -30.03, "lon": -51.23},
+                ]
+            }
+        ),
+    ),
+    Message(
+        role="assistant",
+        content="I found Porto, Portugal and Porto Alegre, Brazil. I'll "
+        "assume Porto, Portugal. How many days of forecast do you "
+        "want (1 to 10)?",
+    ),
     Message(role="user", content="Four days, please."),
 ]
-PORTO_GOLD = ToolCall(id="call_2", name="get_weather_forecast_tool",
-                      arguments={"city": "Porto", "days": 4})
+PORTO_GOLD = ToolCall(id="call_2", name="get_weather_forecast_tool", arguments={"city": "Porto", "days": 4})
 
 
 def test_examples_md_forecast_gives_all_four_labels() -> None:
     records, failures = run(FORECAST, PORTO_GOLD, PORTO_HISTORY)
     assert not failures
-    assert [r.score for r in records] == ["correct", "incorrect_tool", "incorrect_parameter_names",
-                                         "incorrect_parameter_values"]
+    assert [r.score for r in records] == [
+        "correct",
+        "incorrect_tool",
+        "incorrect_parameter_names",
+        "incorrect_parameter_values",
+    ]
     assert all(r.history == tuple(PORTO_HISTORY) and r.call_index == 0 for r in records)
     assert len({r.id for r in records}) == 4
 
@@ -265,28 +318,41 @@ def test_examples_md_reasons_across_seeds() -> None:
     for seed in range(60):
         for r in run(FORECAST, PORTO_GOLD, PORTO_HISTORY, seed=seed)[0][1:]:
             by_subtype.setdefault(r.subtype, []).append(r)
-    expected = {"sibling_tool", "hallucinated_tool", "missing_required", "sibling_param",
-                "plural_renamed", "synonym_renamed", "unexpected_extra", "sibling_result",
-                "context_value", "wrong_type", "out_of_range",
-                "contradicts_request"}  # no camelCase, enum, format, swap, units, partial
+    expected = {
+        "sibling_tool",
+        "hallucinated_tool",
+        "missing_required",
+        "sibling_param",
+        "plural_renamed",
+        "synonym_renamed",
+        "unexpected_extra",
+        "sibling_result",
+        "context_value",
+        "wrong_type",
+        "out_of_range",
+        "contradicts_request",
+    }  # no camelCase, enum, format, swap, units, partial
     # an invented value comes last, when the conversation offers nothing: rare here
     assert expected - {"contradicts_request", "out_of_range"} <= set(by_subtype) <= expected
 
     for r in by_subtype["sibling_result"]:  # the second search hit for the first
         assert r.tool_call.arguments == {"city": "Porto Alegre", "days": 4}
-        assert r.failure_reason == ("'city' is 'Porto Alegre', the name of the second location in "
-                                    "the search_locations_tool result; the user asked for 'Porto', "
-                                    "the first.")
+        assert r.failure_reason == (
+            "'city' is 'Porto Alegre', the name of the second location in "
+            "the search_locations_tool result; the user asked for 'Porto', "
+            "the first."
+        )
     for r in by_subtype["sibling_param"]:
         assert r.tool_call.arguments == {"query": "Porto", "days": 4}
-        assert r.failure_reason == ("Required parameter 'city' is missing; 'query' is a parameter of "
-                                    "search_locations_tool, not of get_weather_forecast_tool.")
+        assert r.failure_reason == (
+            "Required parameter 'city' is missing; 'query' is a parameter of "
+            "search_locations_tool, not of get_weather_forecast_tool."
+        )
 
     for r in by_subtype.get("out_of_range", []):
         days = r.tool_call.arguments["days"]
         assert isinstance(days, int) and not 1 <= days <= 10
-        assert r.failure_reason == (f"'days' is {days}, but the user asked for 4 days and the "
-                                    "tool accepts 1 to 10.")
+        assert r.failure_reason == (f"'days' is {days}, but the user asked for 4 days and the tool accepts 1 to 10.")
     for r in by_subtype.get("contradicts_request", []):
         city, days = r.tool_call.arguments["city"], r.tool_call.arguments["days"]
         if city != "Porto":
@@ -297,32 +363,37 @@ def test_examples_md_reasons_across_seeds() -> None:
     for r in by_subtype["synonym_renamed"]:
         new = (set(r.tool_call.arguments) - {"city", "days"}).pop()
         if "city" not in r.tool_call.arguments:
-            assert r.failure_reason == (f"Required parameter 'city' is missing; '{new}' is not a "
-                                        "parameter of get_weather_forecast_tool.")
+            assert r.failure_reason == (
+                f"Required parameter 'city' is missing; '{new}' is not a parameter of get_weather_forecast_tool."
+            )
         else:
-            assert r.failure_reason == (f"'{new}' is not a parameter of get_weather_forecast_tool; "
-                                        "the value belongs in 'days'.")
+            assert r.failure_reason == (
+                f"'{new}' is not a parameter of get_weather_forecast_tool; the value belongs in 'days'."
+            )
     for r in by_subtype["wrong_type"]:
         days = r.tool_call.arguments["days"]
         if days is not PORTO_GOLD.arguments["days"]:
             assert not isinstance(days, (int, float)) and days not in ("4", "4.0")  # "4" == 4
-            assert r.failure_reason.endswith("but get_weather_forecast_tool expects an integer; "
-                                             "the user asked for 4 days.")
+            assert r.failure_reason.endswith(
+                "but get_weather_forecast_tool expects an integer; the user asked for 4 days."
+            )
     for r in by_subtype["sibling_tool"]:
         assert r.tool_call.name in {"get_current_weather_tool", "get_live_temp"}
         assert r.tool_call.arguments == {"city": "Porto"}  # mapped onto the sibling's schema
-        assert r.failure_reason.startswith("The user wants to get weather forecast for a specific "
-                                           f"city; {r.tool_call.name} is meant to get current ")
+        assert r.failure_reason.startswith(
+            f"The user wants to get weather forecast for a specific city; {r.tool_call.name} is meant to get current "
+        )
         assert r.failure_reason.endswith(". get_weather_forecast_tool was needed.")
     for r in by_subtype["hallucinated_tool"]:
         assert r.tool_call.name not in WEATHER_NAMES
         assert r.tool_call.arguments == PORTO_GOLD.arguments
-        assert r.failure_reason == (f"'{r.tool_call.name}' is not one of the available tools; "
-                                    "get_weather_forecast_tool was needed to get weather forecast "
-                                    "for a specific city.")
+        assert r.failure_reason == (
+            f"'{r.tool_call.name}' is not one of the available tools; "
+            "get_weather_forecast_tool was needed to get weather forecast "
+            "for a specific city."
+        )
     for r in by_subtype["missing_required"]:
-        assert r.failure_reason == ("Required parameter 'city' is missing; the user asked for "
-                                    "'Porto'.")
+        assert r.failure_reason == ("Required parameter 'city' is missing; the user asked for 'Porto'.")
 
 
 def test_a_value_from_a_tool_result_is_attributed_to_that_tool() -> None:
@@ -332,19 +403,21 @@ def test_a_value_from_a_tool_result_is_attributed_to_that_tool() -> None:
     made = [r for seed in range(30) for r in run(spec, gold, history, seed=seed)[0]]
     values = [r for r in made if r.score == "incorrect_parameter_values"]
     tail = "the search_locations_tool result gave 'Porto Alegre'."
-    assert values and all(r.failure_reason.endswith(tail) for r in values
-                          if r.subtype != "sibling_result")
+    assert values and all(r.failure_reason.endswith(tail) for r in values if r.subtype != "sibling_result")
     assert {r.failure_reason for r in values if r.subtype == "sibling_result"} == {
         "'city' is 'Porto', the name of the first location in the search_locations_tool result; "
-        "the call needed the second, 'Porto Alegre'."}
+        "the call needed the second, 'Porto Alegre'."
+    }
 
 
 # --- determinism ---------------------------------------------------------------------------------
 
+
 def test_same_inputs_same_outputs_whatever_ran_before() -> None:
     def once(conversation: str, index: int, seed: int, sibs: list[ToolSpec]) -> list[Any]:
-        made = inject_call(FORECAST, sibs, PORTO_GOLD, PORTO_HISTORY, conversation_id=conversation,
-                           call_index=index, seed=seed)
+        made = inject_call(
+            FORECAST, sibs, PORTO_GOLD, PORTO_HISTORY, conversation_id=conversation, call_index=index, seed=seed
+        )
         return [r.to_json() for r in made[0]]
 
     first = once("c", 1, 3, siblings(FORECAST))
@@ -373,26 +446,34 @@ print(hashlib.sha256(json.dumps(out, sort_keys=True).encode()).hexdigest())
 def test_same_output_in_another_process() -> None:
     """Set and dict orders change with PYTHONHASHSEED; the records must not."""
     root = Path(__file__).parent.parent
-    digests = {subprocess.run([sys.executable, "-c", _DIGEST], cwd=root, check=True, text=True,
-                              capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed}
-                              ).stdout.strip() for seed in ("1", "2")}
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", _DIGEST],
+            cwd=root,
+            check=True,
+            text=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
     assert len(digests) == 1, digests
 
 
 # --- edge cases ----------------------------------------------------------------------------------
+
 
 def test_zero_argument_tool() -> None:
     spec = tool("zeyynepkaraduman__memory-palace-mcp", "get_statistics")
     gold = ToolCall(id="call_9", name="get_statistics", arguments={})
     for seed in range(15):
         records, failures = run(spec, gold, user("How many palaces do I have?"), seed=seed)
-        assert [r.score for r in records] == ["correct", "incorrect_tool",
-                                             "incorrect_parameter_names"]
+        assert [r.score for r in records] == ["correct", "incorrect_tool", "incorrect_parameter_names"]
         assert records[2].subtype == "unexpected_extra"
-        assert records[2].failure_reason.startswith(
-            "get_statistics takes no parameters, but the call passes '")
+        assert records[2].failure_reason.startswith("get_statistics takes no parameters, but the call passes '")
         assert [(f.stage, f.item_id, f.reason) for f in failures] == [
-            ("inject", "call_9", "no_incorrect_parameter_values")]
+            ("inject", "call_9", "no_incorrect_parameter_values")
+        ]
         assert "called without arguments" in failures[0].detail
 
 
@@ -409,17 +490,16 @@ def test_server_with_one_tool_can_only_hallucinate() -> None:
 def test_enum_parameters() -> None:
     """A typed enum (audience) and an enum-only parameter with no type (theme, type removed)."""
     spec = tool("NvkAnirudh__linkedin-post-generator", "summarize_transcript")
-    gold = ToolCall(id="c", name=spec.name,
-                    arguments={"transcript": "We shipped onboarding.", "audience": "technical"})
+    gold = ToolCall(id="c", name=spec.name, arguments={"transcript": "We shipped onboarding.", "audience": "technical"})
     palace = tool("zeyynepkaraduman__memory-palace-mcp", "create_palace")
     schema = json.loads(json.dumps(palace.input_schema))
     del schema["properties"]["theme"]["type"]
     untyped = palace.model_copy(update={"input_schema": schema})
-    gold_theme = ToolCall(id="c", name="create_palace",
-                          arguments={"name": "Roman villa", "theme": "ancient"})
-    cases = ((spec, gold, "audience", ("general", "technical", "business", "academic"), None),
-             (untyped, gold_theme, "theme", tuple(schema["properties"]["theme"]["enum"]),
-              siblings(palace)))
+    gold_theme = ToolCall(id="c", name="create_palace", arguments={"name": "Roman villa", "theme": "ancient"})
+    cases = (
+        (spec, gold, "audience", ("general", "technical", "business", "academic"), None),
+        (untyped, gold_theme, "theme", tuple(schema["properties"]["theme"]["enum"]), siblings(palace)),
+    )
     for spec_, gold_, key, allowed, sibs in cases:
         seen = set()
         for seed in range(60):
@@ -439,9 +519,11 @@ def test_enum_parameters() -> None:
 
 def test_boolean_parameter() -> None:
     spec = tool("NvkAnirudh__linkedin-post-generator", "generate_linkedin_post")
-    gold = ToolCall(id="c", name=spec.name, arguments={"summary": "AI agents in production",
-                                                       "videoTitle": "Agents 101",
-                                                       "includeCallToAction": False})
+    gold = ToolCall(
+        id="c",
+        name=spec.name,
+        arguments={"summary": "AI agents in production", "videoTitle": "Agents 101", "includeCallToAction": False},
+    )
     flips = types = 0
     for seed in range(80):
         history = user("Post about 'Agents 101': AI agents in production, no call to action.")
@@ -450,8 +532,7 @@ def test_boolean_parameter() -> None:
         if new is True:
             flips += 1
             assert values.subtype == "contradicts_request"
-            assert values.failure_reason == ("'includeCallToAction' is true, but the request calls "
-                                             "for false.")
+            assert values.failure_reason == ("'includeCallToAction' is true, but the request calls for false.")
         elif new is not False:
             types += 1
             assert values.subtype == "wrong_type" and isinstance(new, str)
@@ -461,16 +542,18 @@ def test_boolean_parameter() -> None:
 
 def test_formats_and_ranges_stated_in_words() -> None:
     spec = tool("other-blowsnow__mcp-server-chinarailway", "search")
-    gold = ToolCall(id="c", name="search",
-                    arguments={"date": "2026-05-02", "fromCity": "北京", "toCity": "上海"})
+    gold = ToolCall(id="c", name="search", arguments={"date": "2026-05-02", "fromCity": "北京", "toCity": "上海"})
     made = [r for seed in range(60) for r in run(spec, gold, user("5月2日 北京到上海"), seed=seed)[0]]
     formats = [r for r in made if r.subtype == "wrong_format"]
     assert formats
     for r in formats:
         assert r.tool_call.arguments["date"] in ("05/02/2026", "May 2, 2026", "02/05/2026")
         assert "expects an ISO date (YYYY-MM-DD)" in r.failure_reason
-    cities = [r.tool_call.arguments for r in made if r.subtype == "contradicts_request"
-              and r.tool_call.arguments["date"] == "2026-05-02"]
+    cities = [
+        r.tool_call.arguments
+        for r in made
+        if r.subtype == "contradicts_request" and r.tool_call.arguments["date"] == "2026-05-02"
+    ]
     assert cities  # Chinese cities stay Chinese
     assert all(re.fullmatch(r"[\u4e00-\u9fff]+", a["fromCity"] + a["toCity"]) for a in cities)
 
@@ -502,19 +585,22 @@ def test_choices_stated_in_words() -> None:
 
 def test_fast_enough_for_the_pipeline() -> None:
     """~200 conversations/s with ~3 calls each, on one core: a few ms per call for all stages."""
-    gold = ToolCall(id="c", name="create_room", arguments={
-        "name": "Hall", "palaceId": "pal_12345", "position": {"x": 1, "y": 2}, "size": "large"})
+    gold = ToolCall(
+        id="c",
+        name="create_room",
+        arguments={"name": "Hall", "palaceId": "pal_12345", "position": {"x": 1, "y": 2}, "size": "large"},
+    )
     spec = tool("zeyynepkaraduman__memory-palace-mcp", "create_room")
     history = user("Add a large hall to pal_12345 at 1, 2")
     inject_call(spec, siblings(spec), gold, history, conversation_id="warm", call_index=0, seed=0)
     start = time.perf_counter()
     for i in range(200):
-        inject_call(spec, siblings(spec), gold, history, conversation_id=f"c{i}", call_index=0,
-                    seed=i)
+        inject_call(spec, siblings(spec), gold, history, conversation_id=f"c{i}", call_index=0, seed=i)
     assert (time.perf_counter() - start) / 200 < 0.005  # measured well under 1 ms
 
 
 # --- grading -------------------------------------------------------------------------------------
+
 
 def test_canonical_and_same_value() -> None:
     assert same_value(4, "4") and same_value(1, 1.0) and same_value("4.0", 4)
@@ -566,8 +652,9 @@ def value_strategy(name: str, schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         return ints | floats.filter(lambda x: lo <= x <= hi)
     if kind == "array":
         items = schema.get("items") or {"type": "string"}
-        return st.lists(value_strategy(name, items), min_size=schema.get("minItems", 0),
-                        max_size=min(schema.get("maxItems", 3), 3))
+        return st.lists(
+            value_strategy(name, items), min_size=schema.get("minItems", 0), max_size=min(schema.get("maxItems", 3), 3)
+        )
     if kind == "object":
         return arguments_strategy(schema)
     lowered = name.lower()
@@ -584,7 +671,8 @@ def arguments_strategy(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, An
     props, required = schema.get("properties") or {}, set(schema.get("required") or [])
     return st.fixed_dictionaries(
         {k: value_strategy(k, v) for k, v in props.items() if k in required},
-        optional={k: value_strategy(k, v) for k, v in props.items() if k not in required})
+        optional={k: value_strategy(k, v) for k, v in props.items() if k not in required},
+    )
 
 
 @st.composite
@@ -600,14 +688,14 @@ def cases(draw: st.DrawFn) -> tuple[ToolSpec, ToolCall, list[Message], int]:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_every_negative_holds_under_the_independent_checker(
-        case: tuple[ToolSpec, ToolCall, list[Message], int]) -> None:
+    case: tuple[ToolSpec, ToolCall, list[Message], int],
+) -> None:
     spec, gold, history, seed = case
     assert validates(spec, gold.arguments)  # the strategy makes valid gold calls
     records, failures = run(spec, gold, history, seed=seed)  # run() holds the label checks
     if gold.arguments:
         assert "no_incorrect_parameter_values" not in {f.reason for f in failures}
-    again = inject_call(spec, siblings(spec), gold, history, conversation_id="conv_test",
-                        call_index=0, seed=seed)
+    again = inject_call(spec, siblings(spec), gold, history, conversation_id="conv_test", call_index=0, seed=seed)
     assert [r.to_json() for r in records] == [r.to_json() for r in again[0]]
     assert [f.model_dump() for f in failures] == [f.model_dump() for f in again[1]]
 
@@ -621,8 +709,7 @@ def test_every_fixture_tool_gets_its_labels(server: str) -> None:
         for seed in range(8):
             records, failures = run(spec, gold, user(json.dumps(args)), seed=seed)
             if args:
-                assert len([r for r in records if r.score != "correct"]) == 3, \
-                    [f.detail for f in failures]
+                assert len([r for r in records if r.score != "correct"]) == 3, [f.detail for f in failures]
 
 
 def _plain(name: str, schema: dict[str, Any]) -> Any:
@@ -645,6 +732,7 @@ def _plain(name: str, schema: dict[str, Any]) -> Any:
 
 # --- a real run: wrong values come from the conversation ----------------------------------------
 
+
 def _appears(value: Any, text: str) -> bool:
     """The value, as the call writes it, is in the conversation (a list or object never is)."""
     if isinstance(value, bool) or value is None:
@@ -664,9 +752,10 @@ def absent_share(run: Path) -> tuple[float, int]:
             continue
         gold = json.loads(r["gold_call"]["function"]["arguments"])
         args = json.loads(r["tool_call"]["function"]["arguments"])
-        text = "\n".join([m.get("content") or "" for m in r["message_history"]] +
-                         [c["function"]["arguments"] for m in r["message_history"]
-                          for c in m.get("tool_calls") or []]).casefold()
+        text = "\n".join(
+            [m.get("content") or "" for m in r["message_history"]]
+            + [c["function"]["arguments"] for m in r["message_history"] for c in m.get("tool_calls") or []]
+        ).casefold()
         changed = [args[k] for k in args if _norm(args[k]) != _norm(gold.get(k))]
         total += 1
         absent += not all(_appears(v, text) for v in changed)
@@ -676,14 +765,21 @@ def absent_share(run: Path) -> tuple[float, int]:
 def test_wrong_values_in_a_real_run_mostly_come_from_the_conversation(tmp_path: Path) -> None:
     from synth.config import Settings
     from synth.pipeline import generate
+
     out = tmp_path / "run"
     generate(Settings(servers=Path(__file__).parent.parent / "registry", out=out, n=240, seed=3))
     share, total = absent_share(out)
     assert total > 100 and share <= 0.5, (share, total)
     records = list(read_jsonl(out / "scored.jsonl"))
     subtypes = {r["subtype"] for r in records}
-    assert {"sibling_result", "context_value", "swapped_arguments", "partial_value",
-            "sibling_param", "default_explicit"} <= subtypes, subtypes
+    assert {
+        "sibling_result",
+        "context_value",
+        "swapped_arguments",
+        "partial_value",
+        "sibling_param",
+        "default_explicit",
+    } <= subtypes, subtypes
     for r in records:
         if r["subtype"] == "missing_required":
             assert json.loads(r["tool_call"]["function"]["arguments"])  # never every argument
@@ -691,42 +787,71 @@ def test_wrong_values_in_a_real_run_mostly_come_from_the_conversation(tmp_path: 
 
 # --- the new kinds on hand-made tools ------------------------------------------------------------
 
+
 def _spec(name: str, props: dict[str, Any], required: list[str], description: str = "") -> ToolSpec:
     schema = {"type": "object", "properties": props, "required": required}
-    return ToolSpec(server="test/hand", name=name, description=description or f"{name}.",
-                    input_schema=schema, schema_hash=content_hash(schema))
+    return ToolSpec(
+        server="test/hand",
+        name=name,
+        description=description or f"{name}.",
+        input_schema=schema,
+        schema_hash=content_hash(schema),
+    )
 
 
 def test_unit_mixup_swapped_arguments_and_hard_positives() -> None:
-    thermo = _spec("set_thermostat", {"room": {"type": "string"},
-                                      "temperature": {"type": "number", "description": "Target in Celsius"},
-                                      "mode": {"type": "string", "enum": ["heat", "cool"], "default": "heat"}},
-                   ["room", "temperature"], "Set the thermostat of a room.")
+    thermo = _spec(
+        "set_thermostat",
+        {
+            "room": {"type": "string"},
+            "temperature": {"type": "number", "description": "Target in Celsius"},
+            "mode": {"type": "string", "enum": ["heat", "cool"], "default": "heat"},
+        },
+        ["room", "temperature"],
+        "Set the thermostat of a room.",
+    )
     gold = ToolCall(id="t", name=thermo.name, arguments={"room": "Kitchen", "temperature": 20})
-    made = [r for seed in range(60) for r in run(thermo, gold, user("Set the kitchen to 20 degrees."),
-                                                  seed=seed, sibs=[])[0]]
+    made = [
+        r
+        for seed in range(60)
+        for r in run(thermo, gold, user("Set the kitchen to 20 degrees."), seed=seed, sibs=[])[0]
+    ]
     mixups = {r.failure_reason for r in made if r.subtype == "unit_mixup"}
-    assert mixups == {"'temperature' is 68, 20 Celsius converted to Fahrenheit, but set_thermostat "
-                      "takes Celsius; the user asked for 20."}
+    assert mixups == {
+        "'temperature' is 68, 20 Celsius converted to Fahrenheit, but set_thermostat "
+        "takes Celsius; the user asked for 20."
+    }
     explicit = [r for r in made if r.subtype == "default_explicit"]
     assert explicit and all(r.tool_call.arguments == {**gold.arguments, "mode": "heat"} for r in explicit)
 
-    trip = _spec("book_train", {"from_city": {"type": "string"}, "to_city": {"type": "string"},
-                                "seats": {"type": "integer", "default": 1}}, ["from_city", "to_city"])
+    trip = _spec(
+        "book_train",
+        {"from_city": {"type": "string"}, "to_city": {"type": "string"}, "seats": {"type": "integer", "default": 1}},
+        ["from_city", "to_city"],
+    )
     gold = ToolCall(id="b", name=trip.name, arguments={"from_city": "Porto", "to_city": "Lisbon", "seats": 1})
-    made = [r for seed in range(60) for r in run(trip, gold, user("A seat from Porto to Lisbon."),
-                                                  seed=seed, sibs=[])[0]]
+    made = [
+        r for seed in range(60) for r in run(trip, gold, user("A seat from Porto to Lisbon."), seed=seed, sibs=[])[0]
+    ]
     swaps = [r for r in made if r.subtype == "swapped_arguments"]
-    assert swaps and all(r.tool_call.arguments == {"from_city": "Lisbon", "to_city": "Porto", "seats": 1}
-                         for r in swaps)
+    assert swaps and all(
+        r.tool_call.arguments == {"from_city": "Lisbon", "to_city": "Porto", "seats": 1} for r in swaps
+    )
     omitted = [r for r in made if r.subtype == "default_omitted"]
     assert omitted and all(r.tool_call.arguments == {"from_city": "Porto", "to_city": "Lisbon"} for r in omitted)
 
 
 def test_no_hard_positive_when_bfcl_would_reject_the_default() -> None:
     """A string default of an integer parameter fails BFCL's type check: no default_explicit."""
-    spec = _spec("list_items", {"query": {"type": "string"}, "limit": {"type": "integer", "default": "10"},
-                                "flag": {"type": "boolean", "default": None}}, ["query"])
+    spec = _spec(
+        "list_items",
+        {
+            "query": {"type": "string"},
+            "limit": {"type": "integer", "default": "10"},
+            "flag": {"type": "boolean", "default": None},
+        },
+        ["query"],
+    )
     gold = ToolCall(id="l", name=spec.name, arguments={"query": "lamps"})
     for seed in range(20):
         records, _ = run(spec, gold, user("Find lamps."), seed=seed, sibs=[])

@@ -39,14 +39,34 @@ import pytest
 ROOT = Path(__file__).parents[1] / "synth"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth", "synth.errors", "synth.records"),
-    ("synth.config", "synth.templates", "synth.registry", "synth.grade", "synth.facts", "synth.wording",
-     "synth.messages", "synth.rundir", "synth.runfiles", "synth.live", "synth.store", "synth.retry"),
+    (
+        "synth.config",
+        "synth.templates",
+        "synth.registry",
+        "synth.grade",
+        "synth.facts",
+        "synth.wording",
+        "synth.messages",
+        "synth.rundir",
+        "synth.runfiles",
+        "synth.live",
+        "synth.store",
+        "synth.retry",
+    ),
     ("synth.llm",),
     ("synth.stages", "synth.packs"),
     ("synth.export", "synth.realism"),
     ("synth.offline", "synth.agents", "synth.runtime"),
     ("synth.review",),
-    ("synth.pipeline", "synth.derive", "synth.evaluate", "synth.hub", "synth.summary", "synth.shards", "synth.ray_shards"),
+    (
+        "synth.pipeline",
+        "synth.derive",
+        "synth.evaluate",
+        "synth.hub",
+        "synth.summary",
+        "synth.shards",
+        "synth.ray_shards",
+    ),
     ("synth.cli", "synth.cli_pack", "synth.cli_publish", "synth.cli_serve", "synth.cli_tasks", "synth.cli_shards"),
 )
 # Known imports that go upward or close a package cycle, each owned by someone who will remove it.
@@ -150,7 +170,8 @@ def test_no_package_cycles() -> None:
     units: dict[str, set[str]] = {}
     for module, targets in _graph().items():
         units.setdefault(_unit(module), set()).update(
-            _unit(t) for t in targets if _unit(t) != _unit(module) and (module, t) not in ALLOWED)
+            _unit(t) for t in targets if _unit(t) != _unit(module) and (module, t) not in ALLOWED
+        )
     assert _cycles(units) == []
 
 
@@ -161,20 +182,25 @@ def test_allowed_imports_still_exist() -> None:
 
 
 def test_imports_read_downward() -> None:
-    upward = sorted((m, t) for m, targets in _graph().items() for t in targets
-                    if _layer(_unit(t)) > _layer(_unit(m)))
-    unexpected = [f"{m} imports {t} ({LAYERS[_layer(_unit(t))][0]} layer is above {_unit(m)})"
-                  for m, t in upward if (m, t) not in ALLOWED]
+    upward = sorted((m, t) for m, targets in _graph().items() for t in targets if _layer(_unit(t)) > _layer(_unit(m)))
+    unexpected = [
+        f"{m} imports {t} ({LAYERS[_layer(_unit(t))][0]} layer is above {_unit(m)})"
+        for m, t in upward
+        if (m, t) not in ALLOWED
+    ]
     assert unexpected == []
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("import synth.records\n", {"synth.records"}),
-    ("from synth import templates\n", {"synth.templates"}),
-    ("from synth.registry import load_registry\n", {"synth.registry"}),
-    ("def f():\n    from synth.export.hf import write_parquet\n", {"synth.export.hf"}),
-    ("from .chat import ToolNames\n", {"synth.export.chat"}),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import synth.records\n", {"synth.records"}),
+        ("from synth import templates\n", {"synth.templates"}),
+        ("from synth.registry import load_registry\n", {"synth.registry"}),
+        ("def f():\n    from synth.export.hf import write_parquet\n", {"synth.export.hf"}),
+        ("from .chat import ToolNames\n", {"synth.export.chat"}),
+    ],
+)
 def test_imports_are_found(tmp_path: Path, source: str, expected: set[str]) -> None:
     """The graph sees every spelling of an import, lazy ones too (else the test above could not fail)."""
     path = tmp_path / "probe.py"
@@ -188,9 +214,14 @@ def test_only_the_live_client_speaks_mcp_as_a_client():
     found = []
     for name, path in _modules().items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and (
-                    node.module.startswith("mcp.client") or (node.module == "mcp" and
-                                                             {a.name for a in node.names} & client_names)):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and (
+                    node.module.startswith("mcp.client")
+                    or (node.module == "mcp" and {a.name for a in node.names} & client_names)
+                )
+            ):
                 found.append(name)
     assert set(found) == {"synth.live.client"}, found
 
@@ -198,15 +229,15 @@ def test_only_the_live_client_speaks_mcp_as_a_client():
 def test_the_readme_picture_shows_these_layers():
     """README's architecture picture names the same units in the same layers as LAYERS (so it cannot drift)."""
     text = (ROOT.parent / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Architecture"):]
-    block = section[section.index("```\n") + 4:]
-    block = block[:block.index("```")]
+    section = text[text.index("## Architecture") :]
+    block = section[section.index("```\n") + 4 :]
+    block = block[: block.index("```")]
     shown: dict[int, set[str]] = {}
     layer = -1
     for line in block.splitlines():
         left = line[:70]  # the units; what each layer does is to the right
         if m := re.match(r" (\d) \w+ ", left):
-            layer, left = int(m.group(1)), left[m.end():]
+            layer, left = int(m.group(1)), left[m.end() :]
         for name in re.findall(r"[a-z_]+(?:\.[a-z_]+)*", left):
             shown.setdefault(layer, set()).add(name if name.startswith("synth") else f"synth.{name}")
     assert shown == {i: set(units) for i, units in enumerate(LAYERS)}

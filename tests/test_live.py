@@ -14,7 +14,6 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from synth.rundir import read_jsonl, stored
 from synth.cli import app
 from synth.config import Settings
 from synth.errors import ConfigError
@@ -22,6 +21,7 @@ from synth.live.client import Limits, LiveError, connect, result_text
 from synth.live.pool import Pool
 from synth.pipeline import generate
 from synth.records import Connection
+from synth.rundir import read_jsonl, stored
 
 SERVERS = Path(__file__).parent / "servers"
 TASKS = SERVERS / "tasks_server.py"
@@ -38,10 +38,15 @@ async def _session_calls(connection: Connection, calls: list[tuple[str, dict]], 
 
 
 def test_stdio_round_trip_enum_nested_object_and_a_rule(tmp_path):
-    calls = [("list_tasks", {"status": "all"}),
-             ("create_task", {"title": "Call the plumber", "priority": "high", "due": {"date": "2026-06-02", "time": "08:30"}}),
-             ("complete_task", {"task_id": "T-103"}),  # already done: refused by rule
-             ("create_task", {"title": "x", "priority": "urgent", "due": {"date": "2026-06-02"}})]  # not in the enum
+    calls = [
+        ("list_tasks", {"status": "all"}),
+        (
+            "create_task",
+            {"title": "Call the plumber", "priority": "high", "due": {"date": "2026-06-02", "time": "08:30"}},
+        ),
+        ("complete_task", {"task_id": "T-103"}),  # already done: refused by rule
+        ("create_task", {"title": "x", "priority": "urgent", "due": {"date": "2026-06-02"}}),
+    ]  # not in the enum
     listed, created, refused, invalid = anyio.run(_session_calls, stdio("tasks_server.py"), calls, str(tmp_path))
     assert json.loads(result_text(listed))["total"] == 4
     assert created["structuredContent"]["id"] == "T-105" and created["structuredContent"]["due"]["time"] == "08:30"
@@ -59,8 +64,12 @@ def _free_port() -> int:
 @pytest.fixture
 def http_server(tmp_path):
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, str(TASKS), "--http", str(port)], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(TASKS), "--http", str(port)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 20
     while time.time() < deadline:
         try:
@@ -76,31 +85,49 @@ def http_server(tmp_path):
 def test_http_import_with_a_token_from_the_environment(http_server, tmp_path, monkeypatch):
     monkeypatch.setenv("TASKS_TOKEN", "s3cret-value")
     out = tmp_path / "reg"
-    result = runner.invoke(app, ["registry", "import", "--url", http_server, "--header",
-                                 "Authorization:Bearer ${TASKS_TOKEN}", "--out", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "registry",
+            "import",
+            "--url",
+            http_server,
+            "--header",
+            "Authorization:Bearer ${TASKS_TOKEN}",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     text = (out / "tasks.json").read_text()
     entry = json.loads(text)
-    assert entry["connections"] == [{"type": "http", "deploymentUrl": http_server,
-                                     "headers": {"Authorization": "Bearer ${TASKS_TOKEN}"}}]
+    assert entry["connections"] == [
+        {"type": "http", "deploymentUrl": http_server, "headers": {"Authorization": "Bearer ${TASKS_TOKEN}"}}
+    ]
     assert "s3cret-value" not in text
     assert [t["name"] for t in entry["tools"]] == ["list_tasks", "get_task", "create_task", "complete_task"]
     # the entry generates over HTTP with one session for the run (the server is not marked stateful)
     manifest = generate(Settings(servers=out, out=tmp_path / "run", n=4, seed=2, execute="live", allow_exec=True))
     assert manifest["counts"]["conversations"] == 4 and set(manifest["execute"]["results"]["tasks"]) == {"live"}
     # a literal credential is refused, not written
-    result = runner.invoke(app, ["registry", "import", "--url", http_server, "--header", "Authorization:Bearer abc",
-                                 "--out", str(out / "x")])
+    result = runner.invoke(
+        app,
+        ["registry", "import", "--url", http_server, "--header", "Authorization:Bearer abc", "--out", str(out / "x")],
+    )
     assert result.exit_code == 2 and "environment variable" in result.output and not (out / "x").exists()
 
 
-@pytest.mark.parametrize("connection, reason, words", [
-    (stdio("hang.py"), "live_timeout", "no answer to connect within 1.5 s"),
-    (stdio("exits.py"), "live_closed", "its last words: 'fatal: DEMO_TOKEN is not set'"),
-    (stdio("junk.py"), "live_junk", "not JSON-RPC to stdout ('Starting demo server"),
-    (Connection(type="stdio", command="synth-no-such-command"), "live_start", "command not found"),
-    (Connection(type="http", url="http://127.0.0.1:9/mcp"), "live_refused", "connection refused"),
-], ids=["hang", "exits", "junk", "missing", "refused"])
+@pytest.mark.parametrize(
+    "connection, reason, words",
+    [
+        (stdio("hang.py"), "live_timeout", "no answer to connect within 1.5 s"),
+        (stdio("exits.py"), "live_closed", "its last words: 'fatal: DEMO_TOKEN is not set'"),
+        (stdio("junk.py"), "live_junk", "not JSON-RPC to stdout ('Starting demo server"),
+        (Connection(type="stdio", command="synth-no-such-command"), "live_start", "command not found"),
+        (Connection(type="http", url="http://127.0.0.1:9/mcp"), "live_refused", "connection refused"),
+    ],
+    ids=["hang", "exits", "junk", "missing", "refused"],
+)
 def test_connect_failures(connection, reason, words, capfd):
     async def attempt() -> None:
         async with connect(connection, "demo", Limits(connect=1.5, call=1.5)):
@@ -130,12 +157,28 @@ def test_the_stdio_child_gets_no_keys_of_ours(tmp_path, monkeypatch):
 
 def _raw_tools_list(cwd: Path) -> list[dict]:
     """tools/list read by hand over the server's stdio: what it serves, with no SDK in between."""
-    proc = subprocess.Popen([sys.executable, str(TASKS)], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(TASKS)],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         send = lambda msg: (proc.stdin.write(json.dumps(msg) + "\n"), proc.stdin.flush())  # noqa: E731
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            }
+        )
         json.loads(proc.stdout.readline())
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
@@ -148,8 +191,9 @@ def _raw_tools_list(cwd: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
     reg = tmp_path_factory.mktemp("reg")
-    result = runner.invoke(app, ["registry", "import", "--stdio", f"{sys.executable} {TASKS}", "--stateful",
-                                 "--out", str(reg)])
+    result = runner.invoke(
+        app, ["registry", "import", "--stdio", f"{sys.executable} {TASKS}", "--stateful", "--out", str(reg)]
+    )
     assert result.exit_code == 0, result.output
     return reg
 
@@ -160,7 +204,9 @@ def test_import_keeps_the_schemas_byte_for_byte(imported, tmp_path):
     for mine, theirs in zip(entry["tools"], served, strict=True):
         assert json.dumps(mine["inputSchema"]) == json.dumps(theirs["inputSchema"])
         assert json.dumps(mine.get("outputSchema")) == json.dumps(theirs.get("outputSchema"))
-    assert entry["connections"] == [{"type": "stdio", "command": sys.executable, "args": [str(TASKS)], "stateful": True}]
+    assert entry["connections"] == [
+        {"type": "stdio", "command": sys.executable, "args": [str(TASKS)], "stateful": True}
+    ]
     assert entry["description"].startswith("A personal task tracker")
     assert not Path("tasks.json").exists()  # a stateful server is imported in a scratch folder
 
@@ -187,8 +233,9 @@ def test_live_conversations_replay_exactly_on_a_fresh_server(live_run, tmp_path)
         errors += sum(bool(r.get("isError")) for r in replayed)
     manifest = json.loads((live_run / "manifest.json").read_text())
     assert manifest["execute"]["mode"] == "live"
-    assert manifest["execute"]["results"]["tasks"] == {"live": sum(
-        1 for c in convs for m in c["messages"] if m["role"] == "tool")}
+    assert manifest["execute"]["results"]["tasks"] == {
+        "live": sum(1 for c in convs for m in c["messages"] if m["role"] == "tool")
+    }
 
 
 def test_live_runs_are_deterministic(imported, live_run, tmp_path):
@@ -201,14 +248,25 @@ def test_without_allow_exec_nothing_is_started(tmp_path):
     marker = tmp_path / "started"
     reg = tmp_path / "reg"
     reg.mkdir()
-    entry = {"qualifiedName": "touchy", "tools": [{"name": "ping", "description": "Ping the host.",
-                                                   "inputSchema": {"type": "object", "properties": {
-                                                       "host": {"type": "string", "description": "Host name"}},
-                                                       "required": ["host"]}}],
-             "connections": [{"type": "stdio", "command": "sh", "args": ["-c", f"touch {marker}"]}]}
+    entry = {
+        "qualifiedName": "touchy",
+        "tools": [
+            {
+                "name": "ping",
+                "description": "Ping the host.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"host": {"type": "string", "description": "Host name"}},
+                    "required": ["host"],
+                },
+            }
+        ],
+        "connections": [{"type": "stdio", "command": "sh", "args": ["-c", f"touch {marker}"]}],
+    }
     (reg / "touchy.json").write_text(json.dumps(entry))
-    result = runner.invoke(app, ["generate", "--servers", str(reg), "-n", "2", "--out", str(tmp_path / "run"),
-                                 "--execute", "live"])
+    result = runner.invoke(
+        app, ["generate", "--servers", str(reg), "-n", "2", "--out", str(tmp_path / "run"), "--execute", "live"]
+    )
     assert result.exit_code == 2
     assert "--allow-exec" in result.output and "nothing was started" in result.output
     assert not marker.exists() and not stored(tmp_path / "run" / "conversations.jsonl").exists()
@@ -225,15 +283,26 @@ def test_a_dead_server_is_refused_once_and_the_rest_of_the_run_goes_on(tiny_regi
     (reg / "packs").mkdir()
     for path in (tiny_registry / "packs").glob("*"):
         (reg / "packs" / path.name).write_text(path.read_text())
-    hang = {"qualifiedName": "hangs", "tools": [{"name": "lookup_word", "description": "Look up a word.",
-                                                 "inputSchema": {"type": "object", "properties": {
-                                                     "word": {"type": "string", "description": "The word"}},
-                                                     "required": ["word"]}}],
-            "connections": [{"type": "stdio", "command": sys.executable, "args": [str(SERVERS / "hang.py")]}]}
+    hang = {
+        "qualifiedName": "hangs",
+        "tools": [
+            {
+                "name": "lookup_word",
+                "description": "Look up a word.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"word": {"type": "string", "description": "The word"}},
+                    "required": ["word"],
+                },
+            }
+        ],
+        "connections": [{"type": "stdio", "command": sys.executable, "args": [str(SERVERS / "hang.py")]}],
+    }
     (reg / "hangs.json").write_text(json.dumps(hang))
     started = time.monotonic()
-    manifest = generate(Settings(servers=reg, out=tmp_path / "run", n=12, seed=1, execute="live", allow_exec=True,
-                                 connect_timeout=1.0))
+    manifest = generate(
+        Settings(servers=reg, out=tmp_path / "run", n=12, seed=1, execute="live", allow_exec=True, connect_timeout=1.0)
+    )
     assert time.monotonic() - started < 30  # one timeout for the server, not one per scenario
     dropped = manifest["funnel"]["dropped"]["execute"]
     assert dropped["live_timeout"] >= 1
@@ -262,10 +331,22 @@ def test_the_llm_path_calls_the_real_server_too(imported, tmp_path):
     from openai_server import OpenAIServer
 
     with OpenAIServer(respond) as server:
-        manifest = generate(Settings(servers=imported, out=tmp_path / "llm", n=4, seed=1, backend="openai",
-                                     base_url=server.base_url, model="synth-test", api_key_env="SYNTH_LIVE_KEY",
-                                     concurrency=4, execute="live", allow_exec=True),
-                            backends=_backends(server, tmp_path / "llm"))
+        manifest = generate(
+            Settings(
+                servers=imported,
+                out=tmp_path / "llm",
+                n=4,
+                seed=1,
+                backend="openai",
+                base_url=server.base_url,
+                model="synth-test",
+                api_key_env="SYNTH_LIVE_KEY",
+                concurrency=4,
+                execute="live",
+                allow_exec=True,
+            ),
+            backends=_backends(server, tmp_path / "llm"),
+        )
     convs = list(read_jsonl(tmp_path / "llm" / "conversations.jsonl"))
     assert convs and manifest["execute"]["results"]["tasks"].keys() == {"live"}
     for conv in convs:  # every tool message is the server's own answer to that call
@@ -284,8 +365,17 @@ def _backends(server, out: Path) -> dict:
     from synth.llm.factory import open_backends
 
     os.environ["SYNTH_LIVE_KEY"] = "sk-live-test"
-    return open_backends(Settings(servers=out, out=out, backend="openai", base_url=server.base_url,  # cache in out
-                                  model="synth-test", api_key_env="SYNTH_LIVE_KEY", concurrency=4))
+    return open_backends(
+        Settings(
+            servers=out,
+            out=out,
+            backend="openai",
+            base_url=server.base_url,  # cache in out
+            model="synth-test",
+            api_key_env="SYNTH_LIVE_KEY",
+            concurrency=4,
+        )
+    )
 
 
 def test_many_scenarios_at_once_never_wait_on_each_other(tmp_path):

@@ -23,13 +23,23 @@ from synth.llm.openai_backend import OpenAIBackend
 T = TypeVar("T")
 KEY = "sk-synth-test-5f3c9a1e7b2d4c6e8f0a"
 CHAT = "/v1/chat/completions"
-WEATHER = {"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather for a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"},
-                                                    "units": {"enum": ["metric", "imperial"]}},
-                   "required": ["city", "units"]}}}
-PLAN = {"type": "object", "properties": {"steps": {"type": "array", "items": {"type": "string"}}},
-        "required": ["steps"]}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "units": {"enum": ["metric", "imperial"]}},
+            "required": ["city", "units"],
+        },
+    },
+}
+PLAN = {
+    "type": "object",
+    "properties": {"steps": {"type": "array", "items": {"type": "string"}}},
+    "required": ["steps"],
+}
 
 
 def ask(text: str = "What is the weather in Lyon?", role: str = "query", **kw: Any) -> ChatRequest:
@@ -144,8 +154,11 @@ def test_other_bad_requests_fail_at_once_with_the_servers_reason():
 @pytest.mark.parametrize("header", ["retry-after-ms", "Retry-After"])
 def test_429_is_retried_after_the_time_the_server_asked_for(header):
     wait = 0.3 if header == "retry-after-ms" else 1.0
-    faults = (Faults(rate_429=1.0, faulty_attempts=1, retry_after_s=None, retry_after_ms=300)
-              if header == "retry-after-ms" else Faults(rate_429=1.0, faulty_attempts=1, retry_after_s=1))
+    faults = (
+        Faults(rate_429=1.0, faulty_attempts=1, retry_after_s=None, retry_after_ms=300)
+        if header == "retry-after-ms"
+        else Faults(rate_429=1.0, faulty_attempts=1, retry_after_s=1)
+    )
     with OpenAIServer(faults=faults) as server:
         llm = backend(server, concurrency=8)
         [answer] = run(lambda: using(llm, [ask()]))

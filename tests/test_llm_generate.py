@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
-
+from conftest import content
 from fake_agents import respond
 from openai_server import Faults, OpenAIServer
-from synth.rundir import read_jsonl, stored
-from conftest import content
+
 from synth.pipeline import FILES
+from synth.rundir import read_jsonl, stored
 
 ROOT = Path(__file__).parents[1]
 KEY = "sk-test-DO-NOT-LEAK-7f3a9c"
@@ -39,8 +39,25 @@ def synth(*args: str, env_extra: dict[str, str] | None = None, wait: bool = True
 
 
 def llm_args(server: OpenAIServer, out: Path, n: int = 16, *extra: str) -> tuple[str, ...]:
-    return ("--servers", "registry", "--out", str(out), "--n", str(n), "--seed", "4", "--base-url", server.base_url,
-            "--model", "synth-test", "--api-key-env", "SYNTH_TEST_KEY", "--concurrency", "8", *extra)
+    return (
+        "--servers",
+        "registry",
+        "--out",
+        str(out),
+        "--n",
+        str(n),
+        "--seed",
+        "4",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "synth-test",
+        "--api-key-env",
+        "SYNTH_TEST_KEY",
+        "--concurrency",
+        "8",
+        *extra,
+    )
 
 
 def lines(path: Path) -> list[dict]:
@@ -68,10 +85,22 @@ def test_generate_end_to_end_writes_every_file(clean_run):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["backend"] == "openai" and manifest["model"]["executor"] == "synth-test"
     assert manifest["funnel"]["accepted"] == 16
-    assert {k.split(":")[0] for k in manifest["tokens"]} == {"query", "refine", "plan", "executor", "user", "tool", "review"}
+    assert {k.split(":")[0] for k in manifest["tokens"]} == {
+        "query",
+        "refine",
+        "plan",
+        "executor",
+        "user",
+        "tool",
+        "review",
+    }
     chat = lines(out / "train.jsonl") + lines(out / "valid.jsonl")
-    assert chat and all(isinstance(c["function"]["arguments"], str)
-                        for line in chat for m in line["messages"] for c in m.get("tool_calls", []))
+    assert chat and all(
+        isinstance(c["function"]["arguments"], str)
+        for line in chat
+        for m in line["messages"]
+        for c in m.get("tool_calls", [])
+    )
     assert "model calls that made the data" in done.stdout
 
 
@@ -80,8 +109,15 @@ def test_a_second_identical_run_makes_no_request_and_writes_the_same_bytes(serve
     before = len(server.requests)
     synth(*llm_args(server, out))
     assert len(server.requests) == before
-    stats = json.loads(subprocess.run([sys.executable, "-m", "synth.cli", "cache", "stats", str(out)], cwd=ROOT,
-                                      capture_output=True, text=True, check=True).stdout)
+    stats = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "synth.cli", "cache", "stats", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     assert stats["hits"] > 0
 
 
@@ -106,7 +142,9 @@ def test_faults_cost_retries_not_data(tmp_path):
         synth(*llm_args(flaky, out, 20))
         manifest = json.loads((out / "manifest.json").read_text())
         funnel = manifest["funnel"]
-        scenario_drops = sum(v for stage, reasons in funnel["dropped"].items() if stage != "inject" for v in reasons.values())
+        scenario_drops = sum(
+            v for stage, reasons in funnel["dropped"].items() if stage != "inject" for v in reasons.values()
+        )
         assert funnel["accepted"] + scenario_drops == funnel["scenarios"]
         assert funnel["accepted"] == 20
         outcomes = [r.outcome for r in flaky.requests]
@@ -135,8 +173,13 @@ def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
 
 def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    done = subprocess.run([sys.executable, "-m", "synth.cli", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
-                          cwd=ROOT, env={**env, "SYNTH_TEST_KEY": KEY}, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "synth.cli", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
+        cwd=ROOT,
+        env={**env, "SYNTH_TEST_KEY": KEY},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 3 and "--resume" in done.stderr and "holds no run to continue" in done.stderr
 
 

@@ -65,20 +65,37 @@ def test_a_run_being_made_is_a_runstart(tmp_path: Path):
         folder.finished()
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"status": "complete", "synth_', r"manifest\.json: not a readable manifest \(it is damaged\); make the run again"),
-    ("[1, 2]", r"manifest\.json: damaged: a manifest is a JSON object, this is list; make the run again"),
-    ({"name": "my-dataset", "license": "mit"},
-     r"manifest\.json: not a synth manifest \(it has name, license\); give the --out folder of a synth generate run"),
-    ({"manifest_version": MANIFEST_VERSION + 1, "status": "complete"},
-     rf"manifest_version {MANIFEST_VERSION + 1} is newer than this synth reads \({MANIFEST_VERSION}\); upgrade synth"),
-    ({"manifest_version": "one", "status": "complete"}, r"damaged: manifest_version is 'one', not a version number"),
-    ({"synth_version": "0.0.1", "generator_version": 1, "backend": "offline"},
-     r"written by synth 0\.0\.1 before manifests were versioned, and not readable now \(\w+: field required "
-     r"\(and \d+ more\)\); make the run again .* with this synth"),
-    ({"manifest_version": MANIFEST_VERSION, "status": "complete", "synth_version": "0.1.0"},
-     r"manifest\.json: damaged: \w+: field required \(and \d+ more\); make the run again"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            '{"status": "complete", "synth_',
+            r"manifest\.json: not a readable manifest \(it is damaged\); make the run again",
+        ),
+        ("[1, 2]", r"manifest\.json: damaged: a manifest is a JSON object, this is list; make the run again"),
+        (
+            {"name": "my-dataset", "license": "mit"},
+            r"manifest\.json: not a synth manifest \(it has name, license\); give the --out folder of a synth generate run",  # noqa: E501
+        ),
+        (
+            {"manifest_version": MANIFEST_VERSION + 1, "status": "complete"},
+            rf"manifest_version {MANIFEST_VERSION + 1} is newer than this synth reads \({MANIFEST_VERSION}\); upgrade synth",  # noqa: E501
+        ),
+        (
+            {"manifest_version": "one", "status": "complete"},
+            r"damaged: manifest_version is 'one', not a version number",
+        ),
+        (
+            {"synth_version": "0.0.1", "generator_version": 1, "backend": "offline"},
+            r"written by synth 0\.0\.1 before manifests were versioned, and not readable now \(\w+: field required "
+            r"\(and \d+ more\)\); make the run again .* with this synth",
+        ),
+        (
+            {"manifest_version": MANIFEST_VERSION, "status": "complete", "synth_version": "0.1.0"},
+            r"manifest\.json: damaged: \w+: field required \(and \d+ more\); make the run again",
+        ),
+    ],
+)
 def test_damaged_foreign_old_and_newer_manifests_are_told_apart(tmp_path: Path, content: object, message: str):
     folder = _write(tmp_path / "r", content)
     with pytest.raises(ConfigError, match=message) as caught:
@@ -90,9 +107,25 @@ def test_damaged_foreign_old_and_newer_manifests_are_told_apart(tmp_path: Path, 
 
 def test_a_malformed_manifest_is_never_written(tmp_path: Path):
     with pytest.raises(ConfigError, match=r"not readable now \(counts: field required\)"):
-        RunDir(tmp_path).write_manifest({"status": "complete", "synth_version": "x", "generator_version": 1,
-                                         "backend": "offline", "model": None, "tokens": {}, "cost_usd": 0,
-                                         "stopped_by_budget": False, "config": {}, "versions": {}, "prompts": {},
-                                         "registry": {}, "identity": {}, "tool_names": {}, "funnel": {},
-                                         "coverage": {}, "files": {}})
+        RunDir(tmp_path).write_manifest(
+            {
+                "status": "complete",
+                "synth_version": "x",
+                "generator_version": 1,
+                "backend": "offline",
+                "model": None,
+                "tokens": {},
+                "cost_usd": 0,
+                "stopped_by_budget": False,
+                "config": {},
+                "versions": {},
+                "prompts": {},
+                "registry": {},
+                "identity": {},
+                "tool_names": {},
+                "funnel": {},
+                "coverage": {},
+                "files": {},
+            }
+        )
     assert not (tmp_path / MANIFEST).exists()

@@ -40,8 +40,21 @@ def cli(*args: object):
 def test_a_dead_endpoint_stops_the_run_at_once_with_one_line(tiny_registry, tmp_path):
     url = dead_url()
     start = time.monotonic()
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "d", "--n", 30, "--base-url", url,
-                 "--model", "m", "--concurrency", 2)
+    result = cli(
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--out",
+        tmp_path / "d",
+        "--n",
+        30,
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--concurrency",
+        2,
+    )
     took = time.monotonic() - start
     assert result.exit_code == 4, result.output
     assert f"{url}/chat/completions: connection refused" in result.output and "check --base-url" in result.output
@@ -106,8 +119,23 @@ def test_retries_429s_5xx_and_waits_are_in_requests_json_the_summary_and_the_car
     faults = Faults(rate_429=0.15, rate_500=0.15, rate_bad_json=0.1, retry_after_s=0.01, faulty_attempts=1)
     out = tmp_path / "flaky"
     with OpenAIServer(respond, faults=faults) as flaky:
-        result = cli("generate", "--servers", tiny_registry, "--out", out, "--n", 8, "--seed", 4,
-                     "--base-url", flaky.base_url, "--model", "synth-test", "--concurrency", 4)
+        result = cli(
+            "generate",
+            "--servers",
+            tiny_registry,
+            "--out",
+            out,
+            "--n",
+            8,
+            "--seed",
+            4,
+            "--base-url",
+            flaky.base_url,
+            "--model",
+            "synth-test",
+            "--concurrency",
+            4,
+        )
         assert result.exit_code == 0, result.output
         outcomes = flaky.outcomes()
     entries = json.loads((out / "requests.json").read_text())
@@ -128,17 +156,58 @@ def test_retries_429s_5xx_and_waits_are_in_requests_json_the_summary_and_the_car
 
 
 def test_a_budget_needs_a_price_for_every_model(tiny_registry, tmp_path):
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "b", "--n", 5, "--base-url", dead_url(),
-                 "--model", "my-local-model", "--budget-usd", 1)
+    result = cli(
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--out",
+        tmp_path / "b",
+        "--n",
+        5,
+        "--base-url",
+        dead_url(),
+        "--model",
+        "my-local-model",
+        "--budget-usd",
+        1,
+    )
     assert result.exit_code == 2 and "--budget-usd needs a price for my-local-model" in result.output
     assert "[prices]" in result.output and not (tmp_path / "b").exists()
     config = tmp_path / "synth.toml"
     config.write_text('[prices]\n"my-local-model" = [0.1, 0.2]\n')
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "b", "--n", 5, "--base-url", dead_url(),
-                 "--model", "my-local-model", "--budget-usd", 1, "--config", config, "--dry-run")
+    result = cli(
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--out",
+        tmp_path / "b",
+        "--n",
+        5,
+        "--base-url",
+        dead_url(),
+        "--model",
+        "my-local-model",
+        "--budget-usd",
+        1,
+        "--config",
+        config,
+        "--dry-run",
+    )
     assert result.exit_code == 0, result.output
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "b", "--n", 5, "--base-url", dead_url(),
-                 "--model", "my-local-model", "--dry-run")
+    result = cli(
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--out",
+        tmp_path / "b",
+        "--n",
+        5,
+        "--base-url",
+        dead_url(),
+        "--model",
+        "my-local-model",
+        "--dry-run",
+    )
     assert result.exit_code == 0 and "no price known for my-local-model" in result.output
 
 

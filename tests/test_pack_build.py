@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import yaml
-
 from openai_server import OpenAIServer
+
 from synth.packs.load import load_packs
 
 ROOT = Path(__file__).parents[1]
@@ -27,22 +27,53 @@ def responder(request: dict) -> dict:
         return {"content": json.dumps({"tools": yaml.safe_load(WEATHER.read_text(encoding="utf-8"))["tools"]})}
     if len(names) == 2:
         good, bad = names
-        entry = {"goals": ["What is going on in {country} today?", "Any big news this morning?",
-                           "Catch me up on the headlines in {country}, please."],
-                 "values": {"country": ["us", "gb", "tr", "de"]}, "ask": {"country": "Which country?"},
-                 "results": [{"articles": [{"title": "{fake:sentence}"}]}],
-                 "answers": ["Top story: {r.articles.0.title}", "The lead headline is {r.articles.0.title}"]}
-        return {"content": json.dumps({"tools": {good: entry, bad: {**entry, "values": {"no_such_param": ["x"]}}  # also no values for 'query'
-}})}
+        entry = {
+            "goals": [
+                "What is going on in {country} today?",
+                "Any big news this morning?",
+                "Catch me up on the headlines in {country}, please.",
+            ],
+            "values": {"country": ["us", "gb", "tr", "de"]},
+            "ask": {"country": "Which country?"},
+            "results": [{"articles": [{"title": "{fake:sentence}"}]}],
+            "answers": ["Top story: {r.articles.0.title}", "The lead headline is {r.articles.0.title}"],
+        }
+        return {
+            "content": json.dumps(
+                {
+                    "tools": {
+                        good: entry,
+                        bad: {**entry, "values": {"no_such_param": ["x"]}},  # also no values for 'query'
+                    }
+                }
+            )
+        }
     return {"content": "I would rather write a poem about fetching."}
 
 
 def run(*args: str, base_url: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env["SYNTH_TEST_KEY"] = "sk-test-pack-build-secret"
-    return subprocess.run([sys.executable, "-m", "synth.cli", "pack", *args, "--base-url", base_url,
-                           "--api-key-env", "SYNTH_TEST_KEY", "--model", "gpt-4.1-mini"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synth.cli",
+            "pack",
+            *args,
+            "--base-url",
+            base_url,
+            "--api-key-env",
+            "SYNTH_TEST_KEY",
+            "--model",
+            "gpt-4.1-mini",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_pack_build_writes_checks_and_resumes(tmp_path: Path):
@@ -72,6 +103,11 @@ def test_pack_build_writes_checks_and_resumes(tmp_path: Path):
     for path in reg.rglob("*"):  # the key never reaches a file
         if path.is_file():
             assert b"sk-test-pack-build-secret" not in path.read_bytes()
-    checked = subprocess.run([sys.executable, "-m", "synth.cli", "pack", "check", str(reg), "--errors-only"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    checked = subprocess.run(
+        [sys.executable, "-m", "synth.cli", "pack", "check", str(reg), "--errors-only"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr

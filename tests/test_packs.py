@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.rundir import read_jsonl, stored
 from synth.cli import app
 from synth.config import Settings
 from synth.packs.check import check_pack
@@ -18,6 +17,7 @@ from synth.packs.load import load_packs, usable_packs
 from synth.packs.template import Expander, Missing, get_path
 from synth.pipeline import generate
 from synth.registry import load_registry
+from synth.rundir import read_jsonl, stored
 from synth.stages import gates
 
 ROOT = Path(__file__).parents[1]
@@ -55,8 +55,10 @@ def test_a_bad_pack_gets_one_clear_line_per_problem(weather: Path):
     pack_file = weather / "packs" / f"{WEATHER}.pack.yaml"
     text = pack_file.read_text(encoding="utf-8")
     text = text.replace("days: {range: [2, 7]}", "days: [three, four]")  # a string where an integer is asked
-    text = text.replace("path: locations.0.name\n        goals:\n          - \"I'm visiting",
-                        "path: locations.0.town\n        goals:\n          - \"I'm visiting")
+    text = text.replace(
+        "path: locations.0.name\n        goals:\n          - \"I'm visiting",
+        "path: locations.0.town\n        goals:\n          - \"I'm visiting",
+    )
     text = text.replace("  get_live_temp:", "  get_live_temperature:")
     text = text.replace('"Which place name should I search for?"', '"Which {place} should I search for?"')
     text = text.replace("{r.temperature_c}°C in {city} right now.", "{r.temp}°C in {city} right now.")
@@ -64,7 +66,10 @@ def test_a_bad_pack_gets_one_clear_line_per_problem(weather: Path):
     result = CliRunner().invoke(app, ["pack", "check", str(weather)])
     assert result.exit_code == 1
     out = result.output
-    assert f"packs/{WEATHER}.pack.yaml: @HarunGuclu/weather_mcp: get_weather_forecast_tool at /tools/get_weather_forecast_tool/values/days" in out
+    assert (
+        f"packs/{WEATHER}.pack.yaml: @HarunGuclu/weather_mcp: get_weather_forecast_tool at /tools/get_weather_forecast_tool/values/days"  # noqa: E501
+        in out
+    )
     assert "'three' breaks the schema" in out
     assert "path 'locations.0.town' is not in every result template" in out
     assert "has no tool 'get_live_temperature'" in out
@@ -73,7 +78,9 @@ def test_a_bad_pack_gets_one_clear_line_per_problem(weather: Path):
     registry = load_registry(weather)
     packs = usable_packs(registry, weather)
     pack = packs.get("@HarunGuclu/weather_mcp")
-    assert pack is not None and "get_weather_forecast_tool" not in pack.tools and "get_current_weather_tool" in pack.tools
+    assert (
+        pack is not None and "get_weather_forecast_tool" not in pack.tools and "get_current_weather_tool" in pack.tools
+    )
 
 
 def test_unreadable_pack_names_the_file(weather: Path):
@@ -86,9 +93,14 @@ def test_unreadable_pack_names_the_file(weather: Path):
 def test_slot_language():
     rng = random.Random(4)
     e = Expander(rng, {"days": 3, "city": "Porto"})
-    value = e.value({"city": "{city}", "days": [{"$repeat": "{days}", "$item": {"date": "{date:n}", "t": "{int:5-9}",
-                                                                               "mm": "{num:0.25-1.50}"}}],
-                     "id": "{id:AB-###}", "note": "Forecast for {city}, {days} days"})
+    value = e.value(
+        {
+            "city": "{city}",
+            "days": [{"$repeat": "{days}", "$item": {"date": "{date:n}", "t": "{int:5-9}", "mm": "{num:0.25-1.50}"}}],
+            "id": "{id:AB-###}",
+            "note": "Forecast for {city}, {days} days",
+        }
+    )
     assert value["city"] == "Porto" and len(value["days"]) == 3
     assert [d["date"] for d in value["days"]] == ["2026-05-05", "2026-05-06", "2026-05-07"]
     assert all(5 <= d["t"] <= 9 and 0.25 <= d["mm"] <= 1.5 for d in value["days"])
@@ -104,13 +116,17 @@ def test_slot_language():
 def test_objects_are_said_in_words_or_pasted_never_as_key_value_pairs():
     from synth.packs.template import spoken
 
-    assert spoken({"title": "Call the vet", "list_name": "Family", "due_date": "2026-05-15 09:00:00"}) == \
-        '"Call the vet", on my Family list, due 2026-05-15 09:00:00'
+    assert (
+        spoken({"title": "Call the vet", "list_name": "Family", "due_date": "2026-05-15 09:00:00"})
+        == '"Call the vet", on my Family list, due 2026-05-15 09:00:00'
+    )
     assert spoken([{"path": "invoices/scan_001.pdf", "pages": [1]}]) == "invoices/scan_001.pdf, pages 1"
     assert spoken([{"name": "pied-piper"}, {"name": "hooli"}]) == '"pied-piper" and "hooli"'
     assert json.loads(spoken({"year": 1994, "type": "movie"})) == {"year": 1994, "type": "movie"}  # a filter
     assert json.loads(spoken([{"$match": {"year": 1994}}])) == [{"$match": {"year": 1994}}]
-    assert json.loads(spoken([{"name": "Ned", "email": "ned@example.org"}])) == [{"name": "Ned", "email": "ned@example.org"}]
+    assert json.loads(spoken([{"name": "Ned", "email": "ned@example.org"}])) == [
+        {"name": "Ned", "email": "ned@example.org"}
+    ]
 
 
 def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path, tmp_path: Path):
@@ -127,10 +143,13 @@ def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path
         results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
         # every gold call passes the gates again, from the written file
         from synth.records import Trajectory
+
         review = gates.review(Trajectory.model_validate({"id": "t", "scenario_id": "s", "messages": messages}), server)
         assert review.verdict == "accept", review.reasons
         for link in conv["scenario"]["links"]:
-            assert calls[link["to_step"]]["arguments"][link["param"]] == get_path(results[link["from_step"]], link["field"])
+            assert calls[link["to_step"]]["arguments"][link["param"]] == get_path(
+                results[link["from_step"]], link["field"]
+            )
             chained += 1
         parallel += any(len(m.get("tool_calls", [])) > 1 for m in messages)
         asked += bool(conv["query"].get("withheld"))
@@ -151,7 +170,9 @@ def test_failures_get_an_honest_answer(weather: Path, tmp_path: Path):
     for conv in lines(tmp_path / "f" / "conversations.jsonl"):
         for i, m in enumerate(conv["messages"]):
             if m["role"] == "tool" and '"error"' in m["content"]:
-                answer = next(x["content"] for x in conv["messages"][i + 1:] if x["role"] == "assistant" and x.get("content"))
+                answer = next(
+                    x["content"] for x in conv["messages"][i + 1 :] if x["role"] == "assistant" and x.get("content")
+                )
                 assert "couldn't" in answer or "could not" in answer.lower()
                 seen += 1
     assert seen >= 1
@@ -160,7 +181,8 @@ def test_failures_get_an_honest_answer(weather: Path, tmp_path: Path):
 def test_check_catches_a_phrase_that_hides_the_value(weather: Path):
     pack_file = weather / "packs" / f"{WEATHER}.pack.yaml"
     text = pack_file.read_text(encoding="utf-8").replace(
-        "days: {range: [2, 7]}", "days: {range: [2, 7], phrase: {'7': 'a week'}}")
+        "days: {range: [2, 7]}", "days: {range: [2, 7], phrase: {'7': 'a week'}}"
+    )
     pack_file.write_text(text, encoding="utf-8")
     pack = load_packs(weather).get("@HarunGuclu/weather_mcp")
     assert pack is not None

@@ -24,13 +24,35 @@ from synth.stages.gates import schema_error
 from synth.stages.inject import inject_call
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                       HealthCheck.filter_too_much])
-NAMES = ("city", "limit", "days", "query", "id", "email", "date", "url", "price", "tags", "page", "latitude",
-         "year", "note", "status", "user_id", "start_time", "zip", "currency", "options")
+SLOW = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+NAMES = (
+    "city",
+    "limit",
+    "days",
+    "query",
+    "id",
+    "email",
+    "date",
+    "url",
+    "price",
+    "tags",
+    "page",
+    "latitude",
+    "year",
+    "note",
+    "status",
+    "user_id",
+    "start_time",
+    "zip",
+    "currency",
+    "options",
+)
 
 
 # --- schemas a server might write -------------------------------------------------------------
+
 
 @st.composite
 def _string(draw: st.DrawFn) -> dict[str, Any]:
@@ -46,8 +68,11 @@ def _string(draw: st.DrawFn) -> dict[str, Any]:
         lo = draw(st.integers(0, 6))
         s.update({"minLength": lo, "maxLength": lo + draw(st.integers(0, 30))})
     if draw(st.booleans()):
-        s["description"] = draw(st.sampled_from(["The city name", "Max results (1-50, default: 10)", "ISO date",
-                                                 "Three-letter currency code", ""]))
+        s["description"] = draw(
+            st.sampled_from(
+                ["The city name", "Max results (1-50, default: 10)", "ISO date", "Three-letter currency code", ""]
+            )
+        )
     return s
 
 
@@ -70,8 +95,11 @@ SCALARS = st.one_of(_string(), _number(), st.just({"type": "boolean"}))
 
 def _containers(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(
-        st.builds(lambda items, lo: {"type": "array", "items": items, "minItems": lo, "maxItems": lo + 3},
-                  inner, st.integers(0, 2)),
+        st.builds(
+            lambda items, lo: {"type": "array", "items": items, "minItems": lo, "maxItems": lo + 3},
+            inner,
+            st.integers(0, 2),
+        ),
         _object(inner),
         st.builds(lambda x: {"anyOf": [x, {"type": "null"}]}, inner),  # pydantic's Optional
         st.builds(lambda x: {**x, "type": [x["type"], "null"]} if isinstance(x.get("type"), str) else x, inner),
@@ -95,26 +123,71 @@ def _object(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[
 PROPERTY = st.recursive(SCALARS, _containers, max_leaves=6)
 VALID_TOOL_SCHEMA = _object_of(PROPERTY, min_size=1)
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
-                    lambda x: st.lists(x, max_size=3) | st.dictionaries(st.text(max_size=6), x, max_size=3),
-                    max_leaves=8)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda x: st.lists(x, max_size=3) | st.dictionaries(st.text(max_size=6), x, max_size=3),
+    max_leaves=8,
+)
 MESSY = st.recursive(  # what a registry really holds, and worse: aliases, refs, wrong shapes, garbage
-    st.one_of(JSON, SCALARS, st.sampled_from([{"type": "str"}, {"type": "int"}, {"$ref": "#/$defs/X"},
-                                              {"$ref": "#/definitions/missing"}, {"type": "object"}, True, False,
-                                              {"type": ["string", "null"]}, {"enum": []}, {"minimum": 5, "maximum": 1},
-                                              {"type": "string", "pattern": "("}, {"type": "array", "items": [1]}])),
+    st.one_of(
+        JSON,
+        SCALARS,
+        st.sampled_from(
+            [
+                {"type": "str"},
+                {"type": "int"},
+                {"$ref": "#/$defs/X"},
+                {"$ref": "#/definitions/missing"},
+                {"type": "object"},
+                True,
+                False,
+                {"type": ["string", "null"]},
+                {"enum": []},
+                {"minimum": 5, "maximum": 1},
+                {"type": "string", "pattern": "("},
+                {"type": "array", "items": [1]},
+            ]
+        ),
+    ),
     lambda inner: st.one_of(
-        st.dictionaries(st.sampled_from(["type", "properties", "items", "anyOf", "oneOf", "allOf", "required",
-                                         "$defs", "additionalProperties", "enum", "default", "inputSchema"]),
-                        inner, max_size=4),
-        st.builds(lambda p, d: {"type": "object", "properties": p, "$defs": {"X": d}},
-                  st.dictionaries(st.sampled_from(NAMES), inner, max_size=3), inner)),
-    max_leaves=10)
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "properties",
+                    "items",
+                    "anyOf",
+                    "oneOf",
+                    "allOf",
+                    "required",
+                    "$defs",
+                    "additionalProperties",
+                    "enum",
+                    "default",
+                    "inputSchema",
+                ]
+            ),
+            inner,
+            max_size=4,
+        ),
+        st.builds(
+            lambda p, d: {"type": "object", "properties": p, "$defs": {"X": d}},
+            st.dictionaries(st.sampled_from(NAMES), inner, max_size=3),
+            inner,
+        ),
+    ),
+    max_leaves=10,
+)
 
 
-_FORMATS = {"date": st.dates().map(str), "date-time": st.datetimes().map(lambda d: d.isoformat() + "Z"),
-            "email": st.emails(), "uri": st.just("https://example.com/a"), "uuid": st.uuids().map(str),
-            "ipv4": st.ip_addresses(v=4).map(str)}
+_FORMATS = {
+    "date": st.dates().map(str),
+    "date-time": st.datetimes().map(lambda d: d.isoformat() + "Z"),
+    "email": st.emails(),
+    "uri": st.just("https://example.com/a"),
+    "uuid": st.uuids().map(str),
+    "ipv4": st.ip_addresses(v=4).map(str),
+}
 
 
 def instances(schema: Any) -> st.SearchStrategy[Any]:
@@ -141,24 +214,31 @@ def _instances(schema: Any) -> st.SearchStrategy[Any]:
         return st.text(min_size=schema.get("minLength", 0), max_size=schema.get("maxLength", 12))
     if t in ("integer", "number"):
         ints = st.integers(schema.get("minimum"), schema.get("maximum"))
-        return ints if t == "integer" else ints | st.floats(schema.get("minimum"), schema.get("maximum"),
-                                                            allow_nan=False, allow_infinity=False)
+        return (
+            ints
+            if t == "integer"
+            else ints | st.floats(schema.get("minimum"), schema.get("maximum"), allow_nan=False, allow_infinity=False)
+        )
     if t == "boolean":
         return st.booleans()
     if t == "null":
         return st.none()
     if t == "array":
-        return st.lists(_instances(schema.get("items", {})), min_size=schema.get("minItems", 0),
-                        max_size=schema.get("maxItems", 3))
+        return st.lists(
+            _instances(schema.get("items", {})), min_size=schema.get("minItems", 0), max_size=schema.get("maxItems", 3)
+        )
     if t == "object":
         props = schema.get("properties") or {}
         required = [k for k in schema.get("required", []) if k in props]
-        return st.fixed_dictionaries({k: _instances(props[k]) for k in required},
-                                     optional={k: _instances(v) for k, v in props.items() if k not in required})
+        return st.fixed_dictionaries(
+            {k: _instances(props[k]) for k in required},
+            optional={k: _instances(v) for k, v in props.items() if k not in required},
+        )
     return JSON
 
 
 # --- normalisation ----------------------------------------------------------------------------
+
 
 @FAST
 @given(MESSY)
@@ -177,8 +257,9 @@ def _refs(node: Any) -> list[str]:
     if not isinstance(node, dict):
         return []
     found = [node["$ref"]] if "$ref" in node else []
-    subs = [node.get(k) for k in ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-                                  "propertyNames")]
+    subs = [
+        node.get(k) for k in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+    ]
     for k in ("properties", "patternProperties", "dependentSchemas"):
         subs += list((node.get(k) or {}).values()) if isinstance(node.get(k), dict) else []
     for k in ("anyOf", "oneOf", "allOf", "prefixItems"):
@@ -198,6 +279,7 @@ def test_a_valid_schema_stays_usable_and_only_narrows(schema: dict[str, Any], da
 
 # --- offline values ---------------------------------------------------------------------------
 
+
 @FAST
 @given(VALID_TOOL_SCHEMA, st.integers(0, 2**16))
 def test_every_offline_value_passes_the_schema_gate(schema: dict[str, Any], seed: int):
@@ -211,17 +293,20 @@ def test_every_offline_value_passes_the_schema_gate(schema: dict[str, Any], seed
 
 # --- injected negatives -----------------------------------------------------------------------
 
+
 def _tool(name: str, schema: dict[str, Any]) -> ToolSpec:
     clean, _ = normalize_schema(schema, file="t.json")
     assert clean is not None
-    return ToolSpec(server="s", name=name, description=f"{name.replace('_', ' ')} for a place", input_schema=clean,
-                    schema_hash="h")
+    return ToolSpec(
+        server="s", name=name, description=f"{name.replace('_', ' ')} for a place", input_schema=clean, schema_hash="h"
+    )
 
 
 @SLOW
 @given(VALID_TOOL_SCHEMA, VALID_TOOL_SCHEMA, st.data(), st.integers(0, 2**16))
-def test_every_injected_negative_is_wrong_by_its_label(schema: dict[str, Any], other: dict[str, Any],
-                                                      data: st.DataObject, seed: int):
+def test_every_injected_negative_is_wrong_by_its_label(
+    schema: dict[str, Any], other: dict[str, Any], data: st.DataObject, seed: int
+):
     tool, sibling = _tool("get_weather", schema), _tool("get_forecast", other)
     arguments = data.draw(instances(tool.input_schema).filter(bool), label="gold")
     assume(schema_error(tool.input_schema, arguments) is None)

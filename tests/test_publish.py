@@ -11,10 +11,9 @@ from pathlib import Path
 import httpx2
 import pytest
 import yaml
+from conftest import content
 from typer.testing import CliRunner
 
-from synth.rundir import read_json, read_jsonl
-from conftest import content
 from synth.cli import app
 from synth.config import Settings
 from synth.export.card import read_header
@@ -22,6 +21,7 @@ from synth.export.hf import dataset_dict
 from synth.export.repo import export, hub_files
 from synth.hub import push
 from synth.pipeline import generate
+from synth.rundir import read_json, read_jsonl
 
 runner = CliRunner()
 TOKEN = "hf_test_DO_NOT_LEAK_91c2"
@@ -60,8 +60,10 @@ def _objects(message: dict) -> dict:
     """A JSONL chat message with its tool-call arguments parsed, as the hf export gives them."""
     out = dict(message)
     if "tool_calls" in out:
-        out["tool_calls"] = [{**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
-                             for c in out["tool_calls"]]
+        out["tool_calls"] = [
+            {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
+            for c in out["tool_calls"]
+        ]
     return out
 
 
@@ -73,20 +75,37 @@ def expected(run: Path, config: str, split: str) -> list[dict]:
     """What each config and split must hold, read from the run's JSONL and T-Eval files."""
     hf_split = {"train": "train", "validation": "valid", "test": "test"}[split]
     if config == "chat":
-        return [{"messages": [_objects(m) for m in r["messages"]], "tools": r["tools"]}
-                for r in lines(run / f"{hf_split}.jsonl")]
+        return [
+            {"messages": [_objects(m) for m in r["messages"]], "tools": r["tools"]}
+            for r in lines(run / f"{hf_split}.jsonl")
+        ]
     if config == "eval":
         out = []
         for line in lines(run / "eval.jsonl"):
             item = line["item"]
-            out.append({"messages": [_objects(m) for m in item["messages"]], "tools": item["tools"],
-                        "expected_output": {"role": "assistant",
-                                            "tool_calls": [_call(c) for c in item["expected_output"]["tool_calls"]]},
-                        "metadata": item["metadata"]})
+            out.append(
+                {
+                    "messages": [_objects(m) for m in item["messages"]],
+                    "tools": item["tools"],
+                    "expected_output": {
+                        "role": "assistant",
+                        "tool_calls": [_call(c) for c in item["expected_output"]["tool_calls"]],
+                    },
+                    "metadata": item["metadata"],
+                }
+            )
         return out
     if config == "scored":
-        return [{**r, "message_history": [_objects(m) for m in r["message_history"]], "tool_call": _call(r["tool_call"]),
-                 "gold_call": _call(r["gold_call"])} for r in lines(run / "scored.jsonl") if r["split"] == hf_split]
+        return [
+            {
+                **r,
+                "message_history": [_objects(m) for m in r["message_history"]],
+                "tool_call": _call(r["tool_call"]),
+                "gold_call": _call(r["gold_call"]),
+            }
+            for r in lines(run / "scored.jsonl")
+            if r["split"] == hf_split
+        ]
     subset = read_json(run / "teval" / f"{config.removeprefix('teval_')}.json")
     return [{"id": key, **value} for key, value in subset.items()]
 
@@ -98,7 +117,9 @@ def test_every_config_and_split_loads_back_as_the_jsonl_records(run, hub, tmp_pa
     configs = {c["config_name"]: [f["split"] for f in c["data_files"]] for c in header["configs"]}
     assert configs["chat"] == ["train", "validation"] and configs["eval"] == ["test"]
     assert configs["scored"] == ["train", "validation", "test"]
-    assert {c for c in configs if c.startswith("teval_")} == {f"teval_{p.name.split('.')[0]}" for p in (run / "teval").glob("*.json*")}
+    assert {c for c in configs if c.startswith("teval_")} == {
+        f"teval_{p.name.split('.')[0]}" for p in (run / "teval").glob("*.json*")
+    }
     for config, splits in configs.items():
         for split in splits:
             ds = load_dataset(str(hub), config, split=split, cache_dir=str(tmp_path / "cache"))
@@ -112,7 +133,9 @@ def test_every_config_and_split_loads_back_as_the_jsonl_records(run, hub, tmp_pa
     assert isinstance(chat.features["messages"].feature["tool_calls"].feature["function"]["arguments"], Json)
     # the JSONL keeps OpenAI's JSON-string arguments
     first = lines(run / "train.jsonl")[0]
-    assert isinstance(next(m for m in first["messages"] if "tool_calls" in m)["tool_calls"][0]["function"]["arguments"], str)
+    assert isinstance(
+        next(m for m in first["messages"] if "tool_calls" in m)["tool_calls"][0]["function"]["arguments"], str
+    )
 
 
 def test_the_dataset_dict_is_the_parquet_content(run, hub, tmp_path):
@@ -131,8 +154,15 @@ def test_layout_card_and_plots_are_byte_identical_for_the_same_run(run, hub, tmp
     export(run, again, license="mit")
     files = hub_files(hub)
     assert files == hub_files(again)
-    assert {"README.md", "manifest.json", "plots/turns_per_conversation.png", "plots/tool_calls_per_conversation.png",
-            "plots/tool_frequency.png", "plots/label_distribution.png", "chat/train-00000-of-00001.parquet"} <= set(files)
+    assert {
+        "README.md",
+        "manifest.json",
+        "plots/turns_per_conversation.png",
+        "plots/tool_calls_per_conversation.png",
+        "plots/tool_frequency.png",
+        "plots/label_distribution.png",
+        "chat/train-00000-of-00001.parquet",
+    } <= set(files)
     for name in files:
         assert (hub / name).read_bytes() == (again / name).read_bytes(), name
 
@@ -148,8 +178,17 @@ def test_the_card_is_a_hub_card_with_stats_and_plots(run, hub):
     card = DatasetCard(text)  # huggingface_hub reads the same header
     assert card.data.license == "mit" and card.data.configs[0]["config_name"] == "chat"
     manifest = json.loads((run / "manifest.json").read_text())
-    for section in ("## How it was made", "### Funnel", "## Labels", "## Tool coverage", "## Splits", "## Plots",
-                    "## Human review", "## Examples", "## Known limitations"):
+    for section in (
+        "## How it was made",
+        "### Funnel",
+        "## Labels",
+        "## Tool coverage",
+        "## Splits",
+        "## Plots",
+        "## Human review",
+        "## Examples",
+        "## Known limitations",
+    ):
         assert section in text, section
     assert f"**Seed** {manifest['config']['seed']}" in text and "backend `offline`" in text
     assert f"synth generate --servers {manifest['config']['servers']} --n 40 --seed 3" in text
@@ -202,8 +241,13 @@ def test_push_commits_exactly_the_hub_layout(run, api, monkeypatch, caplog):
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
     monkeypatch.setenv("MY_HF_TOKEN", TOKEN)
-    api.remote = [".gitattributes", "README.md", "chat/train-00000-of-00002.parquet", "chat/train-00001-of-00002.parquet",
-                  "notes/keep-me.md"]
+    api.remote = [
+        ".gitattributes",
+        "README.md",
+        "chat/train-00000-of-00002.parquet",
+        "chat/train-00001-of-00002.parquet",
+        "notes/keep-me.md",
+    ]
     result = runner.invoke(app, ["push", str(run), "--repo", "me/mcp-tools", "--private", "--token-env", "MY_HF_TOKEN"])
     assert result.exit_code == 0, result.output
     assert "pushed" in result.output and "me/mcp-tools" in result.output
@@ -216,13 +260,35 @@ def test_push_commits_exactly_the_hub_layout(run, api, monkeypatch, caplog):
     added = [op.path_in_repo for op in operations if isinstance(op, CommitOperationAdd)]
     deleted = [op.path_in_repo for op in operations if isinstance(op, CommitOperationDelete)]
     parquet = sorted(p.relative_to(run).as_posix() for p in run.glob("*/*.parquet"))
-    assert added == sorted(["README.md", "manifest.json", *[f"plots/{p}.png" for p in (
-        "label_distribution", "tool_calls_per_conversation", "tool_frequency", "turns_per_conversation")], *parquet])
-    assert {"chat/train-00000-of-00001.parquet", "chat/validation-00000-of-00001.parquet", "eval/test-00000-of-00001.parquet",
-            "scored/train-00000-of-00001.parquet", "scored/validation-00000-of-00001.parquet",
-            "scored/test-00000-of-00001.parquet"} <= set(parquet)
+    assert added == sorted(
+        [
+            "README.md",
+            "manifest.json",
+            *[
+                f"plots/{p}.png"
+                for p in (
+                    "label_distribution",
+                    "tool_calls_per_conversation",
+                    "tool_frequency",
+                    "turns_per_conversation",
+                )
+            ],
+            *parquet,
+        ]
+    )
+    assert {
+        "chat/train-00000-of-00001.parquet",
+        "chat/validation-00000-of-00001.parquet",
+        "eval/test-00000-of-00001.parquet",
+        "scored/train-00000-of-00001.parquet",
+        "scored/validation-00000-of-00001.parquet",
+        "scored/test-00000-of-00001.parquet",
+    } <= set(parquet)
     assert any(p.startswith("teval_review_str/") for p in parquet)
-    assert deleted == ["chat/train-00000-of-00002.parquet", "chat/train-00001-of-00002.parquet"]  # an older push's shards
+    assert deleted == [
+        "chat/train-00000-of-00002.parquet",
+        "chat/train-00001-of-00002.parquet",
+    ]  # an older push's shards
     for op in operations:
         if isinstance(op, CommitOperationAdd):
             assert Path(op.path_or_fileobj) == run / op.path_in_repo
@@ -259,14 +325,17 @@ def test_push_errors_are_clear_and_never_show_the_token(run, api, monkeypatch, t
     assert result.exit_code == 2 and "cannot reach the Hugging Face Hub" in result.output
     assert "nothing was committed" in result.output
 
-    request = httpx2.Request("POST", "https://huggingface.co/api/repos/create",
-                             headers={"authorization": f"Bearer {TOKEN}"})
-    api.fail = HfHubHTTPError(f"401 Unauthorized: bad token {TOKEN}",
-                              response=httpx2.Response(401, request=request))
+    request = httpx2.Request(
+        "POST", "https://huggingface.co/api/repos/create", headers={"authorization": f"Bearer {TOKEN}"}
+    )
+    api.fail = HfHubHTTPError(f"401 Unauthorized: bad token {TOKEN}", response=httpx2.Response(401, request=request))
     result = runner.invoke(app, ["push", str(run), "--repo", "me/tools"])
     assert result.exit_code == 2 and "refused the token (401" in result.output
-    api.fail = HfHubHTTPError(f"403 Forbidden for {TOKEN}", response=httpx2.Response(403, request=request),
-                              server_message=f"You don't have the rights to create a dataset under this namespace {TOKEN}")
+    api.fail = HfHubHTTPError(
+        f"403 Forbidden for {TOKEN}",
+        response=httpx2.Response(403, request=request),
+        server_message=f"You don't have the rights to create a dataset under this namespace {TOKEN}",
+    )
     result = runner.invoke(app, ["push", str(run), "--repo", "someone-else/tools"])
     assert result.exit_code == 2 and "may not write to someone-else/tools" in result.output
     assert TOKEN not in result.output
@@ -285,11 +354,22 @@ def test_the_card_says_why_a_huge_enum_is_repeated_on_every_line(tmp_path):
     registry = tmp_path / "reg"
     registry.mkdir()
     codes = [f"SKU-{i:05d}" for i in range(5000)]
-    tools = [{"name": "get_product", "description": "Look up one product by its SKU code.",
-              "inputSchema": {"type": "object", "properties": {"sku": {"type": "string", "enum": codes}},
-                              "required": ["sku"]}},
-             {"name": "list_orders", "description": "List the orders placed in one city.",
-              "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+    tools = [
+        {
+            "name": "get_product",
+            "description": "Look up one product by its SKU code.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"sku": {"type": "string", "enum": codes}},
+                "required": ["sku"],
+            },
+        },
+        {
+            "name": "list_orders",
+            "description": "List the orders placed in one city.",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    ]
     (registry / "shop.json").write_text(json.dumps({"qualifiedName": "@t/shop", "displayName": "Shop", "tools": tools}))
     run = tmp_path / "run"
     generate(Settings(servers=registry, out=run, n=12, seed=1))

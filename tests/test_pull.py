@@ -19,19 +19,29 @@ import pytest
 from smithery_server import SmitheryServer
 from typer.testing import CliRunner
 
-from synth.rundir import read_jsonl
 from synth.cli import app
 from synth.errors import RegistryError
 from synth.registry import load_registry
 from synth.registry.pull import PullReport, assign_files, file_stem, pull, with_pulled
 from synth.registry.smithery import KeyRefused
+from synth.rundir import read_jsonl
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 KEY = "sk-smithery-test-5f3a9c"
-FILES = ["exa.json", "smithery-ai__national-weather-service.json", "kazuph__mcp-fetch.json",
-         "devabdultech__hn-mcp.json", "mikechao__metmuseum-mcp.json", "anirbanbasu__frankfurtermcp.json",
-         "geobio__wikipedia-mcp.json", "alan5543__flight-search-mcp.json", "fisher1006__time-mcp-4.json",
-         "Ryan0204__github-repo-mcp.json", "MaheshtheDev__gcal-mcp.json", "nickclyde__duckduckgo-mcp-server.json"]
+FILES = [
+    "exa.json",
+    "smithery-ai__national-weather-service.json",
+    "kazuph__mcp-fetch.json",
+    "devabdultech__hn-mcp.json",
+    "mikechao__metmuseum-mcp.json",
+    "anirbanbasu__frankfurtermcp.json",
+    "geobio__wikipedia-mcp.json",
+    "alan5543__flight-search-mcp.json",
+    "fisher1006__time-mcp-4.json",
+    "Ryan0204__github-repo-mcp.json",
+    "MaheshtheDev__gcal-mcp.json",
+    "nickclyde__duckduckgo-mcp-server.json",
+]
 FAST = {"backoff": 0.01}  # retry waits of a few milliseconds (429s say Retry-After: 0)
 runner = CliRunner()
 
@@ -79,8 +89,9 @@ def test_pull_writes_each_server_as_served(registry: SmitheryServer, tmp_path: P
     report = _run(tmp_path, registry)
 
     assert (report.count("pulled"), report.count("skipped"), report.count("failed")) == (10, 2, 1)
-    assert report.closing_line().startswith(f"pulled 10 of 13 servers into {tmp_path}, skipped 2 (no tools listed: 2), "
-                                            "failed 1 (HTTP 404: 1)")
+    assert report.closing_line().startswith(
+        f"pulled 10 of 13 servers into {tmp_path}, skipped 2 (no tools listed: 2), failed 1 (HTTP 404: 1)"
+    )
     skipped = {o.name: o.reason for o in report.outcomes if o.status == "skipped"}
     assert "tools is null" in skipped["@kazuph/mcp-fetch"] and "no tools key" in skipped["@devabdultech/hn-mcp"]
     (failed,) = [o for o in report.outcomes if o.status == "failed"]
@@ -116,8 +127,9 @@ def test_names_are_sent_with_the_slash_encoded(registry: SmitheryServer, tmp_pat
         assert client.get(f"{registry.base_url}/servers/@kazuph/mcp-fetch").status_code == 200
 
 
-def test_pulled_folder_loads_with_connections_and_generates(registry: SmitheryServer, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pulled_folder_loads_with_connections_and_generates(
+    registry: SmitheryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SMITHERY_API_KEY", KEY)
     folder = tmp_path / "pulled"
     result = runner.invoke(app, ["registry", "pull", "--base-url", registry.base_url, "--out", str(folder)])
@@ -140,8 +152,9 @@ def test_pulled_folder_loads_with_connections_and_generates(registry: SmitherySe
     assert len(list(read_jsonl(run / "conversations.jsonl"))) >= 15
 
 
-def test_a_refused_key_stops_the_pull_with_one_line(registry: SmitheryServer, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refused_key_stops_the_pull_with_one_line(
+    registry: SmitheryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SMITHERY_API_KEY", "sk-wrong-key-77")
     result = runner.invoke(app, ["registry", "pull", "--base-url", registry.base_url, "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
@@ -162,8 +175,10 @@ def test_a_key_a_header_cannot_carry_is_refused_without_showing_it(key: str, tmp
 
 def test_a_401_on_a_detail_stops_everything(tmp_path: Path) -> None:
     details = [_detail(f) for f in FILES[:4]]
-    with SmitheryServer(details, key=KEY, faults={"@kazuph/mcp-fetch": [401]}) as server, \
-            pytest.raises(KeyRefused, match="HTTP 401 from .*/servers/@kazuph%2Fmcp-fetch"):
+    with (
+        SmitheryServer(details, key=KEY, faults={"@kazuph/mcp-fetch": [401]}) as server,
+        pytest.raises(KeyRefused, match="HTTP 401 from .*/servers/@kazuph%2Fmcp-fetch"),
+    ):
         _run(tmp_path, server, concurrency=1)
     assert not list(tmp_path.glob(".*.part"))
 
@@ -216,21 +231,42 @@ def test_listing_trouble(tmp_path: Path) -> None:
     assert [o.name for o in report.outcomes] == [d["qualifiedName"] for d in details[:3]]  # page 1 only
     assert report.count("pulled") == 3
     assert any(n.startswith("listing stopped at page 2: HTTP 503") for n in report.notes)
-    with SmitheryServer(details, key=KEY, faults={"page:1": [503] * 5}) as server, \
-            pytest.raises(RegistryError, match="cannot list the servers of .*HTTP 503"):
+    with (
+        SmitheryServer(details, key=KEY, faults={"page:1": [503] * 5}) as server,
+        pytest.raises(RegistryError, match="cannot list the servers of .*HTTP 503"),
+    ):
         _run(tmp_path / "b", server, max_attempts=2)
     with SmitheryServer(details, key=KEY) as server:
         server.answer = lambda path, query, auth: (200, {}, b'{"items": []}')  # type: ignore[method-assign]
-        with pytest.raises(RegistryError, match="has no \"servers\" list .*Smithery-compatible"):
+        with pytest.raises(RegistryError, match='has no "servers" list .*Smithery-compatible'):
             _run(tmp_path / "d", server)
     with SmitheryServer([], key=KEY) as server:
-        result = runner.invoke(app, ["registry", "pull", "--base-url", server.base_url, "--out", str(tmp_path / "c")],
-                               env={"SMITHERY_API_KEY": KEY})
+        result = runner.invoke(
+            app,
+            ["registry", "pull", "--base-url", server.base_url, "--out", str(tmp_path / "c")],
+            env={"SMITHERY_API_KEY": KEY},
+        )
     assert result.exit_code == 1 and "listed no servers" in result.output
 
 
-@pytest.mark.parametrize("name", ["../../etc/passwd", "@a/..", "..", "/abs/path", "a\\b", "C:evil", ".hidden",
-                                  "@x/y.pack", "@ü/名前", "", "@" + "a" * 300, "@o/r\x00x", "@o/ r e p o "])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../../etc/passwd",
+        "@a/..",
+        "..",
+        "/abs/path",
+        "a\\b",
+        "C:evil",
+        ".hidden",
+        "@x/y.pack",
+        "@ü/名前",
+        "",
+        "@" + "a" * 300,
+        "@o/r\x00x",
+        "@o/ r e p o ",
+    ],
+)
 def test_no_name_leaves_the_folder(name: str, tmp_path: Path) -> None:
     stem = file_stem(name)
     assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*|_[A-Za-z0-9._-]*", stem), stem

@@ -10,10 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
+from fake_agents import respond, role_of
 from openai_server import OpenAIServer, Reasoning
 from pydantic import BaseModel
 
-from fake_agents import respond, role_of
 from synth.config import Settings, read_toml
 from synth.errors import ConfigError
 from synth.llm.base import ChatRequest
@@ -46,10 +46,22 @@ def sent(server: OpenAIServer) -> list[dict]:
     return [r.json for r in server.requests if r.path == "/v1/chat/completions"]
 
 
-@pytest.mark.parametrize("name, expected", [("o1", True), ("o3-mini", True), ("o4-mini-2025-04-16", True),
-                                            ("gpt-5", True), ("gpt-5-mini", True), ("openai/o3", True),
-                                            ("gpt-4o-mini", False), ("gpt-4.1", False), ("qwen3-8b", False),
-                                            ("gpt-oss-20b", False), ("model-o1x", False)])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("o1", True),
+        ("o3-mini", True),
+        ("o4-mini-2025-04-16", True),
+        ("gpt-5", True),
+        ("gpt-5-mini", True),
+        ("openai/o3", True),
+        ("gpt-4o-mini", False),
+        ("gpt-4.1", False),
+        ("qwen3-8b", False),
+        ("gpt-oss-20b", False),
+        ("model-o1x", False),
+    ],
+)
 def test_reasoning_models_are_known_by_name(name, expected):
     assert is_reasoning_model(name) is expected
 
@@ -98,6 +110,7 @@ def test_the_setting_forces_either_parameter():
 def test_thinking_in_the_content_does_not_break_structured_answers():
     """Without a reasoning parser the thinking arrives inside the content, with a JSON-looking guess in it."""
     with OpenAIServer(reasoning=Reasoning(think_tags=True, refuse_max_tokens=False)) as server:
+
         async def go():
             async with OpenAIBackend(base_url=server.base_url, api_key="k") as llm:
                 spent = []
@@ -112,10 +125,21 @@ def test_a_role_can_use_another_endpoint_of_another_type(tmp_path):
     """The user simulator on a "local" server (no key, no price), every other role on a hosted reasoning model."""
     toml = tmp_path / "synth.toml"
     with OpenAIServer(respond, reasoning=Reasoning()) as hosted, OpenAIServer(respond) as local:
-        toml.write_text(f'[llm]\nmodel = "o4-mini"\nmax_tokens = 2000\n\n[roles.user]\nbackend = "local"\n'
-                        f'base_url = "{local.base_url}"\nmodel = "qwen3-8b"\nconcurrency = 2\n')
-        settings = Settings(servers=REGISTRY, out=tmp_path / "run", n=6, seed=3, backend="openai",
-                            base_url=hosted.base_url, api_key_env="SYNTH_NO_SUCH_KEY", concurrency=4, **read_toml(toml))
+        toml.write_text(
+            f'[llm]\nmodel = "o4-mini"\nmax_tokens = 2000\n\n[roles.user]\nbackend = "local"\n'
+            f'base_url = "{local.base_url}"\nmodel = "qwen3-8b"\nconcurrency = 2\n'
+        )
+        settings = Settings(
+            servers=REGISTRY,
+            out=tmp_path / "run",
+            n=6,
+            seed=3,
+            backend="openai",
+            base_url=hosted.base_url,
+            api_key_env="SYNTH_NO_SUCH_KEY",
+            concurrency=4,
+            **read_toml(toml),
+        )
         assert settings.unpriced() == []  # o4-mini has a price; the local model is $0 without one
         manifest = generate(settings, backends=open_backends(settings))
     assert manifest["funnel"]["accepted"] == 6
@@ -151,6 +175,11 @@ def test_the_readme_example_of_an_endpoint_per_role_parses(tmp_path):
     settings = Settings(servers=tmp_path, out=tmp_path, backend="openai", **read_toml(tmp_path / "synth.toml"))
     user, plan = settings.endpoint("user"), settings.endpoint("plan")
     assert (user.backend, user.base_url, user.model, user.concurrency, user.max_tokens) == (
-        "local", "http://localhost:8000/v1", "Qwen/Qwen3-8B", 8, 4000)
+        "local",
+        "http://localhost:8000/v1",
+        "Qwen/Qwen3-8B",
+        8,
+        4000,
+    )
     assert (plan.backend, plan.model, plan.base_url) == ("openai", "o4-mini", None)
     assert settings.unpriced() == []  # o4-mini is priced; the local model costs nothing

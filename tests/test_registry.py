@@ -20,8 +20,8 @@ from jsonschema.exceptions import SchemaError
 from synth.errors import RegistryError
 from synth.records import Problem, Registry, ToolSpec, content_hash
 from synth.registry import format_problem, lint, load_registry, normalize_schema
-from synth.registry.metaschema import _flat_2020_12
 from synth.registry.load import problem_key
+from synth.registry.metaschema import _flat_2020_12
 
 REG = Path(__file__).parent / "fixtures" / "registry"
 REAL, SHAPES, BAD = REG / "real", REG / "shapes", REG / "bad"
@@ -105,8 +105,10 @@ def test_real_double_wrapped_schema_is_unwrapped(real: Registry) -> None:
 def test_real_leaked_ctx_is_removed(real: Registry) -> None:
     count = tool(real, "@AlexKissiJr/unrealmcp", "get_actor_count")
     assert count.properties == {} and count.required == []
-    assert any(p.pointer == "/tools/9/inputSchema/properties/ctx" and p.severity == "warning"
-               for p in problems(real, "AlexKissiJr__unrealmcp.json", "get_actor_count"))
+    assert any(
+        p.pointer == "/tools/9/inputSchema/properties/ctx" and p.severity == "warning"
+        for p in problems(real, "AlexKissiJr__unrealmcp.json", "get_actor_count")
+    )
 
 
 def test_real_draft04_bounds_and_allof_and_path_refs(real: Registry) -> None:
@@ -119,7 +121,8 @@ def test_real_draft04_bounds_and_allof_and_path_refs(real: Registry) -> None:
     assert builder["charts"]["items"] == builder["components"]["items"]  # "$ref": "#/properties/components/items"
     thinking = tool(real, "@Leghis/smart-thinking", "smartthinking").input_schema
     confidence = thinking["properties"]["visualizationOptions"]["properties"]["filters"]["properties"][
-        "metricThresholds"]["properties"]["confidence"]
+        "metricThresholds"
+    ]["properties"]["confidence"]
     assert confidence["prefixItems"] == [{"type": "number"}, {"type": "number"}]  # draft-07 tuple items
     thresholds = {"confidence": [0.1, 0.9]}
     assert valid(thinking, {"thought": "x", "visualizationOptions": {"filters": {"metricThresholds": thresholds}}})
@@ -260,7 +263,13 @@ def test_double_wrapped_and_leaked_ctx(bad: Registry) -> None:
 def test_tool_level_checks(bad: Registry) -> None:
     checks = bad.server("@acme/checks")
     assert [t.name for t in checks.tools] == [
-        "no_description", "odd_description", "long_description", "storage.get", "no_schema", "bad_output"]
+        "no_description",
+        "odd_description",
+        "long_description",
+        "storage.get",
+        "no_schema",
+        "bad_output",
+    ]
     by_pointer = {p.pointer: p for p in problems(bad, "tool_checks.json")}
     assert by_pointer["/tools/0/name"].severity == "error"
     assert by_pointer["/tools/1/name"].severity == "error"
@@ -369,20 +378,34 @@ def test_every_usable_schema_is_clean_2020_12_and_stable(folder: Path) -> None:
 
 
 def test_default_registry_loads_without_errors() -> None:
-    """A first run on the shipped registry shows no error (the Weaviate server's second update_object is patch_object)."""
+    """A first run on the shipped registry shows no error (Weaviate's second update_object is patch_object)."""
     reg = load_registry(DEFAULT)
     assert 30 <= len(reg.servers) <= 50 and 250 <= len(reg.tools) <= 400
     errors = [p for p in reg.problems if p.severity == "error"]
     assert errors == []
-    assert {"update_object", "patch_object"} <= {t.name for t in reg.server("@agentesq/postman-weaviate-mcp-server").tools}
+    assert {"update_object", "patch_object"} <= {
+        t.name for t in reg.server("@agentesq/postman-weaviate-mcp-server").tools
+    }
     assert all(isinstance(s.license, str) for s in reg.servers)
 
 
 def test_fast_metaschema_agrees_with_check_schema() -> None:
-    schemas: list[Any] = [t["inputSchema"] for f in sorted(REAL.glob("*.json"))
-                          for t in json.loads(f.read_text())["tools"]]
-    schemas += [{"type": "any"}, {"required": "a"}, {"properties": {"a": 1}}, {"items": [{}]}, {"minimum": "1"},
-                {"pattern": "("}, {"$defs": {"a": {"type": 3}}}, {"anyOf": []}, True, {"enum": 1}, 5]
+    schemas: list[Any] = [
+        t["inputSchema"] for f in sorted(REAL.glob("*.json")) for t in json.loads(f.read_text())["tools"]
+    ]
+    schemas += [
+        {"type": "any"},
+        {"required": "a"},
+        {"properties": {"a": 1}},
+        {"items": [{}]},
+        {"minimum": "1"},
+        {"pattern": "("},
+        {"$defs": {"a": {"type": 3}}},
+        {"anyOf": []},
+        True,
+        {"enum": 1},
+        5,
+    ]
     for schema in schemas:
         try:
             Draft202012Validator.check_schema(schema)
@@ -392,14 +415,60 @@ def test_fast_metaschema_agrees_with_check_schema() -> None:
         assert _flat_2020_12().is_valid(schema) == official, schema
 
 
-_KEYS = st.sampled_from(["type", "properties", "required", "items", "anyOf", "oneOf", "allOf", "$ref", "enum",
-                         "const", "default", "not", "additionalProperties", "$defs", "title", "minimum",
-                         "exclusiveMinimum", "pattern", "prefixItems", "dependencies", "a", "ctx"])
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2, 2),
-                     st.sampled_from(["string", "object", "null", "any", "integer", "number", "array", "Str",
-                                      "#/$defs/a", "#", "#/properties/a", "#/$defs/a/properties/a", "x", "("]))
-_JSONISH = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                          st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=25)
+_KEYS = st.sampled_from(
+    [
+        "type",
+        "properties",
+        "required",
+        "items",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "enum",
+        "const",
+        "default",
+        "not",
+        "additionalProperties",
+        "$defs",
+        "title",
+        "minimum",
+        "exclusiveMinimum",
+        "pattern",
+        "prefixItems",
+        "dependencies",
+        "a",
+        "ctx",
+    ]
+)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from(
+        [
+            "string",
+            "object",
+            "null",
+            "any",
+            "integer",
+            "number",
+            "array",
+            "Str",
+            "#/$defs/a",
+            "#",
+            "#/properties/a",
+            "#/$defs/a/properties/a",
+            "x",
+            "(",
+        ]
+    ),
+)
+_JSONISH = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_KEYS, inner, max_size=4)),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -425,7 +494,10 @@ def test_lint_and_generation_name_bounds_and_patterns_no_value_can_meet(tmp_path
     folder.mkdir()
     shutil.copy(Path(__file__).parent / "fixtures" / "unsatisfiable.json.txt", folder / "bad.json")
     found = {(p.tool, p.severity, p.pointer): p.what for p in lint(folder)}
-    assert "minimum 10 and maximum 5 leave no integer allowed" in found[("range", "error", "/tools/0/inputSchema/properties/n/minimum")]
+    assert (
+        "minimum 10 and maximum 5 leave no integer allowed"
+        in found[("range", "error", "/tools/0/inputSchema/properties/n/minimum")]
+    )
     assert "minLength 8 is above maxLength 3" in found[("len", "error", "/tools/1/inputSchema/properties/s/minLength")]
     assert "matches none of the enum values" in found[("pat", "error", "/tools/2/inputSchema/properties/c/pattern")]
     deep = "/tools/3/inputSchema/properties/a/properties/b/properties/c/properties/d/properties/e"

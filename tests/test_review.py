@@ -24,13 +24,13 @@ from synth.llm.scripted import ScriptedBackend
 from synth.pipeline import FILES, generate, split_of
 from synth.records import LABELS, Conversation
 from synth.review.manifest import recount
-from synth.rundir import read_json, read_jsonl, stored
 from synth.review.queue import QueueItem, Rules, read_queue, rebuild
 from synth.review.session import Session
+from synth.rundir import read_json, read_jsonl, stored
 
 runner = CliRunner()
 
-EDITOR = r'''
+EDITOR = r"""
 import json, pathlib, sys
 path = pathlib.Path(sys.argv[1])
 data = json.loads(path.read_text(encoding="utf-8"))
@@ -53,7 +53,7 @@ elif mode == "reason":
 elif mode == "mislabel":
     data["score"] = "correct"
 path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-'''
+"""
 
 
 def lines(path: Path) -> list[dict]:
@@ -62,8 +62,11 @@ def lines(path: Path) -> list[dict]:
 
 
 def digest(run: Path) -> dict[str, str]:
-    return {p.relative_to(run).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(run.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(run).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(run.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +96,7 @@ def editor(tmp_path, monkeypatch):
 
     def modes(conversation: list[str], scored: list[str]) -> None:
         (script.parent / "modes.json").write_text(json.dumps({"conversation": conversation, "scored": scored}))
+
     return modes
 
 
@@ -142,11 +146,18 @@ def _keys_for(items: list[QueueItem]) -> tuple[str, dict[str, QueueItem]]:
     reject one negative, edit another, accept a third, skip the rest."""
     convs = sorted((i for i in items if i.kind == "conversation"), key=lambda i: i.split != "test")
     chosen = {"edit_conv": convs[0], "reject_conv": convs[1]}  # a test conversation first: T-Eval is made again
-    free = sorted((i for i in items if i.kind == "scored" and i.conversation_id not in {c.record_id for c in convs[:2]}),
-                  key=lambda i: i.split != "test")
+    free = sorted(
+        (i for i in items if i.kind == "scored" and i.conversation_id not in {c.record_id for c in convs[:2]}),
+        key=lambda i: i.split != "test",
+    )
     chosen.update(reject_row=free[0], edit_row=free[1], accept_row=free[2])
-    action = {chosen["edit_conv"].id: "ee", chosen["reject_conv"].id: "r", chosen["reject_row"].id: "r",
-              chosen["edit_row"].id: "e", chosen["accept_row"].id: "a"}
+    action = {
+        chosen["edit_conv"].id: "ee",
+        chosen["reject_conv"].id: "r",
+        chosen["reject_row"].id: "r",
+        chosen["edit_row"].id: "e",
+        chosen["accept_row"].id: "a",
+    }
     return "".join(action.get(i.id, "s") + "\n" for i in items), chosen
 
 
@@ -188,7 +199,9 @@ def test_review_session_then_apply(run, editor):
     assert all(g["passed"] for g in new["review"]["gates"])
     new_rows = [r for r in rows.values() if r["conversation_id"] == new["id"]]
     old_new_rows = [r for r in old_rows.values() if r["conversation_id"] == old["id"]]
-    assert {r["score"] for r in new_rows} == {r["score"] for r in old_new_rows} and "correct" in {r["score"] for r in new_rows}
+    assert {r["score"] for r in new_rows} == {r["score"] for r in old_new_rows} and "correct" in {
+        r["score"] for r in new_rows
+    }
     assert [r["gold_call"] for r in new_rows] == [r["gold_call"] for r in old_new_rows]
     # scored calls: one rejected, one edited, one accepted
     assert chosen["reject_row"].record_id not in rows
@@ -200,7 +213,8 @@ def test_review_session_then_apply(run, editor):
     splits = {s: sum(c["split"] == s for c in convs.values()) for s in ("train", "valid", "test")}
     assert len(lines(run / "train.jsonl")) == splits["train"] and len(lines(run / "valid.jsonl")) == splits["valid"]
     assert {i["item"]["metadata"]["conversation_id"] for i in lines(run / "eval.jsonl")} == {
-        c for c, v in convs.items() if v["split"] == "test"}
+        c for c, v in convs.items() if v["split"] == "test"
+    }
     # T-Eval subsets follow the test split as it is now
     assert chosen["edit_conv"].split == "test" and chosen["reject_row"].split == "test"
     plan = read_json(run / "teval" / "plan_json.json")
@@ -231,7 +245,9 @@ def test_quitting_loses_nothing_and_the_next_session_goes_on(run, tmp_path):
     items = read_queue(run)
     console = Console(file=io.StringIO(), width=100)
     keys = iter("aq")
-    session = Session(run=run, console=console, reviewer="bo", read_key=lambda: next(keys), now=lambda: "2026-01-01T00:00:00+00:00")
+    session = Session(
+        run=run, console=console, reviewer="bo", read_key=lambda: next(keys), now=lambda: "2026-01-01T00:00:00+00:00"
+    )
     assert session.start()["accept"] == 1
     saved = read_queue(run)
     assert saved[0].decision == "accept" and saved[0].decided_at == "2026-01-01T00:00:00+00:00"
@@ -254,9 +270,16 @@ def test_an_edit_that_fails_the_gates_is_refused_and_stays_queued(run, editor):
     assert "the grader labels this call" in result.output
     assert all(i.decision is None for i in read_queue(run))
     # a bad edit that reaches the queue file anyway is refused by apply and goes back to the queue
-    bad = first_conv.model_copy(update={"decision": "edit", "reviewer": "cy", "decided_at": "now", "edited": {
-        "messages": [m | {"content": "hi"} if m["role"] == "user" else m
-                     for m in first_conv.record["messages"]]}})
+    bad = first_conv.model_copy(
+        update={
+            "decision": "edit",
+            "reviewer": "cy",
+            "decided_at": "now",
+            "edited": {
+                "messages": [m | {"content": "hi"} if m["role"] == "user" else m for m in first_conv.record["messages"]]
+            },
+        }
+    )
     queue = [bad if i.id == bad.id else i for i in read_queue(run)]
     (run / "review_queue.jsonl").write_text("".join(json.dumps(i.line()) + "\n" for i in queue))
     before = {n: stored(run / n).read_bytes() for n in ("conversations.jsonl", "scored.jsonl", "train.jsonl")}
@@ -287,7 +310,9 @@ def _reviewer(body: dict) -> dict:
 
 def _llm_run(tiny_registry: Path, out: Path, **extra) -> dict:
     backend = ScriptedBackend(_reviewer)
-    settings = Settings(servers=tiny_registry, out=out, n=12, seed=2, backend="openai", concurrency=4, audit=0.0, **extra)
+    settings = Settings(
+        servers=tiny_registry, out=out, n=12, seed=2, backend="openai", concurrency=4, audit=0.0, **extra
+    )
     return generate(settings, backends={role: backend for role in ROLES})
 
 
@@ -326,12 +351,16 @@ def test_reviewer_doubts_are_queued_and_held_items_join_when_accepted(tiny_regis
     if joined["split"] == "test":
         assert any(i["item"]["metadata"]["conversation_id"] == joined["id"] for i in lines(run / "eval.jsonl"))
     else:
-        assert len(lines(run / f"{joined['split']}.jsonl")) == sum(c["split"] == joined["split"] for c in convs.values())
+        assert len(lines(run / f"{joined['split']}.jsonl")) == sum(
+            c["split"] == joined["split"] for c in convs.values()
+        )
     assert reject.record_id not in convs
     assert any(r["stage"] == "human_review" and r["item_id"] == reject.record_id for r in lines(run / "rejected.jsonl"))
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["funnel"]["accepted"] == 13
-    assert manifest["funnel"]["left"]["human_review"] == 1 and manifest["funnel"]["dropped"]["human_review"] == {"human": 1}
+    assert manifest["funnel"]["left"]["human_review"] == 1 and manifest["funnel"]["dropped"]["human_review"] == {
+        "human": 1
+    }
     # choosing the queue again keeps held and decided items
     report = rebuild(run, Rules(audit=0.0, rules=("human",), seed=2))
     assert report.kept == len(held) and report.added == 0
@@ -347,8 +376,11 @@ def test_every_run_file_is_listed(offline_run):
     assert "review_queue.jsonl" in FILES
     manifest = json.loads((offline_run / "manifest.json").read_text())
     assert manifest["files"]["review_queue.jsonl"]["lines"] == len(read_queue(offline_run))
-    assert manifest["config"]["review"] == {"audit": 0.25, "below": 0.7,
-                                            "rules": ["human", "low_confidence", "disagree", "audit"]}
+    assert manifest["config"]["review"] == {
+        "audit": 0.25,
+        "below": 0.7,
+        "rules": ["human", "low_confidence", "disagree", "audit"],
+    }
 
 
 def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_path):
@@ -373,5 +405,6 @@ def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_pat
             made[name].append(row)
     splits = {c["split"] for c in written[CONVERSATIONS]}
     assert {"train", "test"} <= splits and all(written[n] for n in (EVAL, SCORED))  # every routing is exercised
-    assert {n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in made.items()} == \
-        {n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in written.items()}
+    assert {n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in made.items()} == {
+        n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in written.items()
+    }

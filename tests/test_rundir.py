@@ -40,8 +40,9 @@ def cli(*args: str):
 
 
 @pytest.mark.parametrize("first,second", [(5, 6), (6, 5)])
-def test_a_second_run_into_a_folder_being_written_is_refused_and_the_first_is_untouched(tiny_registry, tmp_path,
-                                                                                        first, second):
+def test_a_second_run_into_a_folder_being_written_is_refused_and_the_first_is_untouched(
+    tiny_registry, tmp_path, first, second
+):
     """The race of issue 16, both orders: the run that starts second is refused at once (exit 3, one
     line naming the other run), and the first run's files equal those of the same run made alone."""
     shared = tmp_path / "D"
@@ -52,7 +53,9 @@ def test_a_second_run_into_a_folder_being_written_is_refused_and_the_first_is_un
             started.set()
             go.wait(60)
 
-    thread = threading.Thread(target=generate, args=(Settings(servers=tiny_registry, out=shared, n=30, seed=first), hold))
+    thread = threading.Thread(
+        target=generate, args=(Settings(servers=tiny_registry, out=shared, n=30, seed=first), hold)
+    )
     thread.start()
     try:
         assert started.wait(60)
@@ -77,10 +80,20 @@ def test_the_lock_names_its_holder_and_a_dead_holder_is_no_obstacle(tiny_registr
     folder = tmp_path / "D"
     generate(Settings(servers=tiny_registry, out=folder, n=8, seed=1))
     holder = subprocess.Popen(
-        [sys.executable, "-c", ("import sys; from pathlib import Path; from synth.rundir import RunLock\n"
-                                f"with RunLock(Path({str(folder)!r}), 'synth generate -n 3000 --seed 5 --out D'):\n"
-                                "    print('locked', flush=True); sys.stdin.read()")],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys; from pathlib import Path; from synth.rundir import RunLock\n"
+                f"with RunLock(Path({str(folder)!r}), 'synth generate -n 3000 --seed 5 --out D'):\n"
+                "    print('locked', flush=True); sys.stdin.read()"
+            ),
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         assert writer_of(folder) == f"pid {holder.pid} (synth generate -n 3000 --seed 5 --out D)"
@@ -115,7 +128,8 @@ def test_a_different_run_into_a_used_folder_needs_overwrite(tiny_registry, tmp_p
         if f.is_file():
             (other / f.name).write_bytes(f.read_bytes())
     next(p for p in other.iterdir() if p.suffix == ".json").write_text(
-        next(p for p in other.iterdir() if p.suffix == ".json").read_text() + "\n")
+        next(p for p in other.iterdir() if p.suffix == ".json").read_text() + "\n"
+    )
     result = cli("generate", "--servers", other, "--out", folder, "--n", 10, "--seed", 5)
     assert result.exit_code == 3 and "other registry content" in result.output
     result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6, "--overwrite")
@@ -148,8 +162,14 @@ def test_an_unfinished_run_is_refused_by_readers_and_resume_finishes_it_offline(
         generate(Settings(servers=tiny_registry, out=folder, n=12, seed=3), die)
     manifest = json.loads((folder / MANIFEST).read_text())
     assert manifest["status"] == "running" and stored(folder / "train.jsonl").exists()
-    for command in (["card"], ["export"], ["push", "--repo", "me/x"], ["review"], ["review", "apply"],
-                    ["review", "queue"]):
+    for command in (
+        ["card"],
+        ["export"],
+        ["push", "--repo", "me/x"],
+        ["review"],
+        ["review", "apply"],
+        ["review", "queue"],
+    ):
         result = cli(*command, folder)
         assert result.exit_code == 3, (command, result.output)
         assert "holds an unfinished run" in result.output and "--resume" in result.output, command
@@ -206,8 +226,9 @@ def test_review_from_a_pipe_reads_the_text_after_n_as_the_note(tiny_registry, tm
     folder = tmp_path / "D"
     generate(Settings(servers=tiny_registry, out=folder, n=6, seed=2, audit=1.0))
     assert len(read_queue(folder)) >= 2
-    result = runner.invoke(app, ["review", str(folder), "--reviewer", "ann"],
-                           input="n\nlooks fine to me\na\nn same line note\nr\nq\n")
+    result = runner.invoke(
+        app, ["review", str(folder), "--reviewer", "ann"], input="n\nlooks fine to me\na\nn same line note\nr\nq\n"
+    )
     assert result.exit_code == 0, result.output
     assert "unknown key" not in result.output
     first, second = read_queue(folder)[:2]
@@ -230,11 +251,36 @@ def test_max_reject_turns_a_mostly_rejected_run_into_exit_one(tiny_registry, tmp
     funnel = json.loads((tmp_path / "a" / MANIFEST).read_text())["funnel"]
     share = (funnel["scenarios"] - funnel["accepted"]) / funnel["scenarios"]
     assert share > 0  # some scenarios are rejected (dedup, gates) in any run
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2,
-                 "--max-reject", round(share / 2, 4))
+    result = cli(
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--out",
+        tmp_path / "a",
+        "--n",
+        25,
+        "--seed",
+        2,
+        "--max-reject",
+        round(share / 2, 4),
+    )
     assert result.exit_code == 1 and "above --max-reject" in result.output
-    assert cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2,
-               "--max-reject", 0.99).exit_code == 0
+    assert (
+        cli(
+            "generate",
+            "--servers",
+            tiny_registry,
+            "--out",
+            tmp_path / "a",
+            "--n",
+            25,
+            "--seed",
+            2,
+            "--max-reject",
+            0.99,
+        ).exit_code
+        == 0
+    )
 
 
 def test_making_a_reviewed_run_again_needs_overwrite(tiny_registry, tmp_path):
@@ -268,7 +314,9 @@ def test_every_run_file_line_is_read_by_one_parser_that_names_file_and_line(tmp_
     from synth.rundir import QUEUE, append_jsonl, read_jsonl
 
     (tmp_path / QUEUE).write_text("\n{not json\n", encoding="utf-8")  # a blank line is skipped, but counted
-    with pytest.raises(ConfigError, match=r"review_queue\.jsonl:2: not JSON .*each line of a review queue must be one JSON"):
+    with pytest.raises(
+        ConfigError, match=r"review_queue\.jsonl:2: not JSON .*each line of a review queue must be one JSON"
+    ):
         list(iter_queue(tmp_path))
     with pytest.raises(ConfigError, match=r"review_queue\.jsonl:2: not JSON"):
         list(read_jsonl(tmp_path / QUEUE))

@@ -27,13 +27,30 @@ def _planner(folder: Path, capacity: bool = True) -> Planner:
 
 
 def test_capacity_counts_goals_times_slot_values():
-    pack = Pack.model_validate({"server": "s", "tools": {"t": {
-        "goals": ["What is the weather in {city}?", "Is it {pick:hot|cold|wet} in {city} on {day}?", "Any news?"],
-        "values": {"city": ["Lisbon", "Porto", "Faro"], "day": {"range": [1, 7]}},
-        "results": [{}], "answers": ["It is fine.", "Nothing new."],
-        "feeds": [{"to": "u", "param": "x", "path": "a.0", "goals": ["Look it up and open the first."]}]},
-        "u": {"goals": ["Open {x}.", "Show {x}.", "Read {x}."], "values": {"x": {"pool": ["a", "{id:###}"]}},
-              "results": [{}], "answers": ["Done.", "Here."]}}})
+    pack = Pack.model_validate(
+        {
+            "server": "s",
+            "tools": {
+                "t": {
+                    "goals": [
+                        "What is the weather in {city}?",
+                        "Is it {pick:hot|cold|wet} in {city} on {day}?",
+                        "Any news?",
+                    ],
+                    "values": {"city": ["Lisbon", "Porto", "Faro"], "day": {"range": [1, 7]}},
+                    "results": [{}],
+                    "answers": ["It is fine.", "Nothing new."],
+                    "feeds": [{"to": "u", "param": "x", "path": "a.0", "goals": ["Look it up and open the first."]}],
+                },
+                "u": {
+                    "goals": ["Open {x}.", "Show {x}.", "Read {x}."],
+                    "values": {"x": {"pool": ["a", "{id:###}"]}},
+                    "results": [{}],
+                    "answers": ["Done.", "Here."],
+                },
+            },
+        }
+    )
     capacity = Capacity.of(pack)
     assert capacity.single == {"t": 3 + 3 * 3 * 7 + 1, "u": 3 * (1 + 50)}  # a generator in a pool counts as 50
     assert capacity.feeds == {("t", "u", 0): 1}  # a goal with no slot says one thing
@@ -55,8 +72,11 @@ def test_first_round_is_planned_as_before_and_later_rounds_pass_over_used_up_kin
         first = sc.turns[0]
         links = {lk.to_step: lk for lk in sc.links}
         if len(first) == 2 and first[1] in links:  # a chain: its feed still has room
-            feed = next(f for f in feeds_of(pack) if f[:2] == (sc.tools[0], sc.tools[1])
-                        and pack.tools[f[0]].feeds[f[2]].param == links[first[1]].param)
+            feed = next(
+                f
+                for f in feeds_of(pack)
+                if f[:2] == (sc.tools[0], sc.tools[1]) and pack.tools[f[0]].feeds[f[2]].param == links[first[1]].param
+            )
             assert capacity.feeds[feed] > ROOM * late, sc
         elif len(first) == 1:  # alone: only when it still has room, or the server has no other tool to pair
             others = [t for t in pack.tools if t != sc.tools[0]]
@@ -65,10 +85,22 @@ def test_first_round_is_planned_as_before_and_later_rounds_pass_over_used_up_kin
     assert checked > tools // 2
 
 
-SMALL_SERVER = {"qualifiedName": "@test/counter", "displayName": "Counter", "description": "Counts sheep.",
-                "tools": [{"name": "count_sheep", "description": "Counts sheep up to a number.",
-                           "inputSchema": {"type": "object", "properties": {"upto": {"type": "integer", "minimum": 1}},
-                                           "required": ["upto"]}}]}
+SMALL_SERVER = {
+    "qualifiedName": "@test/counter",
+    "displayName": "Counter",
+    "description": "Counts sheep.",
+    "tools": [
+        {
+            "name": "count_sheep",
+            "description": "Counts sheep up to a number.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"upto": {"type": "integer", "minimum": 1}},
+                "required": ["upto"],
+            },
+        }
+    ],
+}
 SMALL_PACK = """pack: 1
 server: "@test/counter"
 tools:
@@ -136,7 +168,11 @@ def test_tool_table_spells_a_tool_once_and_keeps_few_joined_lists():
     for i in range(600):
         tools = [{"name": f"t{k}", "description": "d", "input_schema": schema} for k in range(i % 40, i % 40 + 3)]
         refs.add(table.ref(tools))
-    assert len(table.texts) == 42 and len(table._memo) == 42 and all(len(places) == 3 * 4 for places in table.sets.values())
+    assert (
+        len(table.texts) == 42
+        and len(table._memo) == 42
+        and all(len(places) == 3 * 4 for places in table.sets.values())
+    )
     for ref in refs:
         assert [t["name"] for t in table.tools(ref)][0].startswith("t")
     assert len(table.joined) <= ToolTable.JOINED

@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_agents import respond
 from openai_server import OpenAIServer
 
-from fake_agents import respond
 from synth.agents.author import LLMAuthor
 from synth.agents.engine import Scheduler
 from synth.agents.roles import ROLES
@@ -30,8 +30,17 @@ REGISTRY = Path(__file__).parents[1] / "registry"
 
 
 def llm_run(out: Path, url: str, concurrency: int) -> dict:
-    settings = Settings(servers=REGISTRY, out=out, n=10, seed=5, backend="openai", base_url=url, model="synth-test",
-                        api_key_env="SYNTH_NO_SUCH_KEY", concurrency=concurrency)
+    settings = Settings(
+        servers=REGISTRY,
+        out=out,
+        n=10,
+        seed=5,
+        backend="openai",
+        base_url=url,
+        model="synth-test",
+        api_key_env="SYNTH_NO_SUCH_KEY",
+        concurrency=concurrency,
+    )
     return generate(settings, backends=open_backends(settings))
 
 
@@ -52,8 +61,9 @@ def scheduler(tmp_path: Path, buffer_bytes: int, concurrency: int = 8) -> Schedu
     servers = {s.id: s for s in registry.servers}
     backend = ScriptedBackend(respond)
     offer = lambda sc: offered_tools(sc.id, servers[sc.server], sc.tools, settings.max_tools, settings.seed)  # noqa: E731
-    author = LLMAuthor(servers, offer, {role: backend for role in ROLES}, ToolNames(registry.servers),
-                       settings.models(), settings.seed)
+    author = LLMAuthor(
+        servers, offer, {role: backend for role in ROLES}, ToolNames(registry.servers), settings.models(), settings.seed
+    )
     return Scheduler(author, planner.scenario, range(40), settings, buffer_bytes=buffer_bytes)
 
 

@@ -27,9 +27,13 @@ TIMING = {"requests.json", "cache.sqlite"}  # what a run keeps besides its data:
 
 def files(folder: Path, skip: set[str] = frozenset()) -> dict[str, bytes]:
     """Every file under ``folder`` by relative name (hidden ones and ``skip`` left out), with its bytes."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-            and p.relative_to(folder).as_posix() not in skip}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and p.relative_to(folder).as_posix() not in skip
+    }
 
 
 def assert_same_run(a: Path, b: Path, skip: set[str] = frozenset()) -> None:
@@ -70,7 +74,12 @@ def test_merged_shards_are_the_single_run_byte_for_byte(single, tmp_path, count)
     for i, folder in enumerate(folders):
         shard = json.loads((folder / SHARD).read_text())
         assert shard["shard"] == {"count": count, "index": i}
-        assert 0 < shard["scenarios"]["written"] < shard["scenarios"]["slice"] == len(range(i, shard["scenarios"]["run"], count))
+        assert (
+            0
+            < shard["scenarios"]["written"]
+            < shard["scenarios"]["slice"]
+            == len(range(i, shard["scenarios"]["run"], count))
+        )
         assert not (folder / "manifest.json").exists()
 
 
@@ -112,7 +121,9 @@ def test_a_damaged_shard_file_is_named(tmp_path):
 
 def test_a_shard_that_stopped_too_early_fails_the_merge_and_names_the_fix(single, tmp_path):
     folders = make_shards(tmp_path, 2, quota=4)
-    with pytest.raises(ShardShort, match=r"shard 0 of 2 .* stopped after \d+ scenarios, at its quota of 4 .*--shard-quota 8"):
+    with pytest.raises(
+        ShardShort, match=r"shard 0 of 2 .* stopped after \d+ scenarios, at its quota of 4 .*--shard-quota 8"
+    ):
         merge(folders, tmp_path / "m")
     for i, folder in enumerate(folders):  # made again with room enough, the merge is the single run
         run_shard(settings(folder), 2, i, 40)
@@ -130,7 +141,9 @@ def test_a_shard_is_never_written_over_a_run(single, tmp_path):
 
 def test_cli_shards_and_merge(single, tmp_path):
     def synth(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "synth.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "synth.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
 
     common = ("generate", "--servers", str(REGISTRY), "--n", "36", "--seed", "5", "--shards", "2")
     for i in (0, 1):
@@ -157,8 +170,22 @@ def test_llm_shards_merge_to_the_single_run(tmp_path):
         for i in (0, 1):
             synth(*llm_args(server, tmp_path / f"s{i}", 12, "--shards", "2", "--shard", str(i)))
             assert (tmp_path / f"s{i}" / "cache.sqlite").exists()  # one cache per shard's folder
-        done = subprocess.run([sys.executable, "-m", "synth.cli", "merge", str(tmp_path / "s0"), str(tmp_path / "s1"),
-                               "--out", str(tmp_path / "m")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "synth.cli",
+                "merge",
+                str(tmp_path / "s0"),
+                str(tmp_path / "s1"),
+                "--out",
+                str(tmp_path / "m"),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
     assert_same_run(tmp_path / "single", tmp_path / "m", TIMING | {"README.md"})
     # the card is the same but for its line on requests.json (every process's requests: the shards made more)

@@ -9,15 +9,21 @@ from pathlib import Path
 import anyio
 import pytest
 
-from synth.rundir import read_jsonl, stored
 from synth.config import Settings
 from synth.live.client import Limits, connect, result_text
 from synth.pipeline import generate
 from synth.records import Connection
+from synth.rundir import read_jsonl, stored
 
-WRITES = {"cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
-          "modify_pending_order_payment", "return_delivered_order_items", "exchange_delivered_order_items",
-          "modify_user_address"}
+WRITES = {
+    "cancel_pending_order",
+    "modify_pending_order_address",
+    "modify_pending_order_items",
+    "modify_pending_order_payment",
+    "return_delivered_order_items",
+    "exchange_delivered_order_items",
+    "modify_user_address",
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +43,10 @@ def _outcomes(conv: dict) -> tuple[bool, bool]:
     results = {m["tool_call_id"]: m for m in conv["messages"] if m["role"] == "tool"}
     writes = [c for m in conv["messages"] for c in m.get("tool_calls", []) if c["name"] in WRITES]
     ok = any(not results[c["id"]]["content"].startswith("Error") for c in writes)
-    refused = any(results[c["id"]]["content"].startswith("Error") for c in writes) or \
-        "can't be" in conv["messages"][-1]["content"]
+    refused = (
+        any(results[c["id"]]["content"].startswith("Error") for c in writes)
+        or "can't be" in conv["messages"][-1]["content"]
+    )
     return ok, refused
 
 
@@ -58,7 +66,8 @@ def test_store_conversations_follow_the_policy(store_run):
         for i, m in enumerate(conv["messages"]):
             if any(c["name"] in WRITES for c in m.get("tool_calls", [])):
                 assert conv["messages"][i - 1]["role"] == "user" and conv["messages"][i - 1]["content"].startswith(
-                    ("Yes", "That's right"))
+                    ("Yes", "That's right")
+                )
                 assert conv["messages"][i - 2]["content"].endswith("Shall I go ahead?")
         assert all(m.get("source") == "live" for m in conv["messages"] if m["role"] == "tool")
         assert conv["review"]["verdict"] == "accept"

@@ -23,7 +23,8 @@ runner = CliRunner()
 
 # sha256 of each public file of the tiny registry's run (n=80, seed=3), written by synth at d785a5e,
 # before the storage changed (plain JSONL, every tool list in every row); taken again when GENERATOR_VERSION
-# became 4 (the pack author's fixes and the plain fallback's data changed on purpose) - the plain code path below still writes the same bytes
+# became 4 (the pack author's fixes and the plain fallback's data changed on purpose) - the plain code path below still
+# writes the same bytes
 BEFORE = {
     "eval.jsonl": "60fdf2702f4b5242f2c343bf248900aa9d93d9261a799ba9c369b4eb4102dfd8",
     "scored.jsonl": "56e910a5e4bc63b258eb4ea0f257ecd6777c54fceb416820998d8f0d587b3379",
@@ -107,8 +108,22 @@ def test_same_seed_same_stored_bytes(tiny_registry, tmp_path):
 
 def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_path):
     out = tmp_path / "run"
-    result = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "-n", "40",
-                                 "--seed", "3", "--outputs", "train,valid,eval"])
+    result = runner.invoke(
+        app,
+        [
+            "generate",
+            "--servers",
+            str(tiny_registry),
+            "--out",
+            str(out),
+            "-n",
+            "40",
+            "--seed",
+            "3",
+            "--outputs",
+            "train,valid,eval",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert not stored(out / "scored.jsonl").exists() and not (out / "teval").exists()
     manifest = read_json(out / "manifest.json")
@@ -116,7 +131,9 @@ def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_pa
     assert {c.name for c in configs(out)} == {"chat", "eval"}
     assert runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "pub")]).exit_code == 0
     assert sorted(p.name for p in (tmp_path / "pub").iterdir()) == ["eval.jsonl", "train.jsonl", "valid.jsonl"]
-    bad = runner.invoke(app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "x"), "--outputs", "chat"])
+    bad = runner.invoke(
+        app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "x"), "--outputs", "chat"]
+    )
     assert bad.exit_code == 2 and "train,valid,eval,scored,teval,tasks" in bad.output
 
 
@@ -129,7 +146,9 @@ def test_a_tool_list_comes_back_in_its_own_spelling():
     back = table.inflate("scored.jsonl", json.loads(json.dumps(compact)))
     assert json.dumps(back, ensure_ascii=False) == json.dumps(row, ensure_ascii=False)
     reordered = [{"input_schema": {"a": [1.5, None, "x"], "z": 1}, "name": "b", "description": "é ✓"}, {"name": "a"}]
-    assert table.compact("scored.jsonl", {"available_tools": reordered})["available_tools"] != compact["available_tools"]
+    assert (
+        table.compact("scored.jsonl", {"available_tools": reordered})["available_tools"] != compact["available_tools"]
+    )
 
 
 def test_a_stored_file_copied_out_of_its_run_says_what_is_missing(runs, tmp_path):

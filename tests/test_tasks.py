@@ -18,18 +18,38 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from synth.rundir import read_jsonl
 from synth.cli import app
 from synth.config import Settings
-from synth.export.tasks import (READS, TASKS, WRITES, SeedStores, TaskWriter, leaked_names, replay, store_seed,
-                                task_folders)
+from synth.export.tasks import (
+    READS,
+    TASKS,
+    WRITES,
+    SeedStores,
+    TaskWriter,
+    leaked_names,
+    replay,
+    store_seed,
+    task_folders,
+)
 from synth.pipeline import generate
 from synth.records import Connection, Conversation
 from synth.registry import load_registry
+from synth.rundir import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
-MCPMARK_KEYS = ["task_id", "task_name", "category_id", "category_name", "description", "author", "created_at",
-                "difficulty", "tags", "mcp", "meta_data"]
+MCPMARK_KEYS = [
+    "task_id",
+    "task_name",
+    "category_id",
+    "category_name",
+    "description",
+    "author",
+    "created_at",
+    "difficulty",
+    "tags",
+    "mcp",
+    "meta_data",
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +57,9 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped store entry and pack, started as `python -m synth.cli serve store` (no `synth` on PATH needed)."""
     folder = tmp_path_factory.mktemp("registry")
     entry = json.loads((ROOT / "registry" / "synth__store.json").read_text(encoding="utf-8"))
-    entry["connections"] = [{"type": "stdio", "command": sys.executable, "args": ["-m", "synth.cli", "serve", "store"],
-                             "stateful": True}]
+    entry["connections"] = [
+        {"type": "stdio", "command": sys.executable, "args": ["-m", "synth.cli", "serve", "store"], "stateful": True}
+    ]
     (folder / "synth__store.json").write_text(json.dumps(entry), encoding="utf-8")
     (folder / "packs").mkdir()
     shutil.copy(ROOT / "registry" / "packs" / "synth__store.pack.yaml", folder / "packs")
@@ -61,8 +82,9 @@ def conversations(run: Path) -> list[Conversation]:
 
 
 def verify(folder: Path, db: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *flags, str(folder / "verify.py"), str(db)], capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, *flags, str(folder / "verify.py"), str(db)], capture_output=True, text=True, timeout=60
+    )
 
 
 def replayed(folder: Path, meta: dict[str, Any], tmp_path: Path, stores: SeedStores) -> Path:
@@ -82,8 +104,11 @@ def stores() -> Any:
 def test_every_store_conversation_is_a_task_or_a_counted_drop(run: Path) -> None:
     manifest = json.loads((run / "manifest.json").read_text())
     tasks = manifest["tasks"]
-    dropped = [json.loads(line) for line in (run / "rejected.jsonl").read_text().splitlines()
-               if json.loads(line)["stage"] == "tasks"]
+    dropped = [
+        json.loads(line)
+        for line in (run / "rejected.jsonl").read_text().splitlines()
+        if json.loads(line)["stage"] == "tasks"
+    ]
     assert tasks["written"] == len(list(task_folders(run))) > 0
     assert tasks["written"] + len(dropped) == manifest["counts"]["conversations"]
     assert sum(tasks["dropped"].values()) == len(dropped)
@@ -105,7 +130,9 @@ def test_layout_and_meta_follow_mcpmark(run: Path) -> None:
         assert synth["server"] == "synth/store" and synth["seed"] == 0
         assert all(set(c) == {"name", "arguments"} and c["name"] in READS | set(WRITES) for c in synth["gold_calls"])
         assert len(synth["expected_state_hash"]) == 64
-        writes = [c for i, c in enumerate(synth["gold_calls"]) if c["name"] in WRITES and i not in synth["failed_calls"]]
+        writes = [
+            c for i, c in enumerate(synth["gold_calls"]) if c["name"] in WRITES and i not in synth["failed_calls"]
+        ]
         refused = any(c["name"] in WRITES for c in synth["gold_calls"]) or "refusal" in meta["tags"]
         assert category == (WRITES[writes[0]["name"]] if writes else "refused" if refused else "lookup")
         seen.add(synth["changes_state"])
@@ -129,7 +156,9 @@ def test_synth_tasks_check_passes(run: Path) -> None:
     assert f"{n} tasks: {n} passed, 0 failed" in result.output
 
 
-def test_verify_passes_after_the_gold_calls_and_fails_on_the_seed(run: Path, tmp_path: Path, stores: SeedStores) -> None:
+def test_verify_passes_after_the_gold_calls_and_fails_on_the_seed(
+    run: Path, tmp_path: Path, stores: SeedStores
+) -> None:
     folder, meta = next((f, m) for f, m in metas(run) if m["synth"]["changes_state"])
     after = verify(folder, replayed(folder, meta, tmp_path, stores))
     assert after.returncode == 0 and "❌" not in after.stdout and after.stdout.count("✅") == meta["synth"]["checks"]
@@ -146,10 +175,14 @@ def test_a_tampered_store_fails_with_a_cross(run: Path, tmp_path: Path, stores: 
     touched = {c["arguments"].get("order_id") for c in meta["synth"]["gold_calls"]}
     conn = sqlite3.connect(db)
     with conn:
-        order = next(r[0] for r in conn.execute("SELECT order_id FROM orders WHERE status = 'pending' ORDER BY order_id")
-                     if r[0] not in touched)
-        conn.execute("UPDATE orders SET status = 'cancelled', cancel_reason = 'no longer needed' WHERE order_id = ?",
-                     (order,))
+        order = next(
+            r[0]
+            for r in conn.execute("SELECT order_id FROM orders WHERE status = 'pending' ORDER BY order_id")
+            if r[0] not in touched
+        )
+        conn.execute(
+            "UPDATE orders SET status = 'cancelled', cancel_reason = 'no longer needed' WHERE order_id = ?", (order,)
+        )
     conn.close()
     done = verify(folder, db)
     assert done.returncode == 1
@@ -173,11 +206,17 @@ def test_verify_reads_store_db_path_and_opens_read_only(run: Path, tmp_path: Pat
     folder, meta = metas(run)[0]
     db = replayed(folder, meta, tmp_path, stores)
     db.chmod(0o444)
-    done = subprocess.run([sys.executable, str(folder / "verify.py")], env={"STORE_DB_PATH": str(db)},
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(folder / "verify.py")],
+        env={"STORE_DB_PATH": str(db)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    missing = subprocess.run([sys.executable, str(folder / "verify.py")], env={}, capture_output=True, text=True,
-                             timeout=60)
+    missing = subprocess.run(
+        [sys.executable, str(folder / "verify.py")], env={}, capture_output=True, text=True, timeout=60
+    )
     assert missing.returncode == 1 and missing.stdout.startswith("❌ no database")
 
 
@@ -201,8 +240,9 @@ def test_a_wrong_verify_makes_the_check_fail(run: Path, tmp_path: Path) -> None:
     folder = next(f for f, m in metas(copy) if m["synth"]["changes_state"])
     text = (folder / "verify.py").read_text(encoding="utf-8")
     meta = json.loads((folder / "meta.json").read_text())
-    (folder / "verify.py").write_text(text.replace(meta["synth"]["expected_state_hash"], meta["synth"]["seed_state_hash"]),
-                                      encoding="utf-8")
+    (folder / "verify.py").write_text(
+        text.replace(meta["synth"]["expected_state_hash"], meta["synth"]["seed_state_hash"]), encoding="utf-8"
+    )
     result = CliRunner().invoke(app, ["tasks", "check", str(copy)])
     assert result.exit_code == 1
     assert f"FAIL {folder.relative_to(copy / TASKS).as_posix()}: verify.py fails after the gold calls" in result.output
@@ -222,12 +262,20 @@ def test_the_card_and_the_hub_export_carry_the_tasks(run: Path, tmp_path: Path) 
 
 
 def test_only_stores_started_from_their_seed_make_tasks() -> None:
-    store = lambda *args, **kw: Connection(type="stdio", command="synth", args=("serve", "store", *args),  # noqa: E731
-                                           stateful=kw.get("stateful", True))
+    store = lambda *args, **kw: Connection(  # noqa: E731
+        type="stdio",
+        command="synth",
+        args=("serve", "store", *args),  # noqa: E731
+        stateful=kw.get("stateful", True),
+    )
     assert store_seed(store()) == 0
     assert store_seed(store("--seed", "7")) == 7 and store_seed(store("--seed=3")) == 3
-    assert store_seed(Connection(type="stdio", command=sys.executable, args=("-m", "synth.cli", "serve", "store"),
-                                 stateful=True)) == 0
+    assert (
+        store_seed(
+            Connection(type="stdio", command=sys.executable, args=("-m", "synth.cli", "serve", "store"), stateful=True)
+        )
+        == 0
+    )
     assert store_seed(store(stateful=False)) is None
     assert store_seed(store("--db", "/srv/shop.db")) is None  # an existing database is not a fresh seed
     assert store_seed(Connection(type="stdio", command="npx", args=("some-server",), stateful=True)) is None
@@ -289,8 +337,10 @@ def test_a_gold_path_acting_for_two_customers_is_dropped(run: Path, tmp_path: Pa
     conn.close()
     first = orders[0]
     second = next(o for o in orders if o[1] != first[1])
-    calls = [{"name": "cancel_pending_order", "arguments": {"order_id": o[0], "reason": "no longer needed"}}
-             for o in (first, second)]
+    calls = [
+        {"name": "cancel_pending_order", "arguments": {"order_id": o[0], "reason": "no longer needed"}}
+        for o in (first, second)
+    ]
     db = tmp_path / "made.db"
     shutil.copy(stores.path(0), db)
     conv = _conversation(conversations(run)[0], f"Cancel {first[0]} and {second[0]}, please.", calls, db)

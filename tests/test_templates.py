@@ -10,12 +10,23 @@ from synth.packs.build import pack_request
 from synth.records import Link, Scenario, ServerSpec, ToolSpec
 
 INJECTED = "{{ server.secret }} {% raw %}"
-TOOL = ToolSpec(server="x/y", name="get_forecast", description=f"Forecast for a city. {INJECTED}",
-                input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-                schema_hash="h")
+TOOL = ToolSpec(
+    server="x/y",
+    name="get_forecast",
+    description=f"Forecast for a city. {INJECTED}",
+    input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    schema_hash="h",
+)
 SERVER = ServerSpec(id="x/y", name=f"Weather {INJECTED}", source="y.json", tools=(TOOL,))
-SCENARIO = Scenario(id="scn_1", index=0, server="x/y", tools=("get_forecast",), persona="I run a cafe",
-                    multi_turn=True, links=(Link(from_step=0, field="city", to_step=1, param="city"),))
+SCENARIO = Scenario(
+    id="scn_1",
+    index=0,
+    server="x/y",
+    tools=("get_forecast",),
+    persona="I run a cafe",
+    multi_turn=True,
+    links=(Link(from_step=0, field="city", to_step=1, param="city"),),
+)
 
 
 def requests():
@@ -26,21 +37,38 @@ def requests():
     yield roles.tool_request("m", 1, TOOL, {"city": "Porto"}, ["city"], [{"city": "Porto"}])
     yield roles.review_request("m", 1, f"user: hi {INJECTED}")
     yield pack_request(SERVER, "m", 1)
-    yield judge_request("m", {"available_tools": [{"name": "get_forecast", "description": INJECTED}],
-                              "message_history": [{"role": "user", "content": f"hi {INJECTED}"}],
-                              "tool_call": {"function": {"name": "get_forecast", "arguments": "{}"}}})
+    yield judge_request(
+        "m",
+        {
+            "available_tools": [{"name": "get_forecast", "description": INJECTED}],
+            "message_history": [{"role": "user", "content": f"hi {INJECTED}"}],
+            "tool_call": {"function": {"name": "get_forecast", "arguments": "{}"}},
+        },
+    )
 
 
 def test_every_template_renders_through_a_request_builder():
-    rendered = {"conversation.system.j2": templates.render("conversation.system.j2", server=SERVER),
-                "executor.plan.j2": roles.plan_note([roles.PlanItem(tool="get_forecast")])}
+    rendered = {
+        "conversation.system.j2": templates.render("conversation.system.j2", server=SERVER),
+        "executor.plan.j2": roles.plan_note([roles.PlanItem(tool="get_forecast")]),
+    }
     for request in requests():
         assert request.template_hash and len(request.messages) == 2
         system, user = (m["content"] for m in request.messages)
         assert system.startswith("You are ") and user.strip()
         rendered[request.role] = system + user
-    used = {"query", "refine", "plan", "user", "tool", "review", "judge", "pack", "conversation.system.j2",
-            "executor.plan.j2"}
+    used = {
+        "query",
+        "refine",
+        "plan",
+        "user",
+        "tool",
+        "review",
+        "judge",
+        "pack",
+        "conversation.system.j2",
+        "executor.plan.j2",
+    }
     assert set(rendered) == used
     assert len(templates.names()) == 2 * 8 + 2  # a system and a user template per role, plus two
     # text from a registry or a model is data: template syntax inside it is not evaluated

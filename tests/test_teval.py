@@ -11,34 +11,42 @@ from pathlib import Path
 
 import pytest
 
-from synth.rundir import read_json, read_jsonl
 from synth.config import Settings
 from synth.evaluate import teval, teval_answers
 from synth.export.review_responses import is_error_json
 from synth.export.teval import FILES
 from synth.pipeline import generate
+from synth.rundir import read_json, read_jsonl
 
 ROOT = Path(__file__).parents[1]
 F, S, A, X = "Weather.get_forecast", "Weather.search_locations", "Weather.get_air_quality", "Weather.get_alerts"
-GT = [{"id": 0, "name": S, "args": "{'query': 'Porto'}"}, {"id": 1, "name": F, "args": "{'city': 'Porto', 'days': 4}"},
-      {"id": 2, "name": A, "args": "{'city': 'Porto'}"}, {"id": 3, "name": "FinishAction", "args": {}}]
+GT = [
+    {"id": 0, "name": S, "args": "{'query': 'Porto'}"},
+    {"id": 1, "name": F, "args": "{'city': 'Porto', 'days': 4}"},
+    {"id": 2, "name": A, "args": "{'city': 'Porto'}"},
+    {"id": 3, "name": "FinishAction", "args": {}},
+]
 
 
 def steps(*names: str) -> list[dict]:
     """A predicted plan, its steps numbered in the order given (T-Eval orders steps by id)."""
     by_name = {s["name"]: s for s in GT}
-    return [{**by_name.get(n, {"name": n, "args": "{}"}), "id": i} for i, n in enumerate(names)] + \
-        [{"id": len(names), "name": "FinishAction", "args": {}}]
+    return [{**by_name.get(n, {"name": n, "args": "{}"}), "id": i} for i, n in enumerate(names)] + [
+        {"id": len(names), "name": "FinishAction", "args": {}}
+    ]
 
 
-@pytest.mark.parametrize("prediction, precision, recall, f1", [
-    (steps(S, F, A), 1.0, 1.0, 1.0),
-    (steps(S, A, F), 2 / 3, 2 / 3, 2 / 3),  # two steps swapped: the longest increasing run is 2 of 3
-    (steps(S, A), 1.0, 2 / 3, 0.8),  # a step missing: 2 correct of 2 predicted, of 3 expected
-    (steps(S, X, F, A), 3 / 4, 1.0, 6 / 7),  # an extra step: 3 correct of 4 predicted
-    (steps(A, F, S), 1 / 3, 1 / 3, 1 / 3),  # reversed: the longest increasing run is 1
-    ([{"name": "FinishAction", "args": {}}], 0.0, 0.0, 0.0),
-])
+@pytest.mark.parametrize(
+    "prediction, precision, recall, f1",
+    [
+        (steps(S, F, A), 1.0, 1.0, 1.0),
+        (steps(S, A, F), 2 / 3, 2 / 3, 2 / 3),  # two steps swapped: the longest increasing run is 2 of 3
+        (steps(S, A), 1.0, 2 / 3, 0.8),  # a step missing: 2 correct of 2 predicted, of 3 expected
+        (steps(S, X, F, A), 3 / 4, 1.0, 6 / 7),  # an extra step: 3 correct of 4 predicted
+        (steps(A, F, S), 1 / 3, 1 / 3, 1 / 3),  # reversed: the longest increasing run is 1
+        ([{"name": "FinishAction", "args": {}}], 0.0, 0.0, 0.0),
+    ],
+)
 def test_plan_metric_by_hand(prediction, precision, recall, f1):
     got = teval.plan(prediction, GT)
     assert got == pytest.approx({"precision": precision, "recall": recall, "f1": f1})
@@ -46,10 +54,12 @@ def test_plan_metric_by_hand(prediction, precision, recall, f1):
 
 def test_instruct_understand_retrieve_review_by_hand():
     truth = {"action": F, "args": {"city": "Porto", "days": 4}}
-    assert teval.instruct('{"goal": "x", "name": "Weather.get_forecast", "args": {"city": "Porto", "days": 5}}', truth, "json") \
-        == {"format": 1.0, "args_em": 2 / 3}  # (name + city) of (2 args + 1)
-    assert teval.instruct("goal: see the weather\nname: Weather.get_forecast\nargs: {\"city\": \"Porto\", \"days\": 4}\n",
-                          truth, "str") == {"format": 1.0, "args_em": 1.0}
+    assert teval.instruct(
+        '{"goal": "x", "name": "Weather.get_forecast", "args": {"city": "Porto", "days": 5}}', truth, "json"
+    ) == {"format": 1.0, "args_em": 2 / 3}  # (name + city) of (2 args + 1)
+    assert teval.instruct(
+        'goal: see the weather\nname: Weather.get_forecast\nargs: {"city": "Porto", "days": 4}\n', truth, "str"
+    ) == {"format": 1.0, "args_em": 1.0}
     assert teval.instruct("I would call the forecast", truth, "str") == {"format": 0.0, "args_em": 0.0}
     gt = {"thought": "t", "name": F, "args": {"a": 1, "b": "x", "c": True}}
     assert teval.understand({"a": 1, "b": "y"}, gt, "json") == pytest.approx(1 / 3)
@@ -58,7 +68,9 @@ def test_instruct_understand_retrieve_review_by_hand():
     assert teval.retrieve("Weather.get_forecast, then Weather.get_alerts", gt, "str") == 0.0
     assert teval.retrieve("Weather.get_forecast", gt, "json") == 1.0
     assert teval.review("Answer: C", {"answer": "C"}) == 1.0 and teval.review("Answer: B", {"answer": "C"}) == 0.0
-    assert teval.reason("I need to look up the forecast", {"thought": "I need to look up the forecast"}) == pytest.approx(1.0)
+    assert teval.reason(
+        "I need to look up the forecast", {"thought": "I need to look up the forecast"}
+    ) == pytest.approx(1.0)
     assert 0 < teval.reason("look up the weather", {"thought": "I need to look up the forecast"}) < 1
     assert teval.similarity_backend()
 
@@ -77,14 +89,16 @@ def load(run: Path, name: str) -> dict:
 def test_every_subset_in_both_formats_with_gold_scoring_one(run):
     manifest = json.loads((run / "manifest.json").read_text())
     assert set(manifest["teval"]) == set(FILES) and all(manifest["teval"][f] > 0 for f in FILES)
-    test_convs = {c["id"] for c in read_jsonl(run / "conversations.jsonl")
-                  if c["split"] == "test"}
+    test_convs = {c["id"] for c in read_jsonl(run / "conversations.jsonl") if c["split"] == "test"}
     for fmt in ("json", "str"):
         for key, r in load(run, f"instruct_{fmt}").items():
             assert key.split(":")[0] in test_convs  # nothing from the train or valid split
             gt = r["ground_truth"]
-            answer = (json.dumps({"goal": "g", "name": gt["action"], "args": gt["args"]}) if fmt == "json"
-                      else f"goal: g\nname: {gt['action']}\nargs: {gt['args']!r}\n")
+            answer = (
+                json.dumps({"goal": "g", "name": gt["action"], "args": gt["args"]})
+                if fmt == "json"
+                else f"goal: g\nname: {gt['action']}\nargs: {gt['args']!r}\n"
+            )
             assert teval.instruct(answer, gt, fmt) == {"format": 1.0, "args_em": 1.0}
         for r in load(run, f"plan_{fmt}").values():
             assert r["ground_truth"][-1]["name"] == "FinishAction"
@@ -97,7 +111,9 @@ def test_every_subset_in_both_formats_with_gold_scoring_one(run):
     review = load(run, "review_str")
     answers = {r["ground_truth"]["answer"] for r in review.values()}
     assert answers == {"A", "B", "C", "D", "E"}  # every outcome T-Eval's review asks about
-    assert all(teval.review(f"Answer: {r['ground_truth']['answer']}", r["ground_truth"]) == 1.0 for r in review.values())
+    assert all(
+        teval.review(f"Answer: {r['ground_truth']['answer']}", r["ground_truth"]) == 1.0 for r in review.values()
+    )
 
 
 def test_grade_teval_from_the_command_line(run, tmp_path):
@@ -108,15 +124,30 @@ def test_grade_teval_from_the_command_line(run, tmp_path):
     keys = sorted(plan)
     preds = [{"id": k, "prediction": json.dumps(plan[k]["ground_truth"])} for k in keys[:-1]]  # the last one unanswered
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
-    done = subprocess.run([sys.executable, "-m", "synth.cli", "grade", "--teval", str(run / "teval" / "plan_json.json"),
-                           "--predictions", str(tmp_path / "p.jsonl")], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synth.cli",
+            "grade",
+            "--teval",
+            str(run / "teval" / "plan_json.json"),
+            "--predictions",
+            str(tmp_path / "p.jsonl"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["items"] == len(keys) and report["score"] == round((len(keys) - 1) / len(keys), 4)
 
 
 def _response(record: dict) -> str:
-    return record["origin_prompt"][-1]["content"].split("got this response:\n", 1)[1].rsplit("\nWhich describes it?", 1)[0]
+    return (
+        record["origin_prompt"][-1]["content"].split("got this response:\n", 1)[1].rsplit("\nWhich describes it?", 1)[0]
+    )
 
 
 def test_review_answers_are_not_given_away_by_error_json(run):
@@ -139,6 +170,7 @@ def test_review_answers_are_not_given_away_by_error_json(run):
 
 # --- T-Eval's own rules (tests/teval_port.py) on the run's files ------------------------------------
 
+
 @pytest.mark.parametrize("stem", FILES)
 def test_t_eval_scores_perfect_answers_one_and_agrees_with_synth_item_by_item(run, stem):
     """Each subset as T-Eval's evaluators read it: the reference answer scores 1.0 on every metric,
@@ -151,7 +183,11 @@ def test_t_eval_scores_perfect_answers_one_and_agrees_with_synth_item_by_item(ru
     means: dict[str, dict[str, float]] = {"perfect": {}, "wrong": {}}
     for which in means:
         for key, record in records.items():
-            answer = teval_answers.reference_answer(stem, record) if which == "perfect" else teval_answers.wrong_answer(stem, record, key)
+            answer = (
+                teval_answers.reference_answer(stem, record)
+                if which == "perfect"
+                else teval_answers.wrong_answer(stem, record, key)
+            )
             theirs = teval_port.score(stem, {**record, "prediction": answer})
             ours = teval.item_metrics(stem, record, answer)
             assert set(ours) == set(theirs), (stem, ours, theirs)
@@ -161,9 +197,17 @@ def test_t_eval_scores_perfect_answers_one_and_agrees_with_synth_item_by_item(ru
                 assert ours[metric] == pytest.approx(value, abs=1e-4), (stem, key, which, metric, answer)
                 means[which][metric] = means[which].get(metric, 0.0) + value / len(records)
     assert all(v == pytest.approx(1.0, abs=1e-4) for v in means["perfect"].values()), means["perfect"]
-    headline = {"instruct_json": "json_args_em_metric", "instruct_str": "string_args_em_metric", "plan_json": "f1_score",
-                "plan_str": "f1_score", "reason_str": "thought", "retrieve_str": "name", "understand_str": "args",
-                "reason_retrieve_understand_json": "args", "review_str": "review_quality"}[stem]
+    headline = {
+        "instruct_json": "json_args_em_metric",
+        "instruct_str": "string_args_em_metric",
+        "plan_json": "f1_score",
+        "plan_str": "f1_score",
+        "reason_str": "thought",
+        "retrieve_str": "name",
+        "understand_str": "args",
+        "reason_retrieve_understand_json": "args",
+        "review_str": "review_quality",
+    }[stem]
     assert means["wrong"][headline] < 0.75, means["wrong"]
     report = teval.score_subset(stem, records, {k: teval_answers.reference_answer(stem, r) for k, r in records.items()})
     assert report["score"] == 1.0 and all(v == 1.0 for v in report["metrics"].values()), report
@@ -174,7 +218,7 @@ def test_t_eval_layout_of_the_files(run):
         for r in load(run, f"plan_{fmt}").values():
             assert r["meta"]["prompt_type"] == fmt and r["meta"]["API_list"]
             names = r["meta"]["API_list"]
-            assert not any(b.startswith(a) for i, a in enumerate(names) for b in names[i + 1:])  # a prefix comes later
+            assert not any(b.startswith(a) for i, a in enumerate(names) for b in names[i + 1 :])  # a prefix comes later
             steps = r["ground_truth"]
             assert [s["id"] for s in steps] == list(range(len(steps))) and steps[-1]["name"] == "FinishAction"
             assert all(set(s) == {"id", "prev", "name", "args"} and all(p < s["id"] for p in s["prev"]) for s in steps)
@@ -192,12 +236,19 @@ def test_tool_names_are_word_characters_and_unique():
     from synth.export.teval import api_list, api_name
     from synth.records import ServerSpec, ToolSpec
 
-    tools = tuple(ToolSpec(server="s", name=n, input_schema={"type": "object"}, schema_hash="h")
-                  for n in ("get-item", "get_item", "storage.set", "getComment", "getCommentTree"))
+    tools = tuple(
+        ToolSpec(server="s", name=n, input_schema={"type": "object"}, schema_hash="h")
+        for n in ("get-item", "get_item", "storage.set", "getComment", "getCommentTree")
+    )
     server = ServerSpec(id="s", name="my-server", source="s.json", tools=tools)
     names = [api_name(server, t.name) for t in server.tools]
-    assert names == ["MyServer.get_item", "MyServer.get_item_2", "MyServer.storage_set", "MyServer.getComment",
-                     "MyServer.getCommentTree"]
+    assert names == [
+        "MyServer.get_item",
+        "MyServer.get_item_2",
+        "MyServer.storage_set",
+        "MyServer.getComment",
+        "MyServer.getCommentTree",
+    ]
     assert api_list(names[3:]) == ["MyServer.getCommentTree", "MyServer.getComment"]
 
 
@@ -210,8 +261,10 @@ def test_prefix_names_label_plan_steps_right_only_in_api_list_order():
     short, long = "Forum.getComment", "Forum.getCommentTree"
     answer = f'1. {long}: {{"id": 7}}\n2. {short}: {{"id": 7}}\n3. FinishAction'
     assert [s["name"] for s in teval_port.plan_str_steps(answer, [short, long])] == [short, short]  # the bug
-    for steps in (teval_port.plan_str_steps(answer, api_list([short, long])),
-                  teval.parse_plan(answer, "str", api_list([short, long]))):
+    for steps in (
+        teval_port.plan_str_steps(answer, api_list([short, long])),
+        teval.parse_plan(answer, "str", api_list([short, long])),
+    ):
         assert [s["name"] for s in steps] == [long, short]
 
 
@@ -227,10 +280,16 @@ def test_t_eval_parsing_rules_by_hand():
     assert teval.understand('{"title": "x", "n": 1}', gt, "str") == 0.0  # T-Eval compares with str(dict)
     assert teval.retrieve("Cal.create-event", {"name": "Cal.create-event"}, "str") == 0.0  # why names are \w+
     assert teval.retrieve("Cal.create_event then FinishAction", gt, "str") == 0.0
-    assert teval.item_metrics("reason_retrieve_understand_json", {"ground_truth": gt}, "not json") == \
-        {"thought": 0.0, "name": 0.0, "args": 0.0, "parse_rate": 0.0}
-    assert teval.item_metrics("review_str", {"ground_truth": {"answer": "A"}}, "Answer: A") == \
-        {"parse_rate": 1.0, "review_quality": 1.0}
+    assert teval.item_metrics("reason_retrieve_understand_json", {"ground_truth": gt}, "not json") == {
+        "thought": 0.0,
+        "name": 0.0,
+        "args": 0.0,
+        "parse_rate": 0.0,
+    }
+    assert teval.item_metrics("review_str", {"ground_truth": {"answer": "A"}}, "Answer: A") == {
+        "parse_rate": 1.0,
+        "review_quality": 1.0,
+    }
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # T-Eval averages the other format's empty metrics (NaN)
@@ -257,7 +316,9 @@ def test_plan_differences_from_t_eval_are_the_documented_ones():
 
     record = {"ground_truth": GT, "meta": {"prompt_type": "json"}}
     nothing = json.dumps(steps("Mail.send_message", "Mail.delete_folder"))
-    assert teval_port.plan({**record, "prediction": nothing})["f1_score"] == pytest.approx(2 * (1 / 2) * (1 / 3) / (1 / 2 + 1 / 3))
+    assert teval_port.plan({**record, "prediction": nothing})["f1_score"] == pytest.approx(
+        2 * (1 / 2) * (1 / 3) / (1 / 2 + 1 / 3)
+    )
     assert teval.item_metrics("plan_json", record, nothing)["f1_score"] == 0.0
     with pytest.raises(ValueError):
         teval_port.plan({**record, "prediction": json.dumps(steps())})

@@ -23,32 +23,42 @@ def value(name: str, schema: dict, seed: int = 1, topic: str = "general", subjec
     return make_value(name, schema, Context(rng=random.Random(seed), topic=topic, city="Porto", subject=subject))
 
 
-@pytest.mark.parametrize("description, expected", [
-    ("Region code (e.g., wt-wt, us-en, uk-en)", {"wt-wt", "us-en", "uk-en"}),
-    ("Exchange ID (e.g., binance, coinbase)", {"binance", "coinbase"}),
-    ("Client name (cline, roo_code, windsurf, claude)", {"cline", "roo_code", "windsurf", "claude"}),
-    ('At what frequency. Valid frequencies: "yearly", "quarterly"', {"yearly", "quarterly"}),
-    ("Instrument ID (e.g. BTC-USDT)", {"BTC-USDT"}),
-    ("Title for the pull request. Example: \"Add new feature\"", {"Add new feature"}),
-])
+@pytest.mark.parametrize(
+    "description, expected",
+    [
+        ("Region code (e.g., wt-wt, us-en, uk-en)", {"wt-wt", "us-en", "uk-en"}),
+        ("Exchange ID (e.g., binance, coinbase)", {"binance", "coinbase"}),
+        ("Client name (cline, roo_code, windsurf, claude)", {"cline", "roo_code", "windsurf", "claude"}),
+        ('At what frequency. Valid frequencies: "yearly", "quarterly"', {"yearly", "quarterly"}),
+        ("Instrument ID (e.g. BTC-USDT)", {"BTC-USDT"}),
+        ('Title for the pull request. Example: "Add new feature"', {"Add new feature"}),
+    ],
+)
 def test_values_offered_by_the_description_are_used(description, expected):
     assert set(examples(description)) == expected
     for seed in range(5):
         assert value("whatever", {"type": "string", "description": description}, seed)[0] in expected
 
 
-@pytest.mark.parametrize("name, schema, pattern", [
-    ("startTime", {"type": "string", "description": "Start time in ISO format"}, r"^2026-\d\d-\d\dT\d\d:\d\d:00Z$"),
-    ("checkin", {"type": "string", "description": "Check-in date (YYYY-MM-DD)"}, r"^2026-\d\d-\d\d$"),
-    ("pmid", {}, r"^\d{8}$"),
-    ("doi", {"type": "string"}, r"^10\.\d{4,5}/"),
-    ("barcode", {"type": "string"}, r"^\d{13}$"),
-    ("selector", {"type": "string", "description": "CSS selector for the HTML fragment to extract"}, r"[#.\[]|^\w+ "),
-    ("command", {"type": "string", "description": "The command to run"}, r"^[a-z]+( |$)"),
-    ("country_code", {"type": "string"}, r"^[A-Z]{2}$"),
-    ("id", {"type": "string", "description": "The UUID of the object to retrieve"}, r"^[0-9a-f-]{36}$"),
-    ("privateKey", {"type": "string", "minLength": 64}, r"^\S{64,}$"),
-])
+@pytest.mark.parametrize(
+    "name, schema, pattern",
+    [
+        ("startTime", {"type": "string", "description": "Start time in ISO format"}, r"^2026-\d\d-\d\dT\d\d:\d\d:00Z$"),
+        ("checkin", {"type": "string", "description": "Check-in date (YYYY-MM-DD)"}, r"^2026-\d\d-\d\d$"),
+        ("pmid", {}, r"^\d{8}$"),
+        ("doi", {"type": "string"}, r"^10\.\d{4,5}/"),
+        ("barcode", {"type": "string"}, r"^\d{13}$"),
+        (
+            "selector",
+            {"type": "string", "description": "CSS selector for the HTML fragment to extract"},
+            r"[#.\[]|^\w+ ",
+        ),
+        ("command", {"type": "string", "description": "The command to run"}, r"^[a-z]+( |$)"),
+        ("country_code", {"type": "string"}, r"^[A-Z]{2}$"),
+        ("id", {"type": "string", "description": "The UUID of the object to retrieve"}, r"^[0-9a-f-]{36}$"),
+        ("privateKey", {"type": "string", "minLength": 64}, r"^\S{64,}$"),
+    ],
+)
 def test_parameters_get_values_of_their_kind(name, schema, pattern):
     for seed in range(4):
         got, _ = value(name, schema, seed)
@@ -56,7 +66,12 @@ def test_parameters_get_values_of_their_kind(name, schema, pattern):
 
 
 def test_people_things_and_resources_get_names_that_fit():
-    assert value("stop_name", {"type": "string"})[0] in {"Central Station", "Market Street & 5th", "Airport Terminal 2", "City Hall"}
+    assert value("stop_name", {"type": "string"})[0] in {
+        "Central Station",
+        "Market Street & 5th",
+        "Airport Terminal 2",
+        "City Hall",
+    }
     playlist, _ = value("name", {"type": "string"}, subject="playlist")
     assert playlist in {"Sunday morning jazz", "Road trip 2026", "Deep focus", "Running mix"}
     person, _ = value("name", {"type": "string"}, subject="contact")
@@ -74,7 +89,7 @@ def test_body_measures_are_plausible_for_an_adult():
 
 def test_an_unknown_parameter_gets_a_guess_the_writer_can_leave_out():
     got, kind = value("call_benefit", {"type": "string"})
-    assert kind == "guess" and len(got.split()) >=2 and not FILLER.match(got)
+    assert kind == "guess" and len(got.split()) >= 2 and not FILLER.match(got)
 
 
 def test_every_value_of_the_default_registry_validates_and_is_never_filler():

@@ -19,8 +19,9 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from string import Formatter
-from typing import Any, Callable
+from typing import Any
 
 import networkx as nx
 
@@ -31,12 +32,12 @@ def format_load(raw_data: Any, start_character: str = "", end_character: str = "
     if not isinstance(raw_data, str):
         return raw_data
     if "```json" in raw_data:
-        raw_data = raw_data[raw_data.find("```json") + len("```json"):]
+        raw_data = raw_data[raw_data.find("```json") + len("```json") :]
         raw_data = raw_data.strip("`")
     if start_character != "":
-        raw_data = raw_data[raw_data.find(start_character):]
+        raw_data = raw_data[raw_data.find(start_character) :]
     if end_character != "":
-        raw_data = raw_data[:raw_data.rfind(end_character) + len(end_character)]
+        raw_data = raw_data[: raw_data.rfind(end_character) + len(end_character)]
     for parse in (ast.literal_eval, json.loads, lambda t: json.loads(t.replace("'", '"'))):
         try:
             return parse(raw_data)
@@ -61,6 +62,7 @@ def parse_string(template: str, input_string: str, allow_newline: bool = False) 
 
 # --- InstructEvaluator -------------------------------------------------------------------------------
 
+
 def instruct(datum: dict[str, Any]) -> dict[str, float]:
     template, pred, gt = datum["template"], datum["prediction"], datum["ground_truth"]
     response_format = datum["meta_data"]["response_format"]
@@ -73,8 +75,17 @@ def instruct(datum: dict[str, Any]) -> dict[str, float]:
         except Exception:  # noqa: BLE001
             parsed = None
     else:
-        parse_template = (template["thought_start"] + "{thought}" + template["thought_end"] + template["action_start"]
-                          + "{action}" + template["action_end"] + template["args_start"] + "{args}" + template["args_end"])
+        parse_template = (
+            template["thought_start"]
+            + "{thought}"
+            + template["thought_end"]
+            + template["action_start"]
+            + "{action}"
+            + template["action_end"]
+            + template["args_start"]
+            + "{args}"
+            + template["args_end"]
+        )
         parsed = parse_string(parse_template, pred, allow_newline=True)
         try:
             if parsed is not None:
@@ -93,6 +104,7 @@ def instruct(datum: dict[str, Any]) -> dict[str, float]:
 
 
 # --- PlanningEvaluator (bertscore match) ---------------------------------------------------------------
+
 
 def _plan_load(data: Any) -> list[dict[str, Any]]:
     try:
@@ -160,11 +172,16 @@ def plan(datum: dict[str, Any], sim: Callable[[str, str], float] = similarity) -
                 dp[i] = max(dp[i], dp[j] + 1)
     correct = max(dp)  # ValueError on an empty plan, as np's max in T-Eval
     recall, precision = correct / len(gt_plan), correct / len(pred_plan)
-    return {"precision": precision, "recall": recall, "f1_score": 2 * recall * precision / (recall + precision),
-            "parse_rate": parse_rate}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1_score": 2 * recall * precision / (recall + precision),
+        "parse_rate": parse_rate,
+    }
 
 
 # --- ReasonRetrieveUnderstandEvaluator -------------------------------------------------------------------
+
 
 def _rru_load(data: Any, prompt_type: str) -> dict[str, Any]:
     try:
@@ -173,8 +190,10 @@ def _rru_load(data: Any, prompt_type: str) -> dict[str, Any]:
         return {}
     if type(loaded) is not dict:
         return {}
-    out = {"thought": str(loaded["thought"]) if "thought" in loaded else "",
-           "name": str(loaded["name"]) if "name" in loaded else ""}
+    out = {
+        "thought": str(loaded["thought"]) if "thought" in loaded else "",
+        "name": str(loaded["name"]) if "name" in loaded else "",
+    }
     if prompt_type == "json":
         out["args"] = loaded["args"] if isinstance(loaded.get("args"), dict) else {}
     else:
@@ -182,7 +201,9 @@ def _rru_load(data: Any, prompt_type: str) -> dict[str, Any]:
     return out
 
 
-def rru(datum: dict[str, Any], prompt_type: str, eval_type: str, sim: Callable[[str, str], float] = similarity) -> dict[str, float]:
+def rru(
+    datum: dict[str, Any], prompt_type: str, eval_type: str, sim: Callable[[str, str], float] = similarity
+) -> dict[str, float]:
     """One item, as ``_post_process`` of a one-item list gives it (``prompt_type`` is test.py's)."""
     response_format = datum.get("meta_data", {}).get("response_format", prompt_type)
     gt = _rru_load(datum["ground_truth"], prompt_type)
@@ -192,8 +213,11 @@ def rru(datum: dict[str, Any], prompt_type: str, eval_type: str, sim: Callable[[
             pred = {}
     else:
         pred = {{"reason": "thought", "retrieve": "name", "understand": "args"}[eval_type]: datum["prediction"]}
-    keys = (["thought", "name", "args"] if prompt_type == "json"
-            else [{"reason": "thought", "retrieve": "name", "understand": "args"}[eval_type]]) + ["parse_rate"]
+    keys = (
+        ["thought", "name", "args"]
+        if prompt_type == "json"
+        else [{"reason": "thought", "retrieve": "name", "understand": "args"}[eval_type]]
+    ) + ["parse_rate"]
     m = dict.fromkeys(keys, 0.0)
     if pred:
         m["parse_rate"] = 1
@@ -222,9 +246,10 @@ def rru(datum: dict[str, Any], prompt_type: str, eval_type: str, sim: Callable[[
 
 # --- ReviewEvaluator ------------------------------------------------------------------------------------
 
+
 def review(datum: dict[str, Any]) -> dict[str, float]:
     pred = datum["prediction"]
-    pred = pred[pred.find(":") + 1:].strip()
+    pred = pred[pred.find(":") + 1 :].strip()
     letter = pred[0] if len(pred) > 0 and pred[0] in ["A", "B", "C", "D", "E"] else None
     if letter is None:
         return {"parse_rate": 0, "review_quality": 0}

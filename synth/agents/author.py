@@ -13,13 +13,15 @@ is an argument, not part of the result, so the answers of a scenario that broke 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from synth.agents.writer import Agents, write
 from synth.export.chat import ToolNames
 from synth.live.pool import Pool
 from synth.llm.base import ChatResponse
 from synth.records import Scenario, ServerSpec, StageFailure, Written
+
 
 class Author(Protocol):
     # True when ``write`` never suspends (CPU only, nothing to wait on): the scheduler then runs it in
@@ -41,9 +43,16 @@ class LLMAuthor:
 
     inline = False
 
-    def __init__(self, servers: dict[str, ServerSpec], offer: Callable[[Scenario], tuple[str, ...]],
-                 backends: dict[str, Any], names: ToolNames, models: dict[str, str], seed: int,
-                 pool: Pool | None = None):
+    def __init__(
+        self,
+        servers: dict[str, ServerSpec],
+        offer: Callable[[Scenario], tuple[str, ...]],
+        backends: dict[str, Any],
+        names: ToolNames,
+        models: dict[str, str],
+        seed: int,
+        pool: Pool | None = None,
+    ):
         self.servers, self.offer, self.backends = servers, offer, backends
         self.agents = Agents(backends=backends, models=models, seed=seed, names=names, pool=pool)
 

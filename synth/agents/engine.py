@@ -28,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from synth.config import Settings
 from synth.errors import EndpointDown
@@ -51,8 +52,14 @@ class Scheduler:
     """Iterate it for (scenario, written or failure, responses) of ``indices`` in order; then ``finish()``
     (the run ended normally) or ``close()`` (cancel what runs). ``scenario(index)`` makes scenario ``index``."""
 
-    def __init__(self, author: Author, scenario: Callable[[int], Scenario], indices: Sequence[int],
-                 settings: Settings, buffer_bytes: int = REORDER_BYTES):
+    def __init__(
+        self,
+        author: Author,
+        scenario: Callable[[int], Scenario],
+        indices: Sequence[int],
+        settings: Settings,
+        buffer_bytes: int = REORDER_BYTES,
+    ):
         self.author, self.scenario, self.indices, self.settings = author, scenario, indices, settings
         self.buffer_bytes = buffer_bytes
         self.spend = Spend(settings.prices)
@@ -106,7 +113,9 @@ class Scheduler:
         except EndpointDown:
             raise  # nothing reaches the endpoint: the run stops with one clear line
         except Exception as exc:  # a bug in one item must not sink the run; it is counted with its type
-            result = StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500])
+            result = StageFailure(
+                stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500]
+            )
         self.spend.add(spent)
         return scenario, result, spent
 
@@ -154,8 +163,12 @@ class Scheduler:
 
         def launch(limit: int, cap: int, room: int) -> None:
             nonlocal launched
-            while (launched < limit and self._may_start(launched) and len(tasks) - len(sizes) < cap
-                   and done_bytes - self.taken_bytes < room):
+            while (
+                launched < limit
+                and self._may_start(launched)
+                and len(tasks) - len(sizes) < cap
+                and done_bytes - self.taken_bytes < room
+            ):
                 task = asyncio.create_task(self._prioritised(launched))
                 task.add_done_callback(lambda t, pos=launched: settle(pos, t))
                 tasks[launched] = task
@@ -206,7 +219,9 @@ def _drive(coro: Coroutine[Any, Any, Any]) -> Any:
     except StopIteration as done:
         return done.value
     coro.close()
-    raise RuntimeError("an inline author awaited something; give it inline = False so the scheduler runs it on its loop")
+    raise RuntimeError(
+        "an inline author awaited something; give it inline = False so the scheduler runs it on its loop"
+    )
 
 
 def _size(item: Item) -> int:

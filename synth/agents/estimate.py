@@ -43,8 +43,10 @@ def estimate(settings: Settings) -> dict[str, Any]:
         k, multi = len(tools), int(sc.multi_turn)
         sizes = {
             "query": sum(_tokens(m["content"]) for m in roles.query_request("m", 0, sc, server).messages),
-            "refine": 250, "plan": sum(_tokens(m["content"]) for m in roles.plan_request("m", 0, "x" * 200, tools).messages),
-            "user": 400, "tool": 500 + sum(_tokens(json.dumps(t.input_schema)) for t in tools) // max(k, 1),
+            "refine": 250,
+            "plan": sum(_tokens(m["content"]) for m in roles.plan_request("m", 0, "x" * 200, tools).messages),
+            "user": 400,
+            "tool": 500 + sum(_tokens(json.dumps(t.input_schema)) for t in tools) // max(k, 1),
             "review": 300 + 250 * k,
         }
         offered = [t for t in server.tools][: settings.max_tools]
@@ -61,13 +63,26 @@ def estimate(settings: Settings) -> dict[str, Any]:
     for role in ROLES:
         completion = calls[role] * COMPLETION_TOKENS[role]
         price_in, price_out = settings.prices.get(models[role], (0.0, 0.0))
-        rows.append({"role": role, "model": models[role], "calls": calls[role], "prompt_tokens": prompt[role],
-                     "completion_tokens": completion,
-                     "usd": round((prompt[role] * price_in + completion * price_out) / 1e6, 6)})
+        rows.append(
+            {
+                "role": role,
+                "model": models[role],
+                "calls": calls[role],
+                "prompt_tokens": prompt[role],
+                "completion_tokens": completion,
+                "usd": round((prompt[role] * price_in + completion * price_out) / 1e6, 6),
+            }
+        )
     # The run starts scenarios until n are accepted: as many as 2n + 20 when most are turned away, and
     # up to HORIZON x concurrency beyond the last one it needed, which it completes when it stops.
     most = min(settings.n * 2 + 20, count + HORIZON * settings.concurrency) if count else 0
-    return {"scenarios": count, "max_scenarios": most, "roles": rows, "calls": sum(calls.values()),
-            "prompt_tokens": sum(prompt.values()), "completion_tokens": sum(r["completion_tokens"] for r in rows),
-            "usd": round(sum(r["usd"] for r in rows), 6),
-            "usd_max": round(sum(r["usd"] for r in rows) * most / count, 6) if count else 0.0}
+    return {
+        "scenarios": count,
+        "max_scenarios": most,
+        "roles": rows,
+        "calls": sum(calls.values()),
+        "prompt_tokens": sum(prompt.values()),
+        "completion_tokens": sum(r["completion_tokens"] for r in rows),
+        "usd": round(sum(r["usd"] for r in rows), 6),
+        "usd_max": round(sum(r["usd"] for r in rows) * most / count, 6) if count else 0.0,
+    }

@@ -53,7 +53,9 @@ class ToolResult(Answer):
 
 
 class Verdict(Answer):
-    step_labels: list[Literal["success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish"]]
+    step_labels: list[
+        Literal["success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish"]
+    ]
     verdict: Literal["accept", "reject", "human"]
     reasons: list[str] = Field(default_factory=list)
     confidence: float = Field(ge=0.0, le=1.0)
@@ -77,19 +79,28 @@ def _hash(*names: str) -> str:
 def _request(role: str, model: str, system: str, user: str, seed: int, **render: Any) -> ChatRequest:
     names = (f"{system}.j2", f"{user}.j2")
     return ChatRequest(
-        role=role, model=model, seed=seed, template_hash=_hash(*names),
-        messages=({"role": "system", "content": templates.render(names[0], **render)},
-                  {"role": "user", "content": templates.render(names[1], **render)}),
+        role=role,
+        model=model,
+        seed=seed,
+        template_hash=_hash(*names),
+        messages=(
+            {"role": "system", "content": templates.render(names[0], **render)},
+            {"role": "user", "content": templates.render(names[1], **render)},
+        ),
     )
 
 
 def query_request(model: str, seed: int, scenario: Scenario, server: ServerSpec) -> ChatRequest:
     tools = [server.tool(n) for n in scenario.tools]
-    data = {"tools": [_tool_json(t) for t in tools if t], "persona": scenario.persona,
-            "multi_turn": scenario.multi_turn,
-            "links": [lk.model_dump() for lk in scenario.links]}
-    return _request("query", model, "query.system", "query.user", seed, scenario=scenario, server=server,
-                    scenario_json=_dump(data))
+    data = {
+        "tools": [_tool_json(t) for t in tools if t],
+        "persona": scenario.persona,
+        "multi_turn": scenario.multi_turn,
+        "links": [lk.model_dump() for lk in scenario.links],
+    }
+    return _request(
+        "query", model, "query.system", "query.user", seed, scenario=scenario, server=server, scenario_json=_dump(data)
+    )
 
 
 def refine_request(model: str, seed: int, draft: str, tool_names: list[str]) -> ChatRequest:
@@ -99,8 +110,15 @@ def refine_request(model: str, seed: int, draft: str, tool_names: list[str]) -> 
 def plan_request(model: str, seed: int, request: str, tools: list[ToolSpec]) -> ChatRequest:
     """The planner's request. Its answer schema lists the scenario's tool names as an ``enum``, so an
     endpoint that enforces the schema cannot name a tool the server does not have."""
-    req = _request("plan", model, "planner.system", "planner.user", seed, request=request,
-                   tools_json=_dump([_tool_json(t) for t in tools]))
+    req = _request(
+        "plan",
+        model,
+        "planner.system",
+        "planner.user",
+        seed,
+        request=request,
+        tools_json=_dump([_tool_json(t) for t in tools]),
+    )
     return req.model_copy(update={"response_schema": plan_schema([t.name for t in tools]), "schema_name": "PlanAnswer"})
 
 
@@ -116,14 +134,32 @@ def plan_schema(names: list[str]) -> dict[str, Any]:
 
 
 def user_request(model: str, seed: int, request: str, details: dict[str, Any], transcript: str) -> ChatRequest:
-    return _request("user", model, "user.system", "user.user", seed, request=request,
-                    details_json=_dump(details), transcript=transcript)
+    return _request(
+        "user",
+        model,
+        "user.system",
+        "user.user",
+        seed,
+        request=request,
+        details_json=_dump(details),
+        transcript=transcript,
+    )
 
 
-def tool_request(model: str, seed: int, tool: ToolSpec, arguments: dict[str, Any], needs: list[str],
-                 results: list[Any]) -> ChatRequest:
-    return _request("tool", model, "tool.system", "tool.user", seed, tool_json=_dump(_tool_json(tool)),
-                    arguments_json=_dump(arguments), needs=needs, results_json=_dump(results))
+def tool_request(
+    model: str, seed: int, tool: ToolSpec, arguments: dict[str, Any], needs: list[str], results: list[Any]
+) -> ChatRequest:
+    return _request(
+        "tool",
+        model,
+        "tool.system",
+        "tool.user",
+        seed,
+        tool_json=_dump(_tool_json(tool)),
+        arguments_json=_dump(arguments),
+        needs=needs,
+        results_json=_dump(results),
+    )
 
 
 def review_request(model: str, seed: int, transcript: str) -> ChatRequest:

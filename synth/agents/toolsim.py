@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from synth.agents import roles
 from synth.records import Scenario, StageFailure, ToolSpec
@@ -20,8 +21,7 @@ class SimulatorFailed(Exception):
 class LLMToolRuntime:
     """Answers each call with the ``tool`` role, showing it the earlier results and the fields later steps need."""
 
-    def __init__(self, scenario: Scenario, model: str, seed: int,
-                 ask: Callable[[Any, type, str], Awaitable[Any]]):
+    def __init__(self, scenario: Scenario, model: str, seed: int, ask: Callable[[Any, type, str], Awaitable[Any]]):
         self.model, self.seed, self.ask = model, seed, ask
         self.results: list[Any] = []
         self.needs: dict[int, list[str]] = {}
@@ -29,11 +29,13 @@ class LLMToolRuntime:
             self.needs.setdefault(lk.from_step, []).append(lk.field)
 
     async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
-        request = roles.tool_request(self.model, self.seed, tool, arguments, self.needs.get(len(self.results), []),
-                                     self.results)
+        request = roles.tool_request(
+            self.model, self.seed, tool, arguments, self.needs.get(len(self.results), []), self.results
+        )
         answer = await self.ask(request, roles.ToolResult, "tool")
         if isinstance(answer, StageFailure):
             raise SimulatorFailed(answer)
         self.results.append(answer.result)
-        return ToolResult.of(answer.result, "llm", is_error=answer.is_error,
-                             outcome="internal_error" if answer.is_error else "success")
+        return ToolResult.of(
+            answer.result, "llm", is_error=answer.is_error, outcome="internal_error" if answer.is_error else "success"
+        )

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import BackendError, SynthError
-from synth.export.store_replay import STORE, SeedStores
 from synth.evaluate.run import bounded, closing
+from synth.export.store_replay import STORE, SeedStores
 from synth.export.task_verify import read_meta, run_verify, task_folders
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
@@ -29,8 +29,9 @@ from synth.store.shop import Store
 MAX_STEPS = 30
 
 
-async def run_task(task: Path, customer: list[str], system: str, backend: ChatBackend, model: str,
-                   stores: SeedStores) -> dict[str, Any]:
+async def run_task(
+    task: Path, customer: list[str], system: str, backend: ChatBackend, model: str, stores: SeedStores
+) -> dict[str, Any]:
     """One episode on a fresh store, then verify.py: the row of the report."""
     meta = read_meta(task)
     db = stores.fresh(meta["synth"]["seed"], meta["task_id"])
@@ -39,18 +40,31 @@ async def run_task(task: Path, customer: list[str], system: str, backend: ChatBa
     said, calls, error = 1, 0, None
     try:
         async with connect(STORE, "store", Limits(30, 30), local=build_server(store)) as session:
-            tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                       "parameters": t["inputSchema"]}} for t in await session.tools()]
+            tools = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t["name"],
+                        "description": t.get("description", ""),
+                        "parameters": t["inputSchema"],
+                    },
+                }
+                for t in await session.tools()
+            ]
             for _ in range(MAX_STEPS):
-                request = ChatRequest(role="agent", model=model, messages=tuple(transcript), tools=tuple(tools),
-                                      temperature=0.0, seed=0)
+                request = ChatRequest(
+                    role="agent", model=model, messages=tuple(transcript), tools=tuple(tools), temperature=0.0, seed=0
+                )
                 answer = await backend.complete(request)
                 if answer.tool_calls:
-                    transcript.append({"role": "assistant", "content": answer.content, "tool_calls": list(answer.tool_calls)})
+                    transcript.append(
+                        {"role": "assistant", "content": answer.content, "tool_calls": list(answer.tool_calls)}
+                    )
                     for call in answer.tool_calls:
                         calls += 1
-                        transcript.append({"role": "tool", "tool_call_id": call.get("id"),
-                                           "content": await _execute(session, call)})
+                        transcript.append(
+                            {"role": "tool", "tool_call_id": call.get("id"), "content": await _execute(session, call)}
+                        )
                     continue
                 transcript.append({"role": "assistant", "content": answer.content or ""})
                 if said >= len(customer):
@@ -66,9 +80,17 @@ async def run_task(task: Path, customer: list[str], system: str, backend: ChatBa
         done = run_verify(task, db)
         passed, output = done.returncode == 0, done.stdout + done.stderr
     db.unlink(missing_ok=True)
-    return {"task_id": meta["task_id"], "category": meta["category_id"], "difficulty": meta["difficulty"],
-            "passed": passed, "tool_calls": calls, "gold_calls": len(meta["synth"]["gold_calls"]),
-            "verify": output[-2000:], "error": error, "messages": transcript}
+    return {
+        "task_id": meta["task_id"],
+        "category": meta["category_id"],
+        "difficulty": meta["difficulty"],
+        "passed": passed,
+        "tool_calls": calls,
+        "gold_calls": len(meta["synth"]["gold_calls"]),
+        "verify": output[-2000:],
+        "error": error,
+        "messages": transcript,
+    }
 
 
 async def _execute(session: Any, call: dict[str, Any]) -> str:
@@ -87,8 +109,10 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
     """Every task of ``run`` with ``model`` as the agent; writes episodes.jsonl and tasks_report.json into ``out``."""
     tasks = list(task_folders(run))
     if not tasks:
-        raise SynthError(f"{run}: no tasks/ folder with tasks; store tasks come from "
-                         "`synth generate --execute live --allow-exec` on a registry with the store")
+        raise SynthError(
+            f"{run}: no tasks/ folder with tasks; store tasks come from "
+            "`synth generate --execute live --allow-exec` on a registry with the store"
+        )
     convs = {c["id"]: c for c in read_jsonl(run / CONVERSATIONS, "conversations file", required=True)}
 
     stores = SeedStores()
@@ -97,7 +121,9 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
         meta = read_meta(task)
         conv = convs.get(meta["synth"]["conversation_id"])
         if conv is None:
-            raise SynthError(f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}")
+            raise SynthError(
+                f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}"
+            )
         customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
         system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
         return await run_task(task, customer, system, backend, model, stores)
@@ -112,11 +138,18 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
         for key in by:
             by[key].setdefault(r[key], []).append(r["passed"])
     report = {
-        "model": model, "run": run.as_posix(), "tasks": len(rows), "errors": len(rows) - len(scored),
+        "model": model,
+        "run": run.as_posix(),
+        "tasks": len(rows),
+        "errors": len(rows) - len(scored),
         "passed": sum(r["passed"] for r in scored),
         "pass_rate": round(sum(r["passed"] for r in scored) / len(scored), 4) if scored else 0.0,
-        **{f"by_{key}": {k: {"tasks": len(v), "pass_rate": round(sum(v) / len(v), 4)} for k, v in sorted(groups.items())}
-           for key, groups in by.items()},
+        **{
+            f"by_{key}": {
+                k: {"tasks": len(v), "pass_rate": round(sum(v) / len(v), 4)} for k, v in sorted(groups.items())
+            }
+            for key, groups in by.items()
+        },
     }
     write_jsonl(out / "episodes.jsonl", rows)
     write_json(out / "tasks_report.json", report)

@@ -9,8 +9,9 @@ assistant message under ``"message"``), which is what ``synth eval`` writes.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from synth.errors import ConfigError
 from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn
@@ -24,8 +25,10 @@ def eval_items(path: Path) -> list[dict[str, Any]]:
     for number, line in enumerate(read_jsonl(file, "eval file", required=True), 1):
         item = line.get("item", line)
         if not isinstance(item, dict) or "messages" not in item or "expected_output" not in item:
-            raise ConfigError(f"{file}:{number}: not an eval item; expected {{\"item\": {{\"messages\", \"tools\", "
-                              "\"expected_output\"}}}} as synth generate writes it")
+            raise ConfigError(
+                f'{file}:{number}: not an eval item; expected {{"item": {{"messages", "tools", '
+                '"expected_output"}}}} as synth generate writes it'
+            )
         item.setdefault("metadata", {}).setdefault("id", f"line{number}")
         items.append(item)
     return items
@@ -37,12 +40,16 @@ def predicted_calls(prediction: dict[str, Any]) -> list[Call]:
 
 
 def schemas_of(item: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {t["function"]["name"]: t["function"].get("parameters") or {} for t in item.get("tools") or []
-            if isinstance(t, dict) and "function" in t}
+    return {
+        t["function"]["name"]: t["function"].get("parameters") or {}
+        for t in item.get("tools") or []
+        if isinstance(t, dict) and "function" in t
+    }
 
 
-def grade(items: list[dict[str, Any]], predictions: Iterable[dict[str, Any]], lenient: Leniency = Leniency()
-          ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def grade(
+    items: list[dict[str, Any]], predictions: Iterable[dict[str, Any]], lenient: Leniency = Leniency()
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(report, one graded row per item). An item without a prediction scores 0 as ``wrong_count``."""
     by_id = {str(p.get("id")): p for p in predictions}
     rows = []
@@ -51,15 +58,35 @@ def grade(items: list[dict[str, Any]], predictions: Iterable[dict[str, Any]], le
         expected = [Call.from_openai(c) for c in item["expected_output"].get("tool_calls") or []]
         prediction = by_id.get(str(meta["id"]))
         if prediction is not None and prediction.get("error"):  # the request failed: an outage, not an answer
-            rows.append({"id": meta["id"], "server": meta.get("server", ""),
-                         "tool": meta.get("tool", expected[0].name if expected else ""), "score": None,
-                         "diagnosis": "error", "details": [str(prediction["error"])], "missing": False, "error": True})
+            rows.append(
+                {
+                    "id": meta["id"],
+                    "server": meta.get("server", ""),
+                    "tool": meta.get("tool", expected[0].name if expected else ""),
+                    "score": None,
+                    "diagnosis": "error",
+                    "details": [str(prediction["error"])],
+                    "missing": False,
+                    "error": True,
+                }
+            )
             continue
-        turn = score_turn(expected, predicted_calls(prediction), schemas_of(item), lenient) if prediction is not None \
+        turn = (
+            score_turn(expected, predicted_calls(prediction), schemas_of(item), lenient)
+            if prediction is not None
             else TurnScore(0.0, "wrong_count", details=["no prediction for this item"])
-        rows.append({"id": meta["id"], "server": meta.get("server", ""), "tool": meta.get("tool", expected[0].name if expected else ""),
-                     "score": turn.score, "diagnosis": turn.diagnosis, "details": turn.details,
-                     "missing": prediction is None})
+        )
+        rows.append(
+            {
+                "id": meta["id"],
+                "server": meta.get("server", ""),
+                "tool": meta.get("tool", expected[0].name if expected else ""),
+                "score": turn.score,
+                "diagnosis": turn.diagnosis,
+                "details": turn.details,
+                "missing": prediction is None,
+            }
+        )
     return summarise(rows, lenient), rows
 
 
@@ -71,8 +98,14 @@ def _group(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
             errors[r[key]] += 1
         else:
             groups[r[key]].append(r["score"])
-    return {k: {"items": len(groups[k]), "score": round(sum(groups[k]) / len(groups[k]), 4) if groups[k] else 0.0,
-                **({"errors": errors[k]} if errors[k] else {})} for k in sorted(set(groups) | set(errors))}
+    return {
+        k: {
+            "items": len(groups[k]),
+            "score": round(sum(groups[k]) / len(groups[k]), 4) if groups[k] else 0.0,
+            **({"errors": errors[k]} if errors[k] else {}),
+        }
+        for k in sorted(set(groups) | set(errors))
+    }
 
 
 def summarise(rows: list[dict[str, Any]], lenient: Leniency) -> dict[str, Any]:
@@ -93,7 +126,9 @@ def summarise(rows: list[dict[str, Any]], lenient: Leniency) -> dict[str, Any]:
     }
 
 
-def print_report(report: dict[str, Any], other: dict[str, Any] | None = None, title: str = "", other_title: str = "") -> None:
+def print_report(
+    report: dict[str, Any], other: dict[str, Any] | None = None, title: str = "", other_title: str = ""
+) -> None:
     """The report as tables; with ``other``, two models side by side and the per-tool differences."""
     from rich.console import Console
     from rich.table import Table
@@ -119,9 +154,11 @@ def print_report(report: dict[str, Any], other: dict[str, Any] | None = None, ti
         head.add_row("[red]errors[/]", str(errors), *([str(other_errors), ""] if other else []))
     console.print(head)
     if errors or other_errors:
-        console.print(f"[red]{errors or other_errors} item(s) not graded: the request failed (an outage or a refused "
-                      "call, not a wrong answer); they are left out of the scores above, details in graded.jsonl[/]",
-                      highlight=False)
+        console.print(
+            f"[red]{errors or other_errors} item(s) not graded: the request failed (an outage or a refused "
+            "call, not a wrong answer); they are left out of the scores above, details in graded.jsonl[/]",
+            highlight=False,
+        )
     tools = Table(title="by tool" + (" (largest changes first)" if other else ""), header_style="bold")
     tools.add_column("tool")
     tools.add_column("items", justify="right")
@@ -131,7 +168,9 @@ def print_report(report: dict[str, Any], other: dict[str, Any] | None = None, ti
         tools.add_column("other", justify="right")
         tools.add_column("change", justify="right")
         names += [t for t in other["by_tool"] if t not in report["by_tool"]]
-        delta = {t: report["by_tool"].get(t, {}).get("score", 0) - other["by_tool"].get(t, {}).get("score", 0) for t in names}
+        delta = {
+            t: report["by_tool"].get(t, {}).get("score", 0) - other["by_tool"].get(t, {}).get("score", 0) for t in names
+        }
         names.sort(key=lambda t: (-abs(delta[t]), t))
     for t in names[:25]:
         mine = report["by_tool"].get(t, {"items": 0, "score": 0.0})

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from synth import templates
 from synth.errors import BackendError
-from synth.grade import Leniency
 from synth.evaluate.report import eval_items, grade
+from synth.grade import Leniency
 from synth.llm.base import ChatBackend, ChatRequest
 from synth.llm.structured import ask
 from synth.records import LABELS, StageFailure
@@ -46,8 +46,14 @@ async def predict(items: list[dict[str, Any]], backend: ChatBackend, model: str,
     """One prediction per item, in item order."""
 
     async def one(item: dict[str, Any]) -> dict[str, Any]:
-        request = ChatRequest(role="eval", model=model, messages=tuple(item["messages"]), tools=tuple(item.get("tools") or ()),
-                              temperature=0.0, seed=0)
+        request = ChatRequest(
+            role="eval",
+            model=model,
+            messages=tuple(item["messages"]),
+            tools=tuple(item.get("tools") or ()),
+            temperature=0.0,
+            seed=0,
+        )
         try:
             response = await backend.complete(request)
         except BackendError as exc:
@@ -57,8 +63,9 @@ async def predict(items: list[dict[str, Any]], backend: ChatBackend, model: str,
     return await bounded([one(i) for i in items], limit)
 
 
-def evaluate(source: Path, backend: ChatBackend, model: str, out: Path, limit: int,
-             lenient: Leniency = Leniency()) -> dict[str, Any]:
+def evaluate(
+    source: Path, backend: ChatBackend, model: str, out: Path, limit: int, lenient: Leniency = Leniency()
+) -> dict[str, Any]:
     """Predict, grade, and write predictions.jsonl, graded.jsonl and report.json into ``out``."""
     items = eval_items(source)
     predictions = asyncio.run(closing(backend, predict(items, backend, model, limit)))
@@ -88,13 +95,22 @@ class JudgeAnswer(BaseModel):
 def judge_request(model: str, record: dict[str, Any]) -> ChatRequest:
     from synth.agents.roles import transcript
 
-    render = {"tools_json": json.dumps(record["available_tools"], ensure_ascii=False, sort_keys=True),
-              "transcript": transcript(record["message_history"]),
-              "call_json": json.dumps(record["tool_call"]["function"], ensure_ascii=False)}
-    return ChatRequest(role="judge", model=model, temperature=0.0, seed=0,
-                       template_hash=templates.template_hash("judge.system.j2") + templates.template_hash("judge.user.j2"),
-                       messages=({"role": "system", "content": templates.render("judge.system.j2", **render)},
-                                 {"role": "user", "content": templates.render("judge.user.j2", **render)}))
+    render = {
+        "tools_json": json.dumps(record["available_tools"], ensure_ascii=False, sort_keys=True),
+        "transcript": transcript(record["message_history"]),
+        "call_json": json.dumps(record["tool_call"]["function"], ensure_ascii=False),
+    }
+    return ChatRequest(
+        role="judge",
+        model=model,
+        temperature=0.0,
+        seed=0,
+        template_hash=templates.template_hash("judge.system.j2") + templates.template_hash("judge.user.j2"),
+        messages=(
+            {"role": "system", "content": templates.render("judge.system.j2", **render)},
+            {"role": "user", "content": templates.render("judge.user.j2", **render)},
+        ),
+    )
 
 
 def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
@@ -105,8 +121,12 @@ def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int)
     async def one(record: dict[str, Any]) -> dict[str, Any]:
         answer = await ask(backend, judge_request(model, record), JudgeAnswer, "judge", record.get("id", ""), [])
         label = None if isinstance(answer, StageFailure) else answer.label
-        row = {"id": record.get("id"), "expected": record["score"], "predicted": label,
-               "reason": answer.detail if isinstance(answer, StageFailure) else answer.reason}
+        row = {
+            "id": record.get("id"),
+            "expected": record["score"],
+            "predicted": label,
+            "reason": answer.detail if isinstance(answer, StageFailure) else answer.reason,
+        }
         if isinstance(answer, StageFailure) and answer.reason in ("backend_error", "budget"):
             row["error"] = True  # the request failed: not a wrong or unparsed answer
         return row
@@ -131,8 +151,17 @@ def judge_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
         tp = matrix[label][label]
         predicted = sum(matrix[e][label] for e in labels)
         actual = sum(matrix[label].values())
-        per_label[label] = {"precision": round(tp / predicted, 4) if predicted else 0.0,
-                            "recall": round(tp / actual, 4) if actual else 0.0, "support": actual}
+        per_label[label] = {
+            "precision": round(tp / predicted, 4) if predicted else 0.0,
+            "recall": round(tp / actual, 4) if actual else 0.0,
+            "support": actual,
+        }
     n = len(rows)
-    return {"items": n, "errors": errors, "accuracy": round(sum(r["expected"] == r["predicted"] for r in rows) / n, 4) if n else 0.0,
-            "unparsed": sum(r["predicted"] is None for r in rows), "per_label": per_label, "confusion": matrix}
+    return {
+        "items": n,
+        "errors": errors,
+        "accuracy": round(sum(r["expected"] == r["predicted"] for r in rows) / n, 4) if n else 0.0,
+        "unparsed": sum(r["predicted"] is None for r in rows),
+        "per_label": per_label,
+        "confusion": matrix,
+    }

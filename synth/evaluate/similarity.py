@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 _WORD = re.compile(r"[a-z0-9]+|\{\s*\}|\[\s*\]")  # words, and empty objects and lists ("{}" is a token)
 

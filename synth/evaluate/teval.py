@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from synth.evaluate.similarity import similarity, similarity_backend
@@ -47,6 +47,7 @@ _API = re.compile(r"\w+\.\w+")  # T-Eval's "a.b structure"
 
 # --- T-Eval's parsing ----------------------------------------------------------------------------
 
+
 def format_load(raw: Any, start: str = "", end: str = "") -> Any:
     """T-Eval's ``teval.utils.format_load``: a non-string as it is; else the text after a ```json fence,
     cut from the first ``start`` to the last ``end``, read as a Python literal, else JSON, else JSON
@@ -54,11 +55,11 @@ def format_load(raw: Any, start: str = "", end: str = "") -> Any:
     if not isinstance(raw, str):
         return raw
     if "```json" in raw:
-        raw = raw[raw.find("```json") + len("```json"):].strip("`")
+        raw = raw[raw.find("```json") + len("```json") :].strip("`")
     if start:
-        raw = raw[raw.find(start):]
+        raw = raw[raw.find(start) :]
     if end:
-        raw = raw[:raw.rfind(end) + len(end)]
+        raw = raw[: raw.rfind(end) + len(end)]
     for read in (ast.literal_eval, json.loads, lambda t: json.loads(t.replace("'", '"'))):
         try:
             return read(raw)
@@ -77,12 +78,16 @@ def parse_template(template: dict[str, str], text: str) -> dict[str, str] | None
 
 # --- instruct ------------------------------------------------------------------------------------
 
+
 def _template(fmt: str) -> dict[str, str]:
     from synth.export.teval import JSON_TEMPLATE, STR_TEMPLATE
+
     return JSON_TEMPLATE if fmt == "json" else STR_TEMPLATE
 
 
-def parse_instruct(prediction: str, fmt: str, template: dict[str, str] | None = None) -> tuple[str, dict[str, Any]] | None:
+def parse_instruct(
+    prediction: str, fmt: str, template: dict[str, str] | None = None
+) -> tuple[str, dict[str, Any]] | None:
     """(name, args) as T-Eval's InstructEvaluator reads them, or None when the answer does not parse.
 
     json: the answer through ``format_load`` must hold the template's goal, name and args keys (args
@@ -107,7 +112,9 @@ def parse_instruct(prediction: str, fmt: str, template: dict[str, str] | None = 
     return found["action"].strip(), args if isinstance(args, dict) else {}
 
 
-def instruct(prediction: str, truth: dict[str, Any], fmt: str, template: dict[str, str] | None = None) -> dict[str, float]:
+def instruct(
+    prediction: str, truth: dict[str, Any], fmt: str, template: dict[str, str] | None = None
+) -> dict[str, float]:
     parsed = parse_instruct(prediction, fmt, template)
     if parsed is None:
         return {"format": 0.0, "args_em": 0.0}
@@ -119,6 +126,7 @@ def instruct(prediction: str, truth: dict[str, Any], fmt: str, template: dict[st
 
 # --- plan ----------------------------------------------------------------------------------------
 
+
 def _max_weight_matching(weights: list[list[float]]) -> dict[int, int]:
     """pred index -> gt index maximising the total weight (edges with weight 0 are absent).
 
@@ -128,12 +136,14 @@ def _max_weight_matching(weights: list[list[float]]) -> dict[int, int]:
     n_gt = len(weights[0]) if weights else 0
     if n_gt > 16:  # beyond that, greedy by weight: T-Eval's plans are far shorter
         out: dict[int, int] = {}
-        for w, i, j in sorted(((weights[i][j], -i, -j) for i in range(len(weights)) for j in range(n_gt)), reverse=True):
+        for w, i, j in sorted(
+            ((weights[i][j], -i, -j) for i in range(len(weights)) for j in range(n_gt)), reverse=True
+        ):
             if w > 0 and -i not in out and -j not in out.values():
                 out[-i] = -j
         return out
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(i: int, used: int) -> tuple[float, tuple[tuple[int, int], ...]]:
         if i == len(weights):
             return 0.0, ()
@@ -158,7 +168,7 @@ def _lis(seq: list[int]) -> int:
                 lo = mid + 1
             else:
                 hi = mid
-        tails[lo:lo + 1] = [x]
+        tails[lo : lo + 1] = [x]
     return len(tails)
 
 
@@ -176,6 +186,7 @@ def plan_steps(data: Any) -> list[dict[str, Any]]:
 
 def plan(prediction: list[dict[str, Any]], truth: list[dict[str, Any]], threshold: float = 0.8) -> dict[str, float]:
     """Precision, recall and F1 of a predicted plan (a list of ``{"name", "args"}``, ``id`` optional)."""
+
     def ordered(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:  # by id (T-Eval's order), else as given
         steps = [s for _, s in sorted(enumerate(steps), key=lambda p: int(p[1].get("id", p[0])))]
         return steps[:-1] if steps and steps[-1].get("name") == FINISH else steps
@@ -187,8 +198,9 @@ def plan(prediction: list[dict[str, Any]], truth: list[dict[str, Any]], threshol
     for p in pred:
         row = []
         for g in gt:
-            sim = 0.75 * similarity(str(p.get("name", "")), str(g.get("name", ""))) + \
-                0.25 * similarity(str(p.get("args", "")), str(g.get("args", "")))
+            sim = 0.75 * similarity(str(p.get("name", "")), str(g.get("name", ""))) + 0.25 * similarity(
+                str(p.get("args", "")), str(g.get("args", ""))
+            )
             row.append(sim if sim > threshold else 0.0)
         weights.append(row)
     matched = _max_weight_matching(weights)
@@ -216,6 +228,7 @@ def parse_plan(prediction: str, fmt: str, api_names: list[str]) -> list[dict[str
 
 
 # --- reason, retrieve, understand ------------------------------------------------------------------
+
 
 def reason(thought: str, truth: dict[str, Any]) -> float:
     return similarity(thought, str(truth["thought"]))
@@ -254,18 +267,23 @@ def parse_rru(prediction: str) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         return None
     args = data.get("args")
-    return {"thought": str(data.get("thought", "")), "name": str(data.get("name", "")),
-            "args": args if isinstance(args, dict) else {}}
+    return {
+        "thought": str(data.get("thought", "")),
+        "name": str(data.get("name", "")),
+        "args": args if isinstance(args, dict) else {},
+    }
 
 
 # --- review --------------------------------------------------------------------------------------
 
+
 def review(prediction: str, truth: dict[str, Any]) -> float:
-    answer = prediction[prediction.find(":") + 1:].strip()
+    answer = prediction[prediction.find(":") + 1 :].strip()
     return float(bool(answer) and answer[0] in "ABCDE" and answer[0] == truth["answer"])
 
 
 # --- a subset ------------------------------------------------------------------------------------
+
 
 def subset_kind(name: str) -> tuple[str, str]:
     subset, _, fmt = name.rpartition("_")
@@ -287,17 +305,25 @@ def item_metrics(name: str, record: dict[str, Any], answer: str) -> dict[str, fl
         steps = parse_plan(answer, meta.get("prompt_type", fmt), meta.get("API_list", []))
         gt = plan_steps(truth)
         m = plan(steps, gt)
-        return {"precision": m["precision"], "recall": m["recall"], "f1_score": m["f1"],
-                "parse_rate": float(bool(steps) and bool(gt))}
+        return {
+            "precision": m["precision"],
+            "recall": m["recall"],
+            "f1_score": m["f1"],
+            "parse_rate": float(bool(steps) and bool(gt)),
+        }
     if subset == "review":
-        letter = answer[answer.find(":") + 1:].strip()[:1]
+        letter = answer[answer.find(":") + 1 :].strip()[:1]
         return {"parse_rate": float(letter in tuple("ABCDE") and letter != ""), "review_quality": review(answer, truth)}
     if subset == "reason_retrieve_understand":
         data = parse_rru(answer)
         if data is None:
             return {"thought": 0.0, "name": 0.0, "args": 0.0, "parse_rate": 0.0}
-        return {"thought": reason(data["thought"], truth), "name": retrieve(data["name"], truth, "json"),
-                "args": understand(data["args"], truth, "json"), "parse_rate": 1.0}
+        return {
+            "thought": reason(data["thought"], truth),
+            "name": retrieve(data["name"], truth, "json"),
+            "args": understand(data["args"], truth, "json"),
+            "parse_rate": 1.0,
+        }
     ability = record.get("meta_data", {}).get("ability", subset)
     if ability == "reason":
         return {"thought": reason(answer, truth), "parse_rate": 1.0}
@@ -333,6 +359,13 @@ def score_subset(name: str, records: dict[str, dict[str, Any]], predictions: dic
     metrics = {k: round(sum(m.get(k, 0.0) for m in per_item) / n, 4) for k in keys} if n else {}
     scores = [_score(subset, m) for m in per_item]
     parsed = [m.get("parse_rate", m.get("json_format_metric", m.get("string_format_metric", 0.0))) for m in per_item]
-    return {"subset": name, "items": n, "score": round(sum(scores) / n, 4) if n else 0.0,
-            "parse_rate": round(sum(parsed) / n, 4) if n and subset not in ("review", "reason", "retrieve", "understand") else None,
-            "metrics": metrics, "similarity": similarity_backend()}
+    return {
+        "subset": name,
+        "items": n,
+        "score": round(sum(scores) / n, 4) if n else 0.0,
+        "parse_rate": round(sum(parsed) / n, 4)
+        if n and subset not in ("review", "reason", "retrieve", "understand")
+        else None,
+        "metrics": metrics,
+        "similarity": similarity_backend(),
+    }

@@ -8,6 +8,7 @@ from typing import Any
 
 from synth.evaluate.teval import FINISH, subset_kind
 
+
 def reference_answer(name: str, record: dict[str, Any]) -> str:
     """The ground truth written as the answer the record's prompt asks for: it scores 1.0 on every
     metric, here and in T-Eval's evaluators."""
@@ -21,12 +22,16 @@ def reference_answer(name: str, record: dict[str, Any]) -> str:
     if subset == "plan":
         if fmt == "json":
             return json.dumps(truth, ensure_ascii=False)
-        return "\n".join(f"{n}. {s['name']}" + ("" if s["name"] == FINISH else f": {json.dumps(s['args'], ensure_ascii=False)}")
-                         for n, s in enumerate(truth, 1))
+        return "\n".join(
+            f"{n}. {s['name']}" + ("" if s["name"] == FINISH else f": {json.dumps(s['args'], ensure_ascii=False)}")
+            for n, s in enumerate(truth, 1)
+        )
     if subset == "review":
         return f"Answer: {truth['answer']}"
     if subset == "reason_retrieve_understand":
-        return json.dumps({"thought": truth["thought"], "name": truth["name"], "args": truth["args"]}, ensure_ascii=False)
+        return json.dumps(
+            {"thought": truth["thought"], "name": truth["name"], "args": truth["args"]}, ensure_ascii=False
+        )
     ability = record.get("meta_data", {}).get("ability", subset)
     return {"reason": truth["thought"], "retrieve": truth["name"], "understand": str(truth["args"])}[ability]
 
@@ -74,8 +79,11 @@ def wrong_answer(name: str, record: dict[str, Any], key: str) -> str:
     if subset == "reason_retrieve_understand":
         if kind == 2:
             return "I would call " + truth["name"]
-        wrong = {"thought": "I should answer the user now.", "name": truth["name"] + ("_v2" if kind == 0 else ""),
-                 "args": _other(truth["args"])}
+        wrong = {
+            "thought": "I should answer the user now.",
+            "name": truth["name"] + ("_v2" if kind == 0 else ""),
+            "args": _other(truth["args"]),
+        }
         return json.dumps(wrong, ensure_ascii=False)
     ability = record.get("meta_data", {}).get("ability", subset)
     if ability == "reason":

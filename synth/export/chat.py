@@ -6,7 +6,8 @@ imported here too, so ``synth.export.chat`` keeps every name it had.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from synth.messages import ToolNames, openai_call, openai_messages, openai_tool
 from synth.records import Conversation, ServerSpec

@@ -35,12 +35,29 @@ from synth.export.tool_defs import openai_tools_json, tool_specs
 from synth.records import Message, StageFailure, ToolCall, ToolSpec
 from synth.rundir import inflater, lines
 
-FORMATS = {"openai": "OpenAI chat JSONL with tools", "openai-functions": "OpenAI chat JSONL with functions (legacy)",
-           "sharegpt": "ShareGPT conversations (Hermes <tool_call> tags)", "apigen": "APIGen {query, tools, answers} rows"}
-_ROLES = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant",
-          "gpt": "assistant", "model": "assistant", "tool": "tool", "function": "tool", "observation": "tool",
-          "function_response": "tool", "ipython": "tool"}
-_TAG = {name: re.compile(rf"<{name}>\s*(.*?)\s*</{name}>", re.DOTALL) for name in ("tool_call", "tool_response", "tools")}
+FORMATS = {
+    "openai": "OpenAI chat JSONL with tools",
+    "openai-functions": "OpenAI chat JSONL with functions (legacy)",
+    "sharegpt": "ShareGPT conversations (Hermes <tool_call> tags)",
+    "apigen": "APIGen {query, tools, answers} rows",
+}
+_ROLES = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "gpt": "assistant",
+    "model": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "observation": "tool",
+    "function_response": "tool",
+    "ipython": "tool",
+}
+_TAG = {
+    name: re.compile(rf"<{name}>\s*(.*?)\s*</{name}>", re.DOTALL) for name in ("tool_call", "tool_response", "tools")
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,7 @@ class Sample:
 
 
 # --- reading a value that may be a JSON string, Python literal, or a structure ---------------
+
 
 def _loose(value: Any) -> Any:
     if not isinstance(value, str):
@@ -84,31 +102,52 @@ def _arguments(raw: Any, name: str) -> tuple[dict[str, Any], list[dict[str, Any]
     try:
         parsed = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
-        return {}, [{"gate": "schema_valid", "argument": None, "pointer": "", "value": raw,
-                     "why": f"the arguments of {name} are not JSON"}]
+        return {}, [
+            {
+                "gate": "schema_valid",
+                "argument": None,
+                "pointer": "",
+                "value": raw,
+                "why": f"the arguments of {name} are not JSON",
+            }
+        ]
     if parsed is None or parsed == "":
         return {}, []
     if not isinstance(parsed, dict):
-        return {}, [{"gate": "schema_valid", "argument": None, "pointer": "", "value": parsed,
-                     "why": f"the arguments of {name} are not a JSON object"}]
+        return {}, [
+            {
+                "gate": "schema_valid",
+                "argument": None,
+                "pointer": "",
+                "value": parsed,
+                "why": f"the arguments of {name} are not a JSON object",
+            }
+        ]
     return parsed, []
 
 
 # --- the formats -------------------------------------------------------------------------------
 
+
 def _openai(text: str, data: dict[str, Any], number: int, server: str, where: str) -> Sample:
     top = members(text, skip(text, 0))
     if not isinstance(data.get("messages"), list) or not data["messages"]:
         raise ValueError("no messages")
-    legacy = "tools" not in data and ("functions" in data or any(
-        isinstance(m, dict) and "function_call" in m for m in data["messages"]))
+    legacy = "tools" not in data and (
+        "functions" in data or any(isinstance(m, dict) and "function_call" in m for m in data["messages"])
+    )
     raw_tools = data.get("tools") if not legacy else data.get("functions")
     raw_tools = raw_tools if isinstance(raw_tools, list) else []
     if "tools" in top and isinstance(data.get("tools"), list):
         tools_json = text[slice(*top["tools"])]
     elif legacy and "functions" in top and isinstance(data.get("functions"), list):
-        tools_json = "[" + ", ".join('{"type": "function", "function": ' + text[s:e] + "}"
-                                     for s, e in elements(text, top["functions"][0])) + "]"
+        tools_json = (
+            "["
+            + ", ".join(
+                '{"type": "function", "function": ' + text[s:e] + "}" for s, e in elements(text, top["functions"][0])
+            )
+            + "]"
+        )
     else:
         tools_json = "[]"
     tools, problems = tool_specs(raw_tools, server, where)
@@ -120,12 +159,18 @@ def _openai(text: str, data: dict[str, Any], number: int, server: str, where: st
     for i, ((s, e), m) in enumerate(zip(elements(text, top["messages"][0]), data["messages"])):
         role = _ROLES.get(str(m.get("role"))) if isinstance(m, dict) else None
         if role is None:
-            raise ValueError(f"messages[{i}] has role {m.get('role') if isinstance(m, dict) else m!r}; "
-                             "expected system, user, assistant or tool")
+            raise ValueError(
+                f"messages[{i}] has role {m.get('role') if isinstance(m, dict) else m!r}; "
+                "expected system, user, assistant or tool"
+            )
         spans = members(text, s)
         records: list[ToolCall] = []
-        for k, ((cs, ce), c) in enumerate(zip(elements(text, spans["tool_calls"][0]) if isinstance(
-                m.get("tool_calls"), list) else [], m.get("tool_calls") or [])):
+        for k, ((cs, ce), c) in enumerate(
+            zip(
+                elements(text, spans["tool_calls"][0]) if isinstance(m.get("tool_calls"), list) else [],
+                m.get("tool_calls") or [],
+            )
+        ):
             fn = (c.get("function") if isinstance(c, dict) else None) or {}
             name = str(fn.get("name") or "")
             args, problem = _arguments(fn.get("arguments"), name)
@@ -141,16 +186,33 @@ def _openai(text: str, data: dict[str, Any], number: int, server: str, where: st
                 flags[len(calls)] = problem
             records.append(ToolCall(id=last_legacy, name=name, arguments=args))
             fs, fe = spans["function_call"]
-            calls.append((i, '{"id": ' + json.dumps(last_legacy) + ', "type": "function", "function": ' + text[fs:fe] + "}"))
+            calls.append(
+                (i, '{"id": ' + json.dumps(last_legacy) + ', "type": "function", "function": ' + text[fs:fe] + "}")
+            )
         content = _text(m.get("content"))
         call_id = m.get("tool_call_id") if role == "tool" else None
         if role == "tool" and m.get("role") == "function":
             call_id = call_id or last_legacy
-        messages.append(Message(role=role, content=content or (None if records else ""),  # type: ignore[arg-type]
-                                tool_calls=tuple(records), tool_call_id=call_id))
+        messages.append(
+            Message(
+                role=role,
+                content=content or (None if records else ""),  # type: ignore[arg-type]
+                tool_calls=tuple(records),
+                tool_call_id=call_id,
+            )
+        )
         chat.append(text[s:e])
-    return Sample(number, "openai-functions" if legacy else "openai", tuple(messages), tools, tuple(chat), tools_json,
-                  tuple(calls), flags, tuple(problems))
+    return Sample(
+        number,
+        "openai-functions" if legacy else "openai",
+        tuple(messages),
+        tools,
+        tuple(chat),
+        tools_json,
+        tuple(calls),
+        flags,
+        tuple(problems),
+    )
 
 
 def _call_text(block: str, position: int, k: int) -> tuple[ToolCall, str, list[dict[str, Any]]]:
@@ -158,7 +220,7 @@ def _call_text(block: str, position: int, k: int) -> tuple[ToolCall, str, list[d
     the arguments cut from the body as written."""
     data = _loose(block)
     if not isinstance(data, dict) or not data.get("name"):
-        raise ValueError(f"a tool call is not {{\"name\", \"arguments\"}}: {block[:60]!r}")
+        raise ValueError(f'a tool call is not {{"name", "arguments"}}: {block[:60]!r}')
     raw = data.get("arguments", data.get("parameters", {}))
     if isinstance(raw, str):
         args_text = raw
@@ -171,8 +233,9 @@ def _call_text(block: str, position: int, k: int) -> tuple[ToolCall, str, list[d
             args_text = json.dumps(raw, ensure_ascii=False)
     args, flags = _arguments(raw, str(data["name"]))
     call = ToolCall(id=f"call_{position}_{k}", name=str(data["name"]), arguments=args)
-    text = json.dumps({"id": call.id, "type": "function", "function": {"name": call.name, "arguments": args_text}},
-                      ensure_ascii=False)
+    text = json.dumps(
+        {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": args_text}}, ensure_ascii=False
+    )
     return call, text, flags
 
 
@@ -186,11 +249,13 @@ def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sam
     pending: list[str] = []  # ids of calls not answered yet, in order
     for i, turn in enumerate(turns):
         if not isinstance(turn, dict) or "from" not in turn:
-            raise ValueError(f"conversations[{i}] has no \"from\"")
+            raise ValueError(f'conversations[{i}] has no "from"')
         source, value = str(turn["from"]), str(turn.get("value") or "")
         role = "assistant" if source == "function_call" else _ROLES.get(source)
         if role is None:
-            raise ValueError(f"conversations[{i}] is from {source!r}; expected system, human, gpt, tool or function_call")
+            raise ValueError(
+                f"conversations[{i}] is from {source!r}; expected system, human, gpt, tool or function_call"
+            )
         if role == "system" and raw_tools is None and _TAG["tools"].search(value):
             body = _TAG["tools"].search(value).group(1)  # type: ignore[union-attr]
             try:
@@ -211,12 +276,16 @@ def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sam
                 calls.append((position, call_text))
             pending += [c.id for c in records]
             content = "" if source == "function_call" else _TAG["tool_call"].sub("", value).strip()
-            messages.append(Message(role="assistant", content=content or (None if records else ""), tool_calls=tuple(records)))
+            messages.append(
+                Message(role="assistant", content=content or (None if records else ""), tool_calls=tuple(records))
+            )
             line: dict[str, Any] = {"role": "assistant"}
             if content or not records:
                 line["content"] = content
-            chat.append(json.dumps(line, ensure_ascii=False)[:-1] + (', "tool_calls": [' + ", ".join(texts) + "]}"
-                                                                    if texts else "}"))
+            chat.append(
+                json.dumps(line, ensure_ascii=False)[:-1]
+                + (', "tool_calls": [' + ", ".join(texts) + "]}" if texts else "}")
+            )
         elif role == "tool":
             for body in _TAG["tool_response"].findall(value) or [value]:
                 call_id = pending.pop(0) if pending else None
@@ -227,8 +296,17 @@ def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sam
             chat.append(json.dumps({"role": role, "content": value}, ensure_ascii=False))
     raw_tools = raw_tools if isinstance(raw_tools, list) else []
     tools, problems = tool_specs(raw_tools, server, where)
-    return Sample(number, "sharegpt", tuple(messages), tools, tuple(chat), openai_tools_json(raw_tools),
-                  tuple(calls), flags, tuple(problems))
+    return Sample(
+        number,
+        "sharegpt",
+        tuple(messages),
+        tools,
+        tuple(chat),
+        openai_tools_json(raw_tools),
+        tuple(calls),
+        flags,
+        tuple(problems),
+    )
 
 
 def _apigen(data: dict[str, Any], number: int, server: str, where: str) -> Sample:
@@ -256,10 +334,21 @@ def _apigen(data: dict[str, Any], number: int, server: str, where: str) -> Sampl
     tools, problems = tool_specs(raw_tools, server, where)
     user = Message(role="user", content=query)
     messages = (user, Message(role="assistant", content=None, tool_calls=tuple(records))) if records else (user,)
-    chat = (json.dumps({"role": "user", "content": query}, ensure_ascii=False),
-            '{"role": "assistant", "tool_calls": [' + ", ".join(texts) + "]}")
-    return Sample(number, "apigen", messages, tools, chat[:len(messages)], openai_tools_json(raw_tools),
-                  tuple((1, t) for t in texts), flags, tuple(problems))
+    chat = (
+        json.dumps({"role": "user", "content": query}, ensure_ascii=False),
+        '{"role": "assistant", "tool_calls": [' + ", ".join(texts) + "]}",
+    )
+    return Sample(
+        number,
+        "apigen",
+        messages,
+        tools,
+        chat[: len(messages)],
+        openai_tools_json(raw_tools),
+        tuple((1, t) for t in texts),
+        flags,
+        tuple(problems),
+    )
 
 
 def detect(data: Any) -> str | None:
@@ -291,8 +380,13 @@ def read(source: Path, server: str) -> Iterator[Sample | StageFailure]:
             text = json.dumps(data, ensure_ascii=False)  # the line as it was made
         kind = detect(data)
         if kind is None:
-            yield _unreadable(where, number, "unknown_format", "not a known format: expected \"messages\" (OpenAI), "
-                              "\"conversations\" (ShareGPT) or \"query\" and \"answers\" (APIGen)")
+            yield _unreadable(
+                where,
+                number,
+                "unknown_format",
+                'not a known format: expected "messages" (OpenAI), '
+                '"conversations" (ShareGPT) or "query" and "answers" (APIGen)',
+            )
             continue
         try:
             if kind == "openai":
@@ -306,5 +400,10 @@ def read(source: Path, server: str) -> Iterator[Sample | StageFailure]:
 
 
 def _unreadable(where: str, number: int, reason: str, why: str) -> StageFailure:
-    return StageFailure(stage="read", item_id=where, reason=reason, detail=f"{where}: {why}; fix the line or leave it out",
-                        raw={"line": number})
+    return StageFailure(
+        stage="read",
+        item_id=where,
+        reason=reason,
+        detail=f"{where}: {why}; fix the line or leave it out",
+        raw={"line": number},
+    )

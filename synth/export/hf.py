@@ -20,12 +20,24 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from synth.rundir import (EVAL, SCORED, TEVAL, TRAIN, VALID, count_lines, lines, public_name, read_jsonl, stored,
-                          teval_rows)
+from synth.rundir import (
+    EVAL,
+    SCORED,
+    TEVAL,
+    TRAIN,
+    VALID,
+    count_lines,
+    lines,
+    public_name,
+    read_jsonl,
+    stored,
+    teval_rows,
+)
 
 if TYPE_CHECKING:
     from datasets import DatasetDict, Features
@@ -37,21 +49,29 @@ SHARD_BYTES = 256 << 20  # start a new file after about this much JSON
 
 # --- rows --------------------------------------------------------------------------------------
 
+
 def _arguments(raw: Any) -> Any:
     return json.loads(raw) if isinstance(raw, str) else raw
 
 
 def _call(call: dict[str, Any]) -> dict[str, Any]:
     fn = call["function"]
-    return {"id": call.get("id"), "type": call.get("type", "function"),
-            "function": {"name": fn["name"], "arguments": _arguments(fn["arguments"])}}
+    return {
+        "id": call.get("id"),
+        "type": call.get("type", "function"),
+        "function": {"name": fn["name"], "arguments": _arguments(fn["arguments"])},
+    }
 
 
 def hf_message(m: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI chat message with its tool-call arguments as objects; absent keys are None."""
     calls = m.get("tool_calls")
-    return {"role": m["role"], "content": m.get("content"),
-            "tool_calls": [_call(c) for c in calls] if calls else None, "tool_call_id": m.get("tool_call_id")}
+    return {
+        "role": m["role"],
+        "content": m.get("content"),
+        "tool_calls": [_call(c) for c in calls] if calls else None,
+        "tool_call_id": m.get("tool_call_id"),
+    }
 
 
 def chat_row(line: dict[str, Any]) -> dict[str, Any]:
@@ -61,17 +81,25 @@ def chat_row(line: dict[str, Any]) -> dict[str, Any]:
 def eval_row(line: dict[str, Any]) -> dict[str, Any]:
     item = line["item"]
     expected = item["expected_output"]
-    return {"messages": [hf_message(m) for m in item["messages"]], "tools": item["tools"],
-            "expected_output": {"role": expected["role"], "tool_calls": [_call(c) for c in expected["tool_calls"]]},
-            "metadata": item["metadata"]}
+    return {
+        "messages": [hf_message(m) for m in item["messages"]],
+        "tools": item["tools"],
+        "expected_output": {"role": expected["role"], "tool_calls": [_call(c) for c in expected["tool_calls"]]},
+        "metadata": item["metadata"],
+    }
 
 
 def scored_row(line: dict[str, Any]) -> dict[str, Any]:
-    return {**line, "message_history": [hf_message(m) for m in line["message_history"]],
-            "tool_call": _call(line["tool_call"]), "gold_call": _call(line["gold_call"])}
+    return {
+        **line,
+        "message_history": [hf_message(m) for m in line["message_history"]],
+        "tool_call": _call(line["tool_call"]),
+        "gold_call": _call(line["gold_call"]),
+    }
 
 
 # --- features ----------------------------------------------------------------------------------
+
 
 def _features() -> dict[str, Features]:
     from datasets import Features, Json, List, Value
@@ -82,18 +110,37 @@ def _features() -> dict[str, Features]:
     tool = {"type": string, "function": {"name": string, "description": string, "parameters": Json()}}
     return {
         "chat": Features({"messages": List(message), "tools": List(tool)}),
-        "eval": Features({
-            "messages": List(message), "tools": List(tool),
-            "expected_output": {"role": string, "tool_calls": List(call)},
-            "metadata": {"id": string, "conversation_id": string, "call_index": Value("int64"), "server": string,
-                         "tool": string, "split": string},
-        }),
-        "scored": Features({
-            "id": string, "conversation_id": string, "call_index": Value("int64"), "server": string, "split": string,
-            "available_tools": List({"name": string, "description": string, "input_schema": Json()}),
-            "message_history": List(message), "tool_call": call, "score": string, "subtype": string,
-            "failure_reason": string, "gold_call": call,
-        }),
+        "eval": Features(
+            {
+                "messages": List(message),
+                "tools": List(tool),
+                "expected_output": {"role": string, "tool_calls": List(call)},
+                "metadata": {
+                    "id": string,
+                    "conversation_id": string,
+                    "call_index": Value("int64"),
+                    "server": string,
+                    "tool": string,
+                    "split": string,
+                },
+            }
+        ),
+        "scored": Features(
+            {
+                "id": string,
+                "conversation_id": string,
+                "call_index": Value("int64"),
+                "server": string,
+                "split": string,
+                "available_tools": List({"name": string, "description": string, "input_schema": Json()}),
+                "message_history": List(message),
+                "tool_call": call,
+                "score": string,
+                "subtype": string,
+                "failure_reason": string,
+                "gold_call": call,
+            }
+        ),
     }
 
 
@@ -112,8 +159,13 @@ def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]
             k["any"] = True
             k["str"] = k["str"] and isinstance(v, str)
             k["int"] = k["int"] and isinstance(v, int) and not isinstance(v, bool)
-            k["chat"] = k["chat"] and isinstance(v, list) and all(
-                isinstance(m, dict) and set(m) == {"role", "content"} and isinstance(m["content"], str) for m in v)
+            k["chat"] = (
+                k["chat"]
+                and isinstance(v, list)
+                and all(
+                    isinstance(m, dict) and set(m) == {"role", "content"} and isinstance(m["content"], str) for m in v
+                )
+            )
     out: dict[str, Any] = {}
     json_columns = set()
     for col, k in kinds.items():
@@ -130,6 +182,7 @@ def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]
 
 
 # --- the configs of a run ----------------------------------------------------------------------
+
 
 @dataclass
 class Config:
@@ -171,14 +224,33 @@ def configs(run: Path) -> list[Config]:
             yield SPLIT_NAMES[line["split"]], scored_row(line)
 
     out = [
-        Config("chat", f["chat"], chat, description="OpenAI chat fine-tuning conversations with tools "
-               "(train.jsonl, valid.jsonl); tool-call arguments are objects, as chat templates expect"),
-        Config("eval", f["eval"], evalset, description="one item per gold tool call of the test split: "
-               "the conversation so far, the tools, the expected call (eval.jsonl)"),
-        Config("scored", f["scored"], scored, description="gold calls and injected errors labelled correct, "
-               "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)"),
+        Config(
+            "chat",
+            f["chat"],
+            chat,
+            description="OpenAI chat fine-tuning conversations with tools "
+            "(train.jsonl, valid.jsonl); tool-call arguments are objects, as chat templates expect",
+        ),
+        Config(
+            "eval",
+            f["eval"],
+            evalset,
+            description="one item per gold tool call of the test split: "
+            "the conversation so far, the tools, the expected call (eval.jsonl)",
+        ),
+        Config(
+            "scored",
+            f["scored"],
+            scored,
+            description="gold calls and injected errors labelled correct, "
+            "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)",
+        ),
     ]
-    sources = {"chat": (TRAIN, VALID), "eval": (EVAL,), "scored": (SCORED,)}  # an output left out (--outputs) has no config
+    sources = {
+        "chat": (TRAIN, VALID),
+        "eval": (EVAL,),
+        "scored": (SCORED,),
+    }  # an output left out (--outputs) has no config
     out = [c for c in out if any(stored(run / name).exists() for name in sources[c.name])]
     for path in teval_files(run):
         if next(teval_rows(path), None) is None:
@@ -190,14 +262,23 @@ def configs(run: Path) -> list[Config]:
             for r in teval_rows(path):
                 yield "test", r
 
-        out.append(Config(name, feats, rows, frozenset(json_cols),
-                          description=f"T-Eval {teval_name(path)} subset, from the test split's gold conversations"))
+        out.append(
+            Config(
+                name,
+                feats,
+                rows,
+                frozenset(json_cols),
+                description=f"T-Eval {teval_name(path)} subset, from the test split's gold conversations",
+            )
+        )
     return out
 
 
 def _encode(row: dict[str, Any], json_columns: frozenset[str]) -> dict[str, Any]:
     # datasets keeps a str that parses as JSON as it is (so "42" would load back as 42): encode those columns here
-    return {k: (json.dumps(v, ensure_ascii=False) if k in json_columns and v is not None else v) for k, v in row.items()}
+    return {
+        k: (json.dumps(v, ensure_ascii=False) if k in json_columns and v is not None else v) for k, v in row.items()
+    }
 
 
 def sizes(run: Path) -> dict[str, dict[str, int]]:
@@ -223,6 +304,7 @@ def sizes(run: Path) -> dict[str, dict[str, int]]:
 
 
 # --- building ----------------------------------------------------------------------------------
+
 
 def dataset_dict(run: Path, config: str) -> DatasetDict:
     """One config of the run as an in-memory ``DatasetDict`` (for Python users; the CLI writes parquet)."""
@@ -316,8 +398,10 @@ def data_files(written_or_sizes: dict[str, dict[str, Any]]) -> list[dict[str, An
     """The card's ``configs:`` entries for these configs and splits."""
     out = []
     for i, (config, splits) in enumerate(written_or_sizes.items()):
-        entry: dict[str, Any] = {"config_name": config,
-                                 "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"} for s in splits]}
+        entry: dict[str, Any] = {
+            "config_name": config,
+            "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"} for s in splits],
+        }
         if i == 0:
             entry["default"] = True
         out.append(entry)

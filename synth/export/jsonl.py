@@ -17,7 +17,9 @@ def export_jsonl(run: Path, out: Path) -> list[Path]:
     """Write the public files of ``run`` into ``out`` (not the run folder: its files are stored there
     under the same names); returns the files written. Streamed: memory does not grow with the run."""
     if out.resolve() == run.resolve():
-        raise ConfigError(f"--format jsonl writes the public files beside nothing else: give an --out other than the run ({run})")
+        raise ConfigError(
+            f"--format jsonl writes the public files beside nothing else: give an --out other than the run ({run})"
+        )
     written = []
     for name in PUBLIC:
         if stored(run / name).exists():

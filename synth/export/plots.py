@@ -13,8 +13,12 @@ from typing import Any
 from synth.rundir import CONVERSATIONS, LOG, QUEUE, read_jsonl
 
 PLOTS = ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution")
-LABEL_COLOURS = {"correct": "#2b8a3e", "incorrect_tool": "#c92a2a", "incorrect_parameter_names": "#e67700",
-                 "incorrect_parameter_values": "#1864ab"}
+LABEL_COLOURS = {
+    "correct": "#2b8a3e",
+    "incorrect_tool": "#c92a2a",
+    "incorrect_parameter_names": "#e67700",
+    "incorrect_parameter_values": "#1864ab",
+}
 
 
 class Stats:
@@ -70,8 +74,14 @@ def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[st
     import matplotlib
 
     folder.mkdir(parents=True, exist_ok=True)
-    style: dict[str, Any] = {"svg.hashsalt": "synth", "font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10,
-             "figure.facecolor": "white", "savefig.facecolor": "white"}
+    style: dict[str, Any] = {
+        "svg.hashsalt": "synth",
+        "font.family": "DejaVu Sans",
+        "font.size": 9,
+        "axes.titlesize": 10,
+        "figure.facecolor": "white",
+        "savefig.facecolor": "white",
+    }
     out = []
     with matplotlib.rc_context(style), warnings.catch_warnings():  # type: ignore[arg-type]
         warnings.simplefilter("ignore")  # glyphs a tool name has and DejaVu lacks (CJK) become boxes, not warnings
@@ -125,11 +135,20 @@ def _tool_frequency(stats: Stats, cov: dict[str, Any]) -> Any:
 
 def _label_distribution(subtypes: dict[str, int]) -> Any:
     """Scored calls by label and subtype, labels in their fixed order."""
-    keys = sorted(subtypes, key=lambda k: (list(LABEL_COLOURS).index(k.split("/")[0])
-                                          if k.split("/")[0] in LABEL_COLOURS else 9, -subtypes[k], k))
+    keys = sorted(
+        subtypes,
+        key=lambda k: (
+            list(LABEL_COLOURS).index(k.split("/")[0]) if k.split("/")[0] in LABEL_COLOURS else 9,
+            -subtypes[k],
+            k,
+        ),
+    )
     fig, ax = _figure(max(2.5, 0.28 * len(keys) + 1.2))
-    bars = ax.barh(range(len(keys)), [subtypes[k] for k in reversed(keys)],
-                   color=[LABEL_COLOURS.get(k.split("/")[0], "#868e96") for k in reversed(keys)])
+    bars = ax.barh(
+        range(len(keys)),
+        [subtypes[k] for k in reversed(keys)],
+        color=[LABEL_COLOURS.get(k.split("/")[0], "#868e96") for k in reversed(keys)],
+    )
     ax.bar_label(bars, padding=2)
     ax.set_yticks(range(len(keys)), list(reversed(keys)))
     ax.set_xlabel("scored calls")

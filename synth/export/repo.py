@@ -1,5 +1,6 @@
 """The run as a Hugging Face dataset repo: parquet per config (``hf``), the card with its plots
-(``card``), manifest.json and the store tasks (``tasks/``), laid out so ``load_dataset(folder, config)`` and the Hub read it."""
+(``card``), manifest.json and the store tasks (``tasks/``), laid out so ``load_dataset(folder, config)`` and the Hub
+read it."""
 
 from __future__ import annotations
 

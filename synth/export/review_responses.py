@@ -26,10 +26,35 @@ from typing import Any
 from synth.grade import words
 from synth.records import content_hash
 
-LABELS = {"A": "success", "B": "internal_error", "C": "input_error", "D": "irrelevant_response",
-          "E": "unable_to_accomplish"}
-_VERBS = {"get", "fetch", "search", "find", "list", "lookup", "retrieve", "query", "read", "tool",
-          "by", "for", "the", "of", "info", "data", "details", "current", "all", "mcp"}
+LABELS = {
+    "A": "success",
+    "B": "internal_error",
+    "C": "input_error",
+    "D": "irrelevant_response",
+    "E": "unable_to_accomplish",
+}
+_VERBS = {
+    "get",
+    "fetch",
+    "search",
+    "find",
+    "list",
+    "lookup",
+    "retrieve",
+    "query",
+    "read",
+    "tool",
+    "by",
+    "for",
+    "the",
+    "of",
+    "info",
+    "data",
+    "details",
+    "current",
+    "all",
+    "mcp",
+}
 
 
 def pick(key: str, n: int, salt: str = "") -> int:
@@ -43,8 +68,7 @@ def is_error_json(content: str) -> bool:
         data = json.loads(content)
     except ValueError:
         return False
-    return isinstance(data, dict) and ("error" in data or data.get("isError") is True
-                                       or data.get("is_error") is True)
+    return isinstance(data, dict) and ("error" in data or data.get("isError") is True or data.get("is_error") is True)
 
 
 def not_found(content: str) -> bool:
@@ -62,7 +86,7 @@ def internal_error(key: str, tool: str) -> str:
         "502 Bad Gateway: the upstream server returned an invalid response",
         json.dumps({"status": "failed", "detail": "database is locked, try again later"}),
         json.dumps({"error": "Service temporarily unavailable", "status": 503, "retry_after": 30}),
-        f"Traceback (most recent call last):\n  File \"server.py\", line 88, in {tool}\n"
+        f'Traceback (most recent call last):\n  File "server.py", line 88, in {tool}\n'
         "    response = session.get(url, timeout=10)\n"
         "ConnectionResetError: [Errno 104] Connection reset by peer",
     )
@@ -89,8 +113,18 @@ def _thing(tool: str) -> str:
 def _emptied(result: Any) -> Any:
     """The real result with every list emptied and counts set to 0: a search that found nothing."""
     if isinstance(result, dict):
-        out = {k: ([] if isinstance(v, list) else 0 if k in ("count", "total", "total_count", "num_results")
-                   else _emptied(v) if isinstance(v, dict) else v) for k, v in result.items()}
+        out = {
+            k: (
+                []
+                if isinstance(v, list)
+                else 0
+                if k in ("count", "total", "total_count", "num_results")
+                else _emptied(v)
+                if isinstance(v, dict)
+                else v
+            )
+            for k, v in result.items()
+        }
         return out if out != result else None
     return [] if isinstance(result, list) else None
 
@@ -105,10 +139,12 @@ def unable(key: str, tool: str, arguments: dict[str, Any], result: str, seen_err
         emptied = _emptied(json.loads(result))
     except ValueError:
         emptied = None
-    forms = [json.dumps({"error": f"No {thing} found for '{shown}'"}),
-             f"No {thing} found matching '{shown}'.",
-             json.dumps({"found": False, "message": f"Nothing matched '{shown}'"}),
-             json.dumps({"results": [], "total": 0})]
+    forms = [
+        json.dumps({"error": f"No {thing} found for '{shown}'"}),
+        f"No {thing} found matching '{shown}'.",
+        json.dumps({"found": False, "message": f"Nothing matched '{shown}'"}),
+        json.dumps({"results": [], "total": 0}),
+    ]
     if emptied is not None:
         forms += [json.dumps(emptied, ensure_ascii=False)] * 2
     return forms[pick(key, len(forms), "unable")]

@@ -18,8 +18,9 @@ from synth.records import Conversation, ScoredCall, ServerSpec
 from synth.rundir import CHAT, CONVERSATIONS, EVAL, SCORED
 
 
-def conversation_rows(conv: Conversation, server: ServerSpec, names: ToolNames,
-                      scored: Iterable[ScoredCall]) -> Iterator[tuple[str, Any]]:
+def conversation_rows(
+    conv: Conversation, server: ServerSpec, names: ToolNames, scored: Iterable[ScoredCall]
+) -> Iterator[tuple[str, Any]]:
     """(run file, row) for every row ``conv`` gives, in the order the pipeline writes them."""
     split = conv.split or "train"
     yield CONVERSATIONS, conv.to_json()
@@ -32,8 +33,9 @@ def conversation_rows(conv: Conversation, server: ServerSpec, names: ToolNames,
         yield SCORED, scored_line(record, server, conv.tools, split)
 
 
-def rows_by_file(conv: Conversation, server: ServerSpec, names: ToolNames,
-                 scored: Iterable[ScoredCall]) -> dict[str, list[Any]]:
+def rows_by_file(
+    conv: Conversation, server: ServerSpec, names: ToolNames, scored: Iterable[ScoredCall]
+) -> dict[str, list[Any]]:
     """``conversation_rows`` gathered per file, for a writer that places each file's rows itself."""
     out: dict[str, list[Any]] = {}
     for name, row in conversation_rows(conv, server, names, scored):

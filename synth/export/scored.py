@@ -10,8 +10,11 @@ from synth.records import ScoredCall, ServerSpec, ToolCall
 
 
 def _call(call: ToolCall) -> dict[str, Any]:
-    return {"id": call.id, "type": "function",
-            "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+    }
 
 
 def scored_line(record: ScoredCall, server: ServerSpec, offered: tuple[str, ...], split: str) -> dict[str, Any]:
@@ -24,7 +27,8 @@ def scored_line(record: ScoredCall, server: ServerSpec, offered: tuple[str, ...]
         "split": split,
         "available_tools": [
             {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-            for t in server.tools if t.name in offered
+            for t in server.tools
+            if t.name in offered
         ],
         "message_history": openai_messages(record.history, lambda n: n),
         "tool_call": _call(record.tool_call),

@@ -28,8 +28,16 @@ WRITES = {
     "exchange_delivered_order_items": "exchange_items",
     "modify_user_address": "change_user_address",
 }
-READS = frozenset({"find_user_id_by_email", "find_user_id_by_name_zip", "get_user_details", "get_order_details",
-                   "get_product_details", "list_all_product_types"})
+READS = frozenset(
+    {
+        "find_user_id_by_email",
+        "find_user_id_by_name_zip",
+        "get_user_details",
+        "get_order_details",
+        "get_product_details",
+        "list_all_product_types",
+    }
+)
 
 
 def store_seed(connection: Connection | None) -> int | None:
@@ -44,7 +52,9 @@ def store_seed(connection: Connection | None) -> int | None:
     return live_store_seed(connection)
 
 
-STORE = Connection(type="stdio", command="synth", args=("serve", "store"), stateful=True)  # the store, as one session sees it
+STORE = Connection(
+    type="stdio", command="synth", args=("serve", "store"), stateful=True
+)  # the store, as one session sees it
 
 
 def replay(db: Path, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -116,16 +126,22 @@ def indexed_state(db: Path) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         keys = primary_keys(conn)
-        return {table: {tuple(row[k] for k in keys[table]): row for row in rows}
-                for table, rows in state_module.canonical_state(conn).items()}
+        return {
+            table: {tuple(row[k] for k in keys[table]): row for row in rows}
+            for table, rows in state_module.canonical_state(conn).items()
+        }
     finally:
         conn.close()
 
 
 def primary_keys(conn: sqlite3.Connection) -> dict[str, list[str]]:
     """Each table's primary-key columns, in key order (every store table has one)."""
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    tables = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     keys = {}
     for table in tables:
         info = sorted((r[5], r[1]) for r in conn.execute(f'PRAGMA table_info("{table}")') if r[5])
@@ -133,9 +149,11 @@ def primary_keys(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return keys
 
 
-def state_checks(before: dict[str, dict[tuple[Any, ...], dict[str, Any]]],
-                 after: dict[str, dict[tuple[Any, ...], dict[str, Any]]],
-                 keys: dict[str, list[str]]) -> list[dict[str, Any]]:
+def state_checks(
+    before: dict[str, dict[tuple[Any, ...], dict[str, Any]]],
+    after: dict[str, dict[tuple[Any, ...], dict[str, Any]]],
+    keys: dict[str, list[str]],
+) -> list[dict[str, Any]]:
     """What the task changes, as checks: a changed field's new value, a new row, a row that is gone."""
     checks: list[dict[str, Any]] = []
     for table in sorted(after):

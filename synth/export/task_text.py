@@ -13,17 +13,37 @@ from synth.export.store_replay import WRITES
 from synth.records import Conversation, ServerSpec
 
 CATEGORY_NAMES = {
-    "cancel_order": "Cancel Order", "change_address": "Change Order Address", "modify_items": "Modify Order Items",
-    "change_payment": "Change Payment Method", "return_items": "Return Items", "exchange_items": "Exchange Items",
-    "change_user_address": "Change Customer Address", "lookup": "Lookup", "refused": "Refused Request",
+    "cancel_order": "Cancel Order",
+    "change_address": "Change Order Address",
+    "modify_items": "Modify Order Items",
+    "change_payment": "Change Payment Method",
+    "return_items": "Return Items",
+    "exchange_items": "Exchange Items",
+    "change_user_address": "Change Customer Address",
+    "lookup": "Lookup",
+    "refused": "Refused Request",
 }
-LABELS = {"email": "Email", "first_name": "First name", "last_name": "Last name", "zip": "ZIP code",
-          "user_id": "Account id", "order_id": "Order", "item_ids": "Items", "new_item_ids": "Wanted items",
-          "payment_method_id": "Payment method", "reason": "Reason", "address": "New address",
-          "product_id": "Product"}
+LABELS = {
+    "email": "Email",
+    "first_name": "First name",
+    "last_name": "Last name",
+    "zip": "ZIP code",
+    "user_id": "Account id",
+    "order_id": "Order",
+    "item_ids": "Items",
+    "new_item_ids": "Wanted items",
+    "payment_method_id": "Payment method",
+    "reason": "Reason",
+    "address": "New address",
+    "product_id": "Product",
+}
 ORDER_ID = re.compile(r"#W\d{7}")
-LOOKUPS = {"get_order_details": "Look up order {order_id}", "get_user_details": "Look up the customer's account",
-           "get_product_details": "Look up product variants", "list_all_product_types": "Look up the product catalog"}
+LOOKUPS = {
+    "get_order_details": "Look up order {order_id}",
+    "get_user_details": "Look up the customer's account",
+    "get_product_details": "Look up product variants",
+    "list_all_product_types": "Look up the product catalog",
+}
 
 
 def address_text(address: dict[str, Any]) -> str:
@@ -60,12 +80,14 @@ def objective(call: dict[str, Any], said: str = "") -> str:
     return {
         "cancel_pending_order": lambda: f"Cancel order {order} (reason: {a.get('reason')}).",
         "modify_pending_order_address": lambda: f"Ship order {order} to {address_text(a.get('address') or {})}.",
-        "modify_pending_order_items": lambda: f"In order {order}, replace {items} with {wanted}, settling any price "
-                                              f"difference with {method}.",
+        "modify_pending_order_items": lambda: (
+            f"In order {order}, replace {items} with {wanted}, settling any price difference with {method}."
+        ),
         "modify_pending_order_payment": lambda: f"Pay order {order} with {method} instead.",
         "return_delivered_order_items": lambda: f"Return {items} of order {order}, with the refund going to {method}.",
-        "exchange_delivered_order_items": lambda: f"Exchange {items} of order {order} for {wanted}, settling any price "
-                                                  f"difference with {method}.",
+        "exchange_delivered_order_items": lambda: (
+            f"Exchange {items} of order {order} for {wanted}, settling any price difference with {method}."
+        ),
         "modify_user_address": lambda: f"Make {address_text(a.get('address') or {})} the customer's default address.",
     }[call["name"]]().replace("order their order", "their order")
 
@@ -95,28 +117,39 @@ def known_facts(calls: list[dict[str, Any]], said: str) -> list[tuple[str, str]]
     return facts
 
 
-def description_md(title: str, said: list[str], facts: list[tuple[str, str]], objectives: list[str],
-                   questions: bool, verified: bool) -> str:
+def description_md(
+    title: str, said: list[str], facts: list[tuple[str, str]], objectives: list[str], questions: bool, verified: bool
+) -> str:
     """MCPMark's description layout: the task, what the customer knows, the objectives.
 
     ``verified`` says the gold path acts without looking the customer up first (the store's policy asks
     for it): the instruction then says so, so the task stays solvable by an agent that keeps the policy.
     """
-    lines = [f"# {title}", "", "## 📋 Task Description", "",
-             "You are the customer service agent of the Synth Store online shop. Follow the shop's policy (the "
-             "store server's instructions). A customer writes to you; here is everything they say, in order:", ""]
+    lines = [
+        f"# {title}",
+        "",
+        "## 📋 Task Description",
+        "",
+        "You are the customer service agent of the Synth Store online shop. Follow the shop's policy (the "
+        "store server's instructions). A customer writes to you; here is everything they say, in order:",
+        "",
+    ]
     lines += [f"> {plain_words(text).strip()}" + ("\n>" if i < len(said) - 1 else "") for i, text in enumerate(said)]
     lines += ["", "## 🧾 What the Customer Knows", ""]
     lines += [f"- {label}: {value}" for label, value in facts] or ["- Nothing beyond what they say above."]
     if verified:
-        lines += ["- Their identity is already confirmed: act on the orders and account they name without "
-                  "looking them up by email or by name and ZIP code first."]
+        lines += [
+            "- Their identity is already confirmed: act on the orders and account they name without "
+            "looking them up by email or by name and ZIP code first."
+        ]
     lines += ["", "## 🎯 Task Objectives", ""]
     steps = [*objectives]
     if questions:
         steps.append("Answer the customer's questions with facts from the store.")
-    steps.append("Make only the changes the customer asks for and the shop's rules allow; when a request cannot be "
-                 "done, say why and leave it undone. The store's final state is checked.")
+    steps.append(
+        "Make only the changes the customer asks for and the shop's rules allow; when a request cannot be "
+        "done, say why and leave it undone. The store's final state is checked."
+    )
     lines += [f"{i}. {step}" for i, step in enumerate(steps, 1)]
     return "\n".join(lines) + "\n"
 

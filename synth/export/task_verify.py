@@ -122,8 +122,13 @@ if __name__ == "__main__":
 def verify_source(task_id: str, title: str, expected_hash: str, checks: list[dict[str, Any]]) -> str:
     """The task's verify.py: the checks as a literal and the store's own hash code, inlined."""
     state_code = "\n\n".join(inspect.getsource(f) for f in (state_module.canonical_state, state_module.state_hash))
-    return VERIFY.format(task_id=task_id, title=title.replace('"""', "'''"), expected_hash=expected_hash,
-                         checks=pprint.pformat(checks, width=110, sort_dicts=False), state_code=state_code)
+    return VERIFY.format(
+        task_id=task_id,
+        title=title.replace('"""', "'''"),
+        expected_hash=expected_hash,
+        checks=pprint.pformat(checks, width=110, sort_dicts=False),
+        state_code=state_code,
+    )
 
 
 def task_folders(run: Path) -> Iterator[Path]:
@@ -137,15 +142,18 @@ def read_meta(folder: Path) -> dict[str, Any]:
     """A task's meta.json (what replays and verifies it under ``synth``)."""
     meta = read_json(folder / "meta.json", "task meta.json")
     if not isinstance(meta, dict) or not isinstance(meta.get("synth"), dict):
-        raise SynthError(f"{folder / 'meta.json'}: not a synth task's meta.json (no \"synth\" object); make the task again")
+        raise SynthError(
+            f'{folder / "meta.json"}: not a synth task\'s meta.json (no "synth" object); make the task again'
+        )
     return meta
 
 
 def run_verify(folder: Path, db: Path) -> subprocess.CompletedProcess[str]:
     """verify.py as MCPMark runs it: this Python, a subprocess, the database in the environment, a timeout."""
     env = {**os.environ, "STORE_DB_PATH": str(db)}
-    return subprocess.run([sys.executable, str(folder / "verify.py")], env=env, capture_output=True, text=True,
-                          timeout=VERIFY_TIMEOUT)
+    return subprocess.run(
+        [sys.executable, str(folder / "verify.py")], env=env, capture_output=True, text=True, timeout=VERIFY_TIMEOUT
+    )
 
 
 @dataclass

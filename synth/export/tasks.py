@@ -26,21 +26,49 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from synth.export.store_replay import (READS, WRITES, SeedStores, indexed_state, primary_keys, replay, state_checks,
-                                       store_seed)
-from synth.export.task_text import (CATEGORY_NAMES, asks_questions, description_md, known_facts, leaked_names,
-                                    objective, task_title)
+from synth.export.store_replay import (
+    READS,
+    WRITES,
+    SeedStores,
+    indexed_state,
+    primary_keys,
+    replay,
+    state_checks,
+    store_seed,
+)
+from synth.export.task_text import (
+    CATEGORY_NAMES,
+    asks_questions,
+    description_md,
+    known_facts,
+    leaked_names,
+    objective,
+    task_title,
+)
 from synth.export.task_verify import VERIFY_TIMEOUT, check_tasks, run_verify, task_folders, verify_source
 from synth.records import Conversation, ServerSpec, StageFailure
 from synth.rundir import TASKS, write_atomic, write_json
 from synth.store import state as state_module
 
-__all__ = ["READS", "TASKS", "VERIFY_TIMEOUT", "WRITES", "SeedStores", "TaskWriter", "check_tasks", "leaked_names",
-           "replay", "run_verify", "store_seed", "task_folders"]  # re-exported: the names others import from here
+__all__ = [
+    "READS",
+    "TASKS",
+    "VERIFY_TIMEOUT",
+    "WRITES",
+    "SeedStores",
+    "TaskWriter",
+    "check_tasks",
+    "leaked_names",
+    "replay",
+    "run_verify",
+    "store_seed",
+    "task_folders",
+]  # re-exported: the names others import from here
 
 # Deterministic: the same run gives the same bytes. MCPMark dates its tasks; ours are dated by the
 # exporter's format, so a changed date means a changed layout.
@@ -52,6 +80,7 @@ IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
 
 
 # --- one task -----------------------------------------------------------------------------------
+
 
 class Dropped(Exception):
     """A conversation that cannot become a correct task: (reason code, detail) for rejected.jsonl."""
@@ -78,8 +107,11 @@ def gold_calls(conv: Conversation) -> tuple[list[dict[str, Any]], list[str]]:
         if message is None:
             raise Dropped("task_no_result", f"call {call.id} ({call.name}) has no tool message")
         if message.source != "live":
-            raise Dropped("task_not_live", f"the result of call {call.id} ({call.name}) is {message.source or 'unknown'}, "
-                                           "not live: only real store results can be replayed")
+            raise Dropped(
+                "task_not_live",
+                f"the result of call {call.id} ({call.name}) is {message.source or 'unknown'}, "
+                "not live: only real store results can be replayed",
+            )
         unknown = call.name not in READS and call.name not in WRITES
         if unknown:
             raise Dropped("task_unknown_tool", f"{call.name} is not a tool of the store this exporter knows")
@@ -98,8 +130,11 @@ def check_replay(calls: list[dict[str, Any]], expected: list[str], got: list[dic
         text = result_text(wire)
         if text != want:
             at = next((j for j, (a, b) in enumerate(zip(text, want)) if a != b), min(len(text), len(want)))
-            raise Dropped("task_replay_differs", f"call {i} ({call['name']}) replays to a different result at "
-                                                 f"character {at}: {text[at:at + 60]!r} instead of {want[at:at + 60]!r}")
+            raise Dropped(
+                "task_replay_differs",
+                f"call {i} ({call['name']}) replays to a different result at "
+                f"character {at}: {text[at : at + 60]!r} instead of {want[at : at + 60]!r}",
+            )
 
 
 @dataclass
@@ -168,43 +203,72 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
     refused_by_policy = done.refused_by_policy
     if refused_by_policy:
         order = next((c["arguments"]["order_id"] for c in done.calls if c["name"] == "get_order_details"), "")
-        title = task_title([{"name": done.intent, "arguments": {"order_id": order}}], done.calls)  # the request, not the outcome
-        objectives = ["Do what the customer asks if the shop's rules allow it for this order; if they do not, "
-                      "find that out from the store, explain it, and change nothing."]
-    text = description_md(title, said, known_facts(done.calls, "\n".join(said)), objectives,
-                          questions=(not writes and not refused_by_policy) or asks_questions(conv), verified=verified)
+        title = task_title(
+            [{"name": done.intent, "arguments": {"order_id": order}}], done.calls
+        )  # the request, not the outcome
+        objectives = [
+            "Do what the customer asks if the shop's rules allow it for this order; if they do not, "
+            "find that out from the store, explain it, and change nothing."
+        ]
+    text = description_md(
+        title,
+        said,
+        known_facts(done.calls, "\n".join(said)),
+        objectives,
+        questions=(not writes and not refused_by_policy) or asks_questions(conv),
+        verified=verified,
+    )
     leaked = leaked_names(text, server)
     if leaked:
-        raise Dropped("task_names_in_description", f"the customer's words name tools or parameters ({', '.join(leaked)}), "
-                                                   "which an instruction to an agent must not")
+        raise Dropped(
+            "task_names_in_description",
+            f"the customer's words name tools or parameters ({', '.join(leaked)}), "
+            "which an instruction to an agent must not",
+        )
     task_id = f"{category}_{conv.id.removeprefix('conv_')[:10]}"
     meta = task_meta(task_id, title, conv, server, seed, done, verified, objectives)
     folder = Path(server.id.replace("/", "__")) / ("easy" if done.easy else "standard") / category / task_id
     return Task(folder, meta, text, verify_source(task_id, title, done.final_hash, done.checks))
 
 
-def task_meta(task_id: str, title: str, conv: Conversation, server: ServerSpec, seed: int, done: Replayed,
-              verified: bool, objectives: list[str]) -> dict[str, Any]:
+def task_meta(
+    task_id: str,
+    title: str,
+    conv: Conversation,
+    server: ServerSpec,
+    seed: int,
+    done: Replayed,
+    verified: bool,
+    objectives: list[str],
+) -> dict[str, Any]:
     """MCPMark's meta.json keys, then ``synth``: what replays and verifies the task."""
     changes = done.final_hash != done.seed_hash
-    tags = ({WRITES[c["name"]] for c, _ in done.writes} | ({"refusal"} if any(r for _, r in done.writes) or done.refused_by_policy else set())
-            | ({"multi-turn"} if conv.query.withheld else set()) | ({"read-only"} if not changes else set())
-            | ({"pre-verified"} if verified else set()))
+    tags = (
+        {WRITES[c["name"]] for c, _ in done.writes}
+        | ({"refusal"} if any(r for _, r in done.writes) or done.refused_by_policy else set())
+        | ({"multi-turn"} if conv.query.withheld else set())
+        | ({"read-only"} if not changes else set())
+        | ({"pre-verified"} if verified else set())
+    )
     return {
         "task_id": task_id,
         "task_name": title,
         "category_id": done.category,
         "category_name": CATEGORY_NAMES[done.category],
-        "description": " ".join(objectives) or "Answer the customer's questions with facts from the store; change nothing.",
+        "description": " ".join(objectives)
+        or "Answer the customer's questions with facts from the store; change nothing.",
         "author": AUTHOR,
         "created_at": CREATED_AT,
         "difficulty": "L1" if done.easy else "L3",
         "tags": sorted(tags) or ["lookup"],
         "mcp": ["store"],
-        "meta_data": {"stateType": "text",
-                      "stateContent": f"A fresh synth store database: `synth serve store --seed {seed}` "
-                                      f"(state hash {done.seed_hash[:12]}).",
-                      "stateUrl": None, "stateOriginalUrl": None},
+        "meta_data": {
+            "stateType": "text",
+            "stateContent": f"A fresh synth store database: `synth serve store --seed {seed}` "
+            f"(state hash {done.seed_hash[:12]}).",
+            "stateUrl": None,
+            "stateOriginalUrl": None,
+        },
         "synth": {
             "server": server.id,
             "conversation_id": conv.id,
@@ -226,6 +290,7 @@ def one_customer_problem(done: Replayed) -> str | None:
     A task is graded by its final state, so a gold path that changes another customer's order than the
     one it identified (or several customers' orders) would teach, and reward, breaking the policy.
     """
+
     def owner(result: dict[str, Any]) -> str | None:
         content = result.get("structuredContent")
         return content.get("user_id") if isinstance(content, dict) else None
@@ -237,8 +302,10 @@ def one_customer_problem(done: Replayed) -> str | None:
     if len(acted) > 1:
         return f"the gold path changes the orders or accounts of {len(acted)} customers ({', '.join(sorted(acted))})"
     if identified and acted - identified:
-        return (f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "
-                f"{', '.join(sorted(acted - identified))}")
+        return (
+            f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "
+            f"{', '.join(sorted(acted - identified))}"
+        )
     return None
 
 
@@ -253,6 +320,7 @@ def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any
 
 
 # --- the run's tasks ----------------------------------------------------------------------------
+
 
 @dataclass
 class TaskWriter:
@@ -279,8 +347,15 @@ class TaskWriter:
             task = build_task(conv, server, seed, self._stores)
         except Dropped as drop:
             self.dropped[drop.reason] = self.dropped.get(drop.reason, 0) + 1
-            self.reject(StageFailure(stage="tasks", item_id=conv.id, reason=drop.reason, detail=drop.detail[:500],
-                                     raw={"server": server.id}).to_json())
+            self.reject(
+                StageFailure(
+                    stage="tasks",
+                    item_id=conv.id,
+                    reason=drop.reason,
+                    detail=drop.detail[:500],
+                    raw={"server": server.id},
+                ).to_json()
+            )
             return
         write_task(self.out / TASKS, task)
         self.written += 1
@@ -292,9 +367,14 @@ class TaskWriter:
         if self._stores is not None:
             self._stores.close()
             self._stores = None
-        return {"written": self.written, "folder": TASKS, "dropped": dict(sorted(self.dropped.items())),
-                "categories": dict(sorted(self.categories.items())), "difficulty": dict(sorted(self.difficulty.items())),
-                "sha256": tasks_digest(self.out / TASKS)}
+        return {
+            "written": self.written,
+            "folder": TASKS,
+            "dropped": dict(sorted(self.dropped.items())),
+            "categories": dict(sorted(self.categories.items())),
+            "difficulty": dict(sorted(self.difficulty.items())),
+            "sha256": tasks_digest(self.out / TASKS),
+        }
 
 
 def tasks_digest(root: Path) -> str:
@@ -309,6 +389,8 @@ def tasks_digest(root: Path) -> str:
 def write_task(root: Path, task: Task) -> None:
     folder = root / task.folder
     folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / "description.md", [task.description])  # through rundir, as every run file: whole or not at all
+    write_atomic(
+        folder / "description.md", [task.description]
+    )  # through rundir, as every run file: whole or not at all
     write_json(folder / "meta.json", task.meta)
     write_atomic(folder / "verify.py", [task.verify])

@@ -39,23 +39,42 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from synth.export import review_responses as rr
-from synth.wording import intent
 from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolCall, ToolSpec
 from synth.rundir import GZ, TEVAL, open_write, storage_name
 from synth.stages.gates import schema_error
+from synth.wording import intent
 
-FILES = ("instruct_json", "instruct_str", "plan_json", "plan_str", "reason_str", "retrieve_str", "understand_str",
-         "reason_retrieve_understand_json", "review_str")
-REVIEW_OPTIONS = {"A": "success: the call worked and its response answers it",
-                  "B": "internal_error: the tool failed on its own",
-                  "C": "input_error: the call's arguments were wrong",
-                  "D": "irrelevant_response: the response does not answer what was asked",
-                  "E": "unable_to_accomplish: the task cannot be done with these tools"}
-STR_FORMAT = ("Please generate the response in the following format:\ngoal: goal to call this action\n\nname: api name to call\n\n"
-              "args: api args as a Python dict in ONLY one line (True, False, None; not true, false, null)\n")
-JSON_FORMAT = 'Please answer with one JSON object in ONLY one line: {"goal": "goal to call this action", "name": "api name to call", "args": {JSON format api args}}\n'
-STR_TEMPLATE = {"thought_start": "goal:", "thought_end": "\n", "action_start": "name:", "action_end": "\n",
-                "args_start": "args:", "args_end": "\n"}
+FILES = (
+    "instruct_json",
+    "instruct_str",
+    "plan_json",
+    "plan_str",
+    "reason_str",
+    "retrieve_str",
+    "understand_str",
+    "reason_retrieve_understand_json",
+    "review_str",
+)
+REVIEW_OPTIONS = {
+    "A": "success: the call worked and its response answers it",
+    "B": "internal_error: the tool failed on its own",
+    "C": "input_error: the call's arguments were wrong",
+    "D": "irrelevant_response: the response does not answer what was asked",
+    "E": "unable_to_accomplish: the task cannot be done with these tools",
+}
+STR_FORMAT = (
+    "Please generate the response in the following format:\ngoal: goal to call this action\n\nname: api name to call\n\n"  # noqa: E501
+    "args: api args as a Python dict in ONLY one line (True, False, None; not true, false, null)\n"
+)
+JSON_FORMAT = 'Please answer with one JSON object in ONLY one line: {"goal": "goal to call this action", "name": "api name to call", "args": {JSON format api args}}\n'  # noqa: E501
+STR_TEMPLATE = {
+    "thought_start": "goal:",
+    "thought_end": "\n",
+    "action_start": "name:",
+    "action_end": "\n",
+    "args_start": "args:",
+    "args_end": "\n",
+}
 JSON_TEMPLATE = {"thought": "goal", "action": "name", "args": "args"}
 
 
@@ -110,7 +129,9 @@ def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
             firsts[same] = len(steps)
             steps.append((call, set()))
         step_of[i] = firsts[same]
-        steps[step_of[i]][1].update(step_of[d] for d in deps if step_of[d] < step_of[i])  # a repeat keeps its first place
+        steps[step_of[i]][1].update(
+            step_of[d] for d in deps if step_of[d] < step_of[i]
+        )  # a repeat keeps its first place
     return [(call, sorted(deps)) for call, deps in steps]
 
 
@@ -131,17 +152,28 @@ def _leaves(value: Any) -> list[str]:
 
 def api(server: ServerSpec, tool: ToolSpec) -> dict[str, Any]:
     """A tool described the way T-Eval's api_descrip.json describes one."""
+
     def params(names: list[str]) -> list[dict[str, Any]]:
         out = []
         for n in names:
             s = tool.properties.get(n) or {}
-            out.append({"name": n, "type": str(s.get("type", "any")).upper(), "description": str(s.get("description", ""))[:200]})
+            out.append(
+                {
+                    "name": n,
+                    "type": str(s.get("type", "any")).upper(),
+                    "description": str(s.get("description", ""))[:200],
+                }
+            )
         return out
 
     required = [n for n in tool.properties if n in tool.required]
-    return {"name": api_name(server, tool.name), "description": tool.description[:500],
-            "required_parameters": params(required), "optional_parameters": params([n for n in tool.properties if n not in required]),
-            "return_data": []}
+    return {
+        "name": api_name(server, tool.name),
+        "description": tool.description[:500],
+        "required_parameters": params(required),
+        "optional_parameters": params([n for n in tool.properties if n not in required]),
+        "return_data": [],
+    }
 
 
 def _apis(server: ServerSpec, conv: Conversation) -> str:
@@ -155,8 +187,10 @@ def _history(server: ServerSpec, messages: tuple[Message, ...]) -> list[dict[str
         if m.role in ("system",):
             continue
         if m.tool_calls:
-            text = "\n".join(f"name: {api_name(server, c.name)}\nargs: {json.dumps(c.arguments, ensure_ascii=False)}"
-                             for c in m.tool_calls)
+            text = "\n".join(
+                f"name: {api_name(server, c.name)}\nargs: {json.dumps(c.arguments, ensure_ascii=False)}"
+                for c in m.tool_calls
+            )
             out.append({"role": "assistant", "content": text})
         elif m.role == "tool":
             out.append({"role": "user", "content": f"Response: {m.content or ''}"})
@@ -188,7 +222,9 @@ class TevalWriter:
 
     def _put(self, name: str, key: str, record: dict[str, Any]) -> None:
         f = self.files[name]
-        f.write(("," if self.count[name] else "") + "\n" + json.dumps(key) + ": " + json.dumps(record, ensure_ascii=False))
+        f.write(
+            ("," if self.count[name] else "") + "\n" + json.dumps(key) + ": " + json.dumps(record, ensure_ascii=False)
+        )
         self.count[name] += 1
 
     def close(self) -> dict[str, int]:
@@ -202,20 +238,38 @@ class TevalWriter:
         apis, names = _apis(server, conv), [api_name(server, t) for t in conv.tools]
         request = next((m.content or "" for m in conv.messages if m.role == "user"), "")
         steps = plan_steps(conv)
-        truth_plan = [{"id": i, "prev": prev, "name": api_name(server, c.name), "args": c.arguments}
-                      for i, (c, prev) in enumerate(steps)]
+        truth_plan = [
+            {"id": i, "prev": prev, "name": api_name(server, c.name), "args": c.arguments}
+            for i, (c, prev) in enumerate(steps)
+        ]
         used = {d for _, prev in steps for d in prev}
-        truth_plan.append({"id": len(truth_plan), "prev": [i for i in range(len(truth_plan)) if i not in used],
-                           "name": "FinishAction", "args": {}})
+        truth_plan.append(
+            {
+                "id": len(truth_plan),
+                "prev": [i for i in range(len(truth_plan)) if i not in used],
+                "name": "FinishAction",
+                "args": {},
+            }
+        )
         for fmt in ("json", "str") if steps else ():  # no calls, no plan: T-Eval divides by the steps
-            system = f"You have access to the following API:\n{apis}\nPlan the calls that answer the user, in order, " + (
-                'as a JSON list in ONLY one line: [{"id": 0, "prev": [ids of the steps it needs], "name": "api name", '
-                '"args": {...}}, ..., {"id": n, "prev": [...], "name": "FinishAction", "args": {}}]' if fmt == "json"
-                else "one call a line as: <step>. <api name>: <JSON args>, and end with FinishAction")
-            self._put(f"plan_{fmt}", conv.id, {"origin_prompt": [{"role": "system", "content": system},
-                                                                 {"role": "user", "content": request}],
-                                              "ground_truth": truth_plan,
-                                              "meta": {"prompt_type": fmt, "API_list": api_list(names)}})
+            system = (
+                f"You have access to the following API:\n{apis}\nPlan the calls that answer the user, in order, "
+                + (
+                    'as a JSON list in ONLY one line: [{"id": 0, "prev": [ids of the steps it needs], "name": "api name", '  # noqa: E501
+                    '"args": {...}}, ..., {"id": n, "prev": [...], "name": "FinishAction", "args": {}}]'
+                    if fmt == "json"
+                    else "one call a line as: <step>. <api name>: <JSON args>, and end with FinishAction"
+                )
+            )
+            self._put(
+                f"plan_{fmt}",
+                conv.id,
+                {
+                    "origin_prompt": [{"role": "system", "content": system}, {"role": "user", "content": request}],
+                    "ground_truth": truth_plan,
+                    "meta": {"prompt_type": fmt, "API_list": api_list(names)},
+                },
+            )
         index = 0
         for position, message in enumerate(conv.messages):
             for call in message.tool_calls:
@@ -223,48 +277,99 @@ class TevalWriter:
                 index += 1
         made = {c.id: c.name for c in conv.calls}
         kept = self.earlier.setdefault(server.id, [])
-        kept += [(made[m.tool_call_id], m.content) for m in conv.messages
-                 if m.role == "tool" and m.content and m.tool_call_id in made and not rr.is_error_json(m.content)]
+        kept += [
+            (made[m.tool_call_id], m.content)
+            for m in conv.messages
+            if m.role == "tool" and m.content and m.tool_call_id in made and not rr.is_error_json(m.content)
+        ]
         del kept[:-40]
         for record in scored:
             if record.score != "correct" and record.tool_call.name == record.gold_call.name:
                 self._review_negative(conv, server, record, apis)
 
-    def _call(self, conv: Conversation, server: ServerSpec, call: Any, before: tuple[Message, ...], index: int, apis: str) -> None:
+    def _call(
+        self, conv: Conversation, server: ServerSpec, call: Any, before: tuple[Message, ...], index: int, apis: str
+    ) -> None:
         tool = server.tool(call.name)
         if tool is None:
             return
         key, name = f"{conv.id}:{index}", api_name(server, call.name)
         for fmt, form, template in (("json", JSON_FORMAT, JSON_TEMPLATE), ("str", STR_FORMAT, STR_TEMPLATE)):
-            said = ", ".join(f"'{k}' is {json.dumps(v, ensure_ascii=False) if fmt == 'json' else repr(v)}"
-                             for k, v in call.arguments.items()) or "no parameters"  # values as the answer writes them
-            self._put(f"instruct_{fmt}", key, {
-                "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{json.dumps(api(server, tool), ensure_ascii=False)}\n{form}"},
-                                  {"role": "user", "content": f"Call the function {name} with the parameter as follows: {said}."}],
-                "ground_truth": {"action": name, "args": call.arguments},
-                "meta_data": {"response_format": "string" if fmt == "str" else fmt},
-                "template": template})
+            said = (
+                ", ".join(
+                    f"'{k}' is {json.dumps(v, ensure_ascii=False) if fmt == 'json' else repr(v)}"
+                    for k, v in call.arguments.items()
+                )
+                or "no parameters"
+            )  # values as the answer writes them
+            self._put(
+                f"instruct_{fmt}",
+                key,
+                {
+                    "origin_prompt": [
+                        {
+                            "role": "system",
+                            "content": f"You have access to the following API:\n{json.dumps(api(server, tool), ensure_ascii=False)}\n{form}",  # noqa: E501
+                        },
+                        {"role": "user", "content": f"Call the function {name} with the parameter as follows: {said}."},
+                    ],
+                    "ground_truth": {"action": name, "args": call.arguments},
+                    "meta_data": {"response_format": "string" if fmt == "str" else fmt},
+                    "template": template,
+                },
+            )
         truth = {"thought": thought(tool), "name": name, "args": call.arguments}
         history = _history(server, before)
-        ask = {"reason": "What do you think about next? Answer with your thought only.",
-               "retrieve": "Which API do you call next? Answer with its name only.",
-               "understand": f"What are the arguments of the next call ({name})? Answer with them only, as a Python "
-                             "dict in ONLY one line, e.g. {'city': 'Porto', 'days': 3, 'metric': True}."}
+        ask = {
+            "reason": "What do you think about next? Answer with your thought only.",
+            "retrieve": "Which API do you call next? Answer with its name only.",
+            "understand": f"What are the arguments of the next call ({name})? Answer with them only, as a Python "
+            "dict in ONLY one line, e.g. {'city': 'Porto', 'days': 3, 'metric': True}.",
+        }
         for ability, question in ask.items():
-            self._put(f"{ability}_str", key, {
-                "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}"}, *history,
-                                  {"role": "user", "content": question}],
-                "ground_truth": truth, "meta_data": {"response_format": "str", "ability": ability}})
-        self._put("reason_retrieve_understand_json", key, {
-            "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}\n"
-                               'Answer with one JSON object: {"thought": "...", "name": "api name", "args": {...}}'}, *history],
-            "ground_truth": truth, "meta_data": {"response_format": "json"}})
+            self._put(
+                f"{ability}_str",
+                key,
+                {
+                    "origin_prompt": [
+                        {"role": "system", "content": f"You have access to the following API:\n{apis}"},
+                        *history,
+                        {"role": "user", "content": question},
+                    ],
+                    "ground_truth": truth,
+                    "meta_data": {"response_format": "str", "ability": ability},
+                },
+            )
+        self._put(
+            "reason_retrieve_understand_json",
+            key,
+            {
+                "origin_prompt": [
+                    {
+                        "role": "system",
+                        "content": f"You have access to the following API:\n{apis}\n"
+                        'Answer with one JSON object: {"thought": "...", "name": "api name", "args": {...}}',
+                    },
+                    *history,
+                ],
+                "ground_truth": truth,
+                "meta_data": {"response_format": "json"},
+            },
+        )
         result = next((m for m in conv.messages if m.tool_call_id == call.id), None)
         if result is not None:
             self._review_gold(conv, server, call, key, history, result.content or "", apis)
 
-    def _review_gold(self, conv: Conversation, server: ServerSpec, call: Any, key: str, history: list[dict[str, str]],
-                     result: str, apis: str) -> None:
+    def _review_gold(
+        self,
+        conv: Conversation,
+        server: ServerSpec,
+        call: Any,
+        key: str,
+        history: list[dict[str, str]],
+        result: str,
+        apis: str,
+    ) -> None:
         """One review item for a gold call: its real result, or a failure, another tool's result, a not-found."""
         if rr.is_error_json(result):  # the conversation's own failure: not found, or the server's fault
             answer = "E" if rr.not_found(result) else "B"
@@ -277,11 +382,24 @@ class TevalWriter:
         answer = "ABDEA"[rr.pick(key, 5, "outcome")]  # A two in five; B, D, E one each
         if answer == "D" and not others:
             answer = "A"
-        response = {"A": result, "B": rr.internal_error(key, call.name),
-                    "D": others[rr.pick(key, len(others), "other")][1] if others else result,
-                    "E": rr.unable(key, call.name, call.arguments, result,
-                                   [m.content or "" for m in conv.messages if m.role == "tool"  # this tool's own not-found
-                                    and names.get(m.tool_call_id or "") == call.name and rr.not_found(m.content or "")])}[answer]
+        response = {
+            "A": result,
+            "B": rr.internal_error(key, call.name),
+            "D": others[rr.pick(key, len(others), "other")][1] if others else result,
+            "E": rr.unable(
+                key,
+                call.name,
+                call.arguments,
+                result,
+                [
+                    m.content or ""
+                    for m in conv.messages
+                    if m.role == "tool"  # this tool's own not-found
+                    and names.get(m.tool_call_id or "") == call.name
+                    and rr.not_found(m.content or "")
+                ],
+            ),
+        }[answer]
         self._review(f"{key}:{rr.LABELS[answer]}", server, history, call.name, call.arguments, response, answer, apis)
 
     def _review_negative(self, conv: Conversation, server: ServerSpec, record: ScoredCall, apis: str) -> None:
@@ -290,18 +408,46 @@ class TevalWriter:
         if error is None:
             return  # a schema-valid wrong value gets a normal-looking response: not an input_error case
         response = rr.input_error(record.id, error, record.tool_call.arguments)
-        self._review(f"{record.id}:input_error", server, _history(server, record.history), record.tool_call.name,
-                     record.tool_call.arguments, response, "C", apis)
+        self._review(
+            f"{record.id}:input_error",
+            server,
+            _history(server, record.history),
+            record.tool_call.name,
+            record.tool_call.arguments,
+            response,
+            "C",
+            apis,
+        )
 
-    def _review(self, key: str, server: ServerSpec, history: list[dict[str, str]], tool: str, arguments: dict[str, Any],
-                response: str, answer: str, apis: str) -> None:
+    def _review(
+        self,
+        key: str,
+        server: ServerSpec,
+        history: list[dict[str, str]],
+        tool: str,
+        arguments: dict[str, Any],
+        response: str,
+        answer: str,
+        apis: str,
+    ) -> None:
         options = "\n".join(f"{k}. {v}" for k, v in REVIEW_OPTIONS.items())
-        self._put("review_str", key, {
-            "origin_prompt": [{"role": "system", "content": f"You have access to the following API:\n{apis}"}, *history,
-                              {"role": "user", "content": f"The call name: {api_name(server, tool)}\nargs: "
-                                                          f"{json.dumps(arguments, ensure_ascii=False)}\ngot this response:\n"
-                                                          f"{response[:1500]}\nWhich describes it?\n{options}\n"
-                                                          "Answer as 'Answer: <letter>'."}],
-            "ground_truth": {"answer": answer}, "meta_data": {"response_format": "str"},
-            "template": {"options": REVIEW_OPTIONS}})
-
+        self._put(
+            "review_str",
+            key,
+            {
+                "origin_prompt": [
+                    {"role": "system", "content": f"You have access to the following API:\n{apis}"},
+                    *history,
+                    {
+                        "role": "user",
+                        "content": f"The call name: {api_name(server, tool)}\nargs: "
+                        f"{json.dumps(arguments, ensure_ascii=False)}\ngot this response:\n"
+                        f"{response[:1500]}\nWhich describes it?\n{options}\n"
+                        "Answer as 'Answer: <letter>'.",
+                    },
+                ],
+                "ground_truth": {"answer": answer},
+                "meta_data": {"response_format": "str"},
+                "template": {"options": REVIEW_OPTIONS},
+            },
+        )

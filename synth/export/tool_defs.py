@@ -10,8 +10,18 @@ from typing import Any
 from synth.records import ToolSpec, content_hash
 from synth.registry.normalize import normalize_schema
 
-_XLAM_TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "integer", "float": "number",
-               "number": "number", "bool": "boolean", "boolean": "boolean", "list": "array", "dict": "object"}
+_XLAM_TYPES = {
+    "str": "string",
+    "string": "string",
+    "int": "integer",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "list": "array",
+    "dict": "object",
+}
 
 
 def _xlam_schema(params: dict[str, Any]) -> dict[str, Any]:
@@ -43,8 +53,13 @@ def _schema_of(fn: dict[str, Any]) -> Any:
     schema = fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
     if schema is None:
         return {"type": "object", "properties": {}}
-    if isinstance(schema, dict) and "type" not in schema and "properties" not in schema and schema and all(
-            isinstance(v, dict) for v in schema.values()):
+    if (
+        isinstance(schema, dict)
+        and "type" not in schema
+        and "properties" not in schema
+        and schema
+        and all(isinstance(v, dict) for v in schema.values())
+    ):
         return _xlam_schema(schema)
     return schema
 
@@ -81,8 +96,13 @@ def _tool_spec(fn: dict[str, Any], server: str) -> tuple[ToolSpec, str | None]:
     if normal is None:
         why = found[0].what if found else "invalid"
         normal = {"type": "object", "properties": {}}
-    spec = ToolSpec(server=server, name=str(fn["name"]), description=str(fn.get("description") or ""),
-                    input_schema=normal, schema_hash=content_hash(schema))
+    spec = ToolSpec(
+        server=server,
+        name=str(fn["name"]),
+        description=str(fn.get("description") or ""),
+        input_schema=normal,
+        schema_hash=content_hash(schema),
+    )
     if len(_SPECS) >= SPECS:
         _SPECS.clear()
     _SPECS[key] = (spec, why)
@@ -95,6 +115,14 @@ def openai_tools_json(raw: list[Any]) -> str:
     for entry in raw:
         fn = _function(entry)
         if fn is not None:
-            out.append({"type": "function", "function": {"name": fn["name"], "description": fn.get("description") or "",
-                                                         "parameters": _schema_of(fn)}})
+            out.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": fn["name"],
+                        "description": fn.get("description") or "",
+                        "parameters": _schema_of(fn),
+                    },
+                }
+            )
     return json.dumps(out, ensure_ascii=False)

@@ -17,10 +17,11 @@ import logging
 import os
 import re
 import tempfile
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterator, TextIO
+from typing import Any, TextIO
 
 import anyio
 import httpx2
@@ -64,7 +65,9 @@ class Session:
         cursor: str | None = None
         seen: set[str] = set()
         while True:
-            page = await self._request("tools/list", self._session.list_tools(params=PaginatedRequestParams(cursor=cursor)))
+            page = await self._request(
+                "tools/list", self._session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+            )
             tools += [_wire(t) for t in page.tools]
             cursor = page.next_cursor
             if cursor is None or cursor in seen:  # a server that repeats a cursor must not loop us forever
@@ -73,8 +76,9 @@ class Session:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """``tools/call``; an ``isError`` result is a result (the assistant deals with it), not an exception."""
-        result = await self._request(f"tools/call {tool}",
-                                     self._session.call_tool(tool, arguments, read_timeout_seconds=self.limits.call))
+        result = await self._request(
+            f"tools/call {tool}", self._session.call_tool(tool, arguments, read_timeout_seconds=self.limits.call)
+        )
         return _wire(result)
 
     async def _request(self, what: str, request: Any) -> Any:
@@ -85,8 +89,14 @@ class Session:
 
 
 @asynccontextmanager
-async def connect(connection: Connection, name: str, limits: Limits = Limits(), cwd: str | None = None,
-                  errlog: TextIO | None = None, local: Any = None) -> AsyncIterator[Session]:
+async def connect(
+    connection: Connection,
+    name: str,
+    limits: Limits = Limits(),
+    cwd: str | None = None,
+    errlog: TextIO | None = None,
+    local: Any = None,
+) -> AsyncIterator[Session]:
     """An initialized session with the server ``connection`` describes; closed (and the process ended) on exit.
 
     ``cwd`` overrides the entry's working folder (a fresh folder for a stateful server). ``local`` is
@@ -128,20 +138,35 @@ def _last_line(log: TextIO) -> str:
     return lines[-1] if lines else ""
 
 
-async def _open(stack: AsyncExitStack, connection: Connection, name: str, limits: Limits, cwd: str | None,
-                errlog: TextIO, local: Any = None) -> tuple[ClientSession, dict[str, Any]]:
+async def _open(
+    stack: AsyncExitStack,
+    connection: Connection,
+    name: str,
+    limits: Limits,
+    cwd: str | None,
+    errlog: TextIO,
+    local: Any = None,
+) -> tuple[ClientSession, dict[str, Any]]:
     if local is not None:
         read, write = await stack.enter_async_context(InMemoryTransport(local))
     elif connection.type == "stdio":
         if not connection.command:
-            raise LiveError(name, "the stdio connection has no command", "add \"command\" to the entry's connection",
-                            "live_config")
-        params = StdioServerParameters(command=connection.command, args=list(connection.args),
-                                       env=resolve(connection.env, name, "env"), cwd=cwd or connection.cwd)
+            raise LiveError(
+                name, "the stdio connection has no command", 'add "command" to the entry\'s connection', "live_config"
+            )
+        params = StdioServerParameters(
+            command=connection.command,
+            args=list(connection.args),
+            env=resolve(connection.env, name, "env"),
+            cwd=cwd or connection.cwd,
+        )
         read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
     else:
-        http = httpx2.AsyncClient(headers=resolve(connection.headers, name, "header"), follow_redirects=True,
-                                  timeout=httpx2.Timeout(limits.connect, read=max(limits.call, limits.connect)))
+        http = httpx2.AsyncClient(
+            headers=resolve(connection.headers, name, "header"),
+            follow_redirects=True,
+            timeout=httpx2.Timeout(limits.connect, read=max(limits.call, limits.connect)),
+        )
         await stack.enter_async_context(http)
         read, write = await stack.enter_async_context(streamable_http_client(connection.url or "", http_client=http))
     session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=limits.connect))
@@ -155,12 +180,18 @@ def resolve(values: dict[str, str], name: str, what: str) -> dict[str, str]:
     the registry file); a variable that is not set is an error naming it."""
     out = {}
     for key, value in values.items():
+
         def env(match: re.Match[str], key: str = key) -> str:
             var = match.group(1) or match.group(2)
             if var not in os.environ:
-                raise LiveError(name, f"{what} {key} uses the environment variable {var}, which is not set",
-                                f"export {var}=... before the run", "live_config")
+                raise LiveError(
+                    name,
+                    f"{what} {key} uses the environment variable {var}, which is not set",
+                    f"export {var}=... before the run",
+                    "live_config",
+                )
             return os.environ[var]
+
         out[key] = _ENV_REF.sub(env, value)
     return out
 
@@ -191,46 +222,86 @@ def explain(name: str, exc: BaseException, limits: Limits, what: str, junk: list
     if isinstance(error, LiveError):
         return error
     if junk:
-        return LiveError(name, f"the server wrote text that is not JSON-RPC to stdout ({junk[0][:80]!r}) and never answered",
-                         "a stdio MCP server must write only JSON-RPC to stdout; make it log to stderr", "live_junk")
+        return LiveError(
+            name,
+            f"the server wrote text that is not JSON-RPC to stdout ({junk[0][:80]!r}) and never answered",
+            "a stdio MCP server must write only JSON-RPC to stdout; make it log to stderr",
+            "live_junk",
+        )
     if isinstance(error, MCPError):
         code, message = error.error.code, error.error.message
         if code == -32001 or "timed out" in message.lower():
             seconds = limits.connect if what == "connect" else limits.call
-            return LiveError(name, f"no answer to {what} within {seconds:g} s",
-                             "check that the server is up and speaks MCP on this transport, or raise the timeout "
-                             "(--connect-timeout / --call-timeout)", "live_timeout")
+            return LiveError(
+                name,
+                f"no answer to {what} within {seconds:g} s",
+                "check that the server is up and speaks MCP on this transport, or raise the timeout "
+                "(--connect-timeout / --call-timeout)",
+                "live_timeout",
+            )
         if "connection closed" in message.lower():
-            return LiveError(name, f"the server closed the connection during {what}",
-                             "run its command by hand to see why it exits (a missing dependency or setting?)",
-                             "live_closed")
+            return LiveError(
+                name,
+                f"the server closed the connection during {what}",
+                "run its command by hand to see why it exits (a missing dependency or setting?)",
+                "live_closed",
+            )
         if code == -32601 and what == "connect":
-            return LiveError(name, "the URL answered but not as an MCP endpoint (404 / method not found)",
-                             "check the URL's path (often /mcp)", "live_not_mcp")
-        return LiveError(name, f"{what} failed: MCP error {code}: {message}"[:300], "see the server's log", "live_protocol")
+            return LiveError(
+                name,
+                "the URL answered but not as an MCP endpoint (404 / method not found)",
+                "check the URL's path (often /mcp)",
+                "live_not_mcp",
+            )
+        return LiveError(
+            name, f"{what} failed: MCP error {code}: {message}"[:300], "see the server's log", "live_protocol"
+        )
     if isinstance(error, TimeoutError):
-        return LiveError(name, f"no answer to {what} within {limits.connect if what == 'connect' else limits.call:g} s",
-                         "check that the server is up, or raise the timeout (--connect-timeout / --call-timeout)",
-                         "live_timeout")
+        return LiveError(
+            name,
+            f"no answer to {what} within {limits.connect if what == 'connect' else limits.call:g} s",
+            "check that the server is up, or raise the timeout (--connect-timeout / --call-timeout)",
+            "live_timeout",
+        )
     if isinstance(error, FileNotFoundError):
-        return LiveError(name, f"cannot start the server: command not found ({error.filename or error})",
-                         "install it or fix \"command\" in the entry's connection", "live_start")
+        return LiveError(
+            name,
+            f"cannot start the server: command not found ({error.filename or error})",
+            'install it or fix "command" in the entry\'s connection',
+            "live_start",
+        )
     if isinstance(error, PermissionError):
-        return LiveError(name, f"cannot start the server: permission denied ({error.filename or error})",
-                         "make the command executable", "live_start")
+        return LiveError(
+            name,
+            f"cannot start the server: permission denied ({error.filename or error})",
+            "make the command executable",
+            "live_start",
+        )
     if isinstance(error, httpx2.ConnectError):
-        return LiveError(name, "connection refused or host unreachable",
-                         "check that the server is running and the URL is right", "live_refused")
+        return LiveError(
+            name,
+            "connection refused or host unreachable",
+            "check that the server is running and the URL is right",
+            "live_refused",
+        )
     if isinstance(error, httpx2.HTTPStatusError):
         status = error.response.status_code
         hint = "check the token header" if status in (401, 403) else "check the URL"
         return LiveError(name, f"the server answered HTTP {status}", hint, "live_http")
     if isinstance(error, httpx2.TimeoutException):
-        return LiveError(name, f"no answer to {what} within {limits.connect:g} s", "check the URL, or raise --connect-timeout",
-                         "live_timeout")
+        return LiveError(
+            name,
+            f"no answer to {what} within {limits.connect:g} s",
+            "check the URL, or raise --connect-timeout",
+            "live_timeout",
+        )
     if isinstance(error, RuntimeError) and "output schema" in str(error):
-        return LiveError(name, f"{what}: the result does not match the tool's outputSchema: {error}"[:300],
-                         "the server breaks its own schema; report it to its authors", "live_bad_result")
+        return LiveError(
+            name,
+            f"{what}: the result does not match the tool's outputSchema: {error}"[:300],
+            "the server breaks its own schema; report it to its authors",
+            "live_bad_result",
+        )
     text = str(error) or type(error).__name__
     return LiveError(name, f"{what} failed: {type(error).__name__}: {text}"[:300], "see the server's log", "live_error")
 

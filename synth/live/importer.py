@@ -75,9 +75,11 @@ def check_secrets(connection: Connection) -> None:
     for what, values in (("--header", connection.headers), ("--env", connection.env)):
         for key, value in values.items():
             if _SECRET.search(key) and "$" not in value:
-                raise ConfigError(f"{what} {key} holds a literal value; it would be written into the registry file. "
-                                  f"Put it in an environment variable and pass {key}:'${{NAME}}' "
-                                  f"(single quotes, so the shell leaves it for synth to read at connect time).")
+                raise ConfigError(
+                    f"{what} {key} holds a literal value; it would be written into the registry file. "
+                    f"Put it in an environment variable and pass {key}:'${{NAME}}' "
+                    f"(single quotes, so the shell leaves it for synth to read at connect time)."
+                )
 
 
 def write_entry(entry: dict[str, Any], out: Path) -> Path:

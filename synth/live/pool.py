@@ -23,8 +23,8 @@ import asyncio
 import shutil
 import tempfile
 import threading
-from pathlib import Path
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 from synth.live.client import Limits, LiveError, connect
@@ -38,7 +38,7 @@ from synth.store.shop import Store
 class Server:
     """One open server: calls go in order through its session; ``close`` ends it (and its process)."""
 
-    def __init__(self, pool: "Pool", name: str, connection: Connection, fresh: bool, store_seed: int | None = None):
+    def __init__(self, pool: Pool, name: str, connection: Connection, fresh: bool, store_seed: int | None = None):
         self.pool, self.name, self.connection, self.fresh = pool, name, connection, fresh
         self.store_seed = store_seed  # synth's own store: served in this process from a fresh copy of its seed
         self.info: dict[str, Any] = {}
@@ -46,7 +46,7 @@ class Server:
         self._queue: asyncio.Queue[tuple[str, dict[str, Any], Future[dict[str, Any]]] | None] | None = None
         self._done: Future[None] = Future()
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         """Begin connecting in the background; ``wait`` for the result."""
         self._ready: Future[dict[str, Any]] = Future()
         asyncio.run_coroutine_threadsafe(self._own(self._ready), self.pool.loop)
@@ -84,8 +84,13 @@ class Server:
             if self.store_seed is not None:
                 store = self.pool.store_copy(self.store_seed, folder or tempfile.mkdtemp(prefix="synth-live-"))
                 CURRENT.set(store)  # this task's context: the session's tasks and tool threads inherit it
-            async with connect(self.connection, self.name, self.pool.limits, cwd=folder,
-                               local=self.pool.store_server() if store is not None else None) as session:
+            async with connect(
+                self.connection,
+                self.name,
+                self.pool.limits,
+                cwd=folder,
+                local=self.pool.store_server() if store is not None else None,
+            ) as session:
                 self._queue = queue
                 ready.set_result(session.info)
                 while (item := await queue.get()) is not None:
@@ -102,8 +107,9 @@ class Server:
             if not ready.done():
                 ready.set_exception(error)
         except BaseException as error:  # noqa: BLE001 - never leave a caller waiting on a future
-            self.broken = LiveError(self.name, f"the session ended: {type(error).__name__}: {error}"[:300],
-                                    "see the server's log")
+            self.broken = LiveError(
+                self.name, f"the session ended: {type(error).__name__}: {error}"[:300], "see the server's log"
+            )
             if not ready.done():
                 ready.set_exception(self.broken)
         finally:
@@ -228,7 +234,7 @@ class Pool:
         if not self.loop.is_running():
             self.loop.close()
 
-    def __enter__(self) -> "Pool":
+    def __enter__(self) -> Pool:
         return self
 
     def __exit__(self, *_: Any) -> None:

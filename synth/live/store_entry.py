@@ -24,8 +24,11 @@ async def served_tools() -> list[dict[str, Any]]:
     """The server's tools/list, as wire JSON (camelCase, no nulls)."""
     store = Store.open(":memory:")  # the schema only: tools/list needs no rows
     try:
-        async with connect(Connection(type="stdio", command="synth", args=("serve", "store")), QUALIFIED_NAME,
-                           local=build_server(store)) as session:
+        async with connect(
+            Connection(type="stdio", command="synth", args=("serve", "store")),
+            QUALIFIED_NAME,
+            local=build_server(store),
+        ) as session:
             return await session.tools()
     finally:
         store.close()
@@ -35,11 +38,11 @@ async def registry_entry() -> dict[str, Any]:
     return {
         "qualifiedName": QUALIFIED_NAME,
         "displayName": "Synth Store",
-        "description": "A stateful online shop shipped with synth (`synth serve store`): about 500 customers, 50 product "
-                       "types with variants and 1000 orders in SQLite, seeded deterministically. Look up customers, "
-                       "orders and products; cancel or change pending orders; return or exchange delivered items; "
-                       "update addresses. Every write follows the shop's rules and refuses with a readable error. "
-                       "Modelled on tau-bench's retail domain.",
+        "description": "A stateful online shop shipped with synth (`synth serve store`): about 500 customers, 50 product "  # noqa: E501
+        "types with variants and 1000 orders in SQLite, seeded deterministically. Look up customers, "
+        "orders and products; cancel or change pending orders; return or exchange delivered items; "
+        "update addresses. Every write follows the shop's rules and refuses with a readable error. "
+        "Modelled on tau-bench's retail domain.",
         "license": "MIT",
         "category": "E-commerce",
         "remote": False,

@@ -20,11 +20,17 @@ def store_seed(connection: Connection) -> int | None:
     if connection.type != "stdio":
         return None
     words = [Path(connection.command or "").name, *connection.args]
-    start = next((i for i in range(1, len(words) - 1) if words[i:i + 2] == ["serve", "store"]
-                  and any("synth" in w for w in words[:i])), None)
+    start = next(
+        (
+            i
+            for i in range(1, len(words) - 1)
+            if words[i : i + 2] == ["serve", "store"] and any("synth" in w for w in words[:i])
+        ),
+        None,
+    )
     if start is None:
         return None
-    options = _options(words[start + 2:])
+    options = _options(words[start + 2 :])
     if "--http" in options or ("--db" in options and (Path(options["--db"]).is_absolute() or not connection.stateful)):
         return None
     try:

@@ -75,7 +75,7 @@ def request_report(backends: Any) -> dict[str, Any] | None:
     server_error = 5xx, timeout, connection, invalid_response), seconds spent waiting. None when no
     client keeps counters."""
     found = {}
-    for backend in (backends.values() if isinstance(backends, dict) else [backends]):
+    for backend in backends.values() if isinstance(backends, dict) else [backends]:
         stats = stats_of(backend)
         if stats is not None:
             found[id(stats)] = stats

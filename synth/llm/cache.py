@@ -21,9 +21,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
-
-from typing_extensions import Self
+from typing import Any, Self
 
 from synth.errors import BackendError, ConfigError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
@@ -66,8 +64,10 @@ def _open(path: Path, create: bool = True) -> sqlite3.Connection:
         db.execute("PRAGMA busy_timeout = 5000")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise ConfigError(f"{path} was written by a newer synth (cache schema {version}): "
-                              "upgrade synth or use another --cache path")
+            raise ConfigError(
+                f"{path} was written by a newer synth (cache schema {version}): "
+                "upgrade synth or use another --cache path"
+            )
         if create:
             db.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode survives a killed process (only power loss drops recent commits)
@@ -160,20 +160,44 @@ class CachedBackend:
             self._db.execute("BEGIN")
             self._db.execute(
                 "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, request.role, request.model, json.dumps(stored, ensure_ascii=False),
-                 usage.prompt_tokens, usage.completion_tokens, time.time()))
+                (
+                    key,
+                    request.role,
+                    request.model,
+                    json.dumps(stored, ensure_ascii=False),
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    time.time(),
+                ),
+            )
             self._log(key, request, response, start, "ok", None)
         return response
 
-    def _log(self, key: str, request: ChatRequest, response: ChatResponse | None, start: float,
-             status: str, error: str | None) -> None:
+    def _log(
+        self,
+        key: str,
+        request: ChatRequest,
+        response: ChatResponse | None,
+        start: float,
+        status: str,
+        error: str | None,
+    ) -> None:
         usage = response.usage if response is not None else None
         self._db.execute(
             "INSERT INTO calls (key, role, model, prompt_tokens, completion_tokens, latency_ms, status, error,"
             " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, request.role, request.model, usage.prompt_tokens if usage else 0,
-             usage.completion_tokens if usage else 0, (time.perf_counter() - start) * 1000, status,
-             error, time.time()))
+            (
+                key,
+                request.role,
+                request.model,
+                usage.prompt_tokens if usage else 0,
+                usage.completion_tokens if usage else 0,
+                (time.perf_counter() - start) * 1000,
+                status,
+                error,
+                time.time(),
+            ),
+        )
 
     def _hit(self, role: str) -> None:
         self.hits += 1
@@ -190,20 +214,23 @@ def stats(path: Path | str) -> dict[str, Any]:
         roles: dict[str, dict[str, int]] = {}
 
         def role(name: str) -> dict[str, int]:
-            return roles.setdefault(name, {"entries": 0, "hits": 0, "calls": 0, "errors": 0,
-                                           "prompt_tokens": 0, "completion_tokens": 0})
+            return roles.setdefault(
+                name, {"entries": 0, "hits": 0, "calls": 0, "errors": 0, "prompt_tokens": 0, "completion_tokens": 0}
+            )
 
         for name, n in db.execute("SELECT role, COUNT(*) FROM responses GROUP BY role"):
             role(name)["entries"] = n
         for name, n in db.execute("SELECT role, n FROM hits"):
             role(name)["hits"] = n
         for name, n, errors, prompt, completion in db.execute(
-                "SELECT role, COUNT(*), SUM(status != 'ok'), SUM(prompt_tokens), SUM(completion_tokens)"
-                " FROM calls GROUP BY role"):
-            role(name).update(calls=n, errors=errors or 0, prompt_tokens=prompt or 0,
-                              completion_tokens=completion or 0)
+            "SELECT role, COUNT(*), SUM(status != 'ok'), SUM(prompt_tokens), SUM(completion_tokens)"
+            " FROM calls GROUP BY role"
+        ):
+            role(name).update(calls=n, errors=errors or 0, prompt_tokens=prompt or 0, completion_tokens=completion or 0)
     finally:
         db.close()
-    totals = {field: sum(r[field] for r in roles.values())
-              for field in ("entries", "hits", "calls", "errors", "prompt_tokens", "completion_tokens")}
+    totals = {
+        field: sum(r[field] for r in roles.values())
+        for field in ("entries", "hits", "calls", "errors", "prompt_tokens", "completion_tokens")
+    }
     return {**totals, "by_role": dict(sorted(roles.items()))}

@@ -11,12 +11,13 @@ planner asks a hosted reasoning model.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from synth.llm.spend import Spend
 from synth.config import ROLES, Endpoint, Settings
 from synth.errors import BudgetError, ConfigError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.llm.spend import Spend
 
 
 class Budgeted:
@@ -45,22 +46,39 @@ def _openai(settings: Settings, endpoint: Endpoint) -> ChatBackend:
     env = endpoint.api_key_env or settings.api_key_env
     key = os.environ.get(env)
     if not key and not endpoint.base_url:
-        raise ConfigError(f"no API key: set {env} (or pass --api-key-env NAME of the variable that holds it), "
-                          "or point --base-url at an endpoint that needs none")
-    return OpenAIBackend(base_url=endpoint.base_url, api_key=key or "unused", concurrency=endpoint.concurrency or settings.concurrency,
-                         rpm=settings.rpm, tpm=settings.tpm, timeout=settings.timeout, max_tokens=endpoint.max_tokens,
-                         token_param=endpoint.token_param or "auto")
+        raise ConfigError(
+            f"no API key: set {env} (or pass --api-key-env NAME of the variable that holds it), "
+            "or point --base-url at an endpoint that needs none"
+        )
+    return OpenAIBackend(
+        base_url=endpoint.base_url,
+        api_key=key or "unused",
+        concurrency=endpoint.concurrency or settings.concurrency,
+        rpm=settings.rpm,
+        tpm=settings.tpm,
+        timeout=settings.timeout,
+        max_tokens=endpoint.max_tokens,
+        token_param=endpoint.token_param or "auto",
+    )
 
 
 def _local(settings: Settings, endpoint: Endpoint) -> ChatBackend:
     from synth.llm.openai_backend import OpenAIBackend
 
     if not endpoint.base_url:
-        raise ConfigError("a backend of type \"local\" needs base_url (in [llm] or its [roles.<role>] of synth.toml, or "
-                          "--base-url), e.g. base_url = \"http://localhost:8000/v1\" for vLLM")
+        raise ConfigError(
+            'a backend of type "local" needs base_url (in [llm] or its [roles.<role>] of synth.toml, or '
+            '--base-url), e.g. base_url = "http://localhost:8000/v1" for vLLM'
+        )
     key = os.environ.get(endpoint.api_key_env or "") or ""  # a local server may check a key; none is needed
-    return OpenAIBackend(base_url=endpoint.base_url, api_key=key or "unused", concurrency=endpoint.concurrency or settings.concurrency,
-                         timeout=settings.timeout, max_tokens=endpoint.max_tokens, token_param=endpoint.token_param or "auto")
+    return OpenAIBackend(
+        base_url=endpoint.base_url,
+        api_key=key or "unused",
+        concurrency=endpoint.concurrency or settings.concurrency,
+        timeout=settings.timeout,
+        max_tokens=endpoint.max_tokens,
+        token_param=endpoint.token_param or "auto",
+    )
 
 
 BACKENDS: dict[str, Callable[[Settings, Endpoint], ChatBackend]] = {"openai": _openai, "local": _local}
@@ -80,7 +98,9 @@ def open_backends(settings: Settings) -> dict[str, Any]:
         endpoint = settings.endpoint(role).model_copy(update={"model": None})  # models share a client
         if endpoint not in clients:
             make = BACKENDS[endpoint.backend or settings.backend]
-            clients[endpoint] = CachedBackend(Budgeted(make(settings, endpoint), spend, settings.budget_usd), settings.cache_path)
+            clients[endpoint] = CachedBackend(
+                Budgeted(make(settings, endpoint), spend, settings.budget_usd), settings.cache_path
+            )
         out[role] = clients[endpoint]
     return out
 

@@ -7,12 +7,14 @@ Requests go out on one aiohttp session per backend (``transport="direct"``, the 
 one ``openai.AsyncOpenAI`` client (``"aiohttp"``/``"httpx"``, SDK retries off); either way errors are
 the SDK's typed ones (a status error is made by the SDK from the response), retries follow the
 project's one policy (``synth.retry``); concurrency and pacing live in ``synth.llm.limits``.
-Structured output asks for ``json_schema``; an endpoint that rejects it gets ``json_object``, then plain text (with the schema spelled out in the system message), and
+Structured output asks for ``json_schema``; an endpoint that rejects it gets ``json_object``, then plain text (with
+the schema spelled out in the system message), and
 the downgrade is remembered for the run.
 
 Reasoning models (o1, o3, o4, gpt-5 names, or ``token_param="max_completion_tokens"``) get the answer's
 length limit as ``max_completion_tokens`` and no ``temperature`` (they take only the default); any
-endpoint that answers 400 naming ``max_tokens`` (with token_param "auto") or ``temperature`` as unsupported is asked again
+endpoint that answers 400 naming ``max_tokens`` (with token_param "auto") or ``temperature`` as unsupported is asked
+again
 once with ``max_completion_tokens`` / without the temperature, remembered for the run. Their
 thinking (``reasoning_content``, ``reasoning``, or a leading ``<think>...</think>`` in the content) is
 kept apart in ``ChatResponse.reasoning``, so the content parses as the answer alone.
@@ -31,17 +33,14 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import openai
-from typing_extensions import Self
 
 from synth.errors import BackendError, EndpointDown
 from synth.llm.base import ChatRequest, ChatResponse, Usage
-from synth.llm.transport import Direct
-from synth.llm.reasoning import is_reasoning_model, split_reasoning, unsupported_param
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
@@ -51,6 +50,8 @@ from synth.llm.limits import (
     estimate_tokens,
     is_retryable,
 )
+from synth.llm.reasoning import is_reasoning_model, split_reasoning, unsupported_param
+from synth.llm.transport import Direct
 from synth.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,8 @@ log = logging.getLogger(__name__)
 FORMATS = ("json_schema", "json_object", "text")  # the structured-output ladder, best first
 FAIL_FAST = 3  # connection failures in a row, before any request got through, that end the run
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
+
+
 @dataclass
 class BackendStats:
     """What the backend did so far (read it any time; the pipeline puts it in the manifest)."""
@@ -74,10 +77,18 @@ class BackendStats:
     completion_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"calls": self.calls, "requests": self.requests, "retries": self.retries,
-                "failures": self.failures, "downgrades": self.downgrades, "reasks": self.reasks,
-                "waited_s": round(self.waited_s, 3), "errors": dict(self.errors),
-                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+        return {
+            "calls": self.calls,
+            "requests": self.requests,
+            "retries": self.retries,
+            "failures": self.failures,
+            "downgrades": self.downgrades,
+            "reasks": self.reasks,
+            "waited_s": round(self.waited_s, 3),
+            "errors": dict(self.errors),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
 
 
 class _FormatRejected(Exception):
@@ -138,20 +149,36 @@ class OpenAIBackend:
         self.transport, self._url = transport, base.rstrip("/") + "/chat/completions"
         self._connections = max(100, 2 * concurrency)
         limits = httpx2.Limits(max_connections=self._connections, max_keepalive_connections=max(20, concurrency))
-        http_client = (openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout) if transport == "httpx"
-                       else openai.DefaultAioHttpClient(limits=limits, timeout=timeout))
+        http_client = (
+            openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout)
+            if transport == "httpx"
+            else openai.DefaultAioHttpClient(limits=limits, timeout=timeout)
+        )
         # The SDK insists on a key; local servers need none, so they get a placeholder bearer token.
-        self._client = openai.AsyncOpenAI(api_key=key or "no-key", base_url=base, timeout=timeout,
-                                          max_retries=0, http_client=http_client)
-        self._direct = Direct(self._url, self.endpoint, key or "no-key", timeout, self._connections,
-                              self._client._make_status_error_from_response)
+        self._client = openai.AsyncOpenAI(
+            api_key=key or "no-key", base_url=base, timeout=timeout, max_retries=0, http_client=http_client
+        )
+        self._direct = Direct(
+            self._url,
+            self.endpoint,
+            key or "no-key",
+            timeout,
+            self._connections,
+            self._client._make_status_error_from_response,
+        )
         self.stats = BackendStats()
         self.limiter = AIMDLimiter(concurrency)
         self._rpm = TokenBucket(rpm) if rpm else None
         self._tpm = TokenBucket(tpm) if tpm else None
         self._format = 0  # index into FORMATS; only ever moves down the ladder
-        self._policy = RetryPolicy(retryable=is_retryable, max_attempts=max_attempts, max_wait=max_wait, backoff=backoff,
-                                   on_retry=self._count_retry, on_wait=self._count_wait)
+        self._policy = RetryPolicy(
+            retryable=is_retryable,
+            max_attempts=max_attempts,
+            max_wait=max_wait,
+            backoff=backoff,
+            on_retry=self._count_retry,
+            on_wait=self._count_wait,
+        )
         self._reached = False  # some request got an HTTP answer: from then on failures are per request
         self._refusals = 0  # connection failures in a row while not yet reached
         self.down: EndpointDown | None = None  # set once the endpoint is judged unreachable
@@ -212,7 +239,9 @@ class OpenAIBackend:
         body: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages)}
         if not body["model"]:
             raise BackendError("the request names no model: set one in the config (--model)")
-        reasoning = self.token_param == "max_completion_tokens" or (self.token_param == "auto" and is_reasoning_model(body["model"]))
+        reasoning = self.token_param == "max_completion_tokens" or (
+            self.token_param == "auto" and is_reasoning_model(body["model"])
+        )
         if not reasoning and "temperature" not in self._refused:
             body["temperature"] = request.temperature
         if request.tools:
@@ -227,8 +256,10 @@ class OpenAIBackend:
         if schema is not None:
             if FORMATS[level] == "json_schema":
                 name = _NAME_BAD.sub("_", request.schema_name or "response")[:64]
-                body["response_format"] = {"type": "json_schema",
-                                           "json_schema": {"name": name, "schema": schema, "strict": False}}
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": schema, "strict": False},
+                }
             else:
                 body["messages"] = _with_schema_instruction(body["messages"], schema)
                 if FORMATS[level] == "json_object":
@@ -280,9 +311,12 @@ class OpenAIBackend:
                 self._refusals += 1
                 if self._refusals >= FAIL_FAST and self.down is None:
                     phrase = connection_phrase(exc)
-                    self.down = EndpointDown(self._redact(
-                        f"{self.endpoint}: {phrase} ({self._refusals} attempts in a row, none got through); "
-                        "check --base-url and that the server is running and listening there"))
+                    self.down = EndpointDown(
+                        self._redact(
+                            f"{self.endpoint}: {phrase} ({self._refusals} attempts in a row, none got through); "
+                            "check --base-url and that the server is running and listening there"
+                        )
+                    )
                 if self.down is not None:
                     raise self.down from None
             elif not isinstance(exc, InvalidResponse) and getattr(exc, "status_code", None) is not None:
@@ -307,15 +341,23 @@ class OpenAIBackend:
     def _refuse(self, param: str) -> None:
         self._refused.add(param)
         self.stats.downgrades += 1
-        log.warning("%s does not support %s; %s for the rest of the run", self.endpoint, param,
-                    "sending max_completion_tokens" if param == "max_tokens" else "leaving it out")
+        log.warning(
+            "%s does not support %s; %s for the rest of the run",
+            self.endpoint,
+            param,
+            "sending max_completion_tokens" if param == "max_tokens" else "leaving it out",
+        )
 
     def _downgrade(self, level: int) -> None:
         if self._format == level and level + 1 < len(FORMATS):
             self._format = level + 1
             self.stats.downgrades += 1
-            log.warning("%s rejected response_format %s; using %s for the rest of the run",
-                        self.endpoint, FORMATS[level], FORMATS[level + 1])
+            log.warning(
+                "%s rejected response_format %s; using %s for the rest of the run",
+                self.endpoint,
+                FORMATS[level],
+                FORMATS[level + 1],
+            )
 
     @staticmethod
     def _response(data: dict[str, Any]) -> ChatResponse:
@@ -330,14 +372,18 @@ class OpenAIBackend:
             finish_reason=choice.get("finish_reason"),
             reasoning=reasoning,
             model=str(data.get("model") or ""),
-            usage=Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                        completion_tokens=int(usage.get("completion_tokens") or 0)),
+            usage=Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+            ),
         )
 
     def _error(self, exc: BaseException, attempts: int) -> BackendError:
         kind = error_kind(exc)
         status = getattr(exc, "status_code", None)
-        what = f"HTTP {status}" if status else connection_phrase(exc) if kind == "connection" else kind.replace("_", " ")
+        what = (
+            f"HTTP {status}" if status else connection_phrase(exc) if kind == "connection" else kind.replace("_", " ")
+        )
         detail = _server_message(exc)
         advice = {
             "rate_limit": "the endpoint kept rate-limiting; lower --concurrency or set --rpm/--tpm",
@@ -368,8 +414,10 @@ def _mentions_format(exc: openai.APIStatusError) -> bool:
 
 def _with_schema_instruction(messages: list[dict[str, Any]], schema: dict[str, Any]) -> list[dict[str, Any]]:
     """Spell the schema out when the endpoint cannot enforce it (json_object or plain text)."""
-    instruction = ("Reply with only a JSON object (no prose, no code fences) that follows this JSON "
-                   "schema:\n" + json.dumps(schema, sort_keys=True))
+    instruction = (
+        "Reply with only a JSON object (no prose, no code fences) that follows this JSON "
+        "schema:\n" + json.dumps(schema, sort_keys=True)
+    )
     if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
         first = dict(messages[0], content=messages[0]["content"] + "\n\n" + instruction)
         return [first, *messages[1:]]
@@ -382,8 +430,11 @@ def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
     args = fn.get("arguments")
     if not isinstance(args, str):
         args = json.dumps(args if args is not None else {})
-    return {"id": str(call.get("id") or ""), "type": "function",
-            "function": {"name": str(fn.get("name") or ""), "arguments": args}}
+    return {
+        "id": str(call.get("id") or ""),
+        "type": "function",
+        "function": {"name": str(fn.get("name") or ""), "arguments": args},
+    }
 
 
 def _server_message(exc: BaseException) -> str:

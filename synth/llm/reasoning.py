@@ -44,5 +44,5 @@ def split_reasoning(message: dict[str, Any]) -> tuple[str | None, str | None]:
         thought = thought.get("content") or thought.get("text")
     if isinstance(content, str) and (think := _THINK.match(content)):
         thought = "\n".join(x for x in (thought if isinstance(thought, str) else None, think.group(1).strip()) if x)
-        content = content[think.end():] or None
+        content = content[think.end() :] or None
     return content, thought if isinstance(thought, str) and thought else None

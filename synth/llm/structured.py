@@ -49,8 +49,9 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
-async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage: str, item_id: str,
-              spent: list[ChatResponse]) -> M | StageFailure:
+async def ask(
+    backend: ChatBackend, request: ChatRequest, model: type[M], stage: str, item_id: str, spent: list[ChatResponse]
+) -> M | StageFailure:
     """Ask for a ``model``; one re-ask that shows the validation error; then a StageFailure.
 
     Every response (the re-ask's too) is appended to ``spent`` so tokens are counted.
@@ -74,14 +75,25 @@ async def ask(backend: ChatBackend, request: ChatRequest, model: type[M], stage:
                 stats = stats_of(backend)
                 if stats is not None:
                     stats.reasks += 1
-                request = request.model_copy(update={"messages": (
-                    *request.messages,
-                    {"role": "assistant", "content": response.content or ""},
-                    {"role": "user", "content": f"That answer could not be used: {error}. Answer again with only "
-                                                f"a JSON object that follows the schema {model.__name__}."},
-                )})
-    return StageFailure(stage=stage, item_id=item_id, reason="invalid_output",
-                        detail=f"{model.__name__} did not validate after one re-ask: {error}"[:500])
+                request = request.model_copy(
+                    update={
+                        "messages": (
+                            *request.messages,
+                            {"role": "assistant", "content": response.content or ""},
+                            {
+                                "role": "user",
+                                "content": f"That answer could not be used: {error}. Answer again with only "
+                                f"a JSON object that follows the schema {model.__name__}.",
+                            },
+                        )
+                    }
+                )
+    return StageFailure(
+        stage=stage,
+        item_id=item_id,
+        reason="invalid_output",
+        detail=f"{model.__name__} did not validate after one re-ask: {error}"[:500],
+    )
 
 
 def _short(exc: Exception) -> str:

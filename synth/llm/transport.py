@@ -9,9 +9,9 @@ retries, counting and messages do not depend on the transport.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 import httpx2
@@ -22,8 +22,15 @@ class Direct:
     """``await post(body) -> bytes`` of a 2xx answer; ``openai.APIStatusError`` (made by the SDK from
     the response), ``APITimeoutError`` or ``APIConnectionError`` otherwise."""
 
-    def __init__(self, url: str, public: str, key: str, timeout: float, connections: int,
-                 status_error: Callable[[httpx2.Response], openai.APIStatusError]):
+    def __init__(
+        self,
+        url: str,
+        public: str,
+        key: str,
+        timeout: float,
+        connections: int,
+        status_error: Callable[[httpx2.Response], openai.APIStatusError],
+    ):
         self.url, self.public, self.key, self.timeout = url, public, key, timeout
         self.connections, self.status_error = connections, status_error
         self._session: aiohttp.ClientSession | None = None  # made on the running loop, at the first request
@@ -33,19 +40,25 @@ class Direct:
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.connections),
                 timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout),
-                headers={"Authorization": f"Bearer {self.key}", "Content-Type": "application/json",
-                         "Accept": "application/json", "User-Agent": "synth"})
+                headers={
+                    "Authorization": f"Bearer {self.key}",
+                    "Content-Type": "application/json",
+                    "Accept": "application/json",
+                    "User-Agent": "synth",
+                },
+            )
         try:
             async with self._session.post(self.url, data=json.dumps(body).encode()) as response:
                 content = await response.read()
                 status, headers = response.status, list(response.headers.items())
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise openai.APITimeoutError(request=httpx2.Request("POST", self.public)) from exc
         except (aiohttp.ClientError, OSError) as exc:
             raise openai.APIConnectionError(request=httpx2.Request("POST", self.public)) from exc
         if status >= 400:  # BadRequestError, RateLimitError, ... with the body and Retry-After headers
-            raise self.status_error(httpx2.Response(status, headers=headers, content=content,
-                                                    request=httpx2.Request("POST", self.public)))
+            raise self.status_error(
+                httpx2.Response(status, headers=headers, content=content, request=httpx2.Request("POST", self.public))
+            )
         return content
 
     async def aclose(self) -> None:

@@ -14,12 +14,12 @@ from synth.config import Settings
 from synth.offline import vocab
 from synth.offline.packed import write_packed
 from synth.offline.scenario import Planner, rng_for
+from synth.offline.simulated import SimulatedRuntime
 from synth.offline.values import Context
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
 from synth.records import Scenario, ServerSpec, StageFailure, Written
 from synth.runtime.pack import PackRuntime
-from synth.offline.simulated import SimulatedRuntime
 from synth.stages import gates
 
 if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live
@@ -32,8 +32,14 @@ class OfflineAuthor:
 
     inline = True
 
-    def __init__(self, planner: Planner, servers: dict[str, ServerSpec], settings: Settings,
-                 packs: dict[str, Pack], pool: Pool | None = None):
+    def __init__(
+        self,
+        planner: Planner,
+        servers: dict[str, ServerSpec],
+        settings: Settings,
+        packs: dict[str, Pack],
+        pool: Pool | None = None,
+    ):
         self.planner, self.servers, self.settings, self.packs, self.pool = planner, servers, settings, packs, pool
         self.shops: dict[int, ShopFacts] = {}
 
@@ -62,9 +68,15 @@ def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) ->
     return shops[seed]
 
 
-def written(scenario: Scenario, server: ServerSpec, planner: Planner, settings: Settings,
-            pack: Pack | None, pool: Pool | None = None,
-            shops: dict[int, ShopFacts] | None = None) -> Written | StageFailure:
+def written(
+    scenario: Scenario,
+    server: ServerSpec,
+    planner: Planner,
+    settings: Settings,
+    pack: Pack | None,
+    pool: Pool | None = None,
+    shops: dict[int, ShopFacts] | None = None,
+) -> Written | StageFailure:
     """The offline author plus the gates for one scenario (was ``pipeline._offline``)."""
     live = None
     if pool is not None and server.connection is not None:
@@ -72,13 +84,17 @@ def written(scenario: Scenario, server: ServerSpec, planner: Planner, settings: 
 
         live = LiveRuntime(pool, server)
     try:
-        if live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None:  # synth's store: customer-service tasks
+        if (
+            live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None
+        ):  # synth's store: customer-service tasks
             from synth.offline.shop import write_shop
 
             query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
         elif pack is not None and scenario.turns is not None:
             rng = rng_for(settings.seed, "runtime", scenario.id)
-            fallback = SimulatedRuntime(Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0]))
+            fallback = SimulatedRuntime(
+                Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0])
+            )
             runtime = live or PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
         else:
@@ -87,14 +103,22 @@ def written(scenario: Scenario, server: ServerSpec, planner: Planner, settings: 
         if live is not None:
             from synth.live.client import LiveError
 
-            if isinstance(exc, LiveError):  # the server could not be reached or broke off: the scenario ends with its line
+            if isinstance(
+                exc, LiveError
+            ):  # the server could not be reached or broke off: the scenario ends with its line
                 return StageFailure(stage="execute", item_id=scenario.id, reason=exc.reason, detail=str(exc)[:500])
-        return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__,
-                            detail=f"{server.id} {scenario.tools}: {exc}"[:500])
+        return StageFailure(
+            stage="generate",
+            item_id=scenario.id,
+            reason=type(exc).__name__,
+            detail=f"{server.id} {scenario.tools}: {exc}"[:500],
+        )
     finally:
         if live is not None:
             live.close()
     review = gates.review(trajectory, server)
     if review.verdict != "accept":
-        return gates.failure(review, scenario.id).model_copy(update={"raw": {"server": server.id, "tools": list(scenario.tools)}})
+        return gates.failure(review, scenario.id).model_copy(
+            update={"raw": {"server": server.id, "tools": list(scenario.tools)}}
+        )
     return Written(query=query, plan=plan, trajectory=trajectory, review=review)

@@ -98,7 +98,9 @@ def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx:
         return rng.randint(int(a), int(b)) if t == "integer" or isinstance(a, int) else round(rng.uniform(a, b), 1)
     if w & {"year"}:
         guess = (2019, 2026)
-    elif w & {"limit", "count", "size", "top", "k", "max", "num", "results", "number", "n", "amount"} and not w & {"price"}:
+    elif w & {"limit", "count", "size", "top", "k", "max", "num", "results", "number", "n", "amount"} and not w & {
+        "price"
+    }:
         guess = (3, 20)
     elif w & {"page", "offset", "skip"}:
         guess = (1, 3)
@@ -140,9 +142,28 @@ def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx:
 
 # Plausible adult values for body and vital-sign parameters, so a dosage calculator gets a real patient.
 _BODY: dict[str, tuple[float, float]] = {
-    "age": (18, 85), "weight": (52, 110), "height": (152, 196), "scr": (0.6, 1.6), "creatinine": (0.6, 1.6),
-    "systolic": (105, 160), "diastolic": (65, 100), "sbp": (105, 160), "dbp": (65, 100), "heart": (55, 110),
-    "hr": (55, 110), "bmi": (18.5, 34.0), "glucose": (70, 180), "cholesterol": (150, 260), "hdl": (35, 80),
-    "ldl": (70, 190), "sodium": (132, 146), "potassium": (3.4, 5.2), "albumin": (2.8, 4.8), "bilirubin": (0.3, 2.5),
-    "inr": (0.9, 2.5), "hemoglobin": (10.5, 16.5), "platelets": (140, 380), "temp": (36.2, 38.9),
+    "age": (18, 85),
+    "weight": (52, 110),
+    "height": (152, 196),
+    "scr": (0.6, 1.6),
+    "creatinine": (0.6, 1.6),
+    "systolic": (105, 160),
+    "diastolic": (65, 100),
+    "sbp": (105, 160),
+    "dbp": (65, 100),
+    "heart": (55, 110),
+    "hr": (55, 110),
+    "bmi": (18.5, 34.0),
+    "glucose": (70, 180),
+    "cholesterol": (150, 260),
+    "hdl": (35, 80),
+    "ldl": (70, 190),
+    "sodium": (132, 146),
+    "potassium": (3.4, 5.2),
+    "albumin": (2.8, 4.8),
+    "bilirubin": (0.3, 2.5),
+    "inr": (0.9, 2.5),
+    "hemoglobin": (10.5, 16.5),
+    "platelets": (140, 380),
+    "temp": (36.2, 38.9),
 }

@@ -87,21 +87,32 @@ class Capacity:
             feed = pack.tools[producer].feeds[i]
             entries = [pack.tools[producer]] + ([pack.tools[consumer]] if consumer in pack.tools else [])
             # a feed without goals is asked with the producer's own goals (synth.offline.packed)
-            out.feeds[(producer, consumer, i)] = (_goal_capacity(feed.goals, entries) if feed.goals
-                                                  else out.single[producer])
+            out.feeds[(producer, consumer, i)] = (
+                _goal_capacity(feed.goals, entries) if feed.goals else out.single[producer]
+            )
         return out
 
 
-def _request(tool: str, pack: Pack, server: ServerSpec, rng: random.Random, used: set[str],
-             feeds: list[tuple[str, str, int]], spent: int = 0, capacity: Capacity | None = None,
-             ) -> list[tuple[str, int | None]]:
+def _request(
+    tool: str,
+    pack: Pack,
+    server: ServerSpec,
+    rng: random.Random,
+    used: set[str],
+    feeds: list[tuple[str, str, int]],
+    spent: int = 0,
+    capacity: Capacity | None = None,
+) -> list[tuple[str, int | None]]:
     """The tools of one request as (tool, index of the feed that links it to the previous tool or None).
 
     ``spent`` (the planner's round, for a first request): kinds whose ``capacity`` it has reached are
     passed over; the same random draws are made, so a request with room left is drawn as before."""
     chains = [f for f in feeds if tool in (f[0], f[1])]
-    fresh = chains if capacity is None else [f for f in chains
-                                             if spent < FREE or capacity.feeds.get(f, MANY) > ROOM * spent]
+    fresh = (
+        chains
+        if capacity is None
+        else [f for f in chains if spent < FREE or capacity.feeds.get(f, MANY) > ROOM * spent]
+    )
     if chains and rng.random() < P_CHAIN and fresh:
         producer, consumer, i = rng.choice(fresh)
         return [(producer, None), (consumer, i)]
@@ -112,8 +123,14 @@ def _request(tool: str, pack: Pack, server: ServerSpec, rng: random.Random, used
     return [(tool, None)]
 
 
-def plan_turns(primary: ToolSpec, pack: Pack, server: ServerSpec, rng: random.Random, spent: int = 0,
-               capacity: Capacity | None = None) -> tuple[list[str], list[Link], list[tuple[int, ...]], list[int]]:
+def plan_turns(
+    primary: ToolSpec,
+    pack: Pack,
+    server: ServerSpec,
+    rng: random.Random,
+    spent: int = 0,
+    capacity: Capacity | None = None,
+) -> tuple[list[str], list[Link], list[tuple[int, ...]], list[int]]:
     """Tools in call order, links between steps, steps per request, and failing steps; ``spent`` is the
     planner's round (the first request passes over kinds with no distinct text left, see above)."""
     feeds = feeds_of(pack)

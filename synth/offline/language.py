@@ -19,6 +19,7 @@ from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult
 from synth.wording import intent
 
+
 def show(value: Any, kind: str) -> str:
     """A value as a person would write it in a message."""
     if isinstance(value, bool):
@@ -38,7 +39,7 @@ def inline(clause: str, param: str, value: Any, kind: str) -> str | None:
     if kind not in ("place", "name", "id") or not isinstance(value, str):
         return None
     word = words(param)[-1] if words(param) else param
-    pattern = rf"\b(?:a|an|the)\s+(?:specific\s+|given\s+|specified\s+|particular\s+|provided\s+|target\s+)?{re.escape(word)}\b"
+    pattern = rf"\b(?:a|an|the)\s+(?:specific\s+|given\s+|specified\s+|particular\s+|provided\s+|target\s+)?{re.escape(word)}\b"  # noqa: E501
     new, n = re.subn(pattern, value if kind == "place" else f"{word} {value}", clause, count=1, flags=re.I)
     return new if n else None
 
@@ -69,8 +70,9 @@ def clause(param: str, value: Any, kind: str, rng: random.Random) -> str:
 class Step:
     """What the writer needs to know about one planned call."""
 
-    def __init__(self, tool: ToolSpec, args: dict[str, Any], kinds: dict[str, str],
-                 linked: dict[str, str], withheld: set[str]):
+    def __init__(
+        self, tool: ToolSpec, args: dict[str, Any], kinds: dict[str, str], linked: dict[str, str], withheld: set[str]
+    ):
         self.tool, self.args, self.kinds, self.linked, self.withheld = tool, args, kinds, linked, withheld
 
 
@@ -114,11 +116,13 @@ def ask(tool: ToolSpec, param: str, rng: random.Random) -> str:
     desc = str((tool.properties.get(param) or {}).get("description") or "")
     if desc and len(desc) < 90 and desc.isascii():
         hint = f" ({desc.strip().rstrip('.')})"
-    return rng.choice((
-        f"I can do that. Which {h} should I use{hint}?",
-        f"Sure. What {h} would you like{hint}?",
-        f"Happy to help. Could you tell me the {h}{hint}?",
-    ))
+    return rng.choice(
+        (
+            f"I can do that. Which {h} should I use{hint}?",
+            f"Sure. What {h} would you like{hint}?",
+            f"Happy to help. Could you tell me the {h}{hint}?",
+        )
+    )
 
 
 def give(param: str, value: Any, kind: str, rng: random.Random) -> str:
@@ -142,8 +146,12 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
     if k == "list" and lists:
         key, items = lists[0]
         total, things, first = result.get("total", len(items)), human(key), _facts(items[0], 3, set())
-        forms = (f"I found {total} {things}. The top one: {first}.", f"There are {total} {things}; first up is {first}.",
-                 f"{total} {things} came back, led by {first}.", f"Top result of {total}: {first}.")
+        forms = (
+            f"I found {total} {things}. The top one: {first}.",
+            f"There are {total} {things}; first up is {first}.",
+            f"{total} {things} came back, led by {first}.",
+            f"Top result of {total}: {first}.",
+        )
         return forms[pick % len(forms)]
     if isinstance(result.get("expression"), str) and isinstance(result.get("result"), (int, float)):
         return f"{result['expression']} = {_number(result['result'])}."  # a sum is said as a sum, not as a change
@@ -158,15 +166,24 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         facts += f'; it reads: "{text[:200].rsplit(" ", 1)[0] + "..." if len(text) > 200 else text}"'
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
-        forms = (f"Done. The {what} went through: {facts}.", f"That's done: {facts}.",
-                 f"The {what} is complete ({facts}).", f"All set. {facts[:1].upper()}{facts[1:]}.")
+        forms = (
+            f"Done. The {what} went through: {facts}.",
+            f"That's done: {facts}.",
+            f"The {what} is complete ({facts}).",
+            f"All set. {facts[:1].upper()}{facts[1:]}.",
+        )
         return forms[pick % len(forms)]
     if lists:
         key, items = lists[0]
         listed = f"{human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
         facts = listed if facts == "an empty record" else f"{facts}; {listed}"
-    forms = (f"The {thing} shows {facts}.", f"For the {thing}: {facts}.", f"Got it: {facts}.",
-             f"{facts[:1].upper()}{facts[1:]}.", f"This is the {thing}: {facts}.")
+    forms = (
+        f"The {thing} shows {facts}.",
+        f"For the {thing}: {facts}.",
+        f"Got it: {facts}.",
+        f"{facts[:1].upper()}{facts[1:]}.",
+        f"This is the {thing}: {facts}.",
+    )
     return forms[pick % len(forms)]
 
 
@@ -194,16 +211,22 @@ def fact(key: str, value: Any) -> str:
 
 def _scalars(value: Any) -> bool:
     if isinstance(value, dict):  # rates {"EUR": 1.17}, variables {"PORT": "8080"}: short values a sentence can carry
-        return bool(value) and all(_scalars(v) and not isinstance(v, dict) and len(str(v)) <= 60 for v in value.values())
+        return bool(value) and all(
+            _scalars(v) and not isinstance(v, dict) and len(str(v)) <= 60 for v in value.values()
+        )
     if isinstance(value, list):  # suggestions, tags: a few short words
-        return bool(value) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v)) <= 60
-                                   for v in value)
+        return bool(value) and all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v)) <= 60 for v in value
+        )
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
 def _facts(record: dict[str, Any], limit: int, skip: set[str]) -> str:
-    facts = [fact(key, value) for key, value in record.items()
-             if key not in skip and _scalars(value) and not (isinstance(value, str) and "\n" in value)]
+    facts = [
+        fact(key, value)
+        for key, value in record.items()
+        if key not in skip and _scalars(value) and not (isinstance(value, str) and "\n" in value)
+    ]
     return _join(facts[:limit]) if facts else "an empty record"
 
 
@@ -212,8 +235,12 @@ def reply(tool: ToolSpec, args: dict[str, Any], result: ToolResult) -> str:
     pick = int(content_hash([tool.name, args, result.content[:200]], 8), 16)
     if result.is_error:
         why = failure_reason(result.content)
-        forms = (f"That didn't go through: {why}.", f"I couldn't do that. The service said: {why}.",
-                 f"The request was refused: {why}.", f"It failed with this message: {why}.")
+        forms = (
+            f"That didn't go through: {why}.",
+            f"I couldn't do that. The service said: {why}.",
+            f"The request was refused: {why}.",
+            f"It failed with this message: {why}.",
+        )
         return forms[pick % len(forms)]
     data = result.data
     if isinstance(data, str):  # a text result: its opening, as a person would relay it

@@ -18,19 +18,45 @@ from synth.offline.scenario import rng_for
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fill, get_path, spoken
-from synth.records import (Message, Plan, PlanStep, Query, Scenario, ServerSpec, ToolCall, Trajectory,
-                           content_hash, make_id)
+from synth.records import (
+    Message,
+    Plan,
+    PlanStep,
+    Query,
+    Scenario,
+    ServerSpec,
+    ToolCall,
+    Trajectory,
+    content_hash,
+    make_id,
+)
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
 from synth.stages.gates import schema_error
 from synth.templates import render
 
-GREET = ("Hi! ", "Hey! ", "Hello. ", "Hi there. ", "Good morning. ", "Hey there! ", "Morning! ", "Hi, quick one. ",
-         "Hello there. ", "Hey, quick question. ", "Good afternoon. ", "Hiya! ")
+GREET = (
+    "Hi! ",
+    "Hey! ",
+    "Hello. ",
+    "Hi there. ",
+    "Good morning. ",
+    "Hey there! ",
+    "Morning! ",
+    "Hi, quick one. ",
+    "Hello there. ",
+    "Hey, quick question. ",
+    "Good afternoon. ",
+    "Hiya! ",
+)
 P_GREET = 0.05  # people mostly start with the need itself; a stock greeting must not become the data's opening
 FOLLOW = ("Thanks! ", "Great, thanks. ", "Perfect. ", "That helps. ", "Thank you. ", "Nice. ", "OK. ", "")
 SAY = ("{value}.", "It's {value}.", "{value}, please.", "Use {value}.", "Let's go with {value}.")
-CHANGE = ("Actually, make that {new} instead of {old}.", "Sorry, I meant {new}, not {old}.",
-          "Wait, use {new} rather than {old}.", "On second thought, {new} instead of {old}.")
+CHANGE = (
+    "Actually, make that {new} instead of {old}.",
+    "Sorry, I meant {new}, not {old}.",
+    "Wait, use {new} rather than {old}.",
+    "On second thought, {new} instead of {old}.",
+)
 JOIN = (" Separately: ", " One more thing. ", " Second thing: ", " Also: ")
 P_CHANGE = 0.25
 PROMISE = re.compile(r"\bI'll (?:tell|give|paste|send|share|say|let you know)\b", re.IGNORECASE)
@@ -47,8 +73,10 @@ class _Request:
     stated: list[tuple[int, str]] = field(default_factory=list)
 
 
-_ENDS = re.compile(r"(?i)(^|_)(from|to|source|target|src|dst|dest|origin|destination|in|out|input|output)(_|$)"
-                   r"|(From|To|Source|Target|In|Out)(?=[A-Z]|$)")
+_ENDS = re.compile(
+    r"(?i)(^|_)(from|to|source|target|src|dst|dest|origin|destination|in|out|input|output)(_|$)"
+    r"|(From|To|Source|Target|In|Out)(?=[A-Z]|$)"
+)
 
 
 def _same_ends(args: dict[str, Any]) -> str | None:
@@ -88,14 +116,27 @@ class PackAuthor:
         for number, steps in enumerate(self.scenario.turns or ((0,),)):
             self._turn(number, steps)
         sid = self.scenario.id
-        query = Query(id=make_id("query", sid, self.first), scenario_id=sid, text=self.first, withheld=tuple(self.withheld))
-        plan = Plan(id=make_id("plan", sid, [(n, self.args.get(i)) for i, n in enumerate(self.scenario.tools)]),
-                    scenario_id=sid,
-                    steps=tuple(PlanStep(step=i, tool=n, arguments=self.args.get(i, {}),
-                                         depends_on=(self.links[i].from_step,) if i in self.links else ())
-                                for i, n in enumerate(self.scenario.tools)))
-        trajectory = Trajectory(id=make_id("traj", sid, [m.to_json() for m in self.messages]), scenario_id=sid,
-                                messages=tuple(self.messages))
+        query = Query(
+            id=make_id("query", sid, self.first), scenario_id=sid, text=self.first, withheld=tuple(self.withheld)
+        )
+        plan = Plan(
+            id=make_id("plan", sid, [(n, self.args.get(i)) for i, n in enumerate(self.scenario.tools)]),
+            scenario_id=sid,
+            steps=tuple(
+                PlanStep(
+                    step=i,
+                    tool=n,
+                    arguments=self.args.get(i, {}),
+                    depends_on=(self.links[i].from_step,) if i in self.links else (),
+                )
+                for i, n in enumerate(self.scenario.tools)
+            ),
+        )
+        trajectory = Trajectory(
+            id=make_id("traj", sid, [m.to_json() for m in self.messages]),
+            scenario_id=sid,
+            messages=tuple(self.messages),
+        )
         return query, plan, trajectory
 
     # --- one request ---------------------------------------------------------------------
@@ -116,7 +157,8 @@ class PackAuthor:
             question = entry.ask.get(param) or f"Sure. Which {' '.join(language.words(param))} should I use?"
             self.messages.append(Message(role="assistant", content=question))
             value = request.args[step][param]
-            reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s: self._said(entry, param, value))
+            said = self._said(entry, param, value)
+            reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s, said=said: said)
             if k == 0 and self.scenario.multi_turn and self.rng.random() < P_CHANGE:
                 reply = self._change(request, reply)
             self.messages.append(Message(role="user", content=reply))
@@ -168,8 +210,14 @@ class PackAuthor:
 
     def _feed(self, producer: int, consumer: int) -> Feed | None:
         link = self.links[consumer]
-        return next((f for f in self.entry(producer).feeds
-                     if f.to == self.scenario.tools[consumer] and f.param == link.param and f.path == link.field), None)
+        return next(
+            (
+                f
+                for f in self.entry(producer).feeds
+                if f.to == self.scenario.tools[consumer] and f.param == link.param and f.path == link.field
+            ),
+            None,
+        )
 
     def _holds(self, step: int, param: str, value: Any) -> bool:
         """Whether a value the person gave for an earlier step holds for ``param`` of ``step``: valid for its
@@ -192,8 +240,12 @@ class PackAuthor:
 
         def left_out(goal: Goal) -> set[str]:
             said = set(goal_params(goal))
-            return {p for s in steps for p in self.tools[s].required  # type: ignore[union-attr]
-                    if p not in said and not (s in self.links and self.links[s].param == p)}
+            return {
+                p
+                for s in steps
+                for p in self.tools[s].required  # type: ignore[union-attr]
+                if p not in said and not (s in self.links and self.links[s].param == p)
+            }
 
         kept = [g for g in goals if not (PROMISE.search(g.text) and left_out(g) and left_out(g) <= known)] or goals
         preferred = [g for g in kept if bool(left_out(g)) == self.scenario.multi_turn]
@@ -215,15 +267,24 @@ class PackAuthor:
             # a value the person already gave (an account, a token, the item of the first step) holds for the
             # next step too, unless this request states a new one
             for earlier in [*self.args.values(), *args.values()]:  # same name and a value valid here
-                fixed.update({p: v for p, v in earlier.items() if p in needed and p not in mine and p not in fixed
-                              and self._holds(s, p, v)})
+                fixed.update(
+                    {
+                        p: v
+                        for p, v in earlier.items()
+                        if p in needed and p not in mine and p not in fixed and self._holds(s, p, v)
+                    }
+                )
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed)
             if (pair := _same_ends(args[s])) is not None:  # EUR into EUR: another draw, or another goal
                 raise Missing(pair)
             shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
             shared &= set(fixed)
-            withheld += [(s, p) for p in tool.required  # type: ignore[union-attr]
-                         if p in args[s] and p not in mine and p != fed and p not in shared]
+            withheld += [
+                (s, p)
+                for p in tool.required  # type: ignore[union-attr]
+                if p in args[s] and p not in mine and p != fed and p not in shared
+            ]
+
         def slot_text(slot: str) -> str:
             if slot not in owner or slot not in args[owner[slot]]:
                 raise Missing(slot)
@@ -250,15 +311,29 @@ class PackAuthor:
                     except (Missing, KeyError):
                         pass  # the gates reject the call with its reason: a missing value is never invented
                 self.args[s] = args
-                calls.append(ToolCall(id=f"call_{content_hash([self.scenario.id, s], 12)}", name=self.scenario.tools[s],
-                                      arguments=args))
+                calls.append(
+                    ToolCall(
+                        id=f"call_{content_hash([self.scenario.id, s], 12)}",
+                        name=self.scenario.tools[s],
+                        arguments=args,
+                    )
+                )
             self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
             for s, call in zip(batch, calls):
                 self.results[s] = run_sync(self.runtime.call(self.tools[s], call.arguments))  # type: ignore[arg-type]
-                self.messages.append(Message(role="tool", tool_call_id=call.id, content=self.results[s].content,
-                                             source=self.results[s].source))
-        answered = [s for s in request.steps if not any(self.links.get(o) and self.links[o].from_step == s
-                                                         for o in request.steps)]
+                self.messages.append(
+                    Message(
+                        role="tool",
+                        tool_call_id=call.id,
+                        content=self.results[s].content,
+                        source=self.results[s].source,
+                    )
+                )
+        answered = [
+            s
+            for s in request.steps
+            if not any(self.links.get(o) and self.links[o].from_step == s for o in request.steps)
+        ]
         self.messages.append(Message(role="assistant", content=" ".join(self._answer(s) for s in answered)))
 
     def _answer(self, step: int) -> str:
@@ -273,6 +348,7 @@ class PackAuthor:
         return language.reply(self.tools[step], args, result)  # type: ignore[arg-type]
 
 
-def write_packed(scenario: Scenario, server: ServerSpec, pack: Pack, seed: int,
-                 runtime: ToolRuntime) -> tuple[Query, Plan, Trajectory]:
+def write_packed(
+    scenario: Scenario, server: ServerSpec, pack: Pack, seed: int, runtime: ToolRuntime
+) -> tuple[Query, Plan, Trajectory]:
     return PackAuthor(scenario, server, pack, seed, runtime).write()

@@ -15,7 +15,8 @@ description the schema has is kept; nothing is invented.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from synth.offline.strings import examples
 from synth.records import ToolSpec
@@ -71,8 +72,9 @@ def documented(tool: ToolSpec, siblings: Iterable[ToolSpec] = ()) -> dict[str, A
             continue
         for other in siblings:
             if other.name != tool.name and name in other.properties:
-                text = arg_docs(other.description, frozenset((name,))).get(name) or \
-                    str((other.properties[name] or {}).get("description") or "")
+                text = arg_docs(other.description, frozenset((name,))).get(name) or str(
+                    (other.properties[name] or {}).get("description") or ""
+                )
                 if examples(text):
                     out[name] = {**schema, "description": text}
                     break

@@ -12,14 +12,30 @@ from collections import defaultdict
 
 from synth.offline import vocab
 from synth.offline.episodes import Capacity, plan_turns
-from synth.packs.model import Pack
 from synth.offline.simulate import kind, singular
 from synth.offline.values import words
+from synth.packs.model import Pack
 from synth.records import Link, Registry, Scenario, ServerSpec, ToolSpec, content_hash, make_id
 
 _ID_WORDS = {"id", "key", "slug", "uuid", "code", "number", "identifier", "ref", "symbol", "ticker"}
 _PLACE_WORDS = {"city", "location", "place", "town", "destination"}
-_GENERIC = {"get", "list", "search", "find", "tool", "all", "by", "the", "of", "for", "info", "details", "data", "mcp", "api"}
+_GENERIC = {
+    "get",
+    "list",
+    "search",
+    "find",
+    "tool",
+    "all",
+    "by",
+    "the",
+    "of",
+    "for",
+    "info",
+    "details",
+    "data",
+    "mcp",
+    "api",
+}
 
 
 def rng_for(*parts: object) -> random.Random:
@@ -93,8 +109,14 @@ class Planner:
         names = tuple(tools)
         return Scenario(
             id=make_id("scn", self.seed, index, server.id, names, [t for t in turns], fail),
-            index=index, server=server.id, tools=names, links=tuple(links), persona="",
-            multi_turn=rng.random() < 0.55, turns=tuple(turns), fail=tuple(fail),
+            index=index,
+            server=server.id,
+            tools=names,
+            links=tuple(links),
+            persona="",
+            multi_turn=rng.random() < 0.55,
+            turns=tuple(turns),
+            fail=tuple(fail),
         )
 
     def _interleave(self) -> list[ToolSpec]:

@@ -22,12 +22,69 @@ from synth.records import ToolSpec
 
 LIST_VERBS = {"search", "list", "find", "query", "lookup", "browse", "discover", "explore", "scan", "filter"}
 ACTION_VERBS = {
-    "create", "add", "send", "post", "update", "delete", "remove", "set", "write", "upload", "insert",
-    "move", "rename", "edit", "publish", "schedule", "book", "cancel", "start", "stop", "run",
-    "execute", "save", "submit", "reply", "comment", "merge", "close", "open", "install", "deploy",
-    "trigger", "invite", "assign", "archive", "mark", "put", "push", "register", "subscribe",
+    "create",
+    "add",
+    "send",
+    "post",
+    "update",
+    "delete",
+    "remove",
+    "set",
+    "write",
+    "upload",
+    "insert",
+    "move",
+    "rename",
+    "edit",
+    "publish",
+    "schedule",
+    "book",
+    "cancel",
+    "start",
+    "stop",
+    "run",
+    "execute",
+    "save",
+    "submit",
+    "reply",
+    "comment",
+    "merge",
+    "close",
+    "open",
+    "install",
+    "deploy",
+    "trigger",
+    "invite",
+    "assign",
+    "archive",
+    "mark",
+    "put",
+    "push",
+    "register",
+    "subscribe",
 }
-_STOP = {"tool", "controller", "get", "the", "a", "an", "of", "for", "by", "to", "and", "or", "with", "mcp", "api", "data", "info", "information", "all", "details"}
+_STOP = {
+    "tool",
+    "controller",
+    "get",
+    "the",
+    "a",
+    "an",
+    "of",
+    "for",
+    "by",
+    "to",
+    "and",
+    "or",
+    "with",
+    "mcp",
+    "api",
+    "data",
+    "info",
+    "information",
+    "all",
+    "details",
+}
 
 
 def verb(tool: ToolSpec) -> str:
@@ -40,8 +97,17 @@ def kind(tool: ToolSpec) -> str:
     w = words(tool.name)
     if w and w[0] in ACTION_VERBS:
         return "action"
-    if w and (w[0] in LIST_VERBS or w[-1] in LIST_VERBS or "list" in w[:3]  # "sls_list_projects", "get_list_of_sheets"
-              or (len(w) > 1 and w[0] == "get" and w[-1].endswith("s") and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"})):
+    if w and (
+        w[0] in LIST_VERBS
+        or w[-1] in LIST_VERBS
+        or "list" in w[:3]  # "sls_list_projects", "get_list_of_sheets"
+        or (
+            len(w) > 1
+            and w[0] == "get"
+            and w[-1].endswith("s")
+            and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"}
+        )
+    ):
         return "list"
     if w and (w[0] in ACTION_VERBS or w[-1] in ACTION_VERBS):
         return "action"
@@ -69,7 +135,19 @@ def singular(word: str) -> str:
     return word
 
 
-_PLURAL_ONLY = {"news", "series", "species", "canvas", "alias", "atlas", "analytics", "physics", "mathematics", "economics", "kudos"}
+_PLURAL_ONLY = {
+    "news",
+    "series",
+    "species",
+    "canvas",
+    "alias",
+    "atlas",
+    "analytics",
+    "physics",
+    "mathematics",
+    "economics",
+    "kudos",
+}
 
 
 def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any]:
@@ -125,7 +203,17 @@ def _found(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> di
     if not set(words(tool.name)) & (LIST_VERBS - {"list", "browse"}):
         return None
     key, query = entities.focus(args)
-    if not query or not set(words(key)) & {"query", "q", "search", "keyword", "keywords", "term", "text", "title", "topic"}:
+    if not query or not set(words(key)) & {
+        "query",
+        "q",
+        "search",
+        "keyword",
+        "keywords",
+        "term",
+        "text",
+        "title",
+        "topic",
+    }:
         return None
     q = " ".join(query.split())[:80]
     title = _FOUND[(index + len(q)) % len(_FOUND)].format(Q=q[:1].upper() + q[1:], q=q)
@@ -142,18 +230,26 @@ def _head(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dic
     return None
 
 
-def _kind_of_thing(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int, description: bool = True) -> dict[str, Any] | None:
+def _kind_of_thing(
+    tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int, description: bool = True
+) -> dict[str, Any] | None:
     """A record of the kind of thing the tool's name (then its description's first sentence) is about."""
     text = " ".join(words(tool.name)) + " " + _first_sentence(tool)
     w = words(tool.name)
     cut = next((i for i, x in enumerate(w) if x in _LINKERS and i > 1), len(w))  # "find_posts_by_tag": posts, not tags
-    nouns = [singular(x) for x in w[:cut] if x not in _STOP and x not in LIST_VERBS and x not in ACTION_VERBS] or subject(tool)
+    nouns = [
+        singular(x) for x in w[:cut] if x not in _STOP and x not in LIST_VERBS and x not in ACTION_VERBS
+    ] or subject(tool)
     for module in (entities, catalog, domains):
         out = module.record(nouns, text, args, ctx, index)
         if out is not None:
             return out
     if description:
-        said = [singular(x) for x in re.findall(r"[a-z]+", _first_sentence(tool))[:14] if x not in _STOP and singular(x) not in _VAGUE]
+        said = [
+            singular(x)
+            for x in re.findall(r"[a-z]+", _first_sentence(tool))[:14]
+            if x not in _STOP and singular(x) not in _VAGUE
+        ]
         for module in (entities, catalog, domains):
             out = module.record(said[::-1], text, args, ctx, index)  # record() tries the last noun first
             if out is not None:
@@ -173,27 +269,57 @@ def _by_purpose(found: list[str], tool: ToolSpec, args: dict[str, Any], ctx: Con
     return None
 
 
-_SEARCHY = {"search", "web", "internet", "google", "bing", "duckduckgo", "brave", "exa", "tavily", "serp", "result", "item", "crawl"}
+_SEARCHY = {
+    "search",
+    "web",
+    "internet",
+    "google",
+    "bing",
+    "duckduckgo",
+    "brave",
+    "exa",
+    "tavily",
+    "serp",
+    "result",
+    "item",
+    "crawl",
+}
 _WEB = _SEARCHY - {"search", "result", "item"}
 _WEB_TEXT = re.compile(r"\bweb\b|internet|search engine|google|bing|duckduckgo|websites?\b|web pages?", re.I)
-_SITES = ("en.wikipedia.org/wiki", "www.britannica.com/topic", "www.bbc.com/news", "medium.com/@techwriter", "www.theguardian.com/science")
+_SITES = (
+    "en.wikipedia.org/wiki",
+    "www.britannica.com/topic",
+    "www.bbc.com/news",
+    "medium.com/@techwriter",
+    "www.theguardian.com/science",
+)
 
 
 def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
     """A web search hit about the query, for search tools about no particular kind of thing."""
     w = set(words(tool.name))
-    if not w & _SEARCHY or (w & {"search", "result", "item"} and not w & _WEB and not _WEB_TEXT.search(tool.description)):
+    if not w & _SEARCHY or (
+        w & {"search", "result", "item"} and not w & _WEB and not _WEB_TEXT.search(tool.description)
+    ):
         return None  # a search of works, products or cigarettes returns those, not web pages
     _, query = entities.focus(args)
     query = (query or ctx.rng.choice(vocab.QUERIES["general"])).strip()
     site = _SITES[index % len(_SITES)]
     slug = re.sub(r"[^a-z0-9]+", "_" if "wiki" in site else "-", query.lower()).strip("_-")
     title = (query[0].upper() + query[1:]) if query else "Results"
-    titles = (f"{title} - Wikipedia", f"{title} | Britannica", f"{title}: what you need to know - BBC News",
-              f"A practical guide to {query.lower()} | Medium", f"{title} | The Guardian")
-    return {"title": titles[index % len(titles)], "url": f"https://{site}/{slug}",
-            "snippet": f"An overview of {query.lower()}: background, key facts and recent developments.",
-            "published_at": entities.stamp(ctx, -400, -2)}
+    titles = (
+        f"{title} - Wikipedia",
+        f"{title} | Britannica",
+        f"{title}: what you need to know - BBC News",
+        f"A practical guide to {query.lower()} | Medium",
+        f"{title} | The Guardian",
+    )
+    return {
+        "title": titles[index % len(titles)],
+        "url": f"https://{site}/{slug}",
+        "snippet": f"An overview of {query.lower()}: background, key facts and recent developments.",
+        "published_at": entities.stamp(ctx, -400, -2),
+    }
 
 
 _DECLARED = re.compile(r"\breturns?\b[^.]{0,80}?\b(?:with|containing|including|has|of)\b([^.]{4,200})", re.I)
@@ -255,14 +381,18 @@ def _described(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, 
 _FILLER = {"the", "a", "an", "of", "its", "their", "etc", "current", "data", "information", "details", "list", "with"}
 
 
-def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[str, Any] | None = None) -> dict[str, Any]:
+def simulate(
+    tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A result for ``tool(args)``; ``provide`` maps fields to values a later step will use."""
     provide = provide or {}
     rng = ctx.rng
     if tool.output_schema and (tool.output_schema.get("properties") or {}):
         result, _ = make_value("result", tool.output_schema, ctx)
         if isinstance(result, dict):
-            result.update({k: v for k, v in _echo(tool, args).items() if k in (tool.output_schema.get("properties") or {})})
+            result.update(
+                {k: v for k, v in _echo(tool, args).items() if k in (tool.output_schema.get("properties") or {})}
+            )
             result.update(provide)
             return result
     k = kind(tool)
@@ -271,7 +401,9 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
         k = "action"  # "discord_add_reaction" changes something, whatever its first word
     thing = _head_noun(tool)
     if k == "list":
-        special = _by_purpose([p for p in results.purposes(tool, True) + results.purposes(tool, False) if p in _LISTING], tool, args, ctx)
+        special = _by_purpose(
+            [p for p in results.purposes(tool, True) + results.purposes(tool, False) if p in _LISTING], tool, args, ctx
+        )
         if special is None and any(isinstance(v, str) and _SQL.match(v) for v in args.values()):
             special = results.shape("run", tool, args, ctx)
         if special is not None:
@@ -280,7 +412,11 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
         items = []
         for i in range(n):
             record = _item(tool, args, ctx, i)
-            item = {} if "id" in record else {f"{thing}_id" if thing != "item" else "id": f"{thing[:3]}_{rng.randint(10000, 99999)}"}
+            item = (
+                {}
+                if "id" in record
+                else {f"{thing}_id" if thing != "item" else "id": f"{thing[:3]}_{rng.randint(10000, 99999)}"}
+            )
             item.update(record)
             items.append(item)
         return _provided({_plural(thing): items, "total": n + rng.randint(0, 30)}, provide)
@@ -290,8 +426,11 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
         if w and w[0] in ACTION_VERBS | _CHANGES:  # "terminate_simulator_session" ends a session; it simulates nothing
             lead = results.STRONG.get(w[0]) or results.WEAK.get(w[0])
             numeric = bool(args) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in args.values())
-            found = [p for p in found if p == lead or (p == "generate" and w[0] in ("write", "create"))
-                     or (p == "calculate" and numeric)]  # add(a=9, b=33) adds numbers; it creates nothing
+            found = [
+                p
+                for p in found
+                if p == lead or (p == "generate" and w[0] in ("write", "create")) or (p == "calculate" and numeric)
+            ]  # add(a=9, b=33) adds numbers; it creates nothing
         shaped = _by_purpose(found, tool, args, ctx)
         if shaped is not None:
             out = _echo(tool, args)
@@ -309,8 +448,22 @@ def simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, provide: dict[s
     return out
 
 
-_MAKING = {"create", "add", "insert", "register", "book", "schedule", "upload", "publish", "post", "submit", "invite", "send",
-           "reply", "comment"}
+_MAKING = {
+    "create",
+    "add",
+    "insert",
+    "register",
+    "book",
+    "schedule",
+    "upload",
+    "publish",
+    "post",
+    "submit",
+    "invite",
+    "send",
+    "reply",
+    "comment",
+}
 
 
 def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> dict[str, Any]:
@@ -341,14 +494,98 @@ def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> 
     return out
 
 
-_GETTERS = LIST_VERBS | {"get", "fetch", "read", "show", "retrieve", "describe", "check", "view", "download", "export", "count",
-                        "calculate", "compute", "analyze", "validate", "summarize", "translate", "is", "has", "can"}
-_CHANGES = {"unregister", "deregister", "revoke", "disable", "enable", "approve", "reject", "pause", "resume", "restart", "reset",
-            "unsubscribe", "uninstall", "unlink", "unpin", "unfollow", "block", "unblock", "mute", "unmute", "kick", "ban",
-            "launch", "spawn", "boot", "shutdown", "terminate", "kill"}
-_VAGUE = {"service", "server", "function", "resource", "instance", "app", "application", "host", "node", "object", "call", "type",
-          "state", "context", "change", "history", "content", "text", "page", "source", "data", "result", "item", "option", "mode",
-          "model", "key", "name", "id", "value", "code", "user", "project", "system", "session", "time", "list", "file"}
+_GETTERS = LIST_VERBS | {
+    "get",
+    "fetch",
+    "read",
+    "show",
+    "retrieve",
+    "describe",
+    "check",
+    "view",
+    "download",
+    "export",
+    "count",
+    "calculate",
+    "compute",
+    "analyze",
+    "validate",
+    "summarize",
+    "translate",
+    "is",
+    "has",
+    "can",
+}
+_CHANGES = {
+    "unregister",
+    "deregister",
+    "revoke",
+    "disable",
+    "enable",
+    "approve",
+    "reject",
+    "pause",
+    "resume",
+    "restart",
+    "reset",
+    "unsubscribe",
+    "uninstall",
+    "unlink",
+    "unpin",
+    "unfollow",
+    "block",
+    "unblock",
+    "mute",
+    "unmute",
+    "kick",
+    "ban",
+    "launch",
+    "spawn",
+    "boot",
+    "shutdown",
+    "terminate",
+    "kill",
+}
+_VAGUE = {
+    "service",
+    "server",
+    "function",
+    "resource",
+    "instance",
+    "app",
+    "application",
+    "host",
+    "node",
+    "object",
+    "call",
+    "type",
+    "state",
+    "context",
+    "change",
+    "history",
+    "content",
+    "text",
+    "page",
+    "source",
+    "data",
+    "result",
+    "item",
+    "option",
+    "mode",
+    "model",
+    "key",
+    "name",
+    "id",
+    "value",
+    "code",
+    "user",
+    "project",
+    "system",
+    "session",
+    "time",
+    "list",
+    "file",
+}
 _LINKERS = {"by", "for", "from", "with", "in", "on", "of", "using", "via", "to"}
 
 
@@ -371,8 +608,21 @@ def _head_noun(tool: ToolSpec) -> str:
 
 
 _LISTING = {"market", "logs", "run", "browser"}
-_ACTING = {"summarize", "translate", "calculate", "analyze", "generate", "validate", "simulate", "think", "browser", "run",
-           "crypt", "connect", "echo"}
+_ACTING = {
+    "summarize",
+    "translate",
+    "calculate",
+    "analyze",
+    "generate",
+    "validate",
+    "simulate",
+    "think",
+    "browser",
+    "run",
+    "crypt",
+    "connect",
+    "echo",
+}
 _SQL = re.compile(r"\s*(select|with|insert|update|delete|show)\s", re.I)
 
 
@@ -404,5 +654,8 @@ def _provided(result: dict[str, Any], provide: dict[str, Any]) -> dict[str, Any]
 
 def _echo(tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
     """Identifiers and short scalars from the call, as a real API echoes what it was asked for."""
-    return {k: v for k, v in args.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)
-            and (not isinstance(v, str) or len(v) <= 60)}
+    return {
+        k: v
+        for k, v in args.items()
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool) and (not isinstance(v, str) or len(v) <= 60)
+    }

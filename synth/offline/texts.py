@@ -12,12 +12,21 @@ from synth.offline import vocab
 from synth.offline.values import Context, seed_faker, words
 
 _PARAGRAPHS = (  # (title, text) of pages with no URL given
-    ("Shipping and returns", "Our support team is available Monday to Friday, 9:00-18:00 CET. Orders placed before 14:00 ship the same day; "
-    "returns are free within 30 days if the item is unused and in its original packaging."),
-    ("Getting started", "To get started, install the CLI, run the login command and create a project. The free plan includes 3 projects, "
-    "1 GB of storage and community support; paid plans add SSO and audit logs."),
-    ("City approves new cycling network", "The city council approved the new cycling network on Tuesday. Construction of the first 12 km starts in September "
-    "and is expected to finish by mid-2027, at a cost of EUR 18 million."),
+    (
+        "Shipping and returns",
+        "Our support team is available Monday to Friday, 9:00-18:00 CET. Orders placed before 14:00 ship the same day; "
+        "returns are free within 30 days if the item is unused and in its original packaging.",
+    ),
+    (
+        "Getting started",
+        "To get started, install the CLI, run the login command and create a project. The free plan includes 3 projects, "
+        "1 GB of storage and community support; paid plans add SSO and audit logs.",
+    ),
+    (
+        "City approves new cycling network",
+        "The city council approved the new cycling network on Tuesday. Construction of the first 12 km starts in September "
+        "and is expected to finish by mid-2027, at a cost of EUR 18 million.",
+    ),
 )
 KNOWN = {  # short, true-to-source summaries of values the writer uses
     "Running about ten minutes late, start without me.": "The sender is running about ten minutes late and asks everyone to start without them.",
@@ -50,13 +59,17 @@ FILE_TEXT = {
     "notes/meeting-2026-03-12.txt": "Launch moves to April.\nAna owns the pricing page.\nNext sync: 19 March.",
     "config/settings.yaml": "database_url: postgresql://app@db.internal:5432/app\nlog_level: info\nretries: 3\ntimeout_s: 30",
 }
-URL_TITLES = {"https://www.bbc.com/news/technology": "Technology - BBC News", "https://en.wikipedia.org/wiki/Porto": "Porto - Wikipedia",
-              "https://docs.python.org/3/library/asyncio.html": "asyncio — Asynchronous I/O — Python 3 documentation",
-              "https://github.com/pallets/flask": "GitHub - pallets/flask: The Python micro framework for building web applications.",
-              "https://www.nytimes.com/section/science": "Science - The New York Times",
-              "https://example-shop.com/products/trail-runner-2": "Trail Runner 2 – Example Shop",
-              "https://arxiv.org/abs/2310.06770": "[2310.06770] SWE-bench: Can Language Models Resolve Real-World GitHub Issues?",
-              "https://news.ycombinator.com/": "Hacker News"}
+URL_TITLES = {
+    "https://www.bbc.com/news/technology": "Technology - BBC News",
+    "https://en.wikipedia.org/wiki/Porto": "Porto - Wikipedia",
+    "https://docs.python.org/3/library/asyncio.html": "asyncio — Asynchronous I/O — Python 3 documentation",
+    "https://github.com/pallets/flask": "GitHub - pallets/flask: The Python micro framework for building web applications.",
+    "https://www.nytimes.com/section/science": "Science - The New York Times",
+    "https://example-shop.com/products/trail-runner-2": "Trail Runner 2 – Example Shop",
+    "https://arxiv.org/abs/2310.06770": "[2310.06770] SWE-bench: Can Language Models Resolve Real-World GitHub Issues?",
+    "https://news.ycombinator.com/": "Hacker News",
+}
+
 
 def page_text(url: str | None, text: str, args: dict[str, Any], i: int) -> tuple[str, str]:
     """(title, text) of a page: known pages say what they really say; others only what their address implies."""
@@ -64,7 +77,10 @@ def page_text(url: str | None, text: str, args: dict[str, Any], i: int) -> tuple
         return URL_TITLES.get(url, E.host(url)), KNOWN[url]
     if url:
         topic = E.url_topic(url)
-        return f"{topic.capitalize()} | {E.host(url)}", f"This page on {E.host(url)} covers {topic}: an overview, the main details and links to related pages."
+        return (
+            f"{topic.capitalize()} | {E.host(url)}",
+            f"This page on {E.host(url)} covers {topic}: an overview, the main details and links to related pages.",
+        )
     return _PARAGRAPHS[E.slot(text, args, i, len(_PARAGRAPHS))]
 
 
@@ -79,7 +95,11 @@ def field_value(field: str, ctx: Context, args: dict[str, Any]) -> Any:
     if w & {"temperature", "temp"}:
         return rng.randint(4, 31)
     if w & {"humidity", "percentage", "percent", "pct", "probability", "confidence", "accuracy"}:
-        return rng.randint(12, 96) if not w & {"confidence", "accuracy", "probability"} else round(rng.uniform(0.6, 0.98), 2)
+        return (
+            rng.randint(12, 96)
+            if not w & {"confidence", "accuracy", "probability"}
+            else round(rng.uniform(0.6, 0.98), 2)
+        )
     if w & {"wind", "speed"}:
         return rng.randint(3, 40)
     if w & {"price", "cost", "amount", "balance", "revenue", "income", "value", "fee", "fees"}:
@@ -141,7 +161,18 @@ def field_value(field: str, ctx: Context, args: dict[str, Any]) -> Any:
 
 # --- text transforms and acknowledgements --------------------------------------------------------
 
-TRANSFORMS = {"reverse", "uppercase", "upper", "lowercase", "lower", "capitalize", "slugify", "slug", "wordcount", "length"}
+TRANSFORMS = {
+    "reverse",
+    "uppercase",
+    "upper",
+    "lowercase",
+    "lower",
+    "capitalize",
+    "slugify",
+    "slug",
+    "wordcount",
+    "length",
+}
 
 
 def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | None:
@@ -150,7 +181,13 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
     value = FILE_TEXT.get(value, value)  # a known file's text, not its path
     w = set(tool_words)
     if "longest" in w and w & {"word", "words"}:
-        found = [x for v in args.values() for s in (v if isinstance(v, list) else [v]) if isinstance(s, str) for x in re.findall(r"[A-Za-z]+", s)]
+        found = [
+            x
+            for v in args.values()
+            for s in (v if isinstance(v, list) else [v])
+            if isinstance(s, str)
+            for x in re.findall(r"[A-Za-z]+", s)
+        ]
         best = max(found, key=len) if found else ""
         return {"word": best, "length": len(best)}
     if tool_words[:1] and tool_words[0] in ("is", "has", "can") and len(tool_words) > 1:
@@ -165,25 +202,173 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
         return {"result": value.title()}
     if w & {"slugify", "slug"}:
         return {"result": re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")}
-    if w & {"wordcount", "count", "length"} and w & {"word", "words", "wordcount", "character", "characters", "text", "string", "length"}:
-        return {"words": len(value.split()), "characters": len(value), "characters_no_spaces": len(value.replace(" ", ""))}
+    if w & {"wordcount", "count", "length"} and w & {
+        "word",
+        "words",
+        "wordcount",
+        "character",
+        "characters",
+        "text",
+        "string",
+        "length",
+    }:
+        return {
+            "words": len(value.split()),
+            "characters": len(value),
+            "characters_no_spaces": len(value.replace(" ", "")),
+        }
     return None
 
 
-COMMANDS = {"make", "apply", "toggle", "restart", "reboot", "play", "push", "force", "swipe", "tap", "press", "jump", "scale", "change",
-            "plot", "open", "perform", "handle", "move", "look", "start", "stop", "pause", "resume", "enable", "disable", "reset",
-            "refresh", "clear", "mark", "sync", "trigger", "switch", "turn", "rotate", "zoom", "speak", "say", "draw", "paint",
-            "place", "drop", "attack", "equip", "cast", "walk", "follow", "mine", "craft", "dig", "teleport", "focus", "highlight",
-            "copy", "paste", "undo", "redo", "import", "install", "uninstall", "upgrade", "deploy", "rollback", "subscribe",
-            "unsubscribe", "join", "leave", "kick", "ban", "mute", "pin", "react", "approve", "reject", "archive", "restore",
-            "lock", "unlock", "schedule", "confirm", "finalize", "complete", "store", "remember", "forget", "attach", "detach",
-            "mount", "unmount", "link", "unlink", "greet", "notify", "combine", "merge", "split", "resize", "crop", "record",
-            "set", "send", "request", "stream", "broadcast", "continue", "step", "kill", "flush", "reload", "wake", "sleep", "chat"}
-_IRREGULAR = {"make": "made", "set": "set", "send": "sent", "stream": "streamed", "split": "split", "dig": "dug", "run": "ran",
-              "leave": "left", "say": "said", "speak": "spoke", "draw": "drew", "cast": "cast", "sleep": "slept", "wake": "woke",
-              "build": "built", "put": "put", "find": "found", "give": "gave", "take": "took", "write": "wrote", "hold": "held",
-              "undo": "undid", "redo": "redid", "do": "did", "equip": "equipped", "get": "got", "buy": "bought", "sell": "sold",
-              "pay": "paid", "read": "read", "begin": "began", "choose": "chose", "throw": "threw"}
+COMMANDS = {
+    "make",
+    "apply",
+    "toggle",
+    "restart",
+    "reboot",
+    "play",
+    "push",
+    "force",
+    "swipe",
+    "tap",
+    "press",
+    "jump",
+    "scale",
+    "change",
+    "plot",
+    "open",
+    "perform",
+    "handle",
+    "move",
+    "look",
+    "start",
+    "stop",
+    "pause",
+    "resume",
+    "enable",
+    "disable",
+    "reset",
+    "refresh",
+    "clear",
+    "mark",
+    "sync",
+    "trigger",
+    "switch",
+    "turn",
+    "rotate",
+    "zoom",
+    "speak",
+    "say",
+    "draw",
+    "paint",
+    "place",
+    "drop",
+    "attack",
+    "equip",
+    "cast",
+    "walk",
+    "follow",
+    "mine",
+    "craft",
+    "dig",
+    "teleport",
+    "focus",
+    "highlight",
+    "copy",
+    "paste",
+    "undo",
+    "redo",
+    "import",
+    "install",
+    "uninstall",
+    "upgrade",
+    "deploy",
+    "rollback",
+    "subscribe",
+    "unsubscribe",
+    "join",
+    "leave",
+    "kick",
+    "ban",
+    "mute",
+    "pin",
+    "react",
+    "approve",
+    "reject",
+    "archive",
+    "restore",
+    "lock",
+    "unlock",
+    "schedule",
+    "confirm",
+    "finalize",
+    "complete",
+    "store",
+    "remember",
+    "forget",
+    "attach",
+    "detach",
+    "mount",
+    "unmount",
+    "link",
+    "unlink",
+    "greet",
+    "notify",
+    "combine",
+    "merge",
+    "split",
+    "resize",
+    "crop",
+    "record",
+    "set",
+    "send",
+    "request",
+    "stream",
+    "broadcast",
+    "continue",
+    "step",
+    "kill",
+    "flush",
+    "reload",
+    "wake",
+    "sleep",
+    "chat",
+}
+_IRREGULAR = {
+    "make": "made",
+    "set": "set",
+    "send": "sent",
+    "stream": "streamed",
+    "split": "split",
+    "dig": "dug",
+    "run": "ran",
+    "leave": "left",
+    "say": "said",
+    "speak": "spoke",
+    "draw": "drew",
+    "cast": "cast",
+    "sleep": "slept",
+    "wake": "woke",
+    "build": "built",
+    "put": "put",
+    "find": "found",
+    "give": "gave",
+    "take": "took",
+    "write": "wrote",
+    "hold": "held",
+    "undo": "undid",
+    "redo": "redid",
+    "do": "did",
+    "equip": "equipped",
+    "get": "got",
+    "buy": "bought",
+    "sell": "sold",
+    "pay": "paid",
+    "read": "read",
+    "begin": "began",
+    "choose": "chose",
+    "throw": "threw",
+}
 
 
 def past(verb: str) -> str:
@@ -198,7 +383,9 @@ def past(verb: str) -> str:
     return verb + "ed"
 
 
-def ack(tool_name_words: list[str], description: str, ctx: Context, args: dict[str, Any] | None = None) -> dict[str, Any] | None:
+def ack(
+    tool_name_words: list[str], description: str, ctx: Context, args: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     """For a command-like tool ("Make the avatar jump."): a success flag and what was done, in the past tense,
     about what the call named ("Said hello to Ana Reis", not "Said hello to someone")."""
     first = re.split(r"(?<=[.!?])\s|\n", description.strip(), maxsplit=1)[0].strip().rstrip(".!")
@@ -207,7 +394,7 @@ def ack(tool_name_words: list[str], description: str, ctx: Context, args: dict[s
     if verb.endswith("s") and verb[:-1] in COMMANDS:
         verb = verb[:-1]
     if verb in COMMANDS and len(first) <= 120:
-        rest = first[len(lead[0]):].strip()
+        rest = first[len(lead[0]) :].strip()
         message = f"{past(verb).capitalize()} {rest}".strip()
     elif tool_name_words and tool_name_words[0] in COMMANDS and not description.strip():
         message = f"{past(tool_name_words[0]).capitalize()} {' '.join(tool_name_words[1:])}".strip()
@@ -217,13 +404,20 @@ def ack(tool_name_words: list[str], description: str, ctx: Context, args: dict[s
 
 
 def _named_in(message: str, args: dict[str, Any]) -> str:
-    """"Equipped a specific item" with ``itemName="torch"`` -> "Equipped torch"; "someone" -> the name given."""
-    said = {k: v for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) <= 40}
-    person = next((v for k, v in said.items() if set(words(k)) & {"name", "user", "person", "recipient", "username"}), None)
+    """ "Equipped a specific item" with ``itemName="torch"`` -> "Equipped torch"; "someone" -> the name given."""
+    said = {
+        k: v for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) <= 40
+    }
+    person = next(
+        (v for k, v in said.items() if set(words(k)) & {"name", "user", "person", "recipient", "username"}), None
+    )
     if person is not None:
         message = re.sub(r"\b(?:someone|somebody)\b", str(person), message)
 
     def value(m: re.Match[str]) -> str:
         found = next((v for k, v in said.items() if m.group(1).lower() in words(k)), None)
         return m.group(0) if found is None else str(found)
-    return re.sub(r"\b(?:a|an|the)\s+(?:(?:specific|given|specified|particular|provided)\s+)?(\w+)", value, message, count=1)
+
+    return re.sub(
+        r"\b(?:a|an|the)\s+(?:(?:specific|given|specified|particular|provided)\s+)?(\w+)", value, message, count=1
+    )

@@ -91,7 +91,9 @@ def _fit_length(value: str, schema: dict[str, Any], rng: random.Random) -> str:
             while len(value) < lo:
                 value = f"{value} {next(extra)}"
         else:  # a key or code: more of the same kind of characters
-            alphabet = "0123456789abcdef" if re.fullmatch(r"(0x)?[0-9a-f]+", value) else "abcdefghjkmnpqrstuvwxyz23456789"
+            alphabet = (
+                "0123456789abcdef" if re.fullmatch(r"(0x)?[0-9a-f]+", value) else "abcdefghjkmnpqrstuvwxyz23456789"
+            )
             value += "".join(rng.choice(alphabet) for _ in range(lo - len(value)))
     return value
 

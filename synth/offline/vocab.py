@@ -5,73 +5,201 @@ invented ("Lake Jamesfort") and its sentences are lorem-like, so those come from
 """
 
 CITIES = (
-    ("Porto", "Portugal"), ("Lisbon", "Portugal"), ("Madrid", "Spain"), ("Barcelona", "Spain"),
-    ("Paris", "France"), ("Lyon", "France"), ("Berlin", "Germany"), ("Munich", "Germany"),
-    ("Amsterdam", "Netherlands"), ("Copenhagen", "Denmark"), ("Stockholm", "Sweden"),
-    ("Oslo", "Norway"), ("Helsinki", "Finland"), ("Dublin", "Ireland"), ("London", "United Kingdom"),
-    ("Edinburgh", "United Kingdom"), ("Rome", "Italy"), ("Milan", "Italy"), ("Vienna", "Austria"),
-    ("Prague", "Czech Republic"), ("Warsaw", "Poland"), ("Athens", "Greece"), ("Istanbul", "Turkey"),
-    ("Cairo", "Egypt"), ("Nairobi", "Kenya"), ("Cape Town", "South Africa"), ("Lagos", "Nigeria"),
-    ("Dubai", "United Arab Emirates"), ("Mumbai", "India"), ("Bangalore", "India"),
-    ("Singapore", "Singapore"), ("Bangkok", "Thailand"), ("Tokyo", "Japan"), ("Osaka", "Japan"),
-    ("Seoul", "South Korea"), ("Shanghai", "China"), ("Hong Kong", "China"), ("Sydney", "Australia"),
-    ("Melbourne", "Australia"), ("Auckland", "New Zealand"), ("Toronto", "Canada"),
-    ("Vancouver", "Canada"), ("Montreal", "Canada"), ("New York", "United States"),
-    ("San Francisco", "United States"), ("Seattle", "United States"), ("Chicago", "United States"),
-    ("Austin", "United States"), ("Boston", "United States"), ("Denver", "United States"),
-    ("Mexico City", "Mexico"), ("Bogota", "Colombia"), ("Lima", "Peru"), ("Santiago", "Chile"),
-    ("Buenos Aires", "Argentina"), ("Sao Paulo", "Brazil"), ("Rio de Janeiro", "Brazil"),
+    ("Porto", "Portugal"),
+    ("Lisbon", "Portugal"),
+    ("Madrid", "Spain"),
+    ("Barcelona", "Spain"),
+    ("Paris", "France"),
+    ("Lyon", "France"),
+    ("Berlin", "Germany"),
+    ("Munich", "Germany"),
+    ("Amsterdam", "Netherlands"),
+    ("Copenhagen", "Denmark"),
+    ("Stockholm", "Sweden"),
+    ("Oslo", "Norway"),
+    ("Helsinki", "Finland"),
+    ("Dublin", "Ireland"),
+    ("London", "United Kingdom"),
+    ("Edinburgh", "United Kingdom"),
+    ("Rome", "Italy"),
+    ("Milan", "Italy"),
+    ("Vienna", "Austria"),
+    ("Prague", "Czech Republic"),
+    ("Warsaw", "Poland"),
+    ("Athens", "Greece"),
+    ("Istanbul", "Turkey"),
+    ("Cairo", "Egypt"),
+    ("Nairobi", "Kenya"),
+    ("Cape Town", "South Africa"),
+    ("Lagos", "Nigeria"),
+    ("Dubai", "United Arab Emirates"),
+    ("Mumbai", "India"),
+    ("Bangalore", "India"),
+    ("Singapore", "Singapore"),
+    ("Bangkok", "Thailand"),
+    ("Tokyo", "Japan"),
+    ("Osaka", "Japan"),
+    ("Seoul", "South Korea"),
+    ("Shanghai", "China"),
+    ("Hong Kong", "China"),
+    ("Sydney", "Australia"),
+    ("Melbourne", "Australia"),
+    ("Auckland", "New Zealand"),
+    ("Toronto", "Canada"),
+    ("Vancouver", "Canada"),
+    ("Montreal", "Canada"),
+    ("New York", "United States"),
+    ("San Francisco", "United States"),
+    ("Seattle", "United States"),
+    ("Chicago", "United States"),
+    ("Austin", "United States"),
+    ("Boston", "United States"),
+    ("Denver", "United States"),
+    ("Mexico City", "Mexico"),
+    ("Bogota", "Colombia"),
+    ("Lima", "Peru"),
+    ("Santiago", "Chile"),
+    ("Buenos Aires", "Argentina"),
+    ("Sao Paulo", "Brazil"),
+    ("Rio de Janeiro", "Brazil"),
 )
 CITY_COORDS = {
-    "Porto": (41.15, -8.61), "Lisbon": (38.72, -9.14), "Madrid": (40.42, -3.7), "Barcelona": (41.39, 2.17),
-    "Paris": (48.86, 2.35), "Lyon": (45.76, 4.84), "Berlin": (52.52, 13.4), "Munich": (48.14, 11.58),
-    "Amsterdam": (52.37, 4.9), "Copenhagen": (55.68, 12.57), "Stockholm": (59.33, 18.07), "Oslo": (59.91, 10.75),
-    "Helsinki": (60.17, 24.94), "Dublin": (53.35, -6.26), "London": (51.51, -0.13), "Edinburgh": (55.95, -3.19),
-    "Rome": (41.9, 12.5), "Milan": (45.46, 9.19), "Vienna": (48.21, 16.37), "Prague": (50.08, 14.44),
-    "Warsaw": (52.23, 21.01), "Athens": (37.98, 23.73), "Istanbul": (41.01, 28.98), "Cairo": (30.04, 31.24),
-    "Nairobi": (-1.29, 36.82), "Cape Town": (-33.92, 18.42), "Lagos": (6.52, 3.38), "Dubai": (25.2, 55.27),
-    "Mumbai": (19.08, 72.88), "Bangalore": (12.97, 77.59), "Singapore": (1.35, 103.82), "Bangkok": (13.76, 100.5),
-    "Tokyo": (35.68, 139.69), "Osaka": (34.69, 135.5), "Seoul": (37.57, 126.98), "Shanghai": (31.23, 121.47),
-    "Hong Kong": (22.32, 114.17), "Sydney": (-33.87, 151.21), "Melbourne": (-37.81, 144.96),
-    "Auckland": (-36.85, 174.76), "Toronto": (43.65, -79.38), "Vancouver": (49.28, -123.12),
-    "Montreal": (45.5, -73.57), "New York": (40.71, -74.01), "San Francisco": (37.77, -122.42),
-    "Seattle": (47.61, -122.33), "Chicago": (41.88, -87.63), "Austin": (30.27, -97.74), "Boston": (42.36, -71.06),
-    "Denver": (39.74, -104.99), "Mexico City": (19.43, -99.13), "Bogota": (4.71, -74.07), "Lima": (-12.05, -77.04),
-    "Santiago": (-33.45, -70.67), "Buenos Aires": (-34.6, -58.38), "Sao Paulo": (-23.55, -46.63),
+    "Porto": (41.15, -8.61),
+    "Lisbon": (38.72, -9.14),
+    "Madrid": (40.42, -3.7),
+    "Barcelona": (41.39, 2.17),
+    "Paris": (48.86, 2.35),
+    "Lyon": (45.76, 4.84),
+    "Berlin": (52.52, 13.4),
+    "Munich": (48.14, 11.58),
+    "Amsterdam": (52.37, 4.9),
+    "Copenhagen": (55.68, 12.57),
+    "Stockholm": (59.33, 18.07),
+    "Oslo": (59.91, 10.75),
+    "Helsinki": (60.17, 24.94),
+    "Dublin": (53.35, -6.26),
+    "London": (51.51, -0.13),
+    "Edinburgh": (55.95, -3.19),
+    "Rome": (41.9, 12.5),
+    "Milan": (45.46, 9.19),
+    "Vienna": (48.21, 16.37),
+    "Prague": (50.08, 14.44),
+    "Warsaw": (52.23, 21.01),
+    "Athens": (37.98, 23.73),
+    "Istanbul": (41.01, 28.98),
+    "Cairo": (30.04, 31.24),
+    "Nairobi": (-1.29, 36.82),
+    "Cape Town": (-33.92, 18.42),
+    "Lagos": (6.52, 3.38),
+    "Dubai": (25.2, 55.27),
+    "Mumbai": (19.08, 72.88),
+    "Bangalore": (12.97, 77.59),
+    "Singapore": (1.35, 103.82),
+    "Bangkok": (13.76, 100.5),
+    "Tokyo": (35.68, 139.69),
+    "Osaka": (34.69, 135.5),
+    "Seoul": (37.57, 126.98),
+    "Shanghai": (31.23, 121.47),
+    "Hong Kong": (22.32, 114.17),
+    "Sydney": (-33.87, 151.21),
+    "Melbourne": (-37.81, 144.96),
+    "Auckland": (-36.85, 174.76),
+    "Toronto": (43.65, -79.38),
+    "Vancouver": (49.28, -123.12),
+    "Montreal": (45.5, -73.57),
+    "New York": (40.71, -74.01),
+    "San Francisco": (37.77, -122.42),
+    "Seattle": (47.61, -122.33),
+    "Chicago": (41.88, -87.63),
+    "Austin": (30.27, -97.74),
+    "Boston": (42.36, -71.06),
+    "Denver": (39.74, -104.99),
+    "Mexico City": (19.43, -99.13),
+    "Bogota": (4.71, -74.07),
+    "Lima": (-12.05, -77.04),
+    "Santiago": (-33.45, -70.67),
+    "Buenos Aires": (-34.6, -58.38),
+    "Sao Paulo": (-23.55, -46.63),
     "Rio de Janeiro": (-22.91, -43.17),
 }
 AIRPORTS = ("LIS", "OPO", "MAD", "CDG", "LHR", "FRA", "AMS", "JFK", "SFO", "NRT", "SIN", "DXB", "YYZ")
-TIMEZONES = ("Europe/Lisbon", "Europe/Berlin", "America/New_York", "America/Los_Angeles",
-             "Asia/Tokyo", "Asia/Singapore", "Australia/Sydney", "UTC")
-LANGUAGES = (("en", "English"), ("es", "Spanish"), ("fr", "French"), ("de", "German"),
-             ("pt", "Portuguese"), ("ja", "Japanese"), ("it", "Italian"), ("zh", "Chinese"))
+TIMEZONES = (
+    "Europe/Lisbon",
+    "Europe/Berlin",
+    "America/New_York",
+    "America/Los_Angeles",
+    "Asia/Tokyo",
+    "Asia/Singapore",
+    "Australia/Sydney",
+    "UTC",
+)
+LANGUAGES = (
+    ("en", "English"),
+    ("es", "Spanish"),
+    ("fr", "French"),
+    ("de", "German"),
+    ("pt", "Portuguese"),
+    ("ja", "Japanese"),
+    ("it", "Italian"),
+    ("zh", "Chinese"),
+)
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "BRL", "INR")
 TICKERS = ("AAPL", "MSFT", "NVDA", "TSLA", "AMZN", "GOOGL", "META", "NFLX", "JPM", "KO", "V", "SHOP")
-CRYPTO = (("bitcoin", "BTC"), ("ethereum", "ETH"), ("solana", "SOL"), ("cardano", "ADA"),
-          ("dogecoin", "DOGE"), ("polkadot", "DOT"), ("chainlink", "LINK"))
+CRYPTO = (
+    ("bitcoin", "BTC"),
+    ("ethereum", "ETH"),
+    ("solana", "SOL"),
+    ("cardano", "ADA"),
+    ("dogecoin", "DOGE"),
+    ("polkadot", "DOT"),
+    ("chainlink", "LINK"),
+)
 ENTITIES = ("Article", "Product", "Customer", "Invoice", "Author", "Event", "Review")
 PROTOCOLS = ("aave", "uniswap", "lido", "curve-dex", "makerdao", "compound", "pendle")
 CHAINS = ("ethereum", "arbitrum", "base", "solana", "polygon", "optimism")
 GITHUB_OWNERS = ("octocat", "vercel", "microsoft", "psf", "pallets", "tiangolo", "rust-lang", "denoland")
 GITHUB_REPOS = ("hello-world", "next.js", "vscode", "requests", "flask", "fastapi", "rustlings", "deno")
 BRANCHES = ("main", "develop", "feature/login-page", "fix/null-pointer", "release/2.4")
-FILE_PATHS = ("reports/q3-summary.md", "src/app/main.py", "docs/getting-started.md", "data/sales_2025.csv",
-              "notes/meeting-2026-03-12.txt", "config/settings.yaml", "images/logo.png",
-              "invoices/INV-2026-0142.pdf")
+FILE_PATHS = (
+    "reports/q3-summary.md",
+    "src/app/main.py",
+    "docs/getting-started.md",
+    "data/sales_2025.csv",
+    "notes/meeting-2026-03-12.txt",
+    "config/settings.yaml",
+    "images/logo.png",
+    "invoices/INV-2026-0142.pdf",
+)
 DIRECTORIES = ("reports", "src/app", "docs", "data/exports", "notes", "projects/website")
-URLS = ("https://www.bbc.com/news/technology", "https://en.wikipedia.org/wiki/Porto",
-        "https://docs.python.org/3/library/asyncio.html", "https://github.com/pallets/flask",
-        "https://www.nytimes.com/section/science", "https://example-shop.com/products/trail-runner-2",
-        "https://arxiv.org/abs/2310.06770", "https://news.ycombinator.com/")
+URLS = (
+    "https://www.bbc.com/news/technology",
+    "https://en.wikipedia.org/wiki/Porto",
+    "https://docs.python.org/3/library/asyncio.html",
+    "https://github.com/pallets/flask",
+    "https://www.nytimes.com/section/science",
+    "https://example-shop.com/products/trail-runner-2",
+    "https://arxiv.org/abs/2310.06770",
+    "https://news.ycombinator.com/",
+)
 DOMAINS = ("github.com", "python.org", "wikipedia.org", "bbc.co.uk", "stripe.com", "openstreetmap.org")
-PRODUCTS = ("wireless noise-cancelling headphones", "trail running shoes", "espresso machine",
-            "4K monitor", "standing desk", "mechanical keyboard", "hiking backpack", "air purifier")
+PRODUCTS = (
+    "wireless noise-cancelling headphones",
+    "trail running shoes",
+    "espresso machine",
+    "4K monitor",
+    "standing desk",
+    "mechanical keyboard",
+    "hiking backpack",
+    "air purifier",
+)
 CATEGORIES = ("electronics", "books", "sports", "home", "travel", "health", "finance", "technology")
 TABLES = ("customers", "orders", "products", "invoices", "employees", "events")
-SQL = ("SELECT name, email FROM customers WHERE country = 'Portugal' LIMIT 10",
-       "SELECT status, COUNT(*) FROM orders GROUP BY status",
-       "SELECT * FROM products WHERE price < 50 ORDER BY price",
-       "SELECT id, total FROM invoices WHERE paid = false")
+SQL = (
+    "SELECT name, email FROM customers WHERE country = 'Portugal' LIMIT 10",
+    "SELECT status, COUNT(*) FROM orders GROUP BY status",
+    "SELECT * FROM products WHERE price < 50 ORDER BY price",
+    "SELECT id, total FROM invoices WHERE paid = false",
+)
 COLORS = ("red", "blue", "green", "black", "white", "orange")
 TAGS = ("urgent", "follow-up", "q3-planning", "customer", "research", "personal")
 STATUSES = ("open", "closed", "pending", "active", "completed")
@@ -79,14 +207,25 @@ STATUSES = ("open", "closed", "pending", "active", "completed")
 # Search phrases by topic word found in the server's category, name or tool description.
 QUERIES = {
     "weather": ("storm warnings this weekend", "heatwave forecast", "rain tomorrow"),
-    "news": ("EU AI Act enforcement", "central bank interest rate decision", "Mars sample return mission",
-             "electric vehicle sales 2026"),
-    "finance": ("Tesla quarterly earnings", "S&P 500 dividend stocks", "inflation outlook 2026",
-                "Nvidia revenue guidance"),
+    "news": (
+        "EU AI Act enforcement",
+        "central bank interest rate decision",
+        "Mars sample return mission",
+        "electric vehicle sales 2026",
+    ),
+    "finance": (
+        "Tesla quarterly earnings",
+        "S&P 500 dividend stocks",
+        "inflation outlook 2026",
+        "Nvidia revenue guidance",
+    ),
     "crypto": ("Ethereum staking yields", "Bitcoin ETF inflows", "Solana network outage"),
     "code": ("async retry decorator", "rate limiter middleware", "parse ISO 8601 dates", "React useEffect cleanup"),
-    "paper": ("retrieval augmented generation evaluation", "protein folding diffusion models",
-              "graph neural networks for traffic forecasting"),
+    "paper": (
+        "retrieval augmented generation evaluation",
+        "protein folding diffusion models",
+        "graph neural networks for traffic forecasting",
+    ),
     "travel": ("boutique hotels in Lisbon", "direct flights from Boston to Dublin", "things to do in Kyoto in autumn"),
     "food": ("vegetarian lasagna recipe", "best ramen near Shibuya", "sourdough starter tips"),
     "health": ("symptoms of vitamin D deficiency", "ibuprofen and alcohol interaction", "marathon training plan"),
@@ -95,20 +234,30 @@ QUERIES = {
     "music": ("Radiohead live albums", "lofi study playlist"),
     "movie": ("Christopher Nolan films", "best documentaries of 2025"),
     "game": ("Elden Ring boss guide", "top indie games 2025"),
-    "general": ("climate change adaptation policies", "history of the printing press",
-                "how do heat pumps work", "renewable energy storage", "best practices for remote work",
-                "Python type hints tutorial", "Mediterranean diet benefits"),
+    "general": (
+        "climate change adaptation policies",
+        "history of the printing press",
+        "how do heat pumps work",
+        "renewable energy storage",
+        "best practices for remote work",
+        "Python type hints tutorial",
+        "Mediterranean diet benefits",
+    ),
 }
 TOPIC_WORDS = {
-    "weather": ("weather", "forecast", "climate"), "news": ("news", "headline", "article", "media"),
+    "weather": ("weather", "forecast", "climate"),
+    "news": ("news", "headline", "article", "media"),
     "crypto": ("crypto", "coin", "token", "blockchain", "bitcoin", "defi", "wallet"),
     "finance": ("stock", "finance", "market", "ticker", "financial", "trading", "invest"),
     "code": ("code", "github", "repo", "developer", "git", "npm", "package", "library"),
     "paper": ("paper", "arxiv", "research", "academic", "scholar", "pubmed"),
     "travel": ("travel", "flight", "hotel", "trip", "airbnb", "booking"),
-    "food": ("recipe", "food", "restaurant", "meal"), "health": ("health", "medical", "drug", "fitness"),
-    "shop": ("product", "shop", "commerce", "store", "amazon", "price"), "job": ("job", "career", "hiring"),
-    "music": ("music", "song", "spotify", "artist"), "movie": ("movie", "film", "tv", "anime"),
+    "food": ("recipe", "food", "restaurant", "meal"),
+    "health": ("health", "medical", "drug", "fitness"),
+    "shop": ("product", "shop", "commerce", "store", "amazon", "price"),
+    "job": ("job", "career", "hiring"),
+    "music": ("music", "song", "spotify", "artist"),
+    "movie": ("movie", "film", "tv", "anime"),
     "game": ("game", "gaming", "steam"),
 }
 
@@ -122,35 +271,93 @@ MESSAGES = (
     "Please review the draft before the client call.",
     "Deployment finished, all checks are green.",
 )
-TITLES = ("Quarterly planning", "Team offsite agenda", "Bug: login fails on Safari", "Q3 sales summary",
-          "Onboarding checklist", "Dentist appointment", "Release notes v2.4", "Weekly sync")
-NOTES = ("Call the landlord about the heating.", "Buy oat milk and coffee beans.",
-         "Prepare slides for Monday's review.", "Renew passport before the trip in June.",
-         "Ask Maria about the design feedback.")
+TITLES = (
+    "Quarterly planning",
+    "Team offsite agenda",
+    "Bug: login fails on Safari",
+    "Q3 sales summary",
+    "Onboarding checklist",
+    "Dentist appointment",
+    "Release notes v2.4",
+    "Weekly sync",
+)
+NOTES = (
+    "Call the landlord about the heating.",
+    "Buy oat milk and coffee beans.",
+    "Prepare slides for Monday's review.",
+    "Renew passport before the trip in June.",
+    "Ask Maria about the design feedback.",
+)
 PERSONAS = {
     "weather": ("I'm planning a weekend hike", "I'm flying out on Friday", "I run an outdoor café"),
     "travel": ("I'm planning a trip with my family", "I travel a lot for work", "I'm organising a team retreat"),
-    "finance": ("I'm reviewing my portfolio", "I'm preparing a market update for my team",
-                "I'm thinking about rebalancing my investments"),
+    "finance": (
+        "I'm reviewing my portfolio",
+        "I'm preparing a market update for my team",
+        "I'm thinking about rebalancing my investments",
+    ),
     "crypto": ("I'm tracking my crypto holdings", "I'm researching a new token before buying"),
-    "code": ("I'm triaging issues for our open-source project", "I'm reviewing a pull request",
-             "I'm setting up a new service"),
+    "code": (
+        "I'm triaging issues for our open-source project",
+        "I'm reviewing a pull request",
+        "I'm setting up a new service",
+    ),
     "news": ("I'm writing a briefing for my team", "I want to catch up on the news"),
     "data": ("I'm putting together a sales report", "I'm cleaning up our customer data"),
-    "general": ("I'm working on a project", "I need this for a report I'm writing",
-                "I'm helping a colleague", "Quick one"),
+    "general": (
+        "I'm working on a project",
+        "I need this for a report I'm writing",
+        "I'm helping a colleague",
+        "Quick one",
+    ),
 }
 OPENERS = ("Can you", "Could you", "Please", "I need you to", "Would you", "Help me")
 
 # --- names of things people create or work in ------------------------------------------------
-RESOURCE_STEMS = ("sales", "analytics", "billing", "inventory", "marketing", "crm", "payments", "support",
-                  "growth", "checkout")
-RESOURCE_SUFFIX = {"database": "_db", "db": "_db", "schema": "", "namespace": "", "project": "", "workspace": "",
-                   "dataset": "_daily", "bucket": "-exports", "index": "-index", "store": "-logs", "mart": "_mart",
-                   "cluster": "-cluster", "instance": "-prod", "service": "-api", "app": "-app", "application": "-app",
-                   "environment": "", "env": "", "module": "", "package": "-utils", "packages": "-utils",
-                   "library": "-ui", "block": "-hero", "component": "-card", "components": "-card", "plugin": "-plugin",
-                   "table": "", "channel": "", "repo": "", "branch": ""}
+RESOURCE_STEMS = (
+    "sales",
+    "analytics",
+    "billing",
+    "inventory",
+    "marketing",
+    "crm",
+    "payments",
+    "support",
+    "growth",
+    "checkout",
+)
+RESOURCE_SUFFIX = {
+    "database": "_db",
+    "db": "_db",
+    "schema": "",
+    "namespace": "",
+    "project": "",
+    "workspace": "",
+    "dataset": "_daily",
+    "bucket": "-exports",
+    "index": "-index",
+    "store": "-logs",
+    "mart": "_mart",
+    "cluster": "-cluster",
+    "instance": "-prod",
+    "service": "-api",
+    "app": "-app",
+    "application": "-app",
+    "environment": "",
+    "env": "",
+    "module": "",
+    "package": "-utils",
+    "packages": "-utils",
+    "library": "-ui",
+    "block": "-hero",
+    "component": "-card",
+    "components": "-card",
+    "plugin": "-plugin",
+    "table": "",
+    "channel": "",
+    "repo": "",
+    "branch": "",
+}
 NAMED_THINGS = {
     "playlist": ("Sunday morning jazz", "Road trip 2026", "Deep focus", "Running mix"),
     "project": ("Website redesign", "Q3 launch", "Mobile app v2", "Customer survey"),
@@ -191,8 +398,16 @@ DESCRIPTIONS = {
     "resource": ("Reference material for new team members.", "The latest version of the brand guidelines."),
     "issue": ("Login fails on Safari 17 after the last release.", "The export button does nothing on large reports."),
 }
-GITHUB_PAIRS = ("pallets/flask", "psf/requests", "tiangolo/fastapi", "vercel/next.js", "microsoft/vscode",
-                "denoland/deno", "rust-lang/rustlings", "yamadashy/repomix")
+GITHUB_PAIRS = (
+    "pallets/flask",
+    "psf/requests",
+    "tiangolo/fastapi",
+    "vercel/next.js",
+    "microsoft/vscode",
+    "denoland/deno",
+    "rust-lang/rustlings",
+    "yamadashy/repomix",
+)
 CURSORS = ("eyJwYWdlIjoyfQ", "dXNlcjoxMjM0NQ", "c2VxOjIwMjYwNjAx")
 REGIONS = ("us-en", "uk-en", "de-de", "fr-fr", "es-es", "jp-jp")
 CLOUD_REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-1", "eu-central-1")
@@ -200,10 +415,12 @@ EXCHANGES = ("binance", "coinbase", "kraken", "okx", "bybit")
 PAIRS = ("BTC-USDT", "ETH-USDT", "SOL-USDT", "BTC/USD", "ETH/EUR")
 SQL_WHERE = ("country = 'Portugal'", "created_at >= '2026-05-01'", "status = 'active' AND total > 100")
 EXPRESSIONS = ("(15 + 27) * 3", "sqrt(144) + 2^5", "1250 * 0.075", "365 / 7")
-JS_SNIPPETS = ("document.title", "[...document.querySelectorAll('a')].map(a => a.href).slice(0, 5)",
-               "value * 1.2")
-PY_SNIPPETS = ("print(sum(range(1, 101)))", "import statistics\nprint(statistics.mean([12, 15, 9, 20]))",
-               "print(sorted(['pear', 'apple', 'fig']))")
+JS_SNIPPETS = ("document.title", "[...document.querySelectorAll('a')].map(a => a.href).slice(0, 5)", "value * 1.2")
+PY_SNIPPETS = (
+    "print(sum(range(1, 101)))",
+    "import statistics\nprint(statistics.mean([12, 15, 9, 20]))",
+    "print(sorted(['pear', 'apple', 'fig']))",
+)
 COMMANDS = ("ls -la", "git status", "df -h", "npm test", "python --version", "docker ps", "tail -n 50 app.log")
 SELECTORS = ("#login-button", "button[type='submit']", ".product-card h2", "input[name='email']", "nav a.active")
 ELEMENTS = ("Sign in button", "Search field", "Accept cookies button", "Country dropdown", "Add to cart button")
@@ -211,8 +428,28 @@ INDUSTRIES = ("renewable energy", "fintech", "healthcare", "logistics", "e-comme
 MODELS = ("gpt-4o-mini", "claude-3-5-sonnet", "llama-3.1-8b-instruct", "flux-schnell")
 WORDS = ("serendipity", "ephemeral", "resilience", "wanderlust", "benevolent", "cadence")
 SMILES = ("CC(=O)OC1=CC=CC=C1C(=O)O", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", "CC(C)CC1=CC=C(C=C1)C(C)C(=O)O")
-WORDS_BIP = ("abandon", "ability", "able", "about", "above", "absent", "absorb", "abstract", "absurd", "abuse",
-             "access", "accident", "account", "accuse", "achieve", "acid", "acoustic", "acquire", "across", "act")
+WORDS_BIP = (
+    "abandon",
+    "ability",
+    "able",
+    "about",
+    "above",
+    "absent",
+    "absorb",
+    "abstract",
+    "absurd",
+    "abuse",
+    "access",
+    "accident",
+    "account",
+    "accuse",
+    "achieve",
+    "acid",
+    "acoustic",
+    "acquire",
+    "across",
+    "act",
+)
 DOIS = ("10.1038/s41586-021-03819-2", "10.1126/science.abj8754", "10.1056/NEJMoa2034577", "10.48550/arXiv.2310.06770")
 ISBNS = ("9780143127741", "9780262046305", "9781492056355", "9780735219090")
 PARAGRAPHS = (
@@ -223,37 +460,85 @@ PARAGRAPHS = (
 )
 # Statements for reasoning-style parameters (thought, problem, hypothesis, steps...), by topic.
 REASONING = {
-    "general": ("The checkout page is slow for users on mobile networks.",
-                "Compare the cost of leasing and buying a car over five years.",
-                "Most support tickets this week mention the new billing page.",
-                "Break the migration into smaller steps that can be rolled back.",
-                "Caching the product catalogue should cut the page load time in half.",
-                "Decide whether to launch in Spain or Portugal first."),
-    "code": ("The login endpoint returns 500 when the session cookie has expired.",
-             "Memory grows steadily while the worker processes large uploads.",
-             "Add retries with backoff around the payment client.",
-             "Split the monolith's user module into its own service."),
-    "data": ("Monthly revenue dropped in March although orders went up.",
-             "Customers from the spring campaign churn faster than the rest."),
-    "finance": ("Tech stocks look overvalued compared with their five-year average.",
-                "Rebalance towards bonds if rates keep rising."),
-    "health": ("Resting heart rate has risen by 8 bpm over two weeks.",
-               "Increase weekly running distance by no more than 10%."),
+    "general": (
+        "The checkout page is slow for users on mobile networks.",
+        "Compare the cost of leasing and buying a car over five years.",
+        "Most support tickets this week mention the new billing page.",
+        "Break the migration into smaller steps that can be rolled back.",
+        "Caching the product catalogue should cut the page load time in half.",
+        "Decide whether to launch in Spain or Portugal first.",
+    ),
+    "code": (
+        "The login endpoint returns 500 when the session cookie has expired.",
+        "Memory grows steadily while the worker processes large uploads.",
+        "Add retries with backoff around the payment client.",
+        "Split the monolith's user module into its own service.",
+    ),
+    "data": (
+        "Monthly revenue dropped in March although orders went up.",
+        "Customers from the spring campaign churn faster than the rest.",
+    ),
+    "finance": (
+        "Tech stocks look overvalued compared with their five-year average.",
+        "Rebalance towards bonds if rates keep rising.",
+    ),
+    "health": (
+        "Resting heart rate has risen by 8 bpm over two weeks.",
+        "Increase weekly running distance by no more than 10%.",
+    ),
 }
 CODE_NAMES = ("total_count", "user_id", "created_at", "is_active", "parse_invoice", "retry_count", "buffer_size")
-COUNTRY_CODES = {"Portugal": "PT", "Spain": "ES", "France": "FR", "Germany": "DE", "Netherlands": "NL", "Denmark": "DK",
-                 "Sweden": "SE", "Norway": "NO", "Finland": "FI", "Ireland": "IE", "United Kingdom": "GB", "Italy": "IT",
-                 "Austria": "AT", "Czech Republic": "CZ", "Poland": "PL", "Greece": "GR", "Turkey": "TR", "Egypt": "EG",
-                 "Kenya": "KE", "South Africa": "ZA", "Nigeria": "NG", "United Arab Emirates": "AE", "India": "IN",
-                 "Singapore": "SG", "Thailand": "TH", "Japan": "JP", "South Korea": "KR", "China": "CN",
-                 "Australia": "AU", "New Zealand": "NZ", "Canada": "CA", "United States": "US", "Mexico": "MX",
-                 "Colombia": "CO", "Peru": "PE", "Chile": "CL", "Argentina": "AR", "Brazil": "BR"}
+COUNTRY_CODES = {
+    "Portugal": "PT",
+    "Spain": "ES",
+    "France": "FR",
+    "Germany": "DE",
+    "Netherlands": "NL",
+    "Denmark": "DK",
+    "Sweden": "SE",
+    "Norway": "NO",
+    "Finland": "FI",
+    "Ireland": "IE",
+    "United Kingdom": "GB",
+    "Italy": "IT",
+    "Austria": "AT",
+    "Czech Republic": "CZ",
+    "Poland": "PL",
+    "Greece": "GR",
+    "Turkey": "TR",
+    "Egypt": "EG",
+    "Kenya": "KE",
+    "South Africa": "ZA",
+    "Nigeria": "NG",
+    "United Arab Emirates": "AE",
+    "India": "IN",
+    "Singapore": "SG",
+    "Thailand": "TH",
+    "Japan": "JP",
+    "South Korea": "KR",
+    "China": "CN",
+    "Australia": "AU",
+    "New Zealand": "NZ",
+    "Canada": "CA",
+    "United States": "US",
+    "Mexico": "MX",
+    "Colombia": "CO",
+    "Peru": "PE",
+    "Chile": "CL",
+    "Argentina": "AR",
+    "Brazil": "BR",
+}
 MEDIA_PATHS = {
     "video": ("videos/product-demo.mp4", "videos/onboarding.mov"),
-    "image": ("images/logo.png", "photos/team-offsite.jpg"), "photo": ("photos/team-offsite.jpg",),
+    "image": ("images/logo.png", "photos/team-offsite.jpg"),
+    "photo": ("photos/team-offsite.jpg",),
     "audio": ("audio/interview-2026-05-12.mp3", "audio/podcast-ep12.wav"),
     "pdf": ("invoices/INV-2026-0142.pdf", "reports/annual-report-2025.pdf"),
-    "csv": ("data/sales_2025.csv", "exports/customers.csv"), "excel": ("reports/budget-2026.xlsx",),
-    "json": ("config/settings.json", "data/products.json"), "markdown": ("docs/getting-started.md", "README.md"),
-    "python": ("src/app/main.py", "scripts/cleanup.py"), "log": ("logs/app.log",), "zip": ("backups/site-2026-05.zip",),
+    "csv": ("data/sales_2025.csv", "exports/customers.csv"),
+    "excel": ("reports/budget-2026.xlsx",),
+    "json": ("config/settings.json", "data/products.json"),
+    "markdown": ("docs/getting-started.md", "README.md"),
+    "python": ("src/app/main.py", "scripts/cleanup.py"),
+    "log": ("logs/app.log",),
+    "zip": ("backups/site-2026-05.zip",),
 }

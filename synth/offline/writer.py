@@ -10,15 +10,12 @@ import dataclasses
 import re
 from typing import Any
 
-from synth.offline import language
+from synth.offline import language, vocab
 from synth.offline.params import documented
 from synth.offline.scenario import rng_for
 from synth.offline.simulate import noun
-from synth.offline.values import Context, make_value, words
-from synth.offline import vocab
-from synth.runtime.base import ToolResult, ToolRuntime, run_sync
 from synth.offline.simulated import SimulatedRuntime
-from synth.templates import render
+from synth.offline.values import Context, make_value, words
 from synth.records import (
     Message,
     Plan,
@@ -32,14 +29,17 @@ from synth.records import (
     content_hash,
     make_id,
 )
+from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.templates import render
 
 P_OPTIONAL = 0.3
 _UNASKABLE = {"bool", "enum", "object", "code"}
 _UNASKED = {"guess", "text", "code", "object"}  # kinds of optional values a request would not bring up
 
 
-def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
-          runtime: ToolRuntime | None = None) -> tuple[Query, Plan, Trajectory]:
+def write(
+    scenario: Scenario, server: ServerSpec, topic: str, seed: int, runtime: ToolRuntime | None = None
+) -> tuple[Query, Plan, Trajectory]:
     """One conversation; its calls go to ``runtime`` (default: the schema simulator)."""
     rng = rng_for(seed, "write", scenario.id)
     ctx = Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0])
@@ -77,11 +77,17 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
 
     withheld: tuple[str, ...] = ()
     if scenario.multi_turn:
-        askable = [(i, p) for i, s in enumerate(steps) for p in s.tool.required
-                   if p in s.args and p not in s.linked and s.kinds.get(p) not in _UNASKABLE
-                   and not any(p in other.args for j, other in enumerate(steps) if j < i)
-                   # a value the request states anyway (for another step) cannot be held back
-                   and not any(s.args[p] == v for j, other in enumerate(steps) if j != i for v in other.args.values())]
+        askable = [
+            (i, p)
+            for i, s in enumerate(steps)
+            for p in s.tool.required
+            if p in s.args
+            and p not in s.linked
+            and s.kinds.get(p) not in _UNASKABLE
+            and not any(p in other.args for j, other in enumerate(steps) if j < i)
+            # a value the request states anyway (for another step) cannot be held back
+            and not any(s.args[p] == v for j, other in enumerate(steps) if j != i for v in other.args.values())
+        ]
         if askable:
             i, p = rng.choice(askable)
             steps[i].withheld.add(p)
@@ -90,8 +96,10 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
     text = language.request(steps, scenario.persona or None, rng)
     query = Query(id=make_id("query", scenario.id, text), scenario_id=scenario.id, text=text, withheld=withheld)
     if runtime is None:  # the simulator puts each value a later step needs where that step reads it
-        provide = {i: {lk.field: steps[lk.to_step].args[lk.param] for lk in scenario.links if lk.from_step == i}
-                   for i in range(len(steps))}
+        provide = {
+            i: {lk.field: steps[lk.to_step].args[lk.param] for lk in scenario.links if lk.from_step == i}
+            for i in range(len(steps))
+        }
         runtime = SimulatedRuntime(ctx, provide, scenario.links)
 
     messages: list[Message] = [
@@ -102,33 +110,46 @@ def write(scenario: Scenario, server: ServerSpec, topic: str, seed: int,
     for i, step in enumerate(steps):
         for param in sorted(step.withheld):
             messages.append(Message(role="assistant", content=language.ask(step.tool, param, rng)))
-            messages.append(Message(role="user", content=language.give(param, step.args[param], step.kinds[param], rng)))
+            messages.append(
+                Message(role="user", content=language.give(param, step.args[param], step.kinds[param], rng))
+            )
         for lk in scenario.links:  # a chained value is read from the earlier result, never invented
             if lk.to_step == i and (fed := fed_value(results[lk.from_step].data, lk.field)) is not None:
                 step.args[lk.param] = fed
         call = ToolCall(id=f"call_{content_hash([scenario.id, i], 12)}", name=step.tool.name, arguments=step.args)
         messages.append(Message(role="assistant", tool_calls=(call,)))
         results.append(run_sync(runtime.call(step.tool, step.args)))
-        messages.append(Message(role="tool", tool_call_id=call.id, content=results[-1].content, source=results[-1].source))
-    messages.append(Message(role="assistant", content=" ".join(
-        language.reply(s.tool, s.args, r) for s, r in zip(steps, results))))
+        messages.append(
+            Message(role="tool", tool_call_id=call.id, content=results[-1].content, source=results[-1].source)
+        )
+    messages.append(
+        Message(role="assistant", content=" ".join(language.reply(s.tool, s.args, r) for s, r in zip(steps, results)))
+    )
     plan = Plan(
         id=make_id("plan", scenario.id, [(s.tool.name, s.args) for s in steps]),
         scenario_id=scenario.id,
         steps=tuple(
-            PlanStep(step=i, tool=s.tool.name, arguments=s.args,
-                     depends_on=tuple(sorted({lk.from_step for lk in scenario.links if lk.to_step == i})))
+            PlanStep(
+                step=i,
+                tool=s.tool.name,
+                arguments=s.args,
+                depends_on=tuple(sorted({lk.from_step for lk in scenario.links if lk.to_step == i})),
+            )
             for i, s in enumerate(steps)
         ),
     )
-    trajectory = Trajectory(id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
-                            scenario_id=scenario.id, messages=tuple(messages))
+    trajectory = Trajectory(
+        id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
+        scenario_id=scenario.id,
+        messages=tuple(messages),
+    )
     return query, plan, trajectory
 
 
 def fed_value(data: Any, field: str) -> Any:
     """The value a chained call takes from an earlier result: the first ``field`` in it, searching
     records and the first item of lists; for an id parameter (``task_id``), an item's ``id``."""
+
     def find(value: Any, key: str, depth: int = 0) -> Any:
         if depth > 4:
             return None
@@ -157,7 +178,9 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
     if "enum" in schema:
         return value in schema["enum"]
     expected = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
-    return t not in expected or (isinstance(value, expected[t]) and not (t in ("integer", "number") and isinstance(value, bool)))
+    return t not in expected or (
+        isinstance(value, expected[t]) and not (t in ("integer", "number") and isinstance(value, bool))
+    )
 
 
 def _in_order(tool: ToolSpec, args: dict[str, Any]) -> None:
@@ -165,8 +188,11 @@ def _in_order(tool: ToolSpec, args: dict[str, Any]) -> None:
     nums = [p for p, v in args.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     for a in nums:
         for b in nums:
-            named = words(a)[:1] in (["min"], ["start"], ["from"]) and words(b)[:1] in (["max"], ["end"], ["to"]) \
+            named = (
+                words(a)[:1] in (["min"], ["start"], ["from"])
+                and words(b)[:1] in (["max"], ["end"], ["to"])
                 and words(a)[1:] == words(b)[1:]
+            )
             said = re.search(rf"\b{re.escape(a)}\b[^.]{{0,25}}\bfrom\b[^.]{{0,12}}\b{re.escape(b)}\b", tool.description)
             if a != b and (named or said) and args[a] > args[b]:
                 args[a], args[b] = args[b], args[a]

@@ -38,8 +38,9 @@ def goal_params(goal: Goal) -> list[str]:
     return [*dict.fromkeys(s for s in slots(goal.text) if ":" not in s), *goal.set]
 
 
-def arguments(pack: ToolPack, params: list[str], rng: random.Random, expander: Expander,
-              fixed: dict[str, Any] | None = None) -> dict[str, Any]:
+def arguments(
+    pack: ToolPack, params: list[str], rng: random.Random, expander: Expander, fixed: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Values for ``params`` (in that order): ``fixed`` first, then a case that covers some, then pools."""
     out: dict[str, Any] = dict(fixed or {})
     if pack.cases:

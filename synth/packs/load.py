@@ -33,10 +33,12 @@ class Packs:
     def summary(self, registry: Registry) -> dict[str, object]:
         """What the manifest and card say about packs: which servers had one, and what was wrong."""
         with_pack = sorted(s.id for s in registry.servers if s.id in self.by_server)
-        return {"servers_with_pack": with_pack,
-                "servers_without_pack": sorted(s.id for s in registry.servers if s.id not in self.by_server),
-                "files": {k: self.files[k] for k in with_pack},
-                "problems": [p.line() for p in self.problems if p.severity == "error"]}
+        return {
+            "servers_with_pack": with_pack,
+            "servers_without_pack": sorted(s.id for s in registry.servers if s.id not in self.by_server),
+            "files": {k: self.files[k] for k in with_pack},
+            "problems": [p.line() for p in self.problems if p.severity == "error"],
+        }
 
 
 def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
@@ -45,19 +47,34 @@ def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
         text = path.read_text(encoding="utf-8")
         doc = json.loads(text) if path.suffix == ".json" else read_yaml(text)
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
-        return None, [Problem(severity="error", file=rel, what=f"cannot read the pack: {str(exc).splitlines()[0][:200]}",
-                              fix="fix the YAML/JSON syntax (synth pack check shows every problem)")]
+        return None, [
+            Problem(
+                severity="error",
+                file=rel,
+                what=f"cannot read the pack: {str(exc).splitlines()[0][:200]}",
+                fix="fix the YAML/JSON syntax (synth pack check shows every problem)",
+            )
+        ]
     if doc is None:
-        return None, [Problem(severity="error", file=rel, what="empty pack file", fix="write a pack or delete the file")]
+        return None, [
+            Problem(severity="error", file=rel, what="empty pack file", fix="write a pack or delete the file")
+        ]
     try:
         return Pack.model_validate(doc), []
     except ValidationError as exc:
         out = []
         for err in exc.errors()[:20]:
             pointer = "/" + "/".join(str(x) for x in err["loc"])
-            out.append(Problem(severity="error", file=rel, server=doc.get("server") if isinstance(doc, dict) else None,
-                               pointer=pointer, what=err["msg"],
-                               fix="see registry/packs/README.md for the pack format"))
+            out.append(
+                Problem(
+                    severity="error",
+                    file=rel,
+                    server=doc.get("server") if isinstance(doc, dict) else None,
+                    pointer=pointer,
+                    what=err["msg"],
+                    fix="see registry/packs/README.md for the pack format",
+                )
+            )
         return None, out
 
 
@@ -76,9 +93,15 @@ def load_packs(*folders: Path) -> Packs:
             if pack is None:
                 continue
             if pack.server in packs.by_server:
-                packs.problems.append(Problem(severity="error", file=rel, server=pack.server,
-                                              what=f"a second pack for {pack.server} (the first is {packs.files[pack.server]})",
-                                              fix="keep one pack per server"))
+                packs.problems.append(
+                    Problem(
+                        severity="error",
+                        file=rel,
+                        server=pack.server,
+                        what=f"a second pack for {pack.server} (the first is {packs.files[pack.server]})",
+                        fix="keep one pack per server",
+                    )
+                )
                 continue
             packs.by_server[pack.server] = pack
             packs.files[pack.server] = rel
@@ -95,14 +118,22 @@ def usable_packs(registry: Registry, *folders: Path) -> Packs:
         pack, file = found.by_server[server_id], found.files[server_id]
         server = servers.get(server_id)
         if server is None:
-            found.problems.append(Problem(severity="error", file=file, server=server_id,
-                                          what=f"no server {server_id!r} in the registry",
-                                          fix="set 'server' to the qualifiedName of a server in the folder"))
+            found.problems.append(
+                Problem(
+                    severity="error",
+                    file=file,
+                    server=server_id,
+                    what=f"no server {server_id!r} in the registry",
+                    fix="set 'server' to the qualifiedName of a server in the folder",
+                )
+            )
             del found.by_server[server_id]
             continue
         problems = check_pack(pack, server, file)
         found.problems.extend(problems)
         broken = {p.tool for p in problems if p.severity == "error" and p.tool}
         if broken:
-            found.by_server[server_id] = pack.model_copy(update={"tools": {k: v for k, v in pack.tools.items() if k not in broken}})
+            found.by_server[server_id] = pack.model_copy(
+                update={"tools": {k: v for k, v in pack.tools.items() if k not in broken}}
+            )
     return found

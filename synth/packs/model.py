@@ -10,7 +10,7 @@ Slots (see ``synth.packs.template``):
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,8 +26,11 @@ class Range(_Model):
 
     range: tuple[float, float]
     step: float | None = None
-    phrase: dict[str, str] = Field(default_factory=dict, description="how the user says a value, e.g. {'1': 'tomorrow'}; "
-                                   "must contain the value unless the parameter is an enum or boolean")
+    phrase: dict[str, str] = Field(
+        default_factory=dict,
+        description="how the user says a value, e.g. {'1': 'tomorrow'}; "
+        "must contain the value unless the parameter is an enum or boolean",
+    )
 
 
 class Pool(_Model):
@@ -37,7 +40,7 @@ class Pool(_Model):
     phrase: dict[str, str] = Field(default_factory=dict)
 
 
-Values = Union[list[JSON], Range, Pool]
+Values = list[JSON] | Range | Pool
 
 
 class Goal(_Model):
@@ -61,17 +64,25 @@ class Feed(_Model):
     to: str
     param: str
     path: str = Field(description="where the value is in this tool's result, e.g. 'locations.0.name'")
-    goals: list[Union[str, Goal]] = Field(default_factory=list, description="requests for the pair; slots are "
-                                          "parameters of either tool except the fed one")
+    goals: list[str | Goal] = Field(
+        default_factory=list,
+        description="requests for the pair; slots are parameters of either tool except the fed one",
+    )
 
 
 class ToolPack(_Model):
-    goals: list[Union[str, Goal]] = Field(min_length=3, description="what people want when they need this tool, "
-                                          "in their words; no tool or parameter names")
+    goals: list[str | Goal] = Field(
+        min_length=3,
+        description="what people want when they need this tool, in their words; no tool or parameter names",
+    )
     values: dict[str, Values] = Field(default_factory=dict)
     cases: list[dict[str, JSON]] = Field(default_factory=list, description="values that must agree, chosen together")
-    ask: dict[str, str] = Field(default_factory=dict, description="the assistant's question for a value the user left out")
-    say: dict[str, list[str]] = Field(default_factory=dict, description="how the user gives a value when asked; {value}")
+    ask: dict[str, str] = Field(
+        default_factory=dict, description="the assistant's question for a value the user left out"
+    )
+    say: dict[str, list[str]] = Field(
+        default_factory=dict, description="how the user gives a value when asked; {value}"
+    )
     results: list[JSON] = Field(min_length=1, description="result templates, consistent with the arguments")
     failures: list[Failure] = Field(default_factory=list)
     answers: list[str] = Field(min_length=2, description="final answers stating facts from the result")

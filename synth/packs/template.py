@@ -10,18 +10,45 @@ import datetime as dt
 import json
 import random
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from faker import Faker
 
 from synth.stages.fakers import Seeded
 
 SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
-FAKES = frozenset({
-    "name", "first_name", "last_name", "company", "email", "city", "country", "country_code", "street_address",
-    "address", "postcode", "phone_number", "url", "domain_name", "user_name", "job", "word", "sentence",
-    "catch_phrase", "uuid4", "iban", "isbn13", "color_name", "license_plate", "ipv4", "file_name", "currency_code",
-})
+FAKES = frozenset(
+    {
+        "name",
+        "first_name",
+        "last_name",
+        "company",
+        "email",
+        "city",
+        "country",
+        "country_code",
+        "street_address",
+        "address",
+        "postcode",
+        "phone_number",
+        "url",
+        "domain_name",
+        "user_name",
+        "job",
+        "word",
+        "sentence",
+        "catch_phrase",
+        "uuid4",
+        "iban",
+        "isbn13",
+        "color_name",
+        "license_plate",
+        "ipv4",
+        "file_name",
+        "currency_code",
+    }
+)
 BASE_DATE = dt.date(2026, 5, 4)
 
 
@@ -62,18 +89,36 @@ def spoken(value: Any) -> str:
 
 
 TITLE_KEYS = ("title", "name", "subject", "summary")
-KEY_PHRASES = {"due_date": "due {}", "start_date": "from {}", "end_date": "to {}", "date": "on {}",
-               "location": "at {}", "calendar_name": "in my {} calendar", "list_name": "on my {} list",
-               "folder": "in the {} folder", "notes": "note: {}", "content": "{}", "body": "{}", "text": "{}",
-               "path": "{}", "url": "{}", "file": "{}", "pages": "pages {}"}
+KEY_PHRASES = {
+    "due_date": "due {}",
+    "start_date": "from {}",
+    "end_date": "to {}",
+    "date": "on {}",
+    "location": "at {}",
+    "calendar_name": "in my {} calendar",
+    "list_name": "on my {} list",
+    "folder": "in the {} folder",
+    "notes": "note: {}",
+    "content": "{}",
+    "body": "{}",
+    "text": "{}",
+    "path": "{}",
+    "url": "{}",
+    "file": "{}",
+    "pages": "pages {}",
+}
 
 
 def _sayable(record: dict[str, Any]) -> bool:
     """Whether every field of ``record`` is one a person names by what it means (a title, a due date, a
     path): a note or an event is said in words; anything else (a filter, a document) is pasted as JSON."""
-    return all((k in KEY_PHRASES or k in TITLE_KEYS)
-               and (not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v)))
-               for k, v in record.items())
+    return all(
+        (k in KEY_PHRASES or k in TITLE_KEYS)
+        and (
+            not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v))
+        )
+        for k, v in record.items()
+    )
 
 
 def _spoken_record(record: dict[str, Any]) -> str:
@@ -98,7 +143,7 @@ def fill(text: str, lookup: Callable[[str], str]) -> str:
 def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
     """An answer's slot: an argument, ``r.path`` into the result, or ``count:r.path``."""
     if slot.startswith("count:r."):
-        value = get_path(result, slot[len("count:r."):])
+        value = get_path(result, slot[len("count:r.") :])
         if not isinstance(value, list):
             raise Missing(slot)
         return str(len(value))

@@ -17,8 +17,18 @@ from jsonschema.exceptions import SchemaError
 from synth.records import Problem
 
 TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
-ALIASES = {"str": "string", "text": "string", "int": "integer", "long": "integer", "float": "number",
-           "double": "number", "bool": "boolean", "dict": "object", "map": "object", "list": "array"}
+ALIASES = {
+    "str": "string",
+    "text": "string",
+    "int": "integer",
+    "long": "integer",
+    "float": "number",
+    "double": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "map": "object",
+    "list": "array",
+}
 ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
 DROPPED = ("$schema", "$id", "$defs", "definitions", "$anchor")
 REPAIRED = "the loader repaired it for this run; fix it in the server so every MCP client gets a valid schema"
@@ -44,13 +54,31 @@ class Run:
     expansions: int = 0
 
     def warn(self, pointer: str, what: str, fix: str = REPAIRED) -> None:
-        self.problems.append(Problem(severity="warning", file=self.file, server=self.server, tool=self.tool,
-                                     pointer=pointer, what=what, fix=fix))
+        self.problems.append(
+            Problem(
+                severity="warning",
+                file=self.file,
+                server=self.server,
+                tool=self.tool,
+                pointer=pointer,
+                what=what,
+                fix=fix,
+            )
+        )
 
     def error(self, pointer: str, what: str, fix: str) -> None:
         self.fatal = True
-        self.problems.append(Problem(severity="error", file=self.file, server=self.server, tool=self.tool,
-                                     pointer=pointer, what=what, fix=fix))
+        self.problems.append(
+            Problem(
+                severity="error",
+                file=self.file,
+                server=self.server,
+                tool=self.tool,
+                pointer=pointer,
+                what=what,
+                fix=fix,
+            )
+        )
 
 
 def repair(s: dict[str, Any], ptr: str, run: Run) -> bool:
@@ -84,15 +112,22 @@ def fix_type(s: dict[str, Any], ptr: str, run: Run) -> bool:
             clean.append(n)
         elif key in TYPES or key in ALIASES:
             clean.append(ALIASES.get(key, key))
-            run.warn(f"{ptr}/type", f"type {n!r} is not a JSON Schema type; read as {clean[-1]!r}",
-                     f'write "type": "{clean[-1]}"')
+            run.warn(
+                f"{ptr}/type",
+                f"type {n!r} is not a JSON Schema type; read as {clean[-1]!r}",
+                f'write "type": "{clean[-1]}"',
+            )
         elif key == "any":
             anything = True
-            run.warn(f"{ptr}/type", 'type "any" is not JSON Schema; dropped (any value allowed)',
-                     'omit "type" to allow any value')
+            run.warn(
+                f"{ptr}/type",
+                'type "any" is not JSON Schema; dropped (any value allowed)',
+                'omit "type" to allow any value',
+            )
         else:
-            run.warn(f"{ptr}/type", f"unknown type {short(repr(n), 40)} dropped",
-                     "use one of " + ", ".join(sorted(TYPES)))
+            run.warn(
+                f"{ptr}/type", f"unknown type {short(repr(n), 40)} dropped", "use one of " + ", ".join(sorted(TYPES))
+            )
     clean = list(dict.fromkeys(clean))
     nonnull = [t for t in clean if t != "null"]
     if anything or not clean:
@@ -124,11 +159,17 @@ def prune_required(s: dict[str, Any], ptr: str, run: Run, removed: set[str], nev
     for name in [n for n in names if isinstance(props, dict) and n not in props]:
         names.remove(name)
         if name in never:
-            run.error(f"{ptr}/required", f"required parameter {name!r} can never be given",
-                      "make it optional or fix its schema")
+            run.error(
+                f"{ptr}/required",
+                f"required parameter {name!r} can never be given",
+                "make it optional or fix its schema",
+            )
         elif name not in removed:  # a leaked Context parameter is reported once, where it was removed
-            run.warn(f"{ptr}/required", f"required names {name!r}, which is not in properties; dropped",
-                     f"add {name!r} to properties or remove it from required")
+            run.warn(
+                f"{ptr}/required",
+                f"required names {name!r}, which is not in properties; dropped",
+                f"add {name!r} to properties or remove it from required",
+            )
 
 
 def fix_values(s: dict[str, Any], ptr: str, run: Run) -> None:
@@ -140,8 +181,11 @@ def fix_values(s: dict[str, Any], ptr: str, run: Run) -> None:
         try:
             re.compile(s["pattern"])
         except (re.error, TypeError) as exc:
-            run.warn(f"{ptr}/pattern", f"pattern {short(repr(s['pattern']), 60)} is not a valid regular expression "
-                     f"({exc}); dropped", "fix the regular expression")
+            run.warn(
+                f"{ptr}/pattern",
+                f"pattern {short(repr(s['pattern']), 60)} is not a valid regular expression ({exc}); dropped",
+                "fix the regular expression",
+            )
             del s["pattern"]
 
 
@@ -158,22 +202,36 @@ def check_ranges(s: dict[str, Any], ptr: str, run: Run) -> None:
         integer = s.get("type") == "integer"
         empty = low > high or (low == high and strict) or (integer and math.ceil(low) > math.floor(high))
         if empty:
-            which = ("exclusiveMinimum" if low == xlo and _number(xlo) else "minimum",
-                     "exclusiveMaximum" if high == xhi and _number(xhi) else "maximum")
-            run.error(f"{ptr}/{which[0]}", f"{which[0]} {low:g} and {which[1]} {high:g} leave no "
-                      f"{'integer' if integer else 'number'} allowed", f"fix the bounds so {which[0]} is below {which[1]}")
-    for small, big, what in (("minLength", "maxLength", "string"), ("minItems", "maxItems", "array"),
-                             ("minProperties", "maxProperties", "object")):
+            which = (
+                "exclusiveMinimum" if low == xlo and _number(xlo) else "minimum",
+                "exclusiveMaximum" if high == xhi and _number(xhi) else "maximum",
+            )
+            run.error(
+                f"{ptr}/{which[0]}",
+                f"{which[0]} {low:g} and {which[1]} {high:g} leave no {'integer' if integer else 'number'} allowed",
+                f"fix the bounds so {which[0]} is below {which[1]}",
+            )
+    for small, big, what in (
+        ("minLength", "maxLength", "string"),
+        ("minItems", "maxItems", "array"),
+        ("minProperties", "maxProperties", "object"),
+    ):
         a, b = s.get(small), s.get(big)
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and _number(a) and _number(b) and a > b:
-            run.error(f"{ptr}/{small}", f"{small} {a} is above {big} {b}: no {what} is allowed",
-                      f"fix the bounds so {small} <= {big}")
+            run.error(
+                f"{ptr}/{small}",
+                f"{small} {a} is above {big} {b}: no {what} is allowed",
+                f"fix the bounds so {small} <= {big}",
+            )
     pattern, enum = s.get("pattern"), s.get("enum")
     if isinstance(pattern, str) and isinstance(enum, list):
         texts = [v for v in enum if isinstance(v, str)]
         if texts and not any(re.search(pattern, v) for v in texts):
-            run.error(f"{ptr}/pattern", f"pattern {short(repr(pattern), 60)} matches none of the enum values "
-                      f"{short(repr(texts), 80)}", "fix the pattern or the enum so the allowed values match")
+            run.error(
+                f"{ptr}/pattern",
+                f"pattern {short(repr(pattern), 60)} matches none of the enum values {short(repr(texts), 80)}",
+                "fix the pattern or the enum so the allowed values match",
+            )
 
 
 def check_depth(s: Any, ptr: str, run: Run, depth: int = -1) -> None:
@@ -181,9 +239,12 @@ def check_depth(s: Any, ptr: str, run: Run, depth: int = -1) -> None:
     if not isinstance(s, dict):
         return
     if depth >= FILL_DEPTH and s.get("required"):
-        run.warn(ptr, f"required values nested {depth + 1} levels deep; the offline writer fills {FILL_DEPTH}, so "
-                 "offline calls of this tool leave them out and fail validation", "flatten the arguments, or give "
-                 "the server a pack with example values")
+        run.warn(
+            ptr,
+            f"required values nested {depth + 1} levels deep; the offline writer fills {FILL_DEPTH}, so "
+            "offline calls of this tool leave them out and fail validation",
+            "flatten the arguments, or give the server a pack with example values",
+        )
         return
     for name, sub in (s.get("properties") or {}).items():
         if name in (s.get("required") or ()):
@@ -208,8 +269,11 @@ def fix_bounds(s: dict[str, Any], ptr: str, run: Run) -> None:
     """Draft-04 boolean exclusiveMinimum/Maximum -> the numeric form of later drafts."""
     for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         if isinstance(flag := s.get(exclusive), bool):
-            run.warn(f"{ptr}/{exclusive}", f"{exclusive} is a boolean (draft-04 style); converted",
-                     f'write "{exclusive}": <number> instead of "{bound}" plus "{exclusive}": true')
+            run.warn(
+                f"{ptr}/{exclusive}",
+                f"{exclusive} is a boolean (draft-04 style); converted",
+                f'write "{exclusive}": <number> instead of "{bound}" plus "{exclusive}": true',
+            )
             del s[exclusive]
             if flag and isinstance(s.get(bound), (int, float)):
                 s[exclusive] = s.pop(bound)

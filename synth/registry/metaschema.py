@@ -12,9 +12,14 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 
-DRAFTS = {"Draft3Validator": "draft-03", "Draft4Validator": "draft-04", "Draft6Validator": "draft-06",
-          "Draft7Validator": "draft-07", "Draft201909Validator": "draft 2019-09",
-          "Draft202012Validator": "draft 2020-12"}
+DRAFTS = {
+    "Draft3Validator": "draft-03",
+    "Draft4Validator": "draft-04",
+    "Draft6Validator": "draft-06",
+    "Draft7Validator": "draft-07",
+    "Draft201909Validator": "draft 2019-09",
+    "Draft202012Validator": "draft 2020-12",
+}
 _VOCABULARIES = ("core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation", "content")
 
 

@@ -22,20 +22,50 @@ from urllib.parse import unquote
 from jsonschema import Draft202012Validator
 
 from synth.records import Problem
-from synth.registry.keywords import (ALIASES, ANNOTATIONS, TYPES, Run, check_depth, dedupe, drop_nulls, escape, kind,
-                                     pointer_at, prune_required, repair, short)
+from synth.registry.keywords import (
+    ALIASES,
+    ANNOTATIONS,
+    TYPES,
+    Run,
+    check_depth,
+    dedupe,
+    drop_nulls,
+    escape,
+    kind,
+    pointer_at,
+    prune_required,
+    repair,
+    short,
+)
 from synth.registry.metaschema import DRAFTS, declared_validator, metaschema_error
 
 MAX_REF_DEPTH = 3  # a recursive $ref is unrolled this many times, then cut to {}
 MAX_REF_EXPANSIONS = 2000  # guards against schemas that explode when inlined
 
 _SCHEMA_MAPS = ("patternProperties", "dependentSchemas")  # "properties" has its own checks
-_SCHEMA_ONE = ("additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-               "unevaluatedProperties", "unevaluatedItems", "contentSchema")
+_SCHEMA_ONE = (
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+)
 
 
-def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, tool: str | None = None,
-                     pointer: str = "", require_object: bool = True) -> tuple[dict[str, Any] | None, list[Problem]]:
+def normalize_schema(
+    schema: Any,
+    *,
+    file: str = "",
+    server: str | None = None,
+    tool: str | None = None,
+    pointer: str = "",
+    require_object: bool = True,
+) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Clean one schema: (normalised schema, or None when unusable; problems found).
 
     ``pointer`` is where the schema sits in its file, so every problem points into the file.
@@ -47,14 +77,19 @@ def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, 
         run.warn(pointer, f"{what} is the boolean schema true", 'write {"type": "object", "properties": {}}')
         schema = {}
     if not isinstance(schema, dict):
-        run.error(pointer, f"{what} is {kind(schema)}, not a JSON Schema object",
-                  'give the tool a schema such as {"type": "object", "properties": {...}}')
+        run.error(
+            pointer,
+            f"{what} is {kind(schema)}, not a JSON Schema object",
+            'give the tool a schema such as {"type": "object", "properties": {...}}',
+        )
         return None, run.problems
     cls, unknown = declared_validator(schema)
     if unknown:
-        run.warn(pointer + "/$schema",
-                 f"unknown $schema {short(repr(schema['$schema']), 60)}; read as JSON Schema 2020-12",
-                 'use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#"')
+        run.warn(
+            pointer + "/$schema",
+            f"unknown $schema {short(repr(schema['$schema']), 60)}; read as JSON Schema 2020-12",
+            'use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#"',
+        )
     original_error = metaschema_error(cls, schema)
     result: Any = None
     try:
@@ -64,16 +99,21 @@ def normalize_schema(schema: Any, *, file: str = "", server: str | None = None, 
     if not run.fatal:
         result = _finish_top(result, schema, pointer, run, require_object)
     if not run.fatal and (exc := metaschema_error(Draft202012Validator, result)) is not None:
-        run.error(pointer_at(pointer, exc), f"{what} is not valid JSON Schema even after repair: {short(exc.message)}",
-                  "fix this keyword so the schema passes a JSON Schema 2020-12 validator")
+        run.error(
+            pointer_at(pointer, exc),
+            f"{what} is not valid JSON Schema even after repair: {short(exc.message)}",
+            "fix this keyword so the schema passes a JSON Schema 2020-12 validator",
+        )
     if run.fatal:
         return None, dedupe(run.problems)
     if require_object:
         check_depth(result, pointer, run)
     if original_error is not None and not run.problems:  # repairable, and no specific warning said why
         draft = DRAFTS.get(cls.__name__, cls.__name__)
-        run.warn(pointer_at(pointer, original_error),
-                 f"{what} is not valid {draft} as given: {short(original_error.message)}")
+        run.warn(
+            pointer_at(pointer, original_error),
+            f"{what} is not valid {draft} as given: {short(original_error.message)}",
+        )
     return copy.deepcopy(result), dedupe(run.problems)
 
 
@@ -89,13 +129,19 @@ def _finish_top(result: Any, original: dict[str, Any], pointer: str, run: Run, r
         return result
     t = result.get("type")
     if "type" not in original and "$ref" not in original and t in (None, "object"):
-        run.warn(pointer + "/type", 'inputSchema has no type; assumed "object"',
-                 'add "type": "object" to the inputSchema (MCP requires it)')
+        run.warn(
+            pointer + "/type",
+            'inputSchema has no type; assumed "object"',
+            'add "type": "object" to the inputSchema (MCP requires it)',
+        )
     elif isinstance(t, list) and "object" in t:
         run.warn(pointer + "/type", f'inputSchema type {t!r} narrowed to "object"', 'use "type": "object"')
     elif t != "object":
-        run.error(pointer + "/type", f"inputSchema has type {t!r}; tool arguments must be an object",
-                  'wrap the argument in an object: {"type": "object", "properties": {"value": ...}}')
+        run.error(
+            pointer + "/type",
+            f"inputSchema has type {t!r}; tool arguments must be an object",
+            'wrap the argument in an object: {"type": "object", "properties": {"value": ...}}',
+        )
         return None
     result["type"] = "object"
     result.setdefault("properties", {})
@@ -126,8 +172,11 @@ def _node(s: Any, ptr: str, run: Run, stack: tuple[str, ...], top: bool = False)
             return {}
     props = s.get("properties")
     if isinstance(props, dict) and isinstance(props.get("type"), str) and isinstance(props.get("properties"), dict):
-        run.warn(f"{ptr}/properties", 'the whole schema is wrapped inside "properties"; unwrapped',
-                 'put type/properties/required at the top of the schema, not inside "properties"')
+        run.warn(
+            f"{ptr}/properties",
+            'the whole schema is wrapped inside "properties"; unwrapped',
+            'put type/properties/required at the top of the schema, not inside "properties"',
+        )
         outer = {k: v for k, v in s.items() if k not in ("properties", "required")}
         return _node({**outer, **props}, f"{ptr}/properties", run, stack, top)
     nullable = repair(s, ptr, run)
@@ -189,21 +238,33 @@ def _deref(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...]) -> tup
     """Inline a local $ref (siblings win over the target). None: cut (a warning) or unusable (an error)."""
     ref, where = s["$ref"], f"{ptr}/$ref"
     if not isinstance(ref, str) or not ref.startswith("#"):
-        run.error(where, f"$ref {ref!r} is not a local reference; remote schemas are not fetched",
-                  "inline the referenced schema, or put it under #/$defs/ and point there")
+        run.error(
+            where,
+            f"$ref {ref!r} is not a local reference; remote schemas are not fetched",
+            "inline the referenced schema, or put it under #/$defs/ and point there",
+        )
         return None
     if ref != "#" and not ref.startswith("#/"):
-        run.error(where, f"$ref {ref} names an anchor; only JSON pointer refs (#/...) are supported",
-                  "point the $ref at the definition, e.g. #/$defs/Name")
+        run.error(
+            where,
+            f"$ref {ref} names an anchor; only JSON pointer refs (#/...) are supported",
+            "point the $ref at the definition, e.g. #/$defs/Name",
+        )
         return None
     if stack.count(ref) >= MAX_REF_DEPTH:
-        run.warn(where, f"recursive $ref {ref} cut after {MAX_REF_DEPTH} levels; the deepest level accepts any value",
-                 "nothing to do unless the generator should fill deeper levels; then make the recursion shallower")
+        run.warn(
+            where,
+            f"recursive $ref {ref} cut after {MAX_REF_DEPTH} levels; the deepest level accepts any value",
+            "nothing to do unless the generator should fill deeper levels; then make the recursion shallower",
+        )
         return None
     run.expansions += 1
     if run.expansions > MAX_REF_EXPANSIONS:
-        run.error(where, f"schema needs more than {MAX_REF_EXPANSIONS} $ref expansions when inlined",
-                  "simplify the schema so it does not reference the same definitions so many times")
+        run.error(
+            where,
+            f"schema needs more than {MAX_REF_EXPANSIONS} $ref expansions when inlined",
+            "simplify the schema so it does not reference the same definitions so many times",
+        )
         return None
     target: Any = run.root
     tokens = [unquote(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")] if ref != "#" else []
@@ -213,39 +274,55 @@ def _deref(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...]) -> tup
         elif isinstance(target, list) and token.isascii() and token.isdigit() and int(token) < len(target):
             target = target[int(token)]
         else:
-            run.error(where, f"$ref {ref} points at nothing in this schema",
-                      "add the missing definition under #/$defs/ or fix the reference")
+            run.error(
+                where,
+                f"$ref {ref} points at nothing in this schema",
+                "add the missing definition under #/$defs/ or fix the reference",
+            )
             return None
     siblings = {k: v for k, v in s.items() if k != "$ref"}  # usually a description of this use
     merged = {**target, **siblings} if isinstance(target, dict) else target
     return merged, run.base + "".join("/" + escape(t) for t in tokens), (*stack, ref)
 
 
-def _properties(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...], top: bool,
-                removed: set[str], never: set[str]) -> dict[str, Any]:
+def _properties(
+    s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...], top: bool, removed: set[str], never: set[str]
+) -> dict[str, Any]:
     props = s["properties"]
     if not isinstance(props, dict):
-        run.warn(f"{ptr}/properties", f"properties is {kind(props)}, not an object; ignored",
-                 "make properties an object mapping each parameter name to its schema")
+        run.warn(
+            f"{ptr}/properties",
+            f"properties is {kind(props)}, not an object; ignored",
+            "make properties an object mapping each parameter name to its schema",
+        )
         return {}
     out: dict[str, Any] = {}
     for name, sub in props.items():
         p = f"{ptr}/properties/{escape(name)}"
         if top and _leaked_context(name, sub):
-            run.warn(p, f"parameter {name!r} is the server framework's Context object, not a user argument; removed",
-                     "hide the framework context from the tool signature (FastMCP injects ctx: Context itself)")
+            run.warn(
+                p,
+                f"parameter {name!r} is the server framework's Context object, not a user argument; removed",
+                "hide the framework context from the tool signature (FastMCP injects ctx: Context itself)",
+            )
             removed.add(name)
             continue
         if isinstance(sub, dict) and isinstance(sub.get("required"), bool):
-            run.warn(f"{p}/required", 'boolean "required" inside a property (draft-03 style); moved to the parent',
-                     'list required parameter names in the parent\'s "required" array')
+            run.warn(
+                f"{p}/required",
+                'boolean "required" inside a property (draft-03 style); moved to the parent',
+                'list required parameter names in the parent\'s "required" array',
+            )
             if sub["required"] and name not in s.setdefault("required", []):
                 s["required"].append(name)
             sub = {k: v for k, v in sub.items() if k != "required"}
         value = _node(sub, p, run, stack)
         if value is False:
-            run.warn(p, f"parameter {name!r} can never be given (its schema matches nothing); removed",
-                     "remove the parameter from the schema")
+            run.warn(
+                p,
+                f"parameter {name!r} can never be given (its schema matches nothing); removed",
+                "remove the parameter from the schema",
+            )
             never.add(name)
         else:
             out[str(name)] = value
@@ -310,8 +387,12 @@ def _merge(a: dict[str, Any], b: Any) -> dict[str, Any] | None:
             out[k] = both[0] if len(both) == 1 else both
         elif k == "required" and isinstance(v, list) and isinstance(out[k], list):
             out[k] = list(dict.fromkeys([*out[k], *v]))
-        elif k == "properties" and isinstance(v, dict) and isinstance(out[k], dict) and \
-                all(out[k].get(n, x) == x for n, x in v.items()):
+        elif (
+            k == "properties"
+            and isinstance(v, dict)
+            and isinstance(out[k], dict)
+            and all(out[k].get(n, x) == x for n, x in v.items())
+        ):
             out[k] = {**out[k], **v}
         else:
             return None
@@ -346,5 +427,6 @@ def _any_of(s: dict[str, Any], kw: str, ptr: str, run: Run, stack: tuple[str, ..
 
 
 def _is_null(b: dict[str, Any]) -> bool:
-    return (b.get("type") == "null" or b.get("const", 0) is None or b.get("enum") == [None]) and \
-        not set(b) - ANNOTATIONS - {"type", "const", "enum"}
+    return (b.get("type") == "null" or b.get("const", 0) is None or b.get("enum") == [None]) and not set(
+        b
+    ) - ANNOTATIONS - {"type", "const", "enum"}

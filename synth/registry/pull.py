@@ -82,11 +82,17 @@ class PullReport:
         return ", ".join(parts) + tail + f" ({self.seconds:.1f} s)"
 
     def to_json(self) -> dict[str, Any]:
-        return {"servers": len(self.outcomes), "pulled": self.count("pulled"), "skipped": self.count("skipped"),
-                "failed": self.count("failed"), "skipped_reasons": dict(Counter(
-                    o.short for o in self.outcomes if o.status == "skipped")),
-                "failed_reasons": dict(Counter(o.short for o in self.outcomes if o.status == "failed")),
-                "retries": self.retries, "notes": len(self.notes), "seconds": round(self.seconds, 3)}
+        return {
+            "servers": len(self.outcomes),
+            "pulled": self.count("pulled"),
+            "skipped": self.count("skipped"),
+            "failed": self.count("failed"),
+            "skipped_reasons": dict(Counter(o.short for o in self.outcomes if o.status == "skipped")),
+            "failed_reasons": dict(Counter(o.short for o in self.outcomes if o.status == "failed")),
+            "retries": self.retries,
+            "notes": len(self.notes),
+            "seconds": round(self.seconds, 3),
+        }
 
 
 def file_stem(name: str) -> str:
@@ -101,7 +107,7 @@ def file_stem(name: str) -> str:
     if not stem.strip("._-"):
         stem = "server-" + _short_hash(name)
     if len(stem) > _MAX_STEM:
-        stem = stem[:_MAX_STEM - 9] + "-" + _short_hash(name)
+        stem = stem[: _MAX_STEM - 9] + "-" + _short_hash(name)
     return stem
 
 
@@ -181,8 +187,17 @@ def _tools_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
-async def pull(out: Path, *, base_url: str, key: str, query: str | None = None, limit: int | None = None,
-               concurrency: int = 8, progress: Progress | None = None, **client_options: Any) -> PullReport:
+async def pull(
+    out: Path,
+    *,
+    base_url: str,
+    key: str,
+    query: str | None = None,
+    limit: int | None = None,
+    concurrency: int = 8,
+    progress: Progress | None = None,
+    **client_options: Any,
+) -> PullReport:
     """List the registry, fetch each server's detail and write one file per server into ``out``.
 
     Raises ``KeyRefused`` on a 401 and ``RegistryError`` when not even the first page can be
@@ -208,8 +223,9 @@ async def pull(out: Path, *, base_url: str, key: str, query: str | None = None, 
     return report
 
 
-async def _list(api: SmitheryClient, query: str | None, limit: int | None, report: PullReport,
-                tell: Progress) -> list[str]:
+async def _list(
+    api: SmitheryClient, query: str | None, limit: int | None, report: PullReport, tell: Progress
+) -> list[str]:
     """qualifiedNames in listing order, unique, at most ``limit``; listing trouble becomes notes."""
     size = min(MAX_PAGE_SIZE, limit) if limit else MAX_PAGE_SIZE
     names: list[str] = []
@@ -222,15 +238,18 @@ async def _list(api: SmitheryClient, query: str | None, limit: int | None, repor
         except ApiFailure as exc:
             if page == 1:
                 raise RegistryError(f"cannot list the servers of {api.base_url}: {exc}") from None
-            report.notes.append(f"listing stopped at page {page}: {exc}; the {len(names)} servers listed "
-                                "before it are pulled")
+            report.notes.append(
+                f"listing stopped at page {page}: {exc}; the {len(names)} servers listed before it are pulled"
+            )
             break
         entries = fetched.data.get("servers")
         if not isinstance(entries, list):
-            what = f"the answer to {fetched.url} has no \"servers\" list (keys: {', '.join(sorted(fetched.data)[:8])})"
+            what = f'the answer to {fetched.url} has no "servers" list (keys: {", ".join(sorted(fetched.data)[:8])})'
             if page == 1:
-                raise RegistryError(f"{what}; is {api.base_url} a Smithery-compatible registry API? "
-                                    "Check --base-url (e.g. https://api.smithery.ai)")
+                raise RegistryError(
+                    f"{what}; is {api.base_url} a Smithery-compatible registry API? "
+                    "Check --base-url (e.g. https://api.smithery.ai)"
+                )
             report.notes.append(f"listing stopped at page {page}: {what}")
             break
         if not entries:
@@ -239,8 +258,15 @@ async def _list(api: SmitheryClient, query: str | None, limit: int | None, repor
         for i, entry in enumerate(entries):
             name = entry.get("qualifiedName") if isinstance(entry, dict) else None
             if not isinstance(name, str) or not name.strip():
-                report.outcomes.append(Outcome(-1, f"<page {page} entry {i}>", "failed", "no qualifiedName",
-                                               "the listing entry has no qualifiedName, so it cannot be fetched"))
+                report.outcomes.append(
+                    Outcome(
+                        -1,
+                        f"<page {page} entry {i}>",
+                        "failed",
+                        "no qualifiedName",
+                        "the listing entry has no qualifiedName, so it cannot be fetched",
+                    )
+                )
             elif name in seen:
                 report.notes.append(f"{name} is listed twice (page {page}); pulled once")
             elif limit is None or len(names) < limit:
@@ -266,8 +292,15 @@ def _total_pages(data: dict[str, Any]) -> int | None:
         return None
 
 
-async def _fetch_all(api: SmitheryClient, names: list[str], files: dict[str, str], out: Path,
-                     concurrency: int, report: PullReport, tell: Progress) -> None:
+async def _fetch_all(
+    api: SmitheryClient,
+    names: list[str],
+    files: dict[str, str],
+    out: Path,
+    concurrency: int,
+    report: PullReport,
+    tell: Progress,
+) -> None:
     """Fetch details ``concurrency`` at a time; a KeyRefused cancels the rest and propagates."""
     gate = asyncio.Semaphore(concurrency)
 
@@ -294,12 +327,22 @@ async def _pull_one(api: SmitheryClient, index: int, name: str, file: str, out: 
         return Outcome(index, name, "failed", exc.short, exc.reason)
     problem = _tools_problem(fetched.data)
     if problem is not None:
-        return Outcome(index, name, "skipped", "no tools listed",
-                       f"{problem} in {fetched.url}; nothing to generate from, so no file was written")
+        return Outcome(
+            index,
+            name,
+            "skipped",
+            "no tools listed",
+            f"{problem} in {fetched.url}; nothing to generate from, so no file was written",
+        )
     if PULLED_KEY in fetched.data:
-        return Outcome(index, name, "failed", f"detail has a {PULLED_KEY!r} key",
-                       f"the detail at {fetched.url} already has a {PULLED_KEY!r} key, which synth uses to record "
-                       "where a file came from; report this, the file was not written")
+        return Outcome(
+            index,
+            name,
+            "failed",
+            f"detail has a {PULLED_KEY!r} key",
+            f"the detail at {fetched.url} already has a {PULLED_KEY!r} key, which synth uses to record "
+            "where a file came from; report this, the file was not written",
+        )
     at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     try:
         _write(out, file, with_pulled(fetched.body, fetched.url, at))

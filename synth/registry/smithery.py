@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 from urllib.parse import quote
 
 import httpx2
-from typing_extensions import Self
 
 from synth.errors import RegistryError
 from synth.retry import RETRYABLE, RetryPolicy, status_kind
@@ -99,14 +98,26 @@ _ADVICE = {
 class SmitheryClient:
     """Async client of one registry; use as ``async with SmitheryClient(base, key) as api``."""
 
-    def __init__(self, base_url: str, key: str, *, concurrency: int = 8, max_attempts: int = 5,
-                 max_wait: float = 120.0, backoff: float = 0.5, timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        key: str,
+        *,
+        concurrency: int = 8,
+        max_attempts: int = 5,
+        max_wait: float = 120.0,
+        backoff: float = 0.5,
+        timeout: float = TIMEOUT,
+    ) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise RegistryError(f"--base-url {base_url!r} is not an http(s) URL; "
-                                f"use e.g. {DEFAULT_BASE_URL} or http://127.0.0.1:8080")
+            raise RegistryError(
+                f"--base-url {base_url!r} is not an http(s) URL; use e.g. {DEFAULT_BASE_URL} or http://127.0.0.1:8080"
+            )
         if key and not (key.isascii() and key.isprintable() and " " not in key):
-            raise KeyRefused(f"{KEY_ENV} holds characters an HTTP header cannot carry (spaces, line breaks or "
-                             "non-ASCII); copy the key again, `export SMITHERY_API_KEY=<key>` and run again")
+            raise KeyRefused(
+                f"{KEY_ENV} holds characters an HTTP header cannot carry (spaces, line breaks or "
+                "non-ASCII); copy the key again, `export SMITHERY_API_KEY=<key>` and run again"
+            )
         self.base_url = base_url.rstrip("/")
         self.retries = 0
         self._key = key
@@ -114,10 +125,16 @@ class SmitheryClient:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-        self._client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout), limits=limits,
-                                          follow_redirects=True)
-        self._policy = RetryPolicy(retryable=_retryable, max_attempts=max_attempts, max_wait=max_wait,
-                                   backoff=backoff, on_retry=self._count_retry)
+        self._client = httpx2.AsyncClient(
+            headers=headers, timeout=httpx2.Timeout(timeout), limits=limits, follow_redirects=True
+        )
+        self._policy = RetryPolicy(
+            retryable=_retryable,
+            max_attempts=max_attempts,
+            max_wait=max_wait,
+            backoff=backoff,
+            on_retry=self._count_retry,
+        )
 
     async def __aenter__(self) -> Self:
         return self
@@ -175,16 +192,21 @@ class SmitheryClient:
             body = " ".join(exc.response.text.split())[:_SNIPPET]
             said = f" ({body})" if body else ""
         else:
-            short = {"timeout": "timeout", "connection": "connection failed",
-                     "invalid_response": "invalid body"}.get(kind, type(exc).__name__)
+            short = {"timeout": "timeout", "connection": "connection failed", "invalid_response": "invalid body"}.get(
+                kind, type(exc).__name__
+            )
             what, said = f"{short}: {exc}" if str(exc) else short, ""
         reason = f"{what}{said} from {url}{tries}; {_ADVICE.get(kind, 'see the message above')}"
         return ApiFailure(short, scrub(reason, self._key))
 
     def _refused_line(self, url: str) -> str:
         if not self._key:
-            return (f"{self.base_url} wants an API key (HTTP 401 from {url}) and {KEY_ENV} is not set: "
-                    f"create a key at https://smithery.ai/account/api-keys, then `export {KEY_ENV}=<key>` "
-                    "and run again")
-        return (f"{self.base_url} refused the key in {KEY_ENV} (HTTP 401 from {url}): check that the key is "
-                f"current (https://smithery.ai/account/api-keys), `export {KEY_ENV}=<key>` and run again")
+            return (
+                f"{self.base_url} wants an API key (HTTP 401 from {url}) and {KEY_ENV} is not set: "
+                f"create a key at https://smithery.ai/account/api-keys, then `export {KEY_ENV}=<key>` "
+                "and run again"
+            )
+        return (
+            f"{self.base_url} refused the key in {KEY_ENV} (HTTP 401 from {url}): check that the key is "
+            f"current (https://smithery.ai/account/api-keys), `export {KEY_ENV}=<key>` and run again"
+        )

@@ -20,9 +20,10 @@ import datetime as dt
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
@@ -32,13 +33,29 @@ from synth.registry import load_registry
 from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
 from synth.review.manifest import STAGE, update_manifest
 from synth.review.queue import QueueItem, iter_queue, write_queue
-from synth.rundir import (CHAT, CONVERSATIONS, EVAL, EXPORTS, LOG, REJECTED, SCORED, TEVAL, Replacing, RunDir, append_jsonl,
-                          is_compact, other_spelling, read_jsonl, read_jsonl_text, stored)
+from synth.rundir import (
+    CHAT,
+    CONVERSATIONS,
+    EVAL,
+    EXPORTS,
+    LOG,
+    REJECTED,
+    SCORED,
+    TEVAL,
+    Replacing,
+    RunDir,
+    append_jsonl,
+    is_compact,
+    other_spelling,
+    read_jsonl,
+    read_jsonl_text,
+    stored,
+)
 from synth.stages.inject import negatives
 
 
 def utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
 def read_manifest(run: Path) -> dict[str, Any]:
@@ -49,8 +66,10 @@ def run_registry(run: Path, manifest: dict[str, Any], servers: Path | None, need
     """The registry the run was made from, checked against the manifest's snapshot for the servers needed."""
     path = servers or Path(manifest["config"]["servers"])
     if not path.is_dir():
-        raise ConfigError(f"the registry this run was made from ({path}) is not here; pass --servers with the folder "
-                          "of server files the run was generated from")
+        raise ConfigError(
+            f"the registry this run was made from ({path}) is not here; pass --servers with the folder "
+            "of server files the run was generated from"
+        )
     registry = load_registry(path)
     check_snapshot(manifest, registry, needed, path)
     return registry
@@ -62,9 +81,11 @@ def check_snapshot(manifest: dict[str, Any], registry: Registry, needed: set[str
     now = {s.id: {t.name: t.schema_hash for t in s.tools} for s in registry.servers}
     changed = sorted(s for s in needed if snapshot.get(s) != now.get(s))
     if changed:
-        raise ConfigError(f"the registry at {path} is not the one this run was made from: server(s) "
-                          f"{', '.join(changed[:5])} differ (missing, or tools and schemas changed); pass --servers "
-                          "with the original folder")
+        raise ConfigError(
+            f"the registry at {path} is not the one this run was made from: server(s) "
+            f"{', '.join(changed[:5])} differ (missing, or tools and schemas changed); pass --servers "
+            "with the original folder"
+        )
 
 
 def derive(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
@@ -100,9 +121,12 @@ class _Plan:
     outcome: dict[str, dict[str, Any]] = field(default_factory=dict)  # queue id -> what it changed
 
     def touches_test(self) -> bool:
-        return ("test" in self.remove_convs.values() or "test" in self.remove_rows.values()
-                or any(c.split == "test" for c in [*self.replace_convs.values(), *self.add_convs])
-                or any(r["split"] == "test" for r in self.replace_rows.values()))
+        return (
+            "test" in self.remove_convs.values()
+            or "test" in self.remove_rows.values()
+            or any(c.split == "test" for c in [*self.replace_convs.values(), *self.add_convs])
+            or any(r["split"] == "test" for r in self.replace_rows.values())
+        )
 
 
 def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_now) -> Applied:
@@ -110,8 +134,10 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     manifest = read_manifest(run)
     done = {entry["queue_id"] for entry in read_jsonl(run / LOG)}
     # streamed: only the decided items are held (a person's work), not the queue's conversations
-    todo = sorted((i for i in iter_queue(run) if i.decision is not None and i.id not in done),
-                  key=lambda i: i.kind != "conversation")  # a conversation's fate first, then its calls
+    todo = sorted(
+        (i for i in iter_queue(run) if i.decision is not None and i.id not in done),
+        key=lambda i: i.kind != "conversation",
+    )  # a conversation's fate first, then its calls
     report = Applied()
     if not todo:
         return report
@@ -128,8 +154,12 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     teval = (run / TEVAL).is_dir() and plan.touches_test()
     if teval:  # T-Eval subsets are made from every test conversation: the whole registry must match
         registry = registry or run_registry(run, manifest, servers, set())
-        check_snapshot(manifest, registry, {s["id"] for s in manifest["registry"]["snapshot"]},
-                       servers or manifest["config"]["servers"])
+        check_snapshot(
+            manifest,
+            registry,
+            {s["id"] for s in manifest["registry"]["snapshot"]},
+            servers or manifest["config"]["servers"],
+        )
         by_id = {s.id: s for s in registry.servers}
     seed = manifest["config"]["seed"]
     derived = {c.id: derive(c, by_id[c.server], seed) for c in [*plan.replace_convs.values(), *plan.add_convs]}
@@ -142,9 +172,22 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     report.joined = len(plan.add_convs)
     report.removed = len(plan.remove_convs) + len(plan.remove_rows)
     if refused:  # back to the queue, undecided, with why
-        write_queue(run, (i.model_copy(update={"decision": None, "edited": None, "decided_at": None,
-                                               "note": f"edit refused by synth review apply: {refused[i.id]}"})
-                          if i.id in refused else i for i in iter_queue(run)))
+        write_queue(
+            run,
+            (
+                i.model_copy(
+                    update={
+                        "decision": None,
+                        "edited": None,
+                        "decided_at": None,
+                        "note": f"edit refused by synth review apply: {refused[i.id]}",
+                    }
+                )
+                if i.id in refused
+                else i
+                for i in iter_queue(run)
+            ),
+        )
     update_manifest(run, manifest, applied, report.applied, report.decisions)
     from synth.export.card import write_card
     from synth.export.repo import export
@@ -156,8 +199,15 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     return report
 
 
-def _log(run: Path, todo: list[QueueItem], plan: _Plan, refused: dict[str, str], seen_rows: set[str], stamp: str,
-         report: Applied) -> list[QueueItem]:
+def _log(
+    run: Path,
+    todo: list[QueueItem],
+    plan: _Plan,
+    refused: dict[str, str],
+    seen_rows: set[str],
+    stamp: str,
+    report: Applied,
+) -> list[QueueItem]:
     """Add each applied decision to review_log.jsonl with what it changed; the items applied."""
     applied: list[QueueItem] = []
     entries: list[dict[str, Any]] = []
@@ -169,11 +219,23 @@ def _log(run: Path, todo: list[QueueItem], plan: _Plan, refused: dict[str, str],
         row = outcome.pop("row", None)
         if row is not None and row not in seen_rows:
             outcome = {"outcome": "no change: the call had already left the data"}
-        entries.append({
-            "queue_id": item.id, "kind": item.kind, "record_id": item.record_id,
-            "conversation_id": item.conversation_id, "server": item.server, "split": item.split,
-            "why": item.why, "decision": item.decision, "reviewer": item.reviewer, "note": item.note,
-            "decided_at": item.decided_at, "applied_at": stamp, **outcome})
+        entries.append(
+            {
+                "queue_id": item.id,
+                "kind": item.kind,
+                "record_id": item.record_id,
+                "conversation_id": item.conversation_id,
+                "server": item.server,
+                "split": item.split,
+                "why": item.why,
+                "decision": item.decision,
+                "reviewer": item.reviewer,
+                "note": item.note,
+                "decided_at": item.decided_at,
+                "applied_at": stamp,
+                **outcome,
+            }
+        )
         applied.append(item)
         report.decisions[item.decision or ""] = report.decisions.get(item.decision or "", 0) + 1
     append_jsonl(run / LOG, entries)
@@ -188,7 +250,9 @@ def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> Non
         conv = Conversation.model_validate(item.record)
         split = conv.split or "train"
         if item.decision == "accept" and item.held:
-            review = conv.review.model_copy(update={"verdict": "accept", "reasons": (*conv.review.reasons, f"accepted by {by}")})
+            review = conv.review.model_copy(
+                update={"verdict": "accept", "reasons": (*conv.review.reasons, f"accepted by {by}")}
+            )
             plan.add_convs.append(conv.model_copy(update={"review": review}))
             plan.outcome[item.id] = {"outcome": f"joined {split}"}
         elif item.decision == "accept":
@@ -196,8 +260,15 @@ def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> Non
         elif item.decision == "reject":
             if not item.held:
                 plan.remove_convs[conv.id] = split
-            plan.rejected.append(StageFailure(stage=STAGE, item_id=conv.id, reason="human", detail=detail, raw={
-                "queue_id": item.id, "server": conv.server, "split": split, "held": item.held}).to_json())
+            plan.rejected.append(
+                StageFailure(
+                    stage=STAGE,
+                    item_id=conv.id,
+                    reason="human",
+                    detail=detail,
+                    raw={"queue_id": item.id, "server": conv.server, "split": split, "held": item.held},
+                ).to_json()
+            )
             plan.outcome[item.id] = {"outcome": "rejected" if item.held else f"rejected, removed from {split}"}
         else:
             if conv.server not in servers:
@@ -208,8 +279,10 @@ def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> Non
                 plan.add_convs.append(new)
             else:
                 plan.replace_convs[conv.id] = new
-            plan.outcome[item.id] = {"outcome": f"edited: gates passed, joined {split}, negatives re-derived",
-                                     "new_id": new.id}
+            plan.outcome[item.id] = {
+                "outcome": f"edited: gates passed, joined {split}, negatives re-derived",
+                "new_id": new.id,
+            }
         return
     row = item.record
     if row["conversation_id"] in plan.remove_convs or row["conversation_id"] in plan.replace_convs:
@@ -218,31 +291,56 @@ def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> Non
         plan.outcome[item.id] = {"outcome": "kept", "row": row["id"]}
     elif item.decision == "reject":
         plan.remove_rows[row["id"]] = row["split"]
-        plan.rejected.append(StageFailure(stage=STAGE, item_id=row["id"], reason="human", detail=detail, raw={
-            "queue_id": item.id, "conversation_id": row["conversation_id"], "call_index": row["call_index"],
-            "score": row["score"], "subtype": row["subtype"]}).to_json())
+        plan.rejected.append(
+            StageFailure(
+                stage=STAGE,
+                item_id=row["id"],
+                reason="human",
+                detail=detail,
+                raw={
+                    "queue_id": item.id,
+                    "conversation_id": row["conversation_id"],
+                    "call_index": row["call_index"],
+                    "score": row["score"],
+                    "subtype": row["subtype"],
+                },
+            ).to_json()
+        )
         plan.outcome[item.id] = {"outcome": f"rejected, removed from scored {row['split']}", "row": row["id"]}
     else:
         if row["server"] not in servers:
             raise EditError(f"server {row['server']} is not in the registry")
         line = check_scored(item.edited, row, servers[row["server"]])
         plan.replace_rows[row["id"]] = line
-        plan.outcome[item.id] = {"outcome": f"edited: now {line['score']}/{line['subtype']}", "new_id": line["id"],
-                                 "row": row["id"]}
+        plan.outcome[item.id] = {
+            "outcome": f"edited: now {line['score']}/{line['subtype']}",
+            "new_id": line["id"],
+            "row": row["id"],
+        }
 
 
 # --- the files ---------------------------------------------------------------------------------
 
-def _rewrite(run: Path, plan: _Plan, derived: dict[str, tuple[list[ScoredCall], list[StageFailure]]],
-             servers: dict[str, ServerSpec], names: ToolNames) -> set[str]:
+
+def _rewrite(
+    run: Path,
+    plan: _Plan,
+    derived: dict[str, tuple[list[ScoredCall], list[StageFailure]]],
+    servers: dict[str, ServerSpec],
+    names: ToolNames,
+) -> set[str]:
     """Every export streamed once: dropped, replaced and appended lines as the plan says. Returns the
     scored ids that were in the data before."""
     seen: set[str] = set()
     changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
-    new = {c.id: rows_by_file(c, servers[c.server], names, derived[c.id][0])  # the rows each new version gives
-           for c in [*plan.replace_convs.values(), *plan.add_convs]}
+    new = {
+        c.id: rows_by_file(c, servers[c.server], names, derived[c.id][0])  # the rows each new version gives
+        for c in [*plan.replace_convs.values(), *plan.add_convs]
+    }
     off = [n for n in EXPORTS if n not in (CONVERSATIONS, REJECTED) and not stored(run / n).exists()]
-    with Replacing(run, [n for n in EXPORTS if n not in off], skip=off) as files:  # all or nothing: an error leaves every file as it was
+    with Replacing(
+        run, [n for n in EXPORTS if n not in off], skip=off
+    ) as files:  # all or nothing: an error leaves every file as it was
         _conversations(run, files, plan, new)
         for text, item in read_jsonl_text(run / EVAL):
             if item["item"]["metadata"]["conversation_id"] not in changed:
@@ -309,9 +407,21 @@ def scored_records(conv: Conversation, rows: list[dict[str, Any]]) -> list[Score
         fn = raw["function"]
         return ToolCall(id=raw["id"], name=fn["name"], arguments=json.loads(fn["arguments"]))
 
-    return [ScoredCall(id=r["id"], conversation_id=r["conversation_id"], server=r["server"], call_index=r["call_index"],
-                       history=before[r["call_index"]], tool_call=call(r["tool_call"]), gold_call=call(r["gold_call"]),
-                       score=r["score"], subtype=r["subtype"], failure_reason=r["failure_reason"]) for r in rows]
+    return [
+        ScoredCall(
+            id=r["id"],
+            conversation_id=r["conversation_id"],
+            server=r["server"],
+            call_index=r["call_index"],
+            history=before[r["call_index"]],
+            tool_call=call(r["tool_call"]),
+            gold_call=call(r["gold_call"]),
+            score=r["score"],
+            subtype=r["subtype"],
+            failure_reason=r["failure_reason"],
+        )
+        for r in rows
+    ]
 
 
 def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, ServerSpec]) -> None:
@@ -336,6 +446,8 @@ def rebuild_teval(run: Path, manifest: dict[str, Any], servers: dict[str, Server
         (run / TEVAL).mkdir(exist_ok=True)
         for path in sorted((tmp / TEVAL).iterdir()):
             path.replace(run / TEVAL / path.name)
-            other_spelling(run / TEVAL, path.name).unlink(missing_ok=True)  # the subset in the other storage would shadow it
+            other_spelling(run / TEVAL, path.name).unlink(
+                missing_ok=True
+            )  # the subset in the other storage would shadow it
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

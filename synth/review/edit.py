@@ -15,8 +15,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from synth.grade import classify
-from synth.records import (LABELS, Conversation, Message, Plan, PlanStep, Query, ServerSpec, ToolCall, Trajectory,
-                           conversation_id, make_id)
+from synth.records import (
+    LABELS,
+    Conversation,
+    Message,
+    Plan,
+    PlanStep,
+    Query,
+    ServerSpec,
+    ToolCall,
+    Trajectory,
+    conversation_id,
+    make_id,
+)
 from synth.review.queue import QueueItem
 from synth.stages import gates
 
@@ -38,8 +49,12 @@ def editable(item: QueueItem) -> dict[str, Any]:
         return {"messages": messages}
     row = item.record
     fn = row["tool_call"]["function"]
-    return {"tool_call": {"name": fn["name"], "arguments": json.loads(fn["arguments"])}, "score": row["score"],
-            "subtype": row["subtype"], "failure_reason": row["failure_reason"]}
+    return {
+        "tool_call": {"name": fn["name"], "arguments": json.loads(fn["arguments"])},
+        "score": row["score"],
+        "subtype": row["subtype"],
+        "failure_reason": row["failure_reason"],
+    }
 
 
 def parse(text: str) -> Any:
@@ -75,8 +90,10 @@ def check_messages(edited: Any, server: ServerSpec) -> tuple[Message, ...]:
     for i, m in enumerate(messages):
         if m.role == "tool":
             if m.tool_call_id not in open_calls:
-                raise EditError(f"messages[{i}] is a tool result for {m.tool_call_id!r}, which no earlier tool call "
-                                "made or which already has a result")
+                raise EditError(
+                    f"messages[{i}] is a tool result for {m.tool_call_id!r}, which no earlier tool call "
+                    "made or which already has a result"
+                )
             del open_calls[m.tool_call_id]
         for call in m.tool_calls:
             if m.role != "assistant":
@@ -95,37 +112,70 @@ def check_messages(edited: Any, server: ServerSpec) -> tuple[Message, ...]:
     return tuple(messages)
 
 
-def edited_conversation(conv: Conversation, messages: tuple[Message, ...], server: ServerSpec,
-                        reviewer: str | None) -> Conversation:
+def edited_conversation(
+    conv: Conversation, messages: tuple[Message, ...], server: ServerSpec, reviewer: str | None
+) -> Conversation:
     """The conversation with a person's messages: new id, re-run gates, plan and request from the calls,
     the same split as the original (an edit never moves an item across splits)."""
     sid = conv.scenario.id
-    trajectory = Trajectory(id=make_id("traj", sid, [m.to_json() for m in messages]), scenario_id=sid, messages=messages)
+    trajectory = Trajectory(
+        id=make_id("traj", sid, [m.to_json() for m in messages]), scenario_id=sid, messages=messages
+    )
     checked = gates.review(trajectory, server)
     calls = trajectory.calls
     request = next(m.content or "" for m in messages if m.role == "user")
-    query = conv.query if request == conv.query.text else Query(
-        id=make_id("query", sid, request), scenario_id=sid, text=request, parent_id=conv.query.id,
-        withheld=conv.query.withheld)
-    plan = Plan(id=make_id("plan", sid, [(c.name, c.arguments) for c in calls]), scenario_id=sid,
-                steps=tuple(PlanStep(step=i, tool=c.name, arguments=c.arguments, depends_on=(i - 1,) if i else ())
-                            for i, c in enumerate(calls)))
-    review = checked.model_copy(update={
-        "verdict": "accept", "step_labels": tuple("success" for _ in calls),
-        "reasons": (f"edited by {reviewer or 'a person'} in synth review",)})
-    return Conversation(id=conversation_id(messages), scenario=conv.scenario, query=query,
-                        plan=plan, messages=messages, tools=conv.tools, review=review, split=conv.split)
+    query = (
+        conv.query
+        if request == conv.query.text
+        else Query(
+            id=make_id("query", sid, request),
+            scenario_id=sid,
+            text=request,
+            parent_id=conv.query.id,
+            withheld=conv.query.withheld,
+        )
+    )
+    plan = Plan(
+        id=make_id("plan", sid, [(c.name, c.arguments) for c in calls]),
+        scenario_id=sid,
+        steps=tuple(
+            PlanStep(step=i, tool=c.name, arguments=c.arguments, depends_on=(i - 1,) if i else ())
+            for i, c in enumerate(calls)
+        ),
+    )
+    review = checked.model_copy(
+        update={
+            "verdict": "accept",
+            "step_labels": tuple("success" for _ in calls),
+            "reasons": (f"edited by {reviewer or 'a person'} in synth review",),
+        }
+    )
+    return Conversation(
+        id=conversation_id(messages),
+        scenario=conv.scenario,
+        query=query,
+        plan=plan,
+        messages=messages,
+        tools=conv.tools,
+        review=review,
+        split=conv.split,
+    )
 
 
 def check_scored(edited: Any, row: dict[str, Any], server: ServerSpec) -> dict[str, Any]:
     """The scored line with a person's call and label, once the grader agrees with the label."""
     keys = {"tool_call", "score", "subtype", "failure_reason"}
     if not isinstance(edited, dict) or set(edited) != keys:
-        raise EditError('a scored-call edit must be a JSON object with exactly "tool_call", "score", "subtype" '
-                        'and "failure_reason"')
+        raise EditError(
+            'a scored-call edit must be a JSON object with exactly "tool_call", "score", "subtype" and "failure_reason"'
+        )
     call = edited["tool_call"]
-    if not (isinstance(call, dict) and set(call) == {"name", "arguments"} and isinstance(call["name"], str)
-            and isinstance(call["arguments"], dict)):
+    if not (
+        isinstance(call, dict)
+        and set(call) == {"name", "arguments"}
+        and isinstance(call["name"], str)
+        and isinstance(call["arguments"], dict)
+    ):
         raise EditError('"tool_call" must be {"name": "<tool>", "arguments": {...}} with arguments as an object')
     score, subtype, reason = edited["score"], edited["subtype"], edited["failure_reason"]
     if score not in LABELS:
@@ -133,8 +183,9 @@ def check_scored(edited: Any, row: dict[str, Any], server: ServerSpec) -> dict[s
     if not isinstance(subtype, str) or not subtype.strip():
         raise EditError('"subtype" must name the kind of error, e.g. "wrong_type" (or "gold" for a correct call)')
     if not isinstance(reason, str) or (score != "correct" and len(reason.strip()) < 10):
-        raise EditError('"failure_reason" must say what is wrong with the call, naming the parameter and what was '
-                        "expected")
+        raise EditError(
+            '"failure_reason" must say what is wrong with the call, naming the parameter and what was expected'
+        )
     gold_fn = row["gold_call"]["function"]
     gold = ToolCall(id=row["gold_call"]["id"], name=gold_fn["name"], arguments=json.loads(gold_fn["arguments"]))
     candidate = ToolCall(id=row["tool_call"]["id"], name=call["name"], arguments=call["arguments"])
@@ -142,11 +193,15 @@ def check_scored(edited: Any, row: dict[str, Any], server: ServerSpec) -> dict[s
     if graded != score:
         raise EditError(f"the grader labels this call {graded}, not {score}: change the call or the score")
     new = dict(row)
-    new["tool_call"] = {"id": candidate.id, "type": "function",
-                        "function": {"name": candidate.name, "arguments": json.dumps(candidate.arguments, ensure_ascii=False)}}
+    new["tool_call"] = {
+        "id": candidate.id,
+        "type": "function",
+        "function": {"name": candidate.name, "arguments": json.dumps(candidate.arguments, ensure_ascii=False)},
+    }
     new.update(score=score, subtype=subtype, failure_reason="" if score == "correct" else reason)
-    new["id"] = make_id("scored", row["conversation_id"], row["call_index"], score, subtype, candidate.name,
-                        candidate.arguments)
+    new["id"] = make_id(
+        "scored", row["conversation_id"], row["call_index"], score, subtype, candidate.name, candidate.arguments
+    )
     return new
 
 

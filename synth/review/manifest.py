@@ -34,14 +34,24 @@ def recount(run: Path, manifest: dict[str, Any]) -> None:
         labels[row["score"]] = labels.get(row["score"], 0) + 1
         key = f"{row['score']}/{row['subtype']}"
         subtypes[key] = subtypes.get(key, 0) + 1
-    manifest["counts"] = {"conversations": conversations, "splits": splits, "multi_turn": multi, "tool_calls": calls,
-                          "messages": messages, "eval_items": count_lines(run / EVAL),
-                          "scored": dict(sorted(labels.items())), "scored_subtypes": dict(sorted(subtypes.items()))}
+    manifest["counts"] = {
+        "conversations": conversations,
+        "splits": splits,
+        "multi_turn": multi,
+        "tool_calls": calls,
+        "messages": messages,
+        "eval_items": count_lines(run / EVAL),
+        "scored": dict(sorted(labels.items())),
+        "scored_subtypes": dict(sorted(subtypes.items())),
+    }
     usable = [f"{s['id']}/{t['name']}" for s in manifest["registry"]["snapshot"] for t in s["tools"]]
     unused = sorted(set(usable) - used)
-    manifest["coverage"] = {"usable_tools": len(usable), "used_tools": len(usable) - len(unused),
-                            "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
-                            "unused": unused}
+    manifest["coverage"] = {
+        "usable_tools": len(usable),
+        "used_tools": len(usable) - len(unused),
+        "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
+        "unused": unused,
+    }
     manifest["files"] = {name: file_facts(run / name) for name in manifest["files"] if stored(run / name).exists()}
     # the inject stage counts the gold calls of the conversations in the data and the negatives it could not make
     funnel = manifest["funnel"]
@@ -58,8 +68,9 @@ def recount(run: Path, manifest: dict[str, Any]) -> None:
         funnel["dropped"].pop("inject", None)
 
 
-def update_manifest(run: Path, manifest: dict[str, Any], applied: list[QueueItem], count: int,
-                    decisions: dict[str, int]) -> None:
+def update_manifest(
+    run: Path, manifest: dict[str, Any], applied: list[QueueItem], count: int, decisions: dict[str, int]
+) -> None:
     """Held conversations entered the human_review stage when generated, the others when decided;
     accepted and edited ones pass it, rejected ones are dropped with reason ``human``."""
     funnel = manifest["funnel"]

@@ -16,9 +16,10 @@ fold it back without the generator), the suggested label, and empty decision fie
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -41,8 +42,12 @@ class Rules:
 
     @classmethod
     def from_settings(cls, settings: Any) -> Rules:
-        return cls(audit=settings.audit, min_confidence=settings.review_below, rules=tuple(settings.review_rules),
-                   seed=settings.seed)
+        return cls(
+            audit=settings.audit,
+            min_confidence=settings.review_below,
+            rules=tuple(settings.review_rules),
+            seed=settings.seed,
+        )
 
     def audited(self, record_id: str) -> bool:
         """A fixed share of ids, chosen by hash: the same ids whatever the order or the run size."""
@@ -81,6 +86,7 @@ class QueueItem(BaseModel):
 
 # --- what goes in ------------------------------------------------------------------------------
 
+
 def conversation_reasons(conv: Conversation, rules: Rules) -> list[str]:
     """Why a conversation should be looked at, in rule order; empty when it need not be."""
     review = conv.review
@@ -99,13 +105,25 @@ def conversation_reasons(conv: Conversation, rules: Rules) -> list[str]:
 def conversation_item(conv: Conversation, why: list[str], *, held: bool) -> dict[str, Any]:
     """The queue line for one conversation."""
     review = conv.review
-    model_review = {"verdict": review.verdict, "confidence": review.confidence,
-                    "step_labels": list(review.step_labels), "reasons": list(review.reasons)}
+    model_review = {
+        "verdict": review.verdict,
+        "confidence": review.confidence,
+        "step_labels": list(review.step_labels),
+        "reasons": list(review.reasons),
+    }
     return QueueItem(
-        id=make_id("review", "conversation", conv.id), kind="conversation", why=why, held=held,
-        server=conv.server, split=conv.split or "train", conversation_id=conv.id, record_id=conv.id,
+        id=make_id("review", "conversation", conv.id),
+        kind="conversation",
+        why=why,
+        held=held,
+        server=conv.server,
+        split=conv.split or "train",
+        conversation_id=conv.id,
+        record_id=conv.id,
         suggested_label="accept" if review.verdict in ("accept", "human") else review.verdict,
-        model_review=model_review, item=render_conversation(conv), record=conv.to_json(),
+        model_review=model_review,
+        item=render_conversation(conv),
+        record=conv.to_json(),
     ).line()
 
 
@@ -117,9 +135,17 @@ def scored_reasons(row: dict[str, Any], rules: Rules) -> list[str]:
 def scored_item(row: dict[str, Any], why: list[str]) -> dict[str, Any]:
     """The queue line for one scored call (a line of scored.jsonl)."""
     return QueueItem(
-        id=make_id("review", "scored", row["id"]), kind="scored", why=why, held=False, server=row["server"],
-        split=row["split"], conversation_id=row["conversation_id"], record_id=row["id"],
-        suggested_label=row["score"], item=render_scored(row), record=row,
+        id=make_id("review", "scored", row["id"]),
+        kind="scored",
+        why=why,
+        held=False,
+        server=row["server"],
+        split=row["split"],
+        conversation_id=row["conversation_id"],
+        record_id=row["id"],
+        suggested_label=row["score"],
+        item=render_scored(row),
+        record=row,
     ).line()
 
 
@@ -135,6 +161,7 @@ def lines_for(conv: Conversation, rows: Iterable[dict[str, Any]], rules: Rules) 
 
 
 # --- rendered for reading ----------------------------------------------------------------------
+
 
 def _arguments(raw: Any) -> Any:
     if isinstance(raw, str):
@@ -160,8 +187,13 @@ def render_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for m in messages:
         role = m["role"]
         if role == "tool":
-            turns.append({"role": "tool", "name": names.get(m.get("tool_call_id") or "", "?"),
-                          "result": _result(m.get("content"))})
+            turns.append(
+                {
+                    "role": "tool",
+                    "name": names.get(m.get("tool_call_id") or "", "?"),
+                    "result": _result(m.get("content")),
+                }
+            )
             continue
         turn: dict[str, Any] = {"role": role}
         if m.get("content"):
@@ -178,8 +210,12 @@ def render_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def render_conversation(conv: Conversation) -> dict[str, Any]:
-    return {"server": conv.server, "request": conv.query.text, "offered_tools": list(conv.tools),
-            "turns": render_messages(m.to_json() for m in conv.messages)}
+    return {
+        "server": conv.server,
+        "request": conv.query.text,
+        "offered_tools": list(conv.tools),
+        "turns": render_messages(m.to_json() for m in conv.messages),
+    }
 
 
 def _call(call: dict[str, Any]) -> dict[str, Any]:
@@ -188,12 +224,19 @@ def _call(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_scored(row: dict[str, Any]) -> dict[str, Any]:
-    return {"server": row["server"], "turns": render_messages(row["message_history"]),
-            "call": _call(row["tool_call"]), "gold_call": _call(row["gold_call"]),
-            "label": row["score"], "subtype": row["subtype"], "failure_reason": row["failure_reason"]}
+    return {
+        "server": row["server"],
+        "turns": render_messages(row["message_history"]),
+        "call": _call(row["tool_call"]),
+        "gold_call": _call(row["gold_call"]),
+        "label": row["score"],
+        "subtype": row["subtype"],
+        "failure_reason": row["failure_reason"],
+    }
 
 
 # --- the file ----------------------------------------------------------------------------------
+
 
 def read_queue(run: Path) -> list[QueueItem]:
     return list(iter_queue(run))
@@ -203,8 +246,10 @@ def iter_queue(run: Path) -> Iterator[QueueItem]:
     """The queue's items one at a time (the queue holds whole conversations); a bad line is a ConfigError."""
     path = run / QUEUE
     if not path.exists():
-        raise ConfigError(f"{path} does not exist: make the run with a synth that writes the review queue, "
-                          f"or build it with `synth review queue {run}`")
+        raise ConfigError(
+            f"{path} does not exist: make the run with a synth that writes the review queue, "
+            f"or build it with `synth review queue {run}`"
+        )
     return _items(path)
 
 

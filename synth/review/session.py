@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 from rich.console import Console, Group
@@ -103,8 +104,10 @@ class Session:
         todo = [i for i, item in enumerate(items) if item.decision is None]
         made: dict[str, int] = {"accept": 0, "reject": 0, "edit": 0, "skip": 0}
         if not todo:
-            self.console.print(f"nothing to review in {self.run}: all {len(items)} queued items are decided. "
-                               f"Fold them in with: synth review apply {self.run}")
+            self.console.print(
+                f"nothing to review in {self.run}: all {len(items)} queued items are decided. "
+                f"Fold them in with: synth review apply {self.run}"
+            )
             return made
         for position, index in enumerate(todo, 1):
             fresh = True
@@ -143,8 +146,9 @@ class Session:
         return made
 
     def _decide(self, item: QueueItem, decision: str, edited: Any = None) -> QueueItem:
-        return item.model_copy(update={"decision": decision, "edited": edited, "reviewer": self.reviewer,
-                                       "decided_at": self.now()})
+        return item.model_copy(
+            update={"decision": decision, "edited": edited, "reviewer": self.reviewer, "decided_at": self.now()}
+        )
 
     def _edit(self, item: QueueItem) -> Any | None:
         """The checked edit, or None (refused, with the reason on screen)."""
@@ -160,8 +164,10 @@ class Session:
 
     def _bye(self, items: list[QueueItem]) -> None:
         left = sum(i.decision is None for i in items)
-        self.console.print(f"saved: {len(items) - left} of {len(items)} queued items decided, {left} left. "
-                           f"Fold them in with: synth review apply {self.run}")
+        self.console.print(
+            f"saved: {len(items) - left} of {len(items)} queued items decided, {left} left. "
+            f"Fold them in with: synth review apply {self.run}"
+        )
 
     # --- drawing ---------------------------------------------------------------------------
 
@@ -171,16 +177,23 @@ class Session:
         if fresh and c.is_terminal:  # one item on screen at a time; a refused edit's message stays in view
             c.clear()
         c.print(Rule(f"item {position} of {total} to review  ·  {decided}/{len(items)} decided"))
-        facts = [f"[bold]{item.kind}[/] on {escape(item.server)}", f"split {item.split}",
-                 f"why: [bold magenta]{', '.join(item.why)}[/]", f"suggested: [bold]{item.suggested_label}[/]"]
+        facts = [
+            f"[bold]{item.kind}[/] on {escape(item.server)}",
+            f"split {item.split}",
+            f"why: [bold magenta]{', '.join(item.why)}[/]",
+            f"suggested: [bold]{item.suggested_label}[/]",
+        ]
         if item.held:
             facts.append("[yellow]held out of the data until accepted[/]")
         c.print("  ·  ".join(facts))
         if item.model_review:
             r = item.model_review
-            c.print(f"reviewer model: {r.get('verdict')} (confidence {r.get('confidence')}), steps "
-                    f"{', '.join(r.get('step_labels') or []) or '-'}"
-                    + (f"; {escape('; '.join(r.get('reasons') or []))}" if r.get("reasons") else ""), soft_wrap=True)
+            c.print(
+                f"reviewer model: {r.get('verdict')} (confidence {r.get('confidence')}), steps "
+                f"{', '.join(r.get('step_labels') or []) or '-'}"
+                + (f"; {escape('; '.join(r.get('reasons') or []))}" if r.get("reasons") else ""),
+                soft_wrap=True,
+            )
         if item.note:
             c.print(f"note: {escape(item.note)}")
         if item.kind == "conversation":
@@ -212,8 +225,9 @@ def _transcript(turns: list[dict[str, Any]], title: str = "conversation") -> Pan
             text = turn["text"] if role != "system" else turn["text"][:200] + ("…" if len(turn["text"]) > 200 else "")
             parts.append(Text.assemble((f"{role}: ", style), text))
         for call in turn.get("calls", []):
-            parts.append(Text.assemble((f"{role} calls ", style), (call["name"], "bold yellow"), " ",
-                                       _json(call["arguments"])))
+            parts.append(
+                Text.assemble((f"{role} calls ", style), (call["name"], "bold yellow"), " ", _json(call["arguments"]))
+            )
     return Panel(Group(*parts), title=title, title_align="left")
 
 
@@ -221,8 +235,10 @@ def _calls(item: dict[str, Any]) -> Group:
     table = Table(show_header=True, header_style="bold", expand=True)
     table.add_column(f"this call: {item['label']} / {item['subtype']}", ratio=1)
     table.add_column("gold call", ratio=1)
-    table.add_row(Text.assemble((item["call"]["name"], "bold yellow"), "\n", _json(item["call"]["arguments"])),
-                  Text.assemble((item["gold_call"]["name"], "bold green"), "\n", _json(item["gold_call"]["arguments"])))
+    table.add_row(
+        Text.assemble((item["call"]["name"], "bold yellow"), "\n", _json(item["call"]["arguments"])),
+        Text.assemble((item["gold_call"]["name"], "bold green"), "\n", _json(item["gold_call"]["arguments"])),
+    )
     return Group(table, Text.assemble(("why it is wrong: ", "bold"), item["failure_reason"] or "-"))
 
 

@@ -21,7 +21,7 @@ def file_facts(path: Path, digest: bool = True) -> dict[str, Any]:
     storage or the zlib version), read in chunks so memory stays flat however big it is."""
     sha, count = hashlib.sha256(), 0
     path = stored(path)
-    with (gzip.open(path, "rb") if path.suffix == GZ else open(path, "rb")) as f:
+    with gzip.open(path, "rb") if path.suffix == GZ else open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             if digest:
                 sha.update(chunk)

@@ -78,8 +78,9 @@ class RunLock:
             if not _flock(fd, fcntl.LOCK_EX):
                 holder = _holder(fd)
                 os.close(fd)
-                raise RunFolderError(f"{self.folder} is being written by {holder}; wait for it to end, or "
-                                     "give another --out") from None
+                raise RunFolderError(
+                    f"{self.folder} is being written by {holder}; wait for it to end, or give another --out"
+                ) from None
             try:  # a holder that just finished unlinks the file: make sure ours is the one on disk
                 if os.fstat(fd).st_ino == os.stat(path).st_ino:
                     break

@@ -17,7 +17,9 @@ REJECTED = "rejected.jsonl"
 QUEUE = "review_queue.jsonl"
 LOG = "review_log.jsonl"
 CARD = "README.md"
-REQUESTS = "requests.json"  # what getting the answers took, per process (retries, 429s, waits): timing, so not in the manifest
+REQUESTS = (
+    "requests.json"  # what getting the answers took, per process (retries, 429s, waits): timing, so not in the manifest
+)
 LOCK = ".synth.lock"  # held (flock) by the one process writing the run; holds its pid and command
 RUNNING, COMPLETE = "running", "complete"  # the manifest's status: written "running" first, "complete" last
 TOOLS = "tools.jsonl"  # each tool and each tool list once; rows refer to a list as "tools:<id>"
@@ -31,13 +33,19 @@ CHAT = {"train": TRAIN, "valid": VALID}  # split -> its chat file
 GZ = ".gz"
 COMPRESSED = frozenset((CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS))  # stored as <name>.gz in a run folder
 # (rejected, the review queue and log stay plain: small, and read or edited by people)
-TOOL_FIELDS: dict[str, tuple[str, ...]] = {TRAIN: ("tools",), VALID: ("tools",), EVAL: ("item", "tools"),
-                                           SCORED: ("available_tools",),  # where each file's rows keep a tool list
-                                           QUEUE: ("record", "available_tools")}  # a queued scored row
+TOOL_FIELDS: dict[str, tuple[str, ...]] = {
+    TRAIN: ("tools",),
+    VALID: ("tools",),
+    EVAL: ("item", "tools"),
+    SCORED: ("available_tools",),  # where each file's rows keep a tool list
+    QUEUE: ("record", "available_tools"),
+}  # a queued scored row
 REF = "tools:"
 # --outputs: what generate may leave out (conversations.jsonl, the source of everything else, is always written)
 OUTPUTS = ("train", "valid", "eval", "scored", "teval", "tasks")
-DEFAULT_OUTPUTS = OUTPUTS  # all: a first run shows every format, and stored compactly all of them take about 6 kB a conversation
+DEFAULT_OUTPUTS = (
+    OUTPUTS  # all: a first run shows every format, and stored compactly all of them take about 6 kB a conversation
+)
 OUTPUT_FILES = {"train": TRAIN, "valid": VALID, "eval": EVAL, "scored": SCORED}
 
 

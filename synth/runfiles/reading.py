@@ -70,14 +70,16 @@ def teval_rows(path: Path) -> Iterator[dict[str, Any]]:
     with open_text(path) as f:  # synth's own layout: "{", then one '"id": {...}' a line, then "}"
         first, second = f.readline(), f.readline()
         try:
-            streamed = first.strip() == "{" and (second.strip() == "}" or bool(json.loads("{" + second.strip().rstrip(",") + "}")))
+            streamed = first.strip() == "{" and (
+                second.strip() == "}" or bool(json.loads("{" + second.strip().rstrip(",") + "}"))
+            )
         except ValueError:
             streamed = False
         if streamed:
             for line in itertools.chain([second], f):
                 line = line.strip().rstrip(",")
                 if line and line != "}":
-                    (key, value), = json.loads("{" + line + "}").items()
+                    ((key, value),) = json.loads("{" + line + "}").items()
                     yield {"id": key, **value}
             return
     data = read_json(path, "T-Eval subset")

@@ -26,15 +26,25 @@ def requests_line(entries: list[dict[str, Any]]) -> str | None:
                 total[key] = total.get(key, 0) + value
     errors = total["errors"]
     causes = ", ".join(f"{label} {errors[kind]}" for kind, label in ERROR_LABELS if errors.get(kind))
-    return (f"{total.get('requests', 0)} requests for {total.get('calls', 0)} model calls; {total.get('retries', 0)} retries"
-            + (f" ({causes})" if causes else "") + f", {total.get('reasks', 0)} re-asks of answers that did not validate, "
-            f"{total.get('failures', 0)} calls failed past their retries, {total.get('downgrades', 0)} output-format "
-            f"downgrades; {total.get('waited_s', 0):.1f} s spent waiting before retries")
+    return (
+        f"{total.get('requests', 0)} requests for {total.get('calls', 0)} model calls; {total.get('retries', 0)} retries"  # noqa: E501
+        + (f" ({causes})" if causes else "")
+        + f", {total.get('reasks', 0)} re-asks of answers that did not validate, "
+        f"{total.get('failures', 0)} calls failed past their retries, {total.get('downgrades', 0)} output-format "
+        f"downgrades; {total.get('waited_s', 0):.1f} s spent waiting before retries"
+    )
 
 
-ERROR_LABELS = (("rate_limit", "429 rate limits"), ("server_error", "5xx"), ("timeout", "timeouts"),
-                ("connection", "connection failures"), ("invalid_response", "unreadable bodies"),
-                ("bad_request", "other 4xx"), ("auth", "auth errors"), ("not_found", "404s"))
+ERROR_LABELS = (
+    ("rate_limit", "429 rate limits"),
+    ("server_error", "5xx"),
+    ("timeout", "timeouts"),
+    ("connection", "connection failures"),
+    ("invalid_response", "unreadable bodies"),
+    ("bad_request", "other 4xx"),
+    ("auth", "auth errors"),
+    ("not_found", "404s"),
+)
 
 
 def read_requests(out: Path) -> list[dict[str, Any]]:

@@ -45,8 +45,9 @@ class _GzipText(io.TextIOWrapper):
 
     def __init__(self, path: Path):
         self._file = open(path, "wb")
-        super().__init__(gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=6),
-                         encoding="utf-8")
+        super().__init__(
+            gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=6), encoding="utf-8"
+        )
 
     def close(self) -> None:
         try:
@@ -82,4 +83,6 @@ def parse_line(path: Path, number: int, text: str, what: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise ConfigError(f"{path}:{number}: not JSON ({getattr(exc, 'msg', exc)}); each line of a {what} must be one JSON object") from None
+        raise ConfigError(
+            f"{path}:{number}: not JSON ({getattr(exc, 'msg', exc)}); each line of a {what} must be one JSON object"
+        ) from None

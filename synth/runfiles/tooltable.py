@@ -47,7 +47,9 @@ class ToolTable:
 
     @staticmethod
     def _key(list_id: str) -> int | str:
-        return int(list_id[1:], 16) if len(list_id) == 17 and list_id[0] == "s" and _HEX.fullmatch(list_id, 1) else list_id
+        return (
+            int(list_id[1:], 16) if len(list_id) == 17 and list_id[0] == "s" and _HEX.fullmatch(list_id, 1) else list_id
+        )
 
     def _add_tool(self, tid: str, text: str) -> None:
         self.texts[tid] = text
@@ -86,7 +88,7 @@ class ToolTable:
 
     def tools(self, ref: str) -> list[Any]:
         """A fresh copy of the list each time (a reader may change the row it gets)."""
-        key = ref[len(REF):]
+        key = ref[len(REF) :]
         text = self.joined.pop(key, None)
         if text is None:
             try:
@@ -95,8 +97,10 @@ class ToolTable:
                     raise KeyError(key)  # a table only written keeps no lists
                 text = "[" + ", ".join(self.texts[self.order[i]] for i in array("I", places)) + "]"
             except KeyError:
-                raise ConfigError(f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
-                                  "incomplete: make the run again") from None
+                raise ConfigError(
+                    f"a row refers to the tool list {ref!r}, which is not in {TOOLS}; the run folder is "
+                    "incomplete: make the run again"
+                ) from None
             if len(self.joined) >= self.JOINED:
                 del self.joined[next(iter(self.joined))]  # the least recently read
         self.joined[key] = text
@@ -143,8 +147,10 @@ class ToolTable:
                 try:
                     table._add_set(entry["id"], entry["set"])
                 except KeyError as missing:
-                    raise ConfigError(f"{stored(folder / TOOLS)}: the tool list {entry['id']} names the tool {missing}, which "
-                                      "is not before it in the table; the run folder is damaged: make the run again") from None
+                    raise ConfigError(
+                        f"{stored(folder / TOOLS)}: the tool list {entry['id']} names the tool {missing}, which "
+                        "is not before it in the table; the run folder is damaged: make the run again"
+                    ) from None
         return table
 
 
@@ -157,9 +163,17 @@ def _shape(tool: Any) -> Any:
     for dicts made from objects that are not changed while a run is written (the registry's schemas)."""
     if not isinstance(tool, dict):
         return ("#", id(tool))
-    return tuple((k, v if type(v) is str else
-                  tuple((k2, v2 if type(v2) is str else id(v2)) for k2, v2 in v.items()) if type(v) is dict else id(v))
-                 for k, v in tool.items())
+    return tuple(
+        (
+            k,
+            v
+            if type(v) is str
+            else tuple((k2, v2 if type(v2) is str else id(v2)) for k2, v2 in v.items())
+            if type(v) is dict
+            else id(v),
+        )
+        for k, v in tool.items()
+    )
 
 
 _tables: dict[str, tuple[tuple[int, int], ToolTable]] = {}  # folder -> (tools file mtime and size, table)

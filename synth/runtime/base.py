@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Coroutine, Literal, Protocol, TypeVar
+from collections.abc import Coroutine
+from typing import Any, Literal, Protocol, TypeVar
 
 from synth.records import JSON, Record, ToolSpec
 
@@ -22,7 +23,7 @@ class ToolResult(Record):
     source: Source = "simulated"
 
     @classmethod
-    def of(cls, data: Any, source: Source, is_error: bool = False, outcome: str = "success") -> "ToolResult":
+    def of(cls, data: Any, source: Source, is_error: bool = False, outcome: str = "success") -> ToolResult:
         content = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         return cls(content=content, data=data, is_error=is_error, outcome=outcome, source=source)
 

@@ -54,8 +54,10 @@ def _items(data: Any) -> list[dict[str, Any]]:
     return []
 
 
-IDENTITY = re.compile(r"(?i:(^|_)(id|uuid|key|slug|name|fullname|title|login|username|namespace|email|url|path|symbol|ticker|code)$)"
-                      r"|[a-z](Id|ID|Name|Key|Slug|Url|URL)$")
+IDENTITY = re.compile(
+    r"(?i:(^|_)(id|uuid|key|slug|name|fullname|title|login|username|namespace|email|url|path|symbol|ticker|code)$)"
+    r"|[a-z](Id|ID|Name|Key|Slug|Url|URL)$"
+)
 
 
 def _identifies(key: str) -> bool:
@@ -67,10 +69,19 @@ def _identifies(key: str) -> bool:
 def _agree(data: Any, arguments: dict[str, Any], items: list[dict[str, Any]]) -> Any:
     """Copy the facts of the earlier item this call is about (matched by an argument value) into the result."""
     # only values that can identify an item (an id, a name), never a small number such as a page or an index
-    values = {str(v) for v in arguments.values()
-              if (isinstance(v, str) and len(v) >= 3) or (isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1000)}
-    item = next((x for x in items if any(str(v) in values for k, v in x.items()
-                                         if isinstance(v, (str, int)) and _identifies(k))), None)
+    values = {
+        str(v)
+        for v in arguments.values()
+        if (isinstance(v, str) and len(v) >= 3) or (isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1000)
+    }
+    item = next(
+        (
+            x
+            for x in items
+            if any(str(v) in values for k, v in x.items() if isinstance(v, (str, int)) and _identifies(k))
+        ),
+        None,
+    )
     if item is None or not isinstance(data, dict):
         return data
     target = data

@@ -7,18 +7,31 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from jsonschema.protocols import Validator
 
-from synth.grade import (FILLER_WORDS, Evidence, Facts, facts, format_ok, json_type, loose, purpose,
-                         schema_validator, show, words)
 from synth.facts import format_of
+from synth.grade import (
+    FILLER_WORDS,
+    Evidence,
+    Facts,
+    facts,
+    format_ok,
+    json_type,
+    loose,
+    purpose,
+    schema_validator,
+    show,
+    words,
+)
 from synth.records import ToolCall, ToolSpec
 from synth.stages.context import Context
 
 # --- what is known about a tool and a call ------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ToolInfo:
@@ -35,8 +48,7 @@ _IDS = {"id", "ids", "key", "slug", "code", "token", "uuid", "hash"}  # one-word
 _IMPLIED = (("url", "uri"), ("uri", "uri"), ("link", "uri"), ("email", "email"), ("date", "date"))
 _TOOLS: dict[int, ToolInfo] = {}  # by id(spec); the value keeps the spec, so the id cannot be reused
 _DOC_LINE = re.compile(r"\s*[-*•]?\s*`?([A-Za-z_][\w\-]*)`?\s*(?:\([^)]*\))?\s*[:–]\s+(.+)")
-_STOP = {"the", "and", "for", "with", "from", "this", "that", "into", "tool", "given", "specific",
-         "returns", "args"}
+_STOP = {"the", "and", "for", "with", "from", "this", "that", "into", "tool", "given", "specific", "returns", "args"}
 
 
 def tool_info(spec: ToolSpec) -> ToolInfo:
@@ -53,8 +65,15 @@ def tool_info(spec: ToolSpec) -> ToolInfo:
             docs.setdefault(d.group(1), d.group(2).strip())
     text = re.sub(r"[^\w\s]", " ", f"{spec.name} {spec.description[:300]} {' '.join(props)}")
     topic = frozenset(w for w in words(text) if len(w) > 2 and w not in _STOP)
-    info = ToolInfo(spec, schema_validator(spec.input_schema), docs, purpose(spec),
-                 frozenset(words(spec.name)) - FILLER_WORDS, topic, loose(spec.name))
+    info = ToolInfo(
+        spec,
+        schema_validator(spec.input_schema),
+        docs,
+        purpose(spec),
+        frozenset(words(spec.name)) - FILLER_WORDS,
+        topic,
+        loose(spec.name),
+    )
     _TOOLS[id(spec)] = info
     return info
 
@@ -85,7 +104,7 @@ class Ctx:
         return ToolCall(id=self.gold.id, name=name or self.gold.name, arguments=arguments)
 
     def wanted(self, node: Node) -> str:
-        """"the user asked for 4 days", "the search_tool result gave 'Porto'", "the request ..."."""
+        """ "the user asked for 4 days", "the search_tool result gave 'Porto'", "the request ..."."""
         v, name = node.value, node.path[-1]
         shown = show(v)
         if json_type(v) == "number" and name.isalpha() and name.islower() and name.endswith("s"):
@@ -114,6 +133,7 @@ def nodes_of(tool: ToolInfo, arguments: dict[str, Any]) -> tuple[Node, ...]:
 
 
 # --- candidates ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -153,5 +173,3 @@ def value_at(arguments: Any, path: tuple[str, ...]) -> Any:
     for key in path:
         arguments = arguments[key]
     return arguments
-
-

@@ -12,18 +12,33 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from synth.grade import json_type, same_value, show, words
 from synth.records import Message
 
 _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
-_GENERIC_LISTS = {"results", "items", "data", "hits", "records", "entries", "matches", "list",
-                  "values", "rows", "response", "output"}
+_GENERIC_LISTS = {
+    "results",
+    "items",
+    "data",
+    "hits",
+    "records",
+    "entries",
+    "matches",
+    "list",
+    "values",
+    "rows",
+    "response",
+    "output",
+}
 _NUMBER = re.compile(r"(?<![\w.\-/:])(\d{1,7}(?:\.\d+)?)(?![\w.\-/:%]|\.\d)")
-_TOKEN = re.compile(r"https?://[^\s,;)]+|[\w.+-]+@[\w-]+\.[\w.]+|'[^']{2,40}'|\"[^\"]{2,40}\""
-                    r"|\b[A-Za-z]+[_\-]?\d[\w\-]*\b|\b(?:[A-Z][\w\-]+\s)+[A-Z][\w\-]+\b")
+_TOKEN = re.compile(
+    r"https?://[^\s,;)]+|[\w.+-]+@[\w-]+\.[\w.]+|'[^']{2,40}'|\"[^\"]{2,40}\""
+    r"|\b[A-Za-z]+[_\-]?\d[\w\-]*\b|\b(?:[A-Z][\w\-]+\s)+[A-Z][\w\-]+\b"
+)
 
 
 def ordinal(i: int) -> str:
@@ -54,7 +69,7 @@ class Seen:
         return next((str(p) for p in reversed(self.path) if isinstance(p, str)), "")
 
     def describe(self) -> str:
-        """"the second location in the search_locations_tool result", "'query' of the earlier ..."."""
+        """ "the second location in the search_locations_tool result", "'query' of the earlier ..."."""
         if self.kind == "user" and self.text == self.value:
             return "which the user mentioned for something else"
         if self.kind == "user":
@@ -65,12 +80,20 @@ class Seen:
         if index is not None and index > 0 and isinstance(self.path[index - 1], str):
             noun = _singular(str(self.path[index - 1]))
             key = self.key
-            field = ("the " if key == self.path[index - 1] else
-                     f"the {key} of the " if key.isalpha() and key.islower() else f"'{key}' of the ")
+            field = (
+                "the "
+                if key == self.path[index - 1]
+                else f"the {key} of the "
+                if key.isalpha() and key.islower()
+                else f"'{key}' of the "
+            )
             return f"{field}{ordinal(int(self.path[index]))} {noun} in the {self.tool} result"
         key = self.key
-        return f"the {key} in the {self.tool} result" if key.isalpha() and key.islower() \
+        return (
+            f"the {key} in the {self.tool} result"
+            if key.isalpha() and key.islower()
             else f"the '{key}' in the {self.tool} result"
+        )
 
 
 def _walk(data: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
@@ -89,8 +112,7 @@ def shape(value: Any) -> tuple[Any, ...]:
     if not isinstance(value, str):
         return (json_type(value),)
     v = value.strip()
-    return ("string", " " in v, bool(re.search(r"\d", v)), "://" in v, "@" in v,
-            len(v) > 40, v[:1].isupper())
+    return ("string", " " in v, bool(re.search(r"\d", v)), "://" in v, "@" in v, len(v) > 40, v[:1].isupper())
 
 
 class Context:
@@ -117,8 +139,15 @@ class Context:
                     for found in _NUMBER.finditer(clause):
                         n = float(found.group(1))
                         text = " ".join(clause.split())
-                        self.seen.append(Seen(int(n) if n.is_integer() else n, "", "user", (),
-                                              text if len(text) <= 60 else text[:57] + "..."))
+                        self.seen.append(
+                            Seen(
+                                int(n) if n.is_integer() else n,
+                                "",
+                                "user",
+                                (),
+                                text if len(text) <= 60 else text[:57] + "...",
+                            )
+                        )
 
     def values(self) -> list[Any]:
         return [s.value for s in self.seen]
@@ -133,9 +162,15 @@ class Context:
                     continue
                 for other in self.seen:
                     o = other.path
-                    if (other.kind == "result" and other.tool == at.tool and len(o) == len(at.path)
-                            and o[:i] == at.path[:i] and o[i + 1:] == at.path[i + 1:]
-                            and o[i] != p and not same_value(other.value, gold)):
+                    if (
+                        other.kind == "result"
+                        and other.tool == at.tool
+                        and len(o) == len(at.path)
+                        and o[:i] == at.path[:i]
+                        and o[i + 1 :] == at.path[i + 1 :]
+                        and o[i] != p
+                        and not same_value(other.value, gold)
+                    ):
                         yield other.value, other, at
 
     def others(self, name: str, gold: Any, arguments: dict[str, Any]) -> Iterator[tuple[Any, str]]:
@@ -158,11 +193,11 @@ class Context:
             yield v, why
 
 
-def sibling_reason(param: str, new: Any, where: Seen, gold_at: Seen, gold: Any,
-                   user_said: bool) -> str:
-    """"'city' is 'Porto Alegre', the second location in the search_locations_tool result; ..."."""
+def sibling_reason(param: str, new: Any, where: Seen, gold_at: Seen, gold: Any, user_said: bool) -> str:
+    """ "'city' is 'Porto Alegre', the second location in the search_locations_tool result; ..."."""
     index = next((p for p in gold_at.path if isinstance(p, int)), 0)
     first = ordinal(int(index))
-    tail = (f"the user asked for {show(gold)}, the {first}" if user_said
-            else f"the call needed the {first}, {show(gold)}")
+    tail = (
+        f"the user asked for {show(gold)}, the {first}" if user_said else f"the call needed the {first}, {show(gold)}"
+    )
     return f"'{param}' is {show(new)}, {where.describe()}; {tail}."

@@ -132,7 +132,7 @@ class _Packed:
         return len(self.ends)
 
     def __getitem__(self, i: int) -> bytes:
-        return bytes(self.data[self.ends[i - 1] if i else 0: self.ends[i]])
+        return bytes(self.data[self.ends[i - 1] if i else 0 : self.ends[i]])
 
     def __iter__(self) -> Iterator[bytes]:
         return (self[i] for i in range(len(self)))
@@ -234,7 +234,7 @@ class Dedup:
         """What the manifest and the card say about dedup: the method, its parameters and the counts."""
         return {
             "method": "exact: hash of the folded request; near: MinHash LSH candidates (datasketch), "
-                      "measured exactly on hashed word sets",
+            "measured exactly on hashed word sets",
             "threshold": self.threshold,
             "num_perm": self.num_perm,
             "bands": self.bands,

@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import jsonschema
 
@@ -23,8 +24,11 @@ def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | Non
     """The first validation error as one line, or None when the arguments are valid."""
     try:
         error = jsonschema.exceptions.best_match(schema_validator(schema).iter_errors(arguments))
-    except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType,
-            jsonschema.exceptions._WrappedReferencingError) as exc:  # the registry should have caught it
+    except (
+        jsonschema.exceptions.SchemaError,
+        jsonschema.exceptions.UnknownType,
+        jsonschema.exceptions._WrappedReferencingError,
+    ) as exc:  # the registry should have caught it
         return f"(schema): cannot be checked: {str(exc).splitlines()[0][:200]}"
     if error is None:
         return None
@@ -80,8 +84,14 @@ def review(trajectory: Trajectory, server: ServerSpec) -> Review:
     for index, message in enumerate(messages):
         for call in message.tool_calls:
             tool = server.tool(call.name)
-            gates.append(GateResult(gate="tool_exists", call_id=call.id, passed=tool is not None,
-                                    detail="" if tool else f"{call.name!r} is not a tool of {server.id}"))
+            gates.append(
+                GateResult(
+                    gate="tool_exists",
+                    call_id=call.id,
+                    passed=tool is not None,
+                    detail="" if tool else f"{call.name!r} is not a tool of {server.id}",
+                )
+            )
             if tool is None:
                 reasons.append(f"unknown tool {call.name!r}")
                 continue
@@ -127,28 +137,58 @@ def call_flags(messages: list[Message], server: ServerSpec) -> list[list[dict[st
             flags: list[dict[str, Any]] = []
             tool = server.tool(call.name)
             if tool is None:
-                flags.append({"gate": "tool_exists", "argument": None, "value": call.name,
-                              "why": f"{call.name!r} is not one of the tools offered on this line"})
+                flags.append(
+                    {
+                        "gate": "tool_exists",
+                        "argument": None,
+                        "value": call.name,
+                        "why": f"{call.name!r} is not one of the tools offered on this line",
+                    }
+                )
                 out.append(flags)
                 continue
             try:
-                errors = sorted(schema_validator(tool.input_schema).iter_errors(call.arguments),
-                                key=lambda e: list(e.absolute_path))
-            except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType,
-                    jsonschema.exceptions._WrappedReferencingError) as exc:
+                errors = sorted(
+                    schema_validator(tool.input_schema).iter_errors(call.arguments), key=lambda e: list(e.absolute_path)
+                )
+            except (
+                jsonschema.exceptions.SchemaError,
+                jsonschema.exceptions.UnknownType,
+                jsonschema.exceptions._WrappedReferencingError,
+            ) as exc:
                 errors = []
-                flags.append({"gate": "schema_valid", "argument": None, "pointer": "", "value": None,
-                              "why": f"the schema cannot be checked: {str(exc).splitlines()[0][:200]}"})
+                flags.append(
+                    {
+                        "gate": "schema_valid",
+                        "argument": None,
+                        "pointer": "",
+                        "value": None,
+                        "why": f"the schema cannot be checked: {str(exc).splitlines()[0][:200]}",
+                    }
+                )
             for error in errors:
                 where = pointer(error.absolute_path)
-                flags.append({"gate": "schema_valid", "argument": where.lstrip("/") or None, "pointer": where,
-                              "value": error.instance if error.absolute_path else None, "why": error.message[:200]})
+                flags.append(
+                    {
+                        "gate": "schema_valid",
+                        "argument": where.lstrip("/") or None,
+                        "pointer": where,
+                        "value": error.instance if error.absolute_path else None,
+                        "why": error.message[:200],
+                    }
+                )
             evidence = Evidence(messages[:index])
             for path, value in leaves(call.arguments):
                 if value in _allowed(tool.input_schema, path) or evidence.grounded(value):
                     continue
-                flags.append({"gate": "grounding", "argument": path.lstrip("/"), "value": value,
-                              "why": "not in the user's words or an earlier tool result, and not a default or "
-                                     "enum value of the schema"})
+                flags.append(
+                    {
+                        "gate": "grounding",
+                        "argument": path.lstrip("/"),
+                        "value": value,
+                        "why": "not in the user's words or an earlier tool result, and not a default or "
+                        "enum value of the schema",
+                    }
+                )
             out.append(flags)
     return out

@@ -19,17 +19,36 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
-from synth.grade import (Evidence, branch, classify, format_ok, infinitive, json_type, loose,
-                         same_value, standardize, words)
-from synth.records import (Conversation, Message, ScoredCall, ServerSpec, StageFailure, ToolCall, ToolSpec, content_hash,
-                           make_id)
+from synth.grade import (
+    Evidence,
+    branch,
+    classify,
+    format_ok,
+    infinitive,
+    json_type,
+    loose,
+    same_value,
+    standardize,
+    words,
+)
+from synth.records import (
+    Conversation,
+    Message,
+    ScoredCall,
+    ServerSpec,
+    StageFailure,
+    ToolCall,
+    ToolSpec,
+    content_hash,
+    make_id,
+)
 from synth.stages import mutate as m
 from synth.stages import names as nm
-from synth.stages.candidates import (Candidate, Ctx, Generator, ToolInfo, fits, nodes_of, tool_info,
-                                     value_at)
+from synth.stages.candidates import Candidate, Ctx, Generator, ToolInfo, fits, nodes_of, tool_info, value_at
 from synth.stages.context import Context
 from synth.stages.positives import hard_positives
 from synth.stages.wrong_values import VALUE_GENERATORS
@@ -38,14 +57,26 @@ log = logging.getLogger(__name__)
 
 SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of its draw)
     "incorrect_tool": (("sibling_tool", 2.0), ("hallucinated_tool", 1.0)),
-    "incorrect_parameter_names": (("missing_required", 1.0), ("sibling_param", 1.5),
-                                  ("case_renamed", 1.5), ("synonym_renamed", 1.5),
-                                  ("plural_renamed", 0.5), ("unexpected_extra", 1.0)),
-    "incorrect_parameter_values": (("sibling_result", 6.0), ("context_value", 4.0),
-                                   ("swapped_arguments", 3.0), ("unit_mixup", 3.0),
-                                   ("partial_value", 2.0),
-                                   ("wrong_format", 1.5), ("wrong_type", 0.3), ("out_of_enum", 0.5),
-                                   ("out_of_range", 0.5), ("contradicts_request", 0.3)),
+    "incorrect_parameter_names": (
+        ("missing_required", 1.0),
+        ("sibling_param", 1.5),
+        ("case_renamed", 1.5),
+        ("synonym_renamed", 1.5),
+        ("plural_renamed", 0.5),
+        ("unexpected_extra", 1.0),
+    ),
+    "incorrect_parameter_values": (
+        ("sibling_result", 6.0),
+        ("context_value", 4.0),
+        ("swapped_arguments", 3.0),
+        ("unit_mixup", 3.0),
+        ("partial_value", 2.0),
+        ("wrong_format", 1.5),
+        ("wrong_type", 0.3),
+        ("out_of_enum", 0.5),
+        ("out_of_range", 0.5),
+        ("contradicts_request", 0.3),
+    ),
 }
 MAX_TRIES = 12  # candidates tried per subtype before the next subtype is drawn
 _NOT_APPLICABLE = {
@@ -72,6 +103,7 @@ _NOT_APPLICABLE = {
 
 # --- tools and names -----------------------------------------------------------------------------
 
+
 def _wrong_tool_reason(c: Ctx, other: ToolInfo) -> str:
     gold, inf, inf_other = c.gold.name, infinitive(c.tool.purpose), infinitive(other.purpose)
     head = f"The user wants to {inf}" if inf else f"The request needs {gold} ({c.tool.purpose})"
@@ -82,6 +114,7 @@ def _wrong_tool_reason(c: Ctx, other: ToolInfo) -> str:
 
 def _sibling_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """The most similar other tool of the server, called with the gold arguments mapped onto it."""
+
     def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
         return len(a & b) / len(a | b) if a | b else 0.0
 
@@ -90,8 +123,13 @@ def _sibling_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         name = jaccard(c.tool.name_words, s.name_words)
         return 2 * name + jaccard(c.tool.topic, s.topic) + params / 2
 
-    options = [s for s in c.siblings if s.purpose != c.tool.purpose and s.loose != c.tool.loose
-               and (c.tool.name_words & s.name_words or len(c.tool.topic & s.topic) >= 2)]
+    options = [
+        s
+        for s in c.siblings
+        if s.purpose != c.tool.purpose
+        and s.loose != c.tool.loose
+        and (c.tool.name_words & s.name_words or len(c.tool.topic & s.topic) >= 2)
+    ]
     ranked = []
     for s in sorted(options, key=lambda s: (-score(s), s.spec.name))[:3]:
         args = _map_arguments(c.gold.arguments, s, rng, c.context.values())
@@ -101,8 +139,7 @@ def _sibling_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         yield Candidate("sibling_tool", c.call(args, s.spec.name), _wrong_tool_reason(c, s))
 
 
-def _map_arguments(gold: dict[str, Any], sibling: ToolInfo, rng: random.Random,
-                   pool: list[Any]) -> dict[str, Any]:
+def _map_arguments(gold: dict[str, Any], sibling: ToolInfo, rng: random.Random, pool: list[Any]) -> dict[str, Any]:
     """Same-named arguments stay; other required ones take gold values of the same JSON type."""
     props = sibling.spec.properties
     out = {k: v for k, v in gold.items() if k in props}
@@ -130,8 +167,11 @@ def _hallucinated_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     noun = (words(params[0]) or [""])[-1] if params else ""
     for new in nm.hallucinated_names(name, noun, rng):
         if loose(new) not in taken:
-            yield Candidate("hallucinated_tool", c.call(dict(c.gold.arguments), new),
-                            f"'{new}' is not one of the available tools; {need}.")
+            yield Candidate(
+                "hallucinated_tool",
+                c.call(dict(c.gold.arguments), new),
+                f"'{new}' is not one of the available tools; {need}.",
+            )
 
 
 def _missing_required(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
@@ -142,8 +182,7 @@ def _missing_required(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     for k in keys:
         node = next(n for n in c.nodes if n.path == (k,))
         args = {a: v for a, v in c.gold.arguments.items() if a != k}
-        yield Candidate("missing_required", c.call(args),
-                        f"Required parameter '{k}' is missing; {c.wanted(node)}.")
+        yield Candidate("missing_required", c.call(args), f"Required parameter '{k}' is missing; {c.wanted(node)}.")
 
 
 _RENAME_HINTS = {  # (after a missing required name, after an unknown optional one)
@@ -155,6 +194,7 @@ _RENAME_HINTS = {  # (after a missing required name, after an unknown optional o
 
 def _renamer(subtype: str, propose: Callable[[str, random.Random], list[str]]) -> Generator:
     """A names error: one argument renamed to a name the schema does not have."""
+
     def generate(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         props, tool = c.tool.spec.properties, c.gold.name
         keys = list(c.gold.arguments)
@@ -169,9 +209,13 @@ def _renamer(subtype: str, propose: Callable[[str, random.Random], list[str]]) -
                 args = {(new if a == k else a): v for a, v in c.gold.arguments.items()}
                 required, optional = (h.format(k=k) for h in _RENAME_HINTS[subtype])
                 unknown = f"'{new}' is not a parameter of {tool}"
-                reason = (f"Required parameter '{k}' is missing; {unknown}{required}."
-                          if k in c.tool.spec.required else f"{unknown}; {optional}.")
+                reason = (
+                    f"Required parameter '{k}' is missing; {unknown}{required}."
+                    if k in c.tool.spec.required
+                    else f"{unknown}; {optional}."
+                )
                 yield Candidate(subtype, c.call(args), reason)
+
     return generate
 
 
@@ -185,13 +229,19 @@ def _sibling_param(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     near = {loose(p) for p in props}
     for k in keys:
         for new, owner in nm.sibling_params(k, props, others)[:3]:
-            if (new in c.gold.arguments or loose(new) in near
-                    or not fits(c.gold.arguments[k], new, schemas[(owner, new)])):
+            if (
+                new in c.gold.arguments
+                or loose(new) in near
+                or not fits(c.gold.arguments[k], new, schemas[(owner, new)])
+            ):
                 continue  # the value must pass for the sibling's parameter too
             args = {(new if a == k else a): v for a, v in c.gold.arguments.items()}
             unknown = f"'{new}' is a parameter of {owner}, not of {tool}"
-            reason = (f"Required parameter '{k}' is missing; {unknown}." if k in c.tool.spec.required
-                      else f"{unknown}; the value belongs in '{k}'.")
+            reason = (
+                f"Required parameter '{k}' is missing; {unknown}."
+                if k in c.tool.spec.required
+                else f"{unknown}; the value belongs in '{k}'."
+            )
             yield Candidate("sibling_param", c.call(args), reason)
 
 
@@ -201,8 +251,11 @@ def _unexpected_extra(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     for name, value in nm.extra_params(set(c.tool.topic), props, rng)[:4]:
         if name in c.gold.arguments:
             continue
-        reason = (f"'{name}' is not a parameter of {tool}; it accepts only {listed}." if props
-                  else f"{tool} takes no parameters, but the call passes '{name}'.")
+        reason = (
+            f"'{name}' is not a parameter of {tool}; it accepts only {listed}."
+            if props
+            else f"{tool} takes no parameters, but the call passes '{name}'."
+        )
         yield Candidate("unexpected_extra", c.call({**c.gold.arguments, name: value}), reason)
 
 
@@ -220,6 +273,7 @@ GENERATORS: dict[str, Generator] = {
 
 
 # --- checks -------------------------------------------------------------------------------------
+
 
 def _check(c: Ctx, label: str, cand: Candidate) -> str:
     """Why the candidate is not a clean example of its label and subtype; "" when it is."""
@@ -266,8 +320,11 @@ def _check(c: Ctx, label: str, cand: Candidate) -> str:
         return "" if clean and not format_ok(f.fmt, new) else "not a clean format error"
     if not valid or not same_type:
         return "the schema rejects it" if not valid else "another JSON type"
-    if ((f.fmt and not format_ok(f.fmt, new)) or f.outside(new)
-            or (f.choices and old in f.choices and new not in f.choices)):
+    if (
+        (f.fmt and not format_ok(f.fmt, new))
+        or f.outside(new)
+        or (f.choices and old in f.choices and new not in f.choices)
+    ):
         return "breaks the parameter's format, choices or range"
     return ""
 
@@ -286,6 +343,7 @@ def _check_swap(c: Ctx, args: dict[str, Any], changed: list[str]) -> str:
 
 # --- the stage ----------------------------------------------------------------------------------
 
+
 def _draw(c: Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, list[str]]:
     """Subtypes in a weighted random order; the first candidate that holds wins."""
     order = sorted(SUBTYPES[label], key=lambda sw: -(rng.random() ** (1.0 / sw[1])))
@@ -302,46 +360,73 @@ def _draw(c: Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, lis
             log.warning("inject: %s crashed on %s: %r", subtype, c.tool.spec.key, exc)
             notes.append(f"{subtype}: crashed ({type(exc).__name__}: {str(exc)[:120]})")
             continue
-        notes.append(f"{subtype}: {why} ({tried} tried)" if tried
-                     else f"{subtype}: {_NOT_APPLICABLE[subtype]}")
+        notes.append(f"{subtype}: {why} ({tried} tried)" if tried else f"{subtype}: {_NOT_APPLICABLE[subtype]}")
     return None, notes
 
 
-def inject_call(tool: ToolSpec, siblings: Sequence[ToolSpec], gold: ToolCall,
-                history: Sequence[Message], *, conversation_id: str, call_index: int,
-                seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
+def inject_call(
+    tool: ToolSpec,
+    siblings: Sequence[ToolSpec],
+    gold: ToolCall,
+    history: Sequence[Message],
+    *,
+    conversation_id: str,
+    call_index: int,
+    seed: int,
+) -> tuple[list[ScoredCall], list[StageFailure]]:
     """The gold call as ``correct`` plus one checked negative per error label, or a StageFailure."""
     info = tool_info(tool)
-    c = Ctx(info, tuple(tool_info(s) for s in siblings if s.name != tool.name), gold,
-             Evidence(history), nodes_of(info, gold.arguments), Context(history))
-    base: dict[str, Any] = {"conversation_id": conversation_id, "server": tool.server,
-                            "call_index": call_index, "history": tuple(history), "gold_call": gold}
+    c = Ctx(
+        info,
+        tuple(tool_info(s) for s in siblings if s.name != tool.name),
+        gold,
+        Evidence(history),
+        nodes_of(info, gold.arguments),
+        Context(history),
+    )
+    base: dict[str, Any] = {
+        "conversation_id": conversation_id,
+        "server": tool.server,
+        "call_index": call_index,
+        "history": tuple(history),
+        "gold_call": gold,
+    }
     first_id = make_id("scored", conversation_id, call_index, "correct", gold.name, gold.arguments)
     scored = [ScoredCall(id=first_id, tool_call=gold, score="correct", subtype="gold", **base)]
     rng = random.Random(int(content_hash([seed, conversation_id, call_index, "correct"]), 16))
     for subtype, call in islice(hard_positives(info.spec, gold, rng), 1):
         if classify(tool, gold, call) == "correct":
-            record_id = make_id("scored", conversation_id, call_index, "correct", subtype, call.name,
-                                call.arguments)
-            scored.append(ScoredCall(id=record_id, tool_call=call, score="correct", subtype=subtype,
-                                     **base))
+            record_id = make_id("scored", conversation_id, call_index, "correct", subtype, call.name, call.arguments)
+            scored.append(ScoredCall(id=record_id, tool_call=call, score="correct", subtype=subtype, **base))
     failures = []
     for label in SUBTYPES:
         rng = random.Random(int(content_hash([seed, conversation_id, call_index, label]), 16))
         found, notes = _draw(c, label, rng)
         if found is not None:
             call = found.call
-            record_id = make_id("scored", conversation_id, call_index, label, found.subtype,
-                                call.name, call.arguments)
-            scored.append(ScoredCall(
-                id=record_id, tool_call=call, score=label,  # type: ignore[arg-type]
-                subtype=found.subtype, failure_reason=found.reason, **base))
+            record_id = make_id("scored", conversation_id, call_index, label, found.subtype, call.name, call.arguments)
+            scored.append(
+                ScoredCall(
+                    id=record_id,
+                    tool_call=call,
+                    score=label,  # type: ignore[arg-type]
+                    subtype=found.subtype,
+                    failure_reason=found.reason,
+                    **base,
+                )
+            )
             continue
         if not gold.arguments and label == "incorrect_parameter_values":
             notes = [f"{gold.name} is called without arguments, so there is no value to change"]
-        failures.append(StageFailure(
-            stage="inject", item_id=gold.id, reason=f"no_{label}", detail="; ".join(notes),
-            raw={"conversation_id": conversation_id, "call_index": call_index, "tool": tool.key}))
+        failures.append(
+            StageFailure(
+                stage="inject",
+                item_id=gold.id,
+                reason=f"no_{label}",
+                detail="; ".join(notes),
+                raw={"conversation_id": conversation_id, "call_index": call_index, "tool": tool.key},
+            )
+        )
     return scored, failures
 
 
@@ -355,11 +440,24 @@ def negatives(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[S
         for call in message.tool_calls:
             tool = server.tool(call.name)
             if tool is None:  # the gates reject unknown tools before this; a caller skipping them gets a reason
-                missed.append(StageFailure(stage="inject", item_id=call.id, reason="unknown_tool",
-                                           detail=f"{call.name!r} is not a tool of {server.id}"))
+                missed.append(
+                    StageFailure(
+                        stage="inject",
+                        item_id=call.id,
+                        reason="unknown_tool",
+                        detail=f"{call.name!r} is not a tool of {server.id}",
+                    )
+                )
             else:
-                made, failed = inject_call(tool, [s for s in offered if s.name != tool.name], call,
-                                           conv.messages[:position], conversation_id=conv.id, call_index=index, seed=seed)
+                made, failed = inject_call(
+                    tool,
+                    [s for s in offered if s.name != tool.name],
+                    call,
+                    conv.messages[:position],
+                    conversation_id=conv.id,
+                    call_index=index,
+                    seed=seed,
+                )
                 scored.extend(made)
                 missed.extend(failed)
             index += 1

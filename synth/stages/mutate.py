@@ -11,12 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from faker import Faker
 
-from synth.stages.fakers import Seeded
 from synth.grade import Facts, branch, facts, format_ok, json_type, spell, words
+from synth.stages.fakers import Seeded
 from synth.stages.names import join, plural, style
 
 
@@ -34,6 +35,7 @@ def _fakes(rng: random.Random, kind: str, n: int = 3) -> list[Any]:
 
 
 # --- wrong values -------------------------------------------------------------------------------
+
 
 def _scalar(value: Any) -> bool:
     return json_type(value) not in ("array", "object")
@@ -70,20 +72,31 @@ def wrong_type(value: Any, f: Facts, rng: random.Random) -> list[Any]:
     return []
 
 
-_FAMILIES = [set(x.split()) for x in (
-    "first second third fourth", "small medium large xlarge tiny huge",
-    "low medium high critical urgent", "beginner intermediate advanced expert",
-    "hourly daily weekly monthly quarterly yearly annual", "asc desc ascending descending",
-    "json xml csv yaml html markdown text pdf source wikitext plain",
-    "metric imperial standard kelvin celsius fahrenheit",
-    "open closed pending archived draft active inactive",
-    "formal casual friendly professional humorous educational inspirational conversational",
-    "general technical business academic executive student children",
-    "ancient modern nature space underwater library futuristic medieval ocean forest",
-    "image icon color shape emoji sound video", "public private internal secret",
-    "read write admin owner", "relevance date popularity rating newest oldest price",
-    "minute hour day week month year", "png jpg jpeg gif webp svg", "get post put patch delete",
-    "summary full detailed brief")]
+_FAMILIES = [
+    set(x.split())
+    for x in (
+        "first second third fourth",
+        "small medium large xlarge tiny huge",
+        "low medium high critical urgent",
+        "beginner intermediate advanced expert",
+        "hourly daily weekly monthly quarterly yearly annual",
+        "asc desc ascending descending",
+        "json xml csv yaml html markdown text pdf source wikitext plain",
+        "metric imperial standard kelvin celsius fahrenheit",
+        "open closed pending archived draft active inactive",
+        "formal casual friendly professional humorous educational inspirational conversational",
+        "general technical business academic executive student children",
+        "ancient modern nature space underwater library futuristic medieval ocean forest",
+        "image icon color shape emoji sound video",
+        "public private internal secret",
+        "read write admin owner",
+        "relevance date popularity rating newest oldest price",
+        "minute hour day week month year",
+        "png jpg jpeg gif webp svg",
+        "get post put patch delete",
+        "summary full detailed brief",
+    )
+]
 _GENERIC = ("default", "all", "auto", "other", "custom", "standard")
 
 
@@ -103,7 +116,7 @@ def out_of_enum(value: Any, f: Facts, rng: random.Random) -> list[Any]:
             others = sorted(family - {part})  # sorted first: set order changes between processes
             rng.shuffle(others)
             for other in others:
-                new = join(parts[:i] + [other] + parts[i + 1:], how)
+                new = join(parts[:i] + [other] + parts[i + 1 :], how)
                 out.append(new.upper() if value.isupper() else new)
     near = [p for p in parts if len(parts) > 1 and len(p) > 2]  # "alter_table" -> "alter"
     if value.isalpha() and len(value) > 3:
@@ -131,8 +144,9 @@ def out_of_range(value: Any, f: Facts, rng: random.Random) -> list[Any]:
         head = picked[:2]
         rng.shuffle(head)  # the two likeliest slips, in either order
         return head + picked[2:]
-    lo, hi = (s.get("minLength"), s.get("maxLength")) if isinstance(value, str) else \
-        (s.get("minItems"), s.get("maxItems"))
+    lo, hi = (
+        (s.get("minLength"), s.get("maxLength")) if isinstance(value, str) else (s.get("minItems"), s.get("maxItems"))
+    )
     res: list[Any] = []
     if isinstance(value, (str, list)) and isinstance(lo, int) and lo >= 1:
         res.append(value[: lo - 1])
@@ -160,8 +174,11 @@ def wrong_format(value: Any, f: Facts, rng: random.Random) -> list[Any]:
             hh, mm = int(value[11:13]), value[14:16]
             clock = f" {hh % 12 or 12}:{mm} {'AM' if hh < 12 else 'PM'}"
         month = _MONTHS.split()[d.month - 1]
-        return [f"{d.month:02d}/{d.day:02d}/{d.year}{clock}", f"{month} {d.day}, {d.year}{clock}",
-                f"{d.day:02d}/{d.month:02d}/{d.year}{clock}"]
+        return [
+            f"{d.month:02d}/{d.day:02d}/{d.year}{clock}",
+            f"{month} {d.day}, {d.year}{clock}",
+            f"{d.day:02d}/{d.month:02d}/{d.year}{clock}",
+        ]
     if f.fmt == "time":
         hh, mm = int(value[:2]), value[3:5]
         return [f"{hh % 12 or 12}:{mm} {'AM' if hh < 12 else 'PM'}", f"{hh}h{mm}"]
@@ -175,24 +192,90 @@ def wrong_format(value: Any, f: Facts, rng: random.Random) -> list[Any]:
 
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _CJK_CITIES = ("北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆")
-_CITY_NAMES = ("Porto", "Lisbon", "Madrid", "Barcelona", "Paris", "Lyon", "Berlin", "Munich", "Vienna",
-               "Prague", "Kraków", "Amsterdam", "Copenhagen", "Oslo", "Tromsø", "Dublin", "Edinburgh",
-               "Rome", "Naples", "Athens", "Istanbul", "Cairo", "Nairobi", "Cape Town", "Mumbai",
-               "Bangkok", "Singapore", "Tokyo", "Osaka", "Seoul", "Sydney", "Hobart", "Auckland",
-               "Toronto", "Vancouver", "Chicago", "Denver", "Austin", "Boston", "Seattle",
-               "Mexico City", "Oaxaca", "Bogotá", "Lima", "São Paulo", "Buenos Aires")
+_CITY_NAMES = (
+    "Porto",
+    "Lisbon",
+    "Madrid",
+    "Barcelona",
+    "Paris",
+    "Lyon",
+    "Berlin",
+    "Munich",
+    "Vienna",
+    "Prague",
+    "Kraków",
+    "Amsterdam",
+    "Copenhagen",
+    "Oslo",
+    "Tromsø",
+    "Dublin",
+    "Edinburgh",
+    "Rome",
+    "Naples",
+    "Athens",
+    "Istanbul",
+    "Cairo",
+    "Nairobi",
+    "Cape Town",
+    "Mumbai",
+    "Bangkok",
+    "Singapore",
+    "Tokyo",
+    "Osaka",
+    "Seoul",
+    "Sydney",
+    "Hobart",
+    "Auckland",
+    "Toronto",
+    "Vancouver",
+    "Chicago",
+    "Denver",
+    "Austin",
+    "Boston",
+    "Seattle",
+    "Mexico City",
+    "Oaxaca",
+    "Bogotá",
+    "Lima",
+    "São Paulo",
+    "Buenos Aires",
+)
 _TICKERS = ("AAPL", "MSFT", "NVDA", "TSLA", "AMZN", "GOOGL", "META", "NFLX", "JPM", "KO", "V", "SHOP")
 _CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "BRL", "INR")
-_URLS = ("https://www.bbc.com/news/technology", "https://en.wikipedia.org/wiki/Porto",
-         "https://docs.python.org/3/library/asyncio.html", "https://github.com/pallets/flask",
-         "https://arxiv.org/abs/2310.06770", "https://news.ycombinator.com/")
+_URLS = (
+    "https://www.bbc.com/news/technology",
+    "https://en.wikipedia.org/wiki/Porto",
+    "https://docs.python.org/3/library/asyncio.html",
+    "https://github.com/pallets/flask",
+    "https://arxiv.org/abs/2310.06770",
+    "https://news.ycombinator.com/",
+)
 _CITY_SET = {c.casefold() for c in _CITY_NAMES} | set(_CJK_CITIES)
-_STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "about", "what", "when",
-         "your", "have", "to", "by", "of", "in", "on", "a", "an"}
+_STOP = {
+    "the",
+    "and",
+    "for",
+    "with",
+    "from",
+    "into",
+    "that",
+    "this",
+    "about",
+    "what",
+    "when",
+    "your",
+    "have",
+    "to",
+    "by",
+    "of",
+    "in",
+    "on",
+    "a",
+    "an",
+}
 
 
-def contradicting(value: Any, f: Facts, rng: random.Random,
-                  said: Callable[[Any], bool]) -> Iterator[Any]:
+def contradicting(value: Any, f: Facts, rng: random.Random, said: Callable[[Any], bool]) -> Iterator[Any]:
     """Valid values of the same type that ask for something else: another city, date or choice.
 
     Values the user never said come first, so the contradiction shows against the request.
@@ -214,9 +297,9 @@ def _alternatives(value: Any, f: Facts, rng: random.Random) -> Iterator[Any]:
         items = f.schema.get("items")
         item = facts(f.path, items if isinstance(items, dict) else {}, "", value[i])
         for new in list(_alternatives(value[i], item, rng))[:4]:
-            yield value[:i] + [new] + value[i + 1:]
+            yield value[:i] + [new] + value[i + 1 :]
         if len(value) > 1:
-            yield value[:i] + value[i + 1:]
+            yield value[:i] + value[i + 1 :]
     elif isinstance(value, str):
         if f.choices:  # described in words: 'Valid periods: "1d", "5d", ...'
             yield from sorted((c for c in f.choices if c != value), key=lambda _: rng.random())
@@ -247,8 +330,11 @@ def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
         yield from _fakes(rng, "email")
     elif f.fmt == "uuid":
         yield from (str(v) for v in _fakes(rng, "uuid4"))
-    elif (value.casefold() in _CITY_SET or w & {"city", "town", "destination", "origin"}
-          or (w & {"location", "place"} and len(value) < 30)):
+    elif (
+        value.casefold() in _CITY_SET
+        or w & {"city", "town", "destination", "origin"}
+        or (w & {"location", "place"} and len(value) < 30)
+    ):
         yield from rng.sample(_CJK_CITIES if _CJK.search(value) else _CITY_NAMES, 4)
     elif w & {"country"}:
         yield from _fakes(rng, "country")
@@ -260,11 +346,11 @@ def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
         yield from _fakes(rng, "hex_color")
     elif w & {"username", "login", "handle"}:
         yield from _fakes(rng, "user_name")
-    elif (w & {"name", "speaker", "author", "person", "recipient"} and value.istitle()
-          and len(value.split()) in (2, 3)):
+    elif w & {"name", "speaker", "author", "person", "recipient"} and value.istitle() and len(value.split()) in (2, 3):
         yield from _fakes(rng, "name")
-    elif re.search(r"\d", value) and (f.fmt == "uri" or re.fullmatch(r"[\w\-:./]+", value)
-                                      or w & {"id", "key", "identifier", "code", "number"}):
+    elif re.search(r"\d", value) and (
+        f.fmt == "uri" or re.fullmatch(r"[\w\-:./]+", value) or w & {"id", "key", "identifier", "code", "number"}
+    ):
         for _ in range(3):  # an id or number of the same shape, other digits
             yield re.sub(r"\d", lambda _: str(rng.randrange(10)), value)
     elif f.fmt == "uri":
@@ -281,12 +367,11 @@ def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
 def _reworded(value: str, rng: random.Random, faker: Faker) -> Iterator[str]:
     """Free text asking for something else: one content word swapped ("sales" -> "travel")."""
     tokens = value.split(" ")
-    spots = [i for i, t in enumerate(tokens)
-             if len(t) >= 4 and t.isalpha() and t.lower() not in _STOP]
+    spots = [i for i, t in enumerate(tokens) if len(t) >= 4 and t.isalpha() and t.lower() not in _STOP]
     for i in rng.sample(spots, min(3, len(spots))):
         new = faker.word(part_of_speech="noun")
         new = new.capitalize() if tokens[i][:1].isupper() else new
-        yield " ".join(tokens[:i] + [new] + tokens[i + 1:])
+        yield " ".join(tokens[:i] + [new] + tokens[i + 1 :])
     if not spots:
         for _ in range(2):
             new = faker.word(part_of_speech="noun")
@@ -308,8 +393,11 @@ def filler(name: str, schema: Any, rng: random.Random, pool: list[Any] | None = 
     if s.get("enum"):
         return s["enum"][0]
     kind = str(s.get("type") or "string")
-    fitting = [v for v in pool or [] if json_type(v) == {"integer": "number"}.get(kind, kind)
-               and (kind != "integer" or isinstance(v, int))]
+    fitting = [
+        v
+        for v in pool or []
+        if json_type(v) == {"integer": "number"}.get(kind, kind) and (kind != "integer" or isinstance(v, int))
+    ]
     if fitting:
         return fitting[0]
     if kind != "string":
@@ -370,8 +458,11 @@ def unit_mixup(value: Any, f: Facts) -> list[tuple[Any, str, str]]:
         if not re.search(pattern, text):
             continue
         new = convert(float(value))
-        new = round(new) if f.schema.get("type") == "integer" or isinstance(value, int) and new.is_integer() \
+        new = (
+            round(new)
+            if f.schema.get("type") == "integer" or isinstance(value, int) and new.is_integer()
             else round(new, 2)
+        )
         if new != value and (f.schema.get("type") != "integer" or float(new).is_integer()):
             out.append((int(new) if float(new).is_integer() and isinstance(value, int) else new, unit, other))
     return out[:2]

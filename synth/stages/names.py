@@ -13,8 +13,28 @@ from typing import Any
 
 from synth.grade import FILLER_WORDS, loose, words
 
-_STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "about", "what", "when",
-         "your", "have", "to", "by", "of", "in", "on", "a", "an"}
+_STOP = {
+    "the",
+    "and",
+    "for",
+    "with",
+    "from",
+    "into",
+    "that",
+    "this",
+    "about",
+    "what",
+    "when",
+    "your",
+    "have",
+    "to",
+    "by",
+    "of",
+    "in",
+    "on",
+    "a",
+    "an",
+}
 
 
 def style(name: str) -> str:
@@ -54,6 +74,7 @@ def plural(word: str) -> str:
 
 
 # --- wrong names --------------------------------------------------------------------------------
+
 
 def _table(text: str) -> dict[str, list[str]]:
     """``"city: location town; q: query"`` -> {"city": ["location", "town"], "q": ["query"]}."""
@@ -95,19 +116,27 @@ VERBS = _table("""get: fetch retrieve; fetch: get retrieve; retrieve: get fetch;
     connect: open link; navigate: go goto; track: monitor follow; gen: generate; make: create;
     post: publish send; install: add setup; upgrade: update; verify: check validate;
     describe: get explain; explain: describe""")
-EXTRAS = [(set(t.split()), n, v) for t, n, v in (  # (words of the tool that invite it, name, value)
-    ("weather forecast temperature temp climate", "units", "metric"),
-    ("weather forecast", "include_hourly", True),
-    ("search find query list lookup", "sort_by", "relevance"),
-    ("search find query list", "max_results", 10),
-    ("stock price finance crypto currency market", "currency", "USD"),
-    ("user account email", "send_welcome_email", True), ("create add post update", "notify", True),
-    ("page document post file article wiki", "include_metadata", True),
-    ("url fetch scrape web page download", "timeout", 30),
-    ("date time schedule calendar history", "timezone", "UTC"),
-    ("summary summarize generate post text", "max_length", 280), ("", "language", "en"),
-    ("", "verbose", True), ("", "response_format", "json"), ("", "include_details", True),
-    ("", "max_retries", 3))]
+EXTRAS = [
+    (set(t.split()), n, v)
+    for t, n, v in (  # (words of the tool that invite it, name, value)
+        ("weather forecast temperature temp climate", "units", "metric"),
+        ("weather forecast", "include_hourly", True),
+        ("search find query list lookup", "sort_by", "relevance"),
+        ("search find query list", "max_results", 10),
+        ("stock price finance crypto currency market", "currency", "USD"),
+        ("user account email", "send_welcome_email", True),
+        ("create add post update", "notify", True),
+        ("page document post file article wiki", "include_metadata", True),
+        ("url fetch scrape web page download", "timeout", 30),
+        ("date time schedule calendar history", "timezone", "UTC"),
+        ("summary summarize generate post text", "max_length", 280),
+        ("", "language", "en"),
+        ("", "verbose", True),
+        ("", "response_format", "json"),
+        ("", "include_details", True),
+        ("", "max_retries", 3),
+    )
+]
 
 
 def plural_renamed(name: str) -> list[str]:
@@ -151,7 +180,7 @@ def synonym_renamed(name: str, rng: random.Random) -> list[str]:
     parts, how = words(name), style(name)
     out = list(SYNONYMS.get("_".join(parts), []))
     for i, part in enumerate(parts):
-        out += ["_".join(parts[:i] + [alt] + parts[i + 1:]) for alt in _WORD_SYNONYMS.get(part, [])]
+        out += ["_".join(parts[:i] + [alt] + parts[i + 1 :]) for alt in _WORD_SYNONYMS.get(part, [])]
     rng.shuffle(out)
     return [join(x.split("_"), how) for x in dict.fromkeys(out)]
 
@@ -165,8 +194,11 @@ def extra_params(topic: set[str], props: list[str], rng: random.Random) -> list[
     generic = [(n, v) for t, n, v in EXTRAS if not t]
     rng.shuffle(fitting)
     rng.shuffle(generic)
-    return [(join(n.split("_"), how), v) for n, v in fitting + generic
-            if loose(n) not in taken and not set(SYNONYMS.get(n, [])) & set(props)]
+    return [
+        (join(n.split("_"), how), v)
+        for n, v in fitting + generic
+        if loose(n) not in taken and not set(SYNONYMS.get(n, [])) & set(props)
+    ]
 
 
 def hallucinated_names(name: str, noun: str, rng: random.Random) -> list[str]:
@@ -177,7 +209,7 @@ def hallucinated_names(name: str, noun: str, rng: random.Random) -> list[str]:
     parts, how = words(name), style(name)
     core = [p for p in parts if p not in FILLER_WORDS] or parts
     at = next((i for i, p in enumerate(core) if p in VERBS), None)  # "git_create_tag": verb second
-    head, verb, rest = (core[:at], core[at], core[at + 1:]) if at is not None else ([], "", core)
+    head, verb, rest = (core[:at], core[at], core[at + 1 :]) if at is not None else ([], "", core)
     if verb and noun and all(w in _STOP for w in rest):
         rest = [noun]  # "fetch" -> "get_url", "navigate_to" -> "go_city"
     out = [join(head + alt.split("_") + rest, how) for alt in VERBS.get(verb, [])]

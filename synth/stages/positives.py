@@ -14,7 +14,8 @@ integer parameter, or a ``null`` one, would not) and the whole call still valida
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from synth.grade import branch, json_type, same_value, schema_validator
 from synth.records import ToolCall, ToolSpec
@@ -27,8 +28,11 @@ def bfcl_type_ok(schema: dict[str, Any], value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind in ("number", "float"):
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    expected = {"string": "string", "boolean": "boolean", "array": "array", "object": "object",
-                "dict": "object"}.get(kind) if isinstance(kind, str) else None
+    expected = (
+        {"string": "string", "boolean": "boolean", "array": "array", "object": "object", "dict": "object"}.get(kind)
+        if isinstance(kind, str)
+        else None
+    )
     return expected is not None and json_type(value) == expected
 
 
@@ -44,8 +48,7 @@ def hard_positives(tool: ToolSpec, gold: ToolCall, rng: random.Random) -> Iterat
             continue
         if name not in gold.arguments:
             options.append(("default_explicit", {**gold.arguments, name: default}))
-        elif (json_type(gold.arguments[name]) == json_type(default)
-              and same_value(default, gold.arguments[name])):
+        elif json_type(gold.arguments[name]) == json_type(default) and same_value(default, gold.arguments[name]):
             options.append(("default_omitted", {k: v for k, v in gold.arguments.items() if k != name}))
     rng.shuffle(options)
     validator = schema_validator(tool.input_schema)

@@ -10,18 +10,30 @@ the format, a valid value the request did not ask for.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from synth.grade import FORMAT_NAMES, json_type, same_value, show
 from synth.stages import mutate as m
 from synth.stages.candidates import Candidate, Ctx, Generator, Node, fits, replace, value_at
 from synth.stages.context import shape, sibling_reason
 
-_TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a string",
-               "array": "a list", "boolean": "a boolean (true or false)", "object": "an object"}
-_KINDS = {"string": "the string", "array": "the list", "object": "the object",
-          "boolean": "the boolean", "number": "the number"}
+_TYPE_NAMES = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "array": "a list",
+    "boolean": "a boolean (true or false)",
+    "object": "an object",
+}
+_KINDS = {
+    "string": "the string",
+    "array": "the list",
+    "object": "the object",
+    "boolean": "the boolean",
+    "number": "the number",
+}
 
 
 def _value_reason(c: Ctx, subtype: str, node: Node, new: Any) -> str:
@@ -51,13 +63,19 @@ def _value_reason(c: Ctx, subtype: str, node: Node, new: Any) -> str:
 
 def _changer(subtype: str, propose: Callable[[Node, Ctx, random.Random], Any]) -> Generator:
     """A values error: exactly one value of the gold call changed (maybe inside an object)."""
+
     def generate(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         nodes = list(c.nodes)
         rng.shuffle(nodes)
         for node in nodes:
             for new in islice(propose(node, c, rng), 4):
-                yield Candidate(subtype, c.call(replace(c.gold.arguments, node.path, new)),
-                                _value_reason(c, subtype, node, new), node)
+                yield Candidate(
+                    subtype,
+                    c.call(replace(c.gold.arguments, node.path, new)),
+                    _value_reason(c, subtype, node, new),
+                    node,
+                )
+
     return generate
 
 
@@ -73,10 +91,8 @@ def _sibling_result(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         name = node.path[-1]
         for new, where, at in islice(c.context.siblings(node.value), 6):
             if fits(new, name, node.facts.schema) and json_type(new) == json_type(node.value):
-                reason = sibling_reason(node.label, new, where, at, node.value,
-                                        c.evidence.said(node.value))
-                yield Candidate("sibling_result", c.call(replace(c.gold.arguments, node.path, new)),
-                                reason, node)
+                reason = sibling_reason(node.label, new, where, at, node.value, c.evidence.said(node.value))
+                yield Candidate("sibling_result", c.call(replace(c.gold.arguments, node.path, new)), reason, node)
 
 
 def _context_value(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
@@ -89,21 +105,33 @@ def _context_value(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
                 break
             if fits(new, name, node.facts.schema) and json_type(new) == json_type(node.value):
                 tried += 1
-                yield Candidate("context_value", c.call(replace(c.gold.arguments, node.path, new)),
-                                f"'{node.label}' is {show(new)}, {why}; {c.wanted(node)}.", node)
+                yield Candidate(
+                    "context_value",
+                    c.call(replace(c.gold.arguments, node.path, new)),
+                    f"'{node.label}' is {show(new)}, {why}; {c.wanted(node)}.",
+                    node,
+                )
 
 
 def _swapped_arguments(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """Two arguments of the same kind exchanged: from and to, width and height."""
     top = [n for n in c.nodes if len(n.path) == 1 and json_type(n.value) in ("string", "number")]
-    pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:]
-             if shape(a.value)[:-1] == shape(b.value)[:-1] and not same_value(a.value, b.value)
-             and fits(a.value, b.label, b.facts.schema) and fits(b.value, a.label, a.facts.schema)]
+    pairs = [
+        (a, b)
+        for i, a in enumerate(top)
+        for b in top[i + 1 :]
+        if shape(a.value)[:-1] == shape(b.value)[:-1]
+        and not same_value(a.value, b.value)
+        and fits(a.value, b.label, b.facts.schema)
+        and fits(b.value, a.label, a.facts.schema)
+    ]
     rng.shuffle(pairs)
     for a, b in pairs:
         args = {**c.gold.arguments, a.label: b.value, b.label: a.value}
-        reason = (f"'{a.label}' and '{b.label}' are swapped: '{a.label}' is {show(b.value)} and "
-                  f"'{b.label}' is {show(a.value)}; for '{a.label}' {c.wanted(a)}.")
+        reason = (
+            f"'{a.label}' and '{b.label}' are swapped: '{a.label}' is {show(b.value)} and "
+            f"'{b.label}' is {show(a.value)}; for '{a.label}' {c.wanted(a)}."
+        )
         yield Candidate("swapped_arguments", c.call(args), reason, a)
 
 
@@ -111,10 +139,11 @@ def _unit_mixup(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """The gold number in the unit it is confused with: 68 for 20 (Celsius), 30000 for 30 s."""
     for node in _scalars(c, rng):
         for new, unit, other in m.unit_mixup(node.value, node.facts):
-            reason = (f"'{node.label}' is {show(new)}, {show(node.value)} {unit} converted to "
-                      f"{other}, but {c.gold.name} takes {unit}; {c.wanted(node)}.")
-            yield Candidate("unit_mixup", c.call(replace(c.gold.arguments, node.path, new)),
-                            reason, node)
+            reason = (
+                f"'{node.label}' is {show(new)}, {show(node.value)} {unit} converted to "
+                f"{other}, but {c.gold.name} takes {unit}; {c.wanted(node)}."
+            )
+            yield Candidate("unit_mixup", c.call(replace(c.gold.arguments, node.path, new)), reason, node)
 
 
 def _partial_value(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
@@ -125,14 +154,12 @@ def _partial_value(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         for new in m.partial(node.value):
             if fits(new, node.path[-1], node.facts.schema):
                 reason = f"'{node.label}' is {show(new)}, only part of the value; {c.wanted(node)}."
-                yield Candidate("partial_value", c.call(replace(c.gold.arguments, node.path, new)),
-                                reason, node)
+                yield Candidate("partial_value", c.call(replace(c.gold.arguments, node.path, new)), reason, node)
 
 
 VALUE_GENERATORS: dict[str, Generator] = {
     "wrong_type": _changer("wrong_type", lambda n, c, r: m.wrong_type(n.value, n.facts, r)),
-    "out_of_enum": _changer(
-        "out_of_enum", lambda n, c, r: n.facts.choices and m.out_of_enum(n.value, n.facts, r)),
+    "out_of_enum": _changer("out_of_enum", lambda n, c, r: n.facts.choices and m.out_of_enum(n.value, n.facts, r)),
     "out_of_range": _changer("out_of_range", lambda n, c, r: m.out_of_range(n.value, n.facts, r)),
     "wrong_format": _changer("wrong_format", lambda n, c, r: m.wrong_format(n.value, n.facts, r)),
     "sibling_result": _sibling_result,

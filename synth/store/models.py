@@ -5,25 +5,58 @@ two decimals ("49.99"), made from integer cents, so it is exact and prints the s
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Money = Annotated[str, Field(pattern=r"^-?\d+\.\d{2}$", description="US dollars with exactly two decimals, e.g. '49.99'")]
-OrderId = Annotated[str, Field(pattern=r"^#W\d{7}$", description="The order id: '#W' and 7 digits, e.g. '#W2890441' "
-                                                                  "(mind the '#' at the start).")]
-UserId = Annotated[str, Field(min_length=1, description="The customer's user id, e.g. 'noah_brown_6181', "
-                                                        "from find_user_id_by_email or find_user_id_by_name_zip.")]
-ItemId = Annotated[str, Field(pattern=r"^\d{10}$", description="An item id (one variant of a product), 10 digits, "
-                                                               "e.g. '1008292230'; not a product id.")]
-ProductId = Annotated[str, Field(pattern=r"^\d{10}$", description="A product id (a product type), 10 digits, "
-                                                                  "e.g. '6086499569'; not an item id.")]
-PaymentMethodId = Annotated[str, Field(
-    pattern=r"^(credit_card|paypal|gift_card)_\d{7}$",
-    description="A payment method id of the order's customer, e.g. 'credit_card_9513926', 'paypal_3024827' or "
-                "'gift_card_7245904'; listed by get_user_details.")]
-OrderStatus = Literal["pending", "pending (item modified)", "processed", "delivered", "cancelled",
-                      "return requested", "exchange requested"]
+Money = Annotated[
+    str, Field(pattern=r"^-?\d+\.\d{2}$", description="US dollars with exactly two decimals, e.g. '49.99'")
+]
+OrderId = Annotated[
+    str,
+    Field(
+        pattern=r"^#W\d{7}$",
+        description="The order id: '#W' and 7 digits, e.g. '#W2890441' (mind the '#' at the start).",
+    ),
+]
+UserId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        description="The customer's user id, e.g. 'noah_brown_6181', "
+        "from find_user_id_by_email or find_user_id_by_name_zip.",
+    ),
+]
+ItemId = Annotated[
+    str,
+    Field(
+        pattern=r"^\d{10}$",
+        description="An item id (one variant of a product), 10 digits, e.g. '1008292230'; not a product id.",
+    ),
+]
+ProductId = Annotated[
+    str,
+    Field(
+        pattern=r"^\d{10}$", description="A product id (a product type), 10 digits, e.g. '6086499569'; not an item id."
+    ),
+]
+PaymentMethodId = Annotated[
+    str,
+    Field(
+        pattern=r"^(credit_card|paypal|gift_card)_\d{7}$",
+        description="A payment method id of the order's customer, e.g. 'credit_card_9513926', 'paypal_3024827' or "
+        "'gift_card_7245904'; listed by get_user_details.",
+    ),
+]
+OrderStatus = Literal[
+    "pending",
+    "pending (item modified)",
+    "processed",
+    "delivered",
+    "cancelled",
+    "return requested",
+    "exchange requested",
+]
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 
 
@@ -71,7 +104,7 @@ class GiftCard(Model):
     balance: Money
 
 
-PaymentMethod = Annotated[Union[CreditCard, PayPal, GiftCard], Field(discriminator="source")]
+PaymentMethod = Annotated[CreditCard | PayPal | GiftCard, Field(discriminator="source")]
 
 
 class User(Model):
@@ -81,8 +114,9 @@ class User(Model):
     name: Name
     email: str
     address: Address
-    payment_methods: Annotated[list[PaymentMethod], Field(description="Saved payment methods; gift cards show their "
-                                                                     "balance.")]
+    payment_methods: Annotated[
+        list[PaymentMethod], Field(description="Saved payment methods; gift cards show their balance.")
+    ]
     orders: Annotated[list[str], Field(description="The customer's order ids, sorted.")]
 
 
@@ -119,8 +153,9 @@ class ExchangeRequest(Model):
     item_ids: list[str]
     new_item_ids: list[str]
     payment_method_id: str
-    price_difference: Annotated[Money, Field(description="New items minus old items: paid when positive, "
-                                                         "refunded when negative.")]
+    price_difference: Annotated[
+        Money, Field(description="New items minus old items: paid when positive, refunded when negative.")
+    ]
 
 
 class Order(Model):
@@ -128,15 +163,23 @@ class Order(Model):
 
     order_id: str
     user_id: Annotated[str, Field(description="The customer who placed the order.")]
-    status: Annotated[OrderStatus, Field(description="'pending' orders can be cancelled or changed ('pending (item "
-                                                     "modified)': items already changed once); 'delivered' ones "
-                                                     "returned or exchanged, once.")]
+    status: Annotated[
+        OrderStatus,
+        Field(
+            description="'pending' orders can be cancelled or changed ('pending (item "
+            "modified)': items already changed once); 'delivered' ones "
+            "returned or exchanged, once."
+        ),
+    ]
     address: Annotated[Address, Field(description="Where the order ships.")]
     items: list[OrderItem]
-    fulfillments: Annotated[list[Fulfillment], Field(description="Shipments with their tracking ids; empty until "
-                                                                 "the order ships.")]
-    payment_history: Annotated[list[Transaction], Field(description="Payments and refunds, oldest first; the first "
-                                                                    "payment's method is the original one.")]
+    fulfillments: Annotated[
+        list[Fulfillment], Field(description="Shipments with their tracking ids; empty until the order ships.")
+    ]
+    payment_history: Annotated[
+        list[Transaction],
+        Field(description="Payments and refunds, oldest first; the first payment's method is the original one."),
+    ]
     cancel_reason: CancelReason | None = None
     return_request: ReturnRequest | None = None
     exchange_request: ExchangeRequest | None = None
@@ -144,7 +187,9 @@ class Order(Model):
 
 class Variant(Model):
     item_id: str
-    options: Annotated[dict[str, str], Field(description="What makes this variant, e.g. {'color': 'blue', 'size': 'M'}.")]
+    options: Annotated[
+        dict[str, str], Field(description="What makes this variant, e.g. {'color': 'blue', 'size': 'M'}.")
+    ]
     price: Money
     available: Annotated[bool, Field(description="In stock: only available variants can be ordered or swapped to.")]
 

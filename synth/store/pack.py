@@ -47,21 +47,31 @@ def _spread(rows: list[Any], n: int = N) -> list[Any]:
 def _swaps(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
     """Orders in ``status`` with one item and an available other variant of its product, plus a payment
     method of the customer that can pay the difference (the original one, or a gift card that covers it)."""
-    rows = _rows(conn, """
+    rows = _rows(
+        conn,
+        """
         SELECT o.order_id, i.item_id, v.item_id AS new_id, v.price_cents - i.price_cents AS diff,
                p.payment_method_id AS method, m.source, m.balance_cents
         FROM orders o JOIN order_items i ON i.order_id = o.order_id AND i.line = 0
         JOIN variants v ON v.product_id = i.product_id AND v.item_id != i.item_id AND v.available = 1
         JOIN payments p ON p.order_id = o.order_id AND p.seq = 0
         JOIN payment_methods m ON m.payment_method_id = p.payment_method_id
-        WHERE o.status = ? ORDER BY o.order_id, v.item_id""", status)
+        WHERE o.status = ? ORDER BY o.order_id, v.item_id""",
+        status,
+    )
     out, seen = [], set()
     for r in rows:
         if r["order_id"] in seen or (r["source"] == "gift_card" and r["balance_cents"] < r["diff"]):
             continue
         seen.add(r["order_id"])
-        out.append({"order_id": r["order_id"], "item_ids": [r["item_id"]], "new_item_ids": [r["new_id"]],
-                    "payment_method_id": r["method"]})
+        out.append(
+            {
+                "order_id": r["order_id"],
+                "item_ids": [r["item_id"]],
+                "new_item_ids": [r["new_id"]],
+                "payment_method_id": r["method"],
+            }
+        )
     return _spread(out)
 
 
@@ -77,13 +87,22 @@ def _shop(db: Path) -> Shop:
     try:
         products = _rows(conn, "SELECT * FROM products ORDER BY name")
         return Shop(
-            users=_spread(_rows(conn, "SELECT * FROM users ORDER BY user_id")), products=products,
+            users=_spread(_rows(conn, "SELECT * FROM users ORDER BY user_id")),
+            products=products,
             some_products=_spread(products),
-            pending=_spread([r[0] for r in _rows(conn, "SELECT order_id FROM orders WHERE status = 'pending' ORDER BY order_id")]),
-            by_status=[r[0] for s in ("pending", "processed", "delivered", "cancelled") for r in _spread(
-                _rows(conn, "SELECT order_id FROM orders WHERE status = ? ORDER BY order_id", s), 3)],
-            payment_changes=_spread(_payment_changes(conn)), returns=_spread(_returns(conn)),
-            pending_swaps=_swaps(conn, "pending"), delivered_swaps=_swaps(conn, "delivered"))
+            pending=_spread(
+                [r[0] for r in _rows(conn, "SELECT order_id FROM orders WHERE status = 'pending' ORDER BY order_id")]
+            ),
+            by_status=[
+                r[0]
+                for s in ("pending", "processed", "delivered", "cancelled")
+                for r in _spread(_rows(conn, "SELECT order_id FROM orders WHERE status = ? ORDER BY order_id", s), 3)
+            ],
+            payment_changes=_spread(_payment_changes(conn)),
+            returns=_spread(_returns(conn)),
+            pending_swaps=_swaps(conn, "pending"),
+            delivered_swaps=_swaps(conn, "delivered"),
+        )
     finally:
         conn.close()
 
@@ -91,23 +110,33 @@ def _shop(db: Path) -> Shop:
 def _payment_changes(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Pending orders with another payment method of the customer that can pay them (one per order)."""
     changes: list[dict[str, Any]] = []
-    for r in _rows(conn, """SELECT o.order_id, m.payment_method_id, m.source, m.balance_cents, p.amount_cents
+    for r in _rows(
+        conn,
+        """SELECT o.order_id, m.payment_method_id, m.source, m.balance_cents, p.amount_cents
                             FROM orders o JOIN payments p ON p.order_id = o.order_id AND p.seq = 0
-                            JOIN payment_methods m ON m.user_id = o.user_id AND m.payment_method_id != p.payment_method_id
-                            WHERE o.status = 'pending' ORDER BY o.order_id, m.payment_method_id"""):
-        if (r["source"] != "gift_card" or r["balance_cents"] >= r["amount_cents"]) and \
-                r["order_id"] not in {c["order_id"] for c in changes}:
+                            JOIN payment_methods m ON m.user_id = o.user_id
+                              AND m.payment_method_id != p.payment_method_id
+                            WHERE o.status = 'pending' ORDER BY o.order_id, m.payment_method_id""",
+    ):
+        if (r["source"] != "gift_card" or r["balance_cents"] >= r["amount_cents"]) and r["order_id"] not in {
+            c["order_id"] for c in changes
+        }:
             changes.append({"order_id": r["order_id"], "payment_method_id": r["payment_method_id"]})
     return changes
 
 
 def _returns(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Delivered orders' first items, refunded to the method that paid."""
-    return [{"order_id": r["order_id"], "item_ids": [r["item_id"]], "payment_method_id": r["payment_method_id"]}
-            for r in _rows(conn, """SELECT o.order_id, i.item_id, p.payment_method_id FROM orders o
+    return [
+        {"order_id": r["order_id"], "item_ids": [r["item_id"]], "payment_method_id": r["payment_method_id"]}
+        for r in _rows(
+            conn,
+            """SELECT o.order_id, i.item_id, p.payment_method_id FROM orders o
                             JOIN order_items i ON i.order_id = o.order_id AND i.line = 0
                             JOIN payments p ON p.order_id = o.order_id AND p.seq = 0
-                            WHERE o.status = 'delivered' ORDER BY o.order_id""")]
+                            WHERE o.status = 'delivered' ORDER BY o.order_id""",
+        )
+    ]
 
 
 def _open(db: Path) -> sqlite3.Connection:
@@ -136,8 +165,9 @@ def _flow(items: list[Any]) -> bool:
 
 
 _Dumper.add_representer(list, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=_flow(v)))
-_Dumper.add_representer(dict, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v.items(),
-                                                                flow_style=_flow(list(v.values()))))
+_Dumper.add_representer(
+    dict, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v.items(), flow_style=_flow(list(v.values())))
+)
 
 
 if __name__ == "__main__":

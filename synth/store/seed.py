@@ -55,8 +55,14 @@ CREATE INDEX variants_product ON variants(product_id);
 """
 # tau-bench retail's mix (pending 423, delivered 373, processed 102, cancelled 102 of 1000), plus a few
 # orders whose return or exchange is already requested.
-STATUS_WEIGHTS = {"pending": 40, "processed": 10, "delivered": 36, "cancelled": 10,
-                  "return requested": 2, "exchange requested": 2}
+STATUS_WEIGHTS = {
+    "pending": 40,
+    "processed": 10,
+    "delivered": 36,
+    "cancelled": 10,
+    "return requested": 2,
+    "exchange requested": 2,
+}
 CARD_BRANDS = ["visa", "mastercard", "amex", "discover"]
 
 
@@ -84,7 +90,9 @@ def seed_database(path: Path | str, seed: int = 0) -> None:
     partial.replace(target)  # a half-written seed never passes for a store
 
 
-Products = list[tuple[str, str, list[tuple[str, dict[str, str], int, bool]]]]  # (name, product id, [(item id, options, price in cents, available)])
+Products = list[
+    tuple[str, str, list[tuple[str, dict[str, str], int, bool]]]
+]  # (name, product id, [(item id, options, price in cents, available)])
 Users = list[tuple[str, tuple[str, ...], list[tuple[str, str]]]]  # (user id, address, [(payment method id, kind)])
 
 
@@ -134,8 +142,10 @@ def _products(conn: sqlite3.Connection, draw: _Draws) -> Products:
             variants.append((item_id, options, rng.randint(low * 100, high * 100), rng.random() < 0.75))
         products.append((name, product_id, variants))
         conn.execute("INSERT INTO products VALUES (?, ?)", (product_id, name))
-        conn.executemany("INSERT INTO variants VALUES (?, ?, ?, ?, ?)",
-                         [(i, product_id, options_json(o), p, int(a)) for i, o, p, a in variants])
+        conn.executemany(
+            "INSERT INTO variants VALUES (?, ?, ?, ?, ?)",
+            [(i, product_id, options_json(o), p, int(a)) for i, o, p, a in variants],
+        )
     return products
 
 
@@ -147,23 +157,35 @@ def _users(conn: sqlite3.Connection, draw: _Draws) -> Users:
     for _ in range(USERS):
         first, last = fake.first_name(), fake.last_name()
         slug = lambda s: re.sub(r"[^a-z]", "", s.lower())  # noqa: E731
-        user_id = fresh(lambda: f"{slug(first)}_{slug(last)}_{rng.randint(1000, 9999)}")
+        user_id = fresh(
+            lambda slug=slug, first=first, last=last: f"{slug(first)}_{slug(last)}_{rng.randint(1000, 9999)}"
+        )
         email = f"{slug(first)}.{slug(last)}{rng.randint(1, 9999)}@example.com"
         while email in emails:
             email = f"{slug(first)}.{slug(last)}{rng.randint(1, 9999)}@example.com"
         emails.add(email)
-        address = (f"{fake.building_number()} {fake.street_name()}", fake.secondary_address() if rng.random() < 0.5 else "", fake.city(),
-                   fake.state_abbr(include_territories=False), "USA", fake.zipcode())
+        address = (
+            f"{fake.building_number()} {fake.street_name()}",
+            fake.secondary_address() if rng.random() < 0.5 else "",
+            fake.city(),
+            fake.state_abbr(include_territories=False),
+            "USA",
+            fake.zipcode(),
+        )
         conn.execute("INSERT INTO users VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (user_id, first, last, email, *address))
         methods: list[tuple[str, str]] = []
         kinds = rng.sample(["credit_card", "credit_card", "paypal", "gift_card"], rng.randint(1, 3))
         for kind in kinds:
-            method_id = fresh(lambda: f"{kind}_{digits(7)}")
+            method_id = fresh(lambda kind=kind: f"{kind}_{digits(7)}")
             brand = rng.choice(CARD_BRANDS) if kind == "credit_card" else None
             last_four = digits(4) if kind == "credit_card" else None
-            balance = rng.randint(0, 300) * 100 + rng.choice([0, 0, rng.randint(0, 99)]) if kind == "gift_card" else None
-            conn.execute("INSERT INTO payment_methods VALUES (?, ?, ?, ?, ?, ?)",
-                         (method_id, user_id, kind, brand, last_four, balance))
+            balance = (
+                rng.randint(0, 300) * 100 + rng.choice([0, 0, rng.randint(0, 99)]) if kind == "gift_card" else None
+            )
+            conn.execute(
+                "INSERT INTO payment_methods VALUES (?, ?, ?, ?, ?, ?)",
+                (method_id, user_id, kind, brand, last_four, balance),
+            )
             methods.append((method_id, kind))
         users.append((user_id, address, methods))
     return users
@@ -205,12 +227,19 @@ def _orders(conn: sqlite3.Connection, draw: _Draws, products: Products, users: U
                     payments.append(("payment" if exchange_diff > 0 else "refund", abs(exchange_diff), method_id))
             else:
                 status = "delivered"
-        conn.execute("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     (order_id, user_id, status, *address, cancel_reason, return_method, exchange_method, exchange_diff))
-        conn.executemany("INSERT INTO order_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         [(order_id, i, *line) for i, line in enumerate(lines)])
-        conn.executemany("INSERT INTO payments VALUES (?, ?, ?, ?, ?)",
-                         [(order_id, i, *p) for i, p in enumerate(payments)])
+        conn.execute(
+            "INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (order_id, user_id, status, *address, cancel_reason, return_method, exchange_method, exchange_diff),
+        )
+        conn.executemany(
+            "INSERT INTO order_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(order_id, i, *line) for i, line in enumerate(lines)],
+        )
+        conn.executemany(
+            "INSERT INTO payments VALUES (?, ?, ?, ?, ?)", [(order_id, i, *p) for i, p in enumerate(payments)]
+        )
         if status in ("processed", "delivered", "return requested", "exchange requested"):
-            conn.execute("INSERT INTO fulfillments VALUES (?, 0, ?, ?)",
-                         (order_id, digits(12), json.dumps([line[0] for line in lines])))
+            conn.execute(
+                "INSERT INTO fulfillments VALUES (?, 0, ?, ?)",
+                (order_id, digits(12), json.dumps([line[0] for line in lines])),
+            )

@@ -18,8 +18,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from synth.store.models import (Address, CancelReason, FoundUser, ItemId, Order, OrderId, PaymentMethodId, Product,
-                                ProductId, ProductTypes, User, UserId)
+from synth.store.models import (
+    Address,
+    CancelReason,
+    FoundUser,
+    ItemId,
+    Order,
+    OrderId,
+    PaymentMethodId,
+    Product,
+    ProductId,
+    ProductTypes,
+    User,
+    UserId,
+)
 from synth.store.shop import RuleError, Store
 
 NAME = "synth-store"
@@ -53,13 +65,29 @@ T = TypeVar("T", bound=Callable[..., Any])
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False)
 
-ItemIds = Annotated[list[ItemId], Field(min_length=1, description="Item ids in the order, each like '1008292230'. "
-                                                                  "Repeat an id to name two units of the same item.")]
-NewItemIds = Annotated[list[ItemId], Field(min_length=1, description="The replacement item ids, one per entry of "
-                                                                     "item_ids and in the same order; each must be an "
-                                                                     "available variant of the same product.")]
-DifferencePayer = Annotated[PaymentMethodId, Field(description="The customer's payment method that pays or receives the "
-                                                               "price difference; a gift card must cover an amount to pay.")]
+ItemIds = Annotated[
+    list[ItemId],
+    Field(
+        min_length=1,
+        description="Item ids in the order, each like '1008292230'. Repeat an id to name two units of the same item.",
+    ),
+]
+NewItemIds = Annotated[
+    list[ItemId],
+    Field(
+        min_length=1,
+        description="The replacement item ids, one per entry of "
+        "item_ids and in the same order; each must be an "
+        "available variant of the same product.",
+    ),
+]
+DifferencePayer = Annotated[
+    PaymentMethodId,
+    Field(
+        description="The customer's payment method that pays or receives the "
+        "price difference; a gift card must cover an amount to pay."
+    ),
+]
 
 
 CURRENT: ContextVar[Store] = ContextVar("synth_store_current")
@@ -67,12 +95,14 @@ CURRENT: ContextVar[Store] = ContextVar("synth_store_current")
 
 def _refusals(fn: T) -> T:
     """A broken shop rule becomes a ToolError, whose text the model sees (a bare exception's is hidden)."""
+
     @wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except RuleError as exc:
             raise ToolError(str(exc)) from None
+
     return call  # type: ignore[return-value]
 
 
@@ -83,17 +113,24 @@ def build_server(store: Store | None = None) -> MCPServer:
     session's tasks and worker threads): one server, built once (that takes ~0.2 s), serves many fresh
     stores at once, one per session.
     """
+
     def shop() -> Store:
         return store if store is not None else CURRENT.get()
 
-    server = MCPServer(NAME, title="Synth Store", version="1.0.0", instructions=INSTRUCTIONS,
-                       description="A stateful online shop (customers, products, orders) for tool-use data and evals.",
-                       log_level="WARNING")
+    server = MCPServer(
+        NAME,
+        title="Synth Store",
+        version="1.0.0",
+        instructions=INSTRUCTIONS,
+        description="A stateful online shop (customers, products, orders) for tool-use data and evals.",
+        log_level="WARNING",
+    )
 
     def tool(annotations: ToolAnnotations) -> Callable[[T], T]:
         def register(fn: T) -> T:  # the docstring, on one line, is the description
             server.tool(annotations=annotations, description=" ".join((fn.__doc__ or "").split()))(_refusals(fn))
             return fn
+
         return register
 
     _read_tools(tool, shop)  # registered in this order, which is the order of tools/list
@@ -107,9 +144,12 @@ Register = Callable[[ToolAnnotations], Callable[[T], T]]  # build_server's ``too
 
 def _read_tools(tool: Register, shop: Callable[[], Store]) -> None:
     """Finding a customer, and reading accounts, orders, products and the catalog."""
+
     @tool(annotations=READ)
     def find_user_id_by_email(
-        email: Annotated[str, Field(min_length=3, description="The customer's email, e.g. 'noah.brown7922@example.com'.")],
+        email: Annotated[
+            str, Field(min_length=3, description="The customer's email, e.g. 'noah.brown7922@example.com'.")
+        ],
     ) -> FoundUser:
         """Find a customer's user id by their email (case-insensitive). This is the first way to authenticate a
         customer; if they cannot give an email, use find_user_id_by_name_zip."""
@@ -119,8 +159,12 @@ def _read_tools(tool: Register, shop: Callable[[], Store]) -> None:
     def find_user_id_by_name_zip(
         first_name: Annotated[str, Field(min_length=1, description="The customer's first name, e.g. 'Noah'.")],
         last_name: Annotated[str, Field(min_length=1, description="The customer's last name, e.g. 'Brown'.")],
-        zip: Annotated[str, Field(pattern=r"^\d{5}$", description="The 5-digit ZIP code of the customer's default "
-                                                                  "address, e.g. '90013'.")],
+        zip: Annotated[
+            str,
+            Field(
+                pattern=r"^\d{5}$", description="The 5-digit ZIP code of the customer's default address, e.g. '90013'."
+            ),
+        ],
     ) -> FoundUser:
         """Find a customer's user id by first name, last name and ZIP code. Use it to authenticate a customer
         who cannot give or remember their email."""
@@ -153,11 +197,13 @@ def _read_tools(tool: Register, shop: Callable[[], Store]) -> None:
 
 def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
     """Changes to a pending order: cancel it, or change its address, items or payment."""
+
     @tool(annotations=WRITE)
     def cancel_pending_order(
         order_id: OrderId,
-        reason: Annotated[CancelReason, Field(description="Why the customer cancels: 'no longer needed' or "
-                                                          "'ordered by mistake'.")],
+        reason: Annotated[
+            CancelReason, Field(description="Why the customer cancels: 'no longer needed' or 'ordered by mistake'.")
+        ],
     ) -> Order:
         """Cancel a pending order (not one that is processed, delivered or already cancelled). Every payment is
         refunded to the method that paid it: at once for gift cards, in 5-7 business days otherwise. Explain
@@ -175,7 +221,9 @@ def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
 
     @tool(annotations=WRITE)
     def modify_pending_order_items(
-        order_id: OrderId, item_ids: ItemIds, new_item_ids: NewItemIds,
+        order_id: OrderId,
+        item_ids: ItemIds,
+        new_item_ids: NewItemIds,
         payment_method_id: DifferencePayer,
     ) -> Order:
         """Swap items of a pending order for other available variants of the same products (another color or
@@ -187,9 +235,14 @@ def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
     @tool(annotations=WRITE)
     def modify_pending_order_payment(
         order_id: OrderId,
-        payment_method_id: Annotated[PaymentMethodId, Field(description="The new payment method; it must differ from "
-                                                                        "the current one, and a gift card must cover "
-                                                                        "the order total.")],
+        payment_method_id: Annotated[
+            PaymentMethodId,
+            Field(
+                description="The new payment method; it must differ from "
+                "the current one, and a gift card must cover "
+                "the order total."
+            ),
+        ],
     ) -> Order:
         """Pay a pending order with another of the customer's payment methods: the new method is charged the
         order total and the old one refunded. Only for an order with a single payment so far. Confirm with
@@ -199,12 +252,19 @@ def _pending_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
 
 def _delivered_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
     """Returns and exchanges of a delivered order, and the customer's default address."""
+
     @tool(annotations=WRITE)
     def return_delivered_order_items(
-        order_id: OrderId, item_ids: ItemIds,
-        payment_method_id: Annotated[PaymentMethodId, Field(description="Where the refund goes: the order's original "
-                                                                        "payment method or one of the customer's gift "
-                                                                        "cards.")],
+        order_id: OrderId,
+        item_ids: ItemIds,
+        payment_method_id: Annotated[
+            PaymentMethodId,
+            Field(
+                description="Where the refund goes: the order's original "
+                "payment method or one of the customer's gift "
+                "cards."
+            ),
+        ],
     ) -> Order:
         """Request the return of items of a delivered order and refund their price (a gift card is credited at
         once). An order can be returned or exchanged only once, so collect every item first and confirm with
@@ -214,7 +274,9 @@ def _delivered_order_tools(tool: Register, shop: Callable[[], Store]) -> None:
 
     @tool(annotations=WRITE)
     def exchange_delivered_order_items(
-        order_id: OrderId, item_ids: ItemIds, new_item_ids: NewItemIds,
+        order_id: OrderId,
+        item_ids: ItemIds,
+        new_item_ids: NewItemIds,
         payment_method_id: DifferencePayer,
     ) -> Order:
         """Exchange items of a delivered order for other available variants of the same products. The price

@@ -15,9 +15,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from synth.store.models import (Address, CreditCard, ExchangeRequest, Fulfillment, GiftCard, Name, Order,
-                                OrderItem, PayPal, Product, ProductType, ProductTypes, ReturnRequest, Transaction,
-                                User, Variant, dollars)
+from synth.store.models import (
+    Address,
+    CreditCard,
+    ExchangeRequest,
+    Fulfillment,
+    GiftCard,
+    Name,
+    Order,
+    OrderItem,
+    PayPal,
+    Product,
+    ProductType,
+    ProductTypes,
+    ReturnRequest,
+    Transaction,
+    User,
+    Variant,
+    dollars,
+)
 from synth.store.seed import create_schema, seed_database
 
 PENDING = ("pending", "pending (item modified)")
@@ -76,33 +92,48 @@ class Store:
         with self._read() as db:
             row = db.execute("SELECT user_id FROM users WHERE lower(email) = ?", (email.strip().lower(),)).fetchone()
         if row is None:
-            raise RuleError(f"No customer has the email {email!r}. Check the spelling, or find the customer by "
-                            "first name, last name and ZIP code with find_user_id_by_name_zip.")
+            raise RuleError(
+                f"No customer has the email {email!r}. Check the spelling, or find the customer by "
+                "first name, last name and ZIP code with find_user_id_by_name_zip."
+            )
         return row["user_id"]
 
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
         with self._read() as db:
-            row = db.execute("SELECT user_id FROM users WHERE lower(first_name) = ? AND lower(last_name) = ? AND zip = ? "
-                             "ORDER BY user_id LIMIT 1",
-                             (first_name.strip().lower(), last_name.strip().lower(), zip.strip())).fetchone()
+            row = db.execute(
+                "SELECT user_id FROM users WHERE lower(first_name) = ? AND lower(last_name) = ? AND zip = ? "
+                "ORDER BY user_id LIMIT 1",
+                (first_name.strip().lower(), last_name.strip().lower(), zip.strip()),
+            ).fetchone()
         if row is None:
-            raise RuleError(f"No customer named {first_name} {last_name} with ZIP code {zip}. Check the spelling and "
-                            "the ZIP code of the customer's default address, or ask for their email.")
+            raise RuleError(
+                f"No customer named {first_name} {last_name} with ZIP code {zip}. Check the spelling and "
+                "the ZIP code of the customer's default address, or ask for their email."
+            )
         return row["user_id"]
 
     def user(self, user_id: str) -> User:
         with self._read() as db:
             row = db.execute("SELECT * FROM users WHERE user_id = ?", (user_id,)).fetchone()
             if row is None:
-                raise RuleError(f"User {user_id!r} not found. A user id looks like 'noah_brown_6181'; find it with "
-                                "find_user_id_by_email or find_user_id_by_name_zip.")
-            methods = db.execute("SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id",
-                                 (user_id,)).fetchall()
-            orders = [r[0] for r in db.execute("SELECT order_id FROM orders WHERE user_id = ? ORDER BY order_id",
-                                                (user_id,))]
-        return User(user_id=user_id, name=Name(first_name=row["first_name"], last_name=row["last_name"]),
-                    email=row["email"], address=_address(row), payment_methods=[_method(m) for m in methods],
-                    orders=orders)
+                raise RuleError(
+                    f"User {user_id!r} not found. A user id looks like 'noah_brown_6181'; find it with "
+                    "find_user_id_by_email or find_user_id_by_name_zip."
+                )
+            methods = db.execute(
+                "SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id", (user_id,)
+            ).fetchall()
+            orders = [
+                r[0] for r in db.execute("SELECT order_id FROM orders WHERE user_id = ? ORDER BY order_id", (user_id,))
+            ]
+        return User(
+            user_id=user_id,
+            name=Name(first_name=row["first_name"], last_name=row["last_name"]),
+            email=row["email"],
+            address=_address(row),
+            payment_methods=[_method(m) for m in methods],
+            orders=orders,
+        )
 
     def order(self, order_id: str) -> Order:
         with self._read() as db:
@@ -113,32 +144,73 @@ class Store:
         returned = [line for line in lines if line["return_requested"]]
         exchanged = [line for line in lines if line["exchange_item_id"]]
         return Order(
-            order_id=order_id, user_id=row["user_id"], status=row["status"], address=_address(row),
-            items=[OrderItem(name=li["name"], product_id=li["product_id"], item_id=li["item_id"],
-                             price=dollars(li["price_cents"]), options=json.loads(li["options"])) for li in lines],
-            fulfillments=[Fulfillment(tracking_id=f["tracking_id"], item_ids=json.loads(f["item_ids"])) for f in shipped],
-            payment_history=[Transaction(transaction_type=p["transaction_type"], amount=dollars(p["amount_cents"]),
-                                         payment_method_id=p["payment_method_id"]) for p in payments],
+            order_id=order_id,
+            user_id=row["user_id"],
+            status=row["status"],
+            address=_address(row),
+            items=[
+                OrderItem(
+                    name=li["name"],
+                    product_id=li["product_id"],
+                    item_id=li["item_id"],
+                    price=dollars(li["price_cents"]),
+                    options=json.loads(li["options"]),
+                )
+                for li in lines
+            ],
+            fulfillments=[
+                Fulfillment(tracking_id=f["tracking_id"], item_ids=json.loads(f["item_ids"])) for f in shipped
+            ],
+            payment_history=[
+                Transaction(
+                    transaction_type=p["transaction_type"],
+                    amount=dollars(p["amount_cents"]),
+                    payment_method_id=p["payment_method_id"],
+                )
+                for p in payments
+            ],
             cancel_reason=row["cancel_reason"],
             return_request=ReturnRequest(
-                item_ids=sorted(li["item_id"] for li in returned), payment_method_id=row["return_payment_method_id"],
-                refund_amount=dollars(sum(li["price_cents"] for li in returned))) if returned else None,
+                item_ids=sorted(li["item_id"] for li in returned),
+                payment_method_id=row["return_payment_method_id"],
+                refund_amount=dollars(sum(li["price_cents"] for li in returned)),
+            )
+            if returned
+            else None,
             exchange_request=ExchangeRequest(
                 item_ids=sorted(li["item_id"] for li in exchanged),
                 new_item_ids=sorted(li["exchange_item_id"] for li in exchanged),
                 payment_method_id=row["exchange_payment_method_id"],
-                price_difference=dollars(row["exchange_price_difference_cents"] or 0)) if exchanged else None)
+                price_difference=dollars(row["exchange_price_difference_cents"] or 0),
+            )
+            if exchanged
+            else None,
+        )
 
     def product(self, product_id: str) -> Product:
         with self._read() as db:
             row = db.execute("SELECT * FROM products WHERE product_id = ?", (product_id,)).fetchone()
             if row is None:
-                raise RuleError(f"Product {product_id!r} not found. Product ids come from list_all_product_types "
-                                "or from an order's items (product_id, not item_id).")
-            variants = db.execute("SELECT * FROM variants WHERE product_id = ? ORDER BY item_id", (product_id,)).fetchall()
-        return Product(product_id=product_id, name=row["name"], variants=[
-            Variant(item_id=v["item_id"], options=json.loads(v["options"]), price=dollars(v["price_cents"]),
-                    available=bool(v["available"])) for v in variants])
+                raise RuleError(
+                    f"Product {product_id!r} not found. Product ids come from list_all_product_types "
+                    "or from an order's items (product_id, not item_id)."
+                )
+            variants = db.execute(
+                "SELECT * FROM variants WHERE product_id = ? ORDER BY item_id", (product_id,)
+            ).fetchall()
+        return Product(
+            product_id=product_id,
+            name=row["name"],
+            variants=[
+                Variant(
+                    item_id=v["item_id"],
+                    options=json.loads(v["options"]),
+                    price=dollars(v["price_cents"]),
+                    available=bool(v["available"]),
+                )
+                for v in variants
+            ],
+        )
 
     def product_types(self) -> ProductTypes:
         with self._read() as db:
@@ -151,8 +223,10 @@ class Store:
         with self._write() as db:
             row = self._order_row(db, order_id)
             if row["status"] not in PENDING:
-                raise RuleError(f"Order {order_id} is {row['status']!r}: only pending orders can be cancelled."
-                                + _after_shipping(row["status"]))
+                raise RuleError(
+                    f"Order {order_id} is {row['status']!r}: only pending orders can be cancelled."
+                    + _after_shipping(row["status"])
+                )
             net: dict[str, int] = {}
             for p in db.execute("SELECT * FROM payments WHERE order_id = ? ORDER BY seq", (order_id,)):
                 sign = 1 if p["transaction_type"] == "payment" else -1
@@ -161,36 +235,49 @@ class Store:
                 if net[method_id] > 0:
                     self._transaction(db, order_id, "refund", net[method_id], method_id)
                     self._credit_gift_card(db, method_id, net[method_id])
-            db.execute("UPDATE orders SET status = 'cancelled', cancel_reason = ? WHERE order_id = ?", (reason, order_id))
+            db.execute(
+                "UPDATE orders SET status = 'cancelled', cancel_reason = ? WHERE order_id = ?", (reason, order_id)
+            )
         return self.order(order_id)
 
     def modify_pending_order_address(self, order_id: str, address: Address) -> Order:
         with self._write() as db:
             row = self._order_row(db, order_id)
             if row["status"] not in PENDING:
-                raise RuleError(f"Order {order_id} is {row['status']!r}: only a pending order's shipping address can "
-                                "be changed." + _after_shipping(row["status"]))
-            db.execute(f"UPDATE orders SET {', '.join(f'{k} = ?' for k in ADDRESS)} WHERE order_id = ?",
-                       (*(getattr(address, k) for k in ADDRESS), order_id))
+                raise RuleError(
+                    f"Order {order_id} is {row['status']!r}: only a pending order's shipping address can "
+                    "be changed." + _after_shipping(row["status"])
+                )
+            db.execute(
+                f"UPDATE orders SET {', '.join(f'{k} = ?' for k in ADDRESS)} WHERE order_id = ?",
+                (*(getattr(address, k) for k in ADDRESS), order_id),
+            )
         return self.order(order_id)
 
-    def modify_pending_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
-                                   payment_method_id: str) -> Order:
+    def modify_pending_order_items(
+        self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
+    ) -> Order:
         with self._write() as db:
             row = self._order_row(db, order_id)
             if row["status"] == "pending (item modified)":
-                raise RuleError(f"The items of order {order_id} were already changed once; an order's items can be "
-                                "changed only once. The customer can cancel it (reason 'ordered by mistake' or "
-                                "'no longer needed') and order again.")
+                raise RuleError(
+                    f"The items of order {order_id} were already changed once; an order's items can be "
+                    "changed only once. The customer can cancel it (reason 'ordered by mistake' or "
+                    "'no longer needed') and order again."
+                )
             if row["status"] != "pending":
-                raise RuleError(f"Order {order_id} is {row['status']!r}: only pending orders can have their items "
-                                "changed." + _after_shipping(row["status"]))
+                raise RuleError(
+                    f"Order {order_id} is {row['status']!r}: only pending orders can have their items "
+                    "changed." + _after_shipping(row["status"])
+                )
             pairs = self._swaps(db, order_id, item_ids, new_item_ids)
             diff = sum(new["price_cents"] - line["price_cents"] for line, new in pairs)
             self._settle(db, order_id, row["user_id"], payment_method_id, diff)
             for line, new in pairs:
-                db.execute("UPDATE order_items SET item_id = ?, options = ?, price_cents = ? WHERE order_id = ? AND line = ?",
-                           (new["item_id"], new["options"], new["price_cents"], order_id, line["line"]))
+                db.execute(
+                    "UPDATE order_items SET item_id = ?, options = ?, price_cents = ? WHERE order_id = ? AND line = ?",
+                    (new["item_id"], new["options"], new["price_cents"], order_id, line["line"]),
+                )
             db.execute("UPDATE orders SET status = 'pending (item modified)' WHERE order_id = ?", (order_id,))
         return self.order(order_id)
 
@@ -198,19 +285,25 @@ class Store:
         with self._write() as db:
             row = self._order_row(db, order_id)
             if row["status"] not in PENDING:
-                raise RuleError(f"Order {order_id} is {row['status']!r}: only a pending order's payment method can be "
-                                "changed." + _after_shipping(row["status"]))
+                raise RuleError(
+                    f"Order {order_id} is {row['status']!r}: only a pending order's payment method can be "
+                    "changed." + _after_shipping(row["status"])
+                )
             payments = db.execute("SELECT * FROM payments WHERE order_id = ? ORDER BY seq", (order_id,)).fetchall()
             if len(payments) != 1 or payments[0]["transaction_type"] != "payment":
-                raise RuleError(f"Order {order_id} has {len(payments)} transactions; the payment method can be changed "
-                                "only while the order has exactly one payment.")
+                raise RuleError(
+                    f"Order {order_id} has {len(payments)} transactions; the payment method can be changed "
+                    "only while the order has exactly one payment."
+                )
             old, amount = payments[0]["payment_method_id"], payments[0]["amount_cents"]
             method = self._method_row(db, row["user_id"], payment_method_id)
             if payment_method_id == old:
                 raise RuleError(f"Order {order_id} is already paid with {old}; choose a different payment method.")
             if method["source"] == "gift_card" and method["balance_cents"] < amount:
-                raise RuleError(f"Gift card {payment_method_id} has {dollars(method['balance_cents'])} left, less than "
-                                f"the order total of {dollars(amount)}; choose another payment method.")
+                raise RuleError(
+                    f"Gift card {payment_method_id} has {dollars(method['balance_cents'])} left, less than "
+                    f"the order total of {dollars(amount)}; choose another payment method."
+                )
             self._transaction(db, order_id, "payment", amount, payment_method_id)
             self._credit_gift_card(db, payment_method_id, -amount)
             self._transaction(db, order_id, "refund", amount, old)
@@ -221,51 +314,78 @@ class Store:
         with self._write() as db:
             row = self._order_row(db, order_id)
             if row["status"] != "delivered":
-                raise RuleError(f"Order {order_id} is {row['status']!r}: only delivered orders can be returned"
-                                + (", and an order's return or exchange can be requested only once."
-                                   if row["status"] in ("return requested", "exchange requested") else "."))
-            original = db.execute("SELECT payment_method_id FROM payments WHERE order_id = ? AND seq = 0",
-                                  (order_id,)).fetchone()[0]
+                raise RuleError(
+                    f"Order {order_id} is {row['status']!r}: only delivered orders can be returned"
+                    + (
+                        ", and an order's return or exchange can be requested only once."
+                        if row["status"] in ("return requested", "exchange requested")
+                        else "."
+                    )
+                )
+            original = db.execute(
+                "SELECT payment_method_id FROM payments WHERE order_id = ? AND seq = 0", (order_id,)
+            ).fetchone()[0]
             method = self._method_row(db, row["user_id"], payment_method_id)
             if method["source"] != "gift_card" and payment_method_id != original:
-                raise RuleError(f"A refund goes to the original payment method ({original}) or to one of the "
-                                f"customer's gift cards, not to {payment_method_id}.")
+                raise RuleError(
+                    f"A refund goes to the original payment method ({original}) or to one of the "
+                    f"customer's gift cards, not to {payment_method_id}."
+                )
             lines = self._lines(db, order_id, item_ids)
             refund = sum(line["price_cents"] for line in lines)
             for line in lines:
-                db.execute("UPDATE order_items SET return_requested = 1 WHERE order_id = ? AND line = ?",
-                           (order_id, line["line"]))
+                db.execute(
+                    "UPDATE order_items SET return_requested = 1 WHERE order_id = ? AND line = ?",
+                    (order_id, line["line"]),
+                )
             self._transaction(db, order_id, "refund", refund, payment_method_id)
             self._credit_gift_card(db, payment_method_id, refund)
-            db.execute("UPDATE orders SET status = 'return requested', return_payment_method_id = ? WHERE order_id = ?",
-                       (payment_method_id, order_id))
+            db.execute(
+                "UPDATE orders SET status = 'return requested', return_payment_method_id = ? WHERE order_id = ?",
+                (payment_method_id, order_id),
+            )
         return self.order(order_id)
 
-    def exchange_delivered_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
-                                       payment_method_id: str) -> Order:
+    def exchange_delivered_order_items(
+        self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
+    ) -> Order:
         with self._write() as db:
             row = self._order_row(db, order_id)
             if row["status"] != "delivered":
-                raise RuleError(f"Order {order_id} is {row['status']!r}: only delivered orders can be exchanged"
-                                + (", and an order's return or exchange can be requested only once."
-                                   if row["status"] in ("return requested", "exchange requested") else "."))
+                raise RuleError(
+                    f"Order {order_id} is {row['status']!r}: only delivered orders can be exchanged"
+                    + (
+                        ", and an order's return or exchange can be requested only once."
+                        if row["status"] in ("return requested", "exchange requested")
+                        else "."
+                    )
+                )
             pairs = self._swaps(db, order_id, item_ids, new_item_ids)
             diff = sum(new["price_cents"] - line["price_cents"] for line, new in pairs)
             self._settle(db, order_id, row["user_id"], payment_method_id, diff)
             for line, new in pairs:
-                db.execute("UPDATE order_items SET exchange_item_id = ? WHERE order_id = ? AND line = ?",
-                           (new["item_id"], order_id, line["line"]))
-            db.execute("UPDATE orders SET status = 'exchange requested', exchange_payment_method_id = ?, "
-                       "exchange_price_difference_cents = ? WHERE order_id = ?", (payment_method_id, diff, order_id))
+                db.execute(
+                    "UPDATE order_items SET exchange_item_id = ? WHERE order_id = ? AND line = ?",
+                    (new["item_id"], order_id, line["line"]),
+                )
+            db.execute(
+                "UPDATE orders SET status = 'exchange requested', exchange_payment_method_id = ?, "
+                "exchange_price_difference_cents = ? WHERE order_id = ?",
+                (payment_method_id, diff, order_id),
+            )
         return self.order(order_id)
 
     def modify_user_address(self, user_id: str, address: Address) -> User:
         with self._write() as db:
             if db.execute("SELECT 1 FROM users WHERE user_id = ?", (user_id,)).fetchone() is None:
-                raise RuleError(f"User {user_id!r} not found. Find the user id with find_user_id_by_email or "
-                                "find_user_id_by_name_zip.")
-            db.execute(f"UPDATE users SET {', '.join(f'{k} = ?' for k in ADDRESS)} WHERE user_id = ?",
-                       (*(getattr(address, k) for k in ADDRESS), user_id))
+                raise RuleError(
+                    f"User {user_id!r} not found. Find the user id with find_user_id_by_email or "
+                    "find_user_id_by_name_zip."
+                )
+            db.execute(
+                f"UPDATE users SET {', '.join(f'{k} = ?' for k in ADDRESS)} WHERE user_id = ?",
+                (*(getattr(address, k) for k in ADDRESS), user_id),
+            )
         return self.user(user_id)
 
     # --- helpers (called with the lock held) --------------------------------------------------
@@ -273,16 +393,21 @@ class Store:
     def _order_row(self, db: sqlite3.Connection, order_id: str) -> sqlite3.Row:
         row = db.execute("SELECT * FROM orders WHERE order_id = ?", (order_id,)).fetchone()
         if row is None:
-            raise RuleError(f"Order {order_id!r} not found. Order ids look like '#W0000000' (with the '#'); the "
-                            "customer's orders are listed by get_user_details.")
+            raise RuleError(
+                f"Order {order_id!r} not found. Order ids look like '#W0000000' (with the '#'); the "
+                "customer's orders are listed by get_user_details."
+            )
         return row
 
     def _method_row(self, db: sqlite3.Connection, user_id: str, method_id: str) -> sqlite3.Row:
-        row = db.execute("SELECT * FROM payment_methods WHERE payment_method_id = ? AND user_id = ?",
-                         (method_id, user_id)).fetchone()
+        row = db.execute(
+            "SELECT * FROM payment_methods WHERE payment_method_id = ? AND user_id = ?", (method_id, user_id)
+        ).fetchone()
         if row is None:
-            raise RuleError(f"Payment method {method_id!r} is not one of this order's customer's payment methods "
-                            f"(see get_user_details for {user_id}).")
+            raise RuleError(
+                f"Payment method {method_id!r} is not one of this order's customer's payment methods "
+                f"(see get_user_details for {user_id})."
+            )
         return row
 
     def _lines(self, db: sqlite3.Connection, order_id: str, item_ids: list[str]) -> list[sqlite3.Row]:
@@ -293,28 +418,36 @@ class Store:
             line = next((li for li in lines if li["item_id"] == item_id and li not in taken), None)
             if line is None:
                 have = ", ".join(li["item_id"] for li in lines)
-                raise RuleError(f"Order {order_id} has no {'more ' if any(t['item_id'] == item_id for t in taken) else ''}"
-                                f"item {item_id}; its items are {have}.")
+                raise RuleError(
+                    f"Order {order_id} has no {'more ' if any(t['item_id'] == item_id for t in taken) else ''}"
+                    f"item {item_id}; its items are {have}."
+                )
             taken.append(line)
         return taken
 
-    def _swaps(self, db: sqlite3.Connection, order_id: str, item_ids: list[str],
-               new_item_ids: list[str]) -> list[tuple[sqlite3.Row, sqlite3.Row]]:
+    def _swaps(
+        self, db: sqlite3.Connection, order_id: str, item_ids: list[str], new_item_ids: list[str]
+    ) -> list[tuple[sqlite3.Row, sqlite3.Row]]:
         if len(item_ids) != len(new_item_ids):
-            raise RuleError(f"{len(item_ids)} item ids but {len(new_item_ids)} new item ids: give one new item for "
-                            "each item, in the same order.")
+            raise RuleError(
+                f"{len(item_ids)} item ids but {len(new_item_ids)} new item ids: give one new item for "
+                "each item, in the same order."
+            )
         pairs = []
         for line, new_id in zip(self._lines(db, order_id, item_ids), new_item_ids):
             if new_id == line["item_id"]:
                 raise RuleError(f"The new item {new_id} is the same as the old one; choose another variant.")
             new = db.execute("SELECT * FROM variants WHERE item_id = ?", (new_id,)).fetchone()
             if new is None or new["product_id"] != line["product_id"]:
-                raise RuleError(f"Item {new_id} is not a variant of {line['name']} (product {line['product_id']}); "
-                                "an item can only be swapped for another variant of the same product "
-                                "(see get_product_details).")
+                raise RuleError(
+                    f"Item {new_id} is not a variant of {line['name']} (product {line['product_id']}); "
+                    "an item can only be swapped for another variant of the same product "
+                    "(see get_product_details)."
+                )
             if not new["available"]:
-                raise RuleError(f"Item {new_id} ({_options_text(new['options'])}) is out of stock; choose an "
-                                "available variant.")
+                raise RuleError(
+                    f"Item {new_id} ({_options_text(new['options'])}) is out of stock; choose an available variant."
+                )
             pairs.append((line, new))
         return pairs
 
@@ -322,20 +455,27 @@ class Store:
         """Charge (diff > 0) or refund (diff < 0) a price difference to one of the customer's methods."""
         method = self._method_row(db, user_id, method_id)
         if method["source"] == "gift_card" and method["balance_cents"] < diff:
-            raise RuleError(f"Gift card {method_id} has {dollars(method['balance_cents'])} left, less than the price "
-                            f"difference of {dollars(diff)}; choose another payment method.")
+            raise RuleError(
+                f"Gift card {method_id} has {dollars(method['balance_cents'])} left, less than the price "
+                f"difference of {dollars(diff)}; choose another payment method."
+            )
         if diff:
             self._transaction(db, order_id, "payment" if diff > 0 else "refund", abs(diff), method_id)
             self._credit_gift_card(db, method_id, -diff)
 
     def _transaction(self, db: sqlite3.Connection, order_id: str, kind: str, cents: int, method_id: str) -> None:
-        seq = db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM payments WHERE order_id = ?", (order_id,)).fetchone()[0]
+        seq = db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM payments WHERE order_id = ?", (order_id,)).fetchone()[
+            0
+        ]
         db.execute("INSERT INTO payments VALUES (?, ?, ?, ?, ?)", (order_id, seq, kind, cents, method_id))
 
     def _credit_gift_card(self, db: sqlite3.Connection, method_id: str, cents: int) -> None:
         """Gift cards move at once (other methods settle with the bank); a no-op for other methods."""
-        db.execute("UPDATE payment_methods SET balance_cents = balance_cents + ? "
-                   "WHERE payment_method_id = ? AND source = 'gift_card'", (cents, method_id))
+        db.execute(
+            "UPDATE payment_methods SET balance_cents = balance_cents + ? "
+            "WHERE payment_method_id = ? AND source = 'gift_card'",
+            (cents, method_id),
+        )
 
 
 def _address(row: sqlite3.Row) -> Address:
@@ -344,11 +484,17 @@ def _address(row: sqlite3.Row) -> Address:
 
 def _method(row: sqlite3.Row) -> CreditCard | PayPal | GiftCard:
     if row["source"] == "credit_card":
-        return CreditCard(source="credit_card", payment_method_id=row["payment_method_id"], brand=row["brand"],
-                          last_four=row["last_four"])
+        return CreditCard(
+            source="credit_card",
+            payment_method_id=row["payment_method_id"],
+            brand=row["brand"],
+            last_four=row["last_four"],
+        )
     if row["source"] == "paypal":
         return PayPal(source="paypal", payment_method_id=row["payment_method_id"])
-    return GiftCard(source="gift_card", payment_method_id=row["payment_method_id"], balance=dollars(row["balance_cents"]))
+    return GiftCard(
+        source="gift_card", payment_method_id=row["payment_method_id"], balance=dollars(row["balance_cents"])
+    )
 
 
 def _options_text(options: str) -> str:
@@ -357,6 +503,9 @@ def _options_text(options: str) -> str:
 
 def _after_shipping(status: str) -> str:
     if status in ("processed", "delivered"):
-        return (" A delivered order's items can be returned or exchanged instead."
-                if status == "delivered" else " It has shipped; once delivered, its items can be returned or exchanged.")
+        return (
+            " A delivered order's items can be returned or exchanged instead."
+            if status == "delivered"
+            else " It has shipped; once delivered, its items can be returned or exchanged."
+        )
     return ""

@@ -17,8 +17,12 @@ import sqlite3
 
 def canonical_state(conn: sqlite3.Connection) -> dict[str, list[dict[str, object]]]:
     """Every user table as a list of row dicts, sorted by their canonical JSON."""
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    tables = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     state: dict[str, list[dict[str, object]]] = {}
     for table in tables:
         cursor = conn.execute(f'SELECT * FROM "{table}"')

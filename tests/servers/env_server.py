@@ -1,4 +1,5 @@
 """A server that tells which environment variables it was started with (names only, and DEMO's value)."""
+
 import os
 
 from mcp.server.mcpserver import MCPServer

@@ -1,4 +1,5 @@
 """A server that writes junk to stdout instead of JSON-RPC, then never answers."""
+
 import sys
 
 print("Starting demo server v1.0 ... listening", flush=True)

@@ -13,21 +13,44 @@ import threading
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
 
 STATE = Path("tasks.json")
 SEED = [
-    {"id": "T-101", "title": "Renew the car insurance", "priority": "high", "due": {"date": "2026-06-01"},
-     "project": "home", "done": False},
-    {"id": "T-102", "title": "Book flights to Lisbon", "priority": "normal", "due": {"date": "2026-06-12", "time": "09:00"},
-     "project": "travel", "done": False},
-    {"id": "T-103", "title": "Send the Q2 report to Dana", "priority": "high", "due": {"date": "2026-05-29"},
-     "project": "work", "done": True},
-    {"id": "T-104", "title": "Fix the garden gate", "priority": "low", "due": {"date": "2026-07-03"},
-     "project": "home", "done": False},
+    {
+        "id": "T-101",
+        "title": "Renew the car insurance",
+        "priority": "high",
+        "due": {"date": "2026-06-01"},
+        "project": "home",
+        "done": False,
+    },
+    {
+        "id": "T-102",
+        "title": "Book flights to Lisbon",
+        "priority": "normal",
+        "due": {"date": "2026-06-12", "time": "09:00"},
+        "project": "travel",
+        "done": False,
+    },
+    {
+        "id": "T-103",
+        "title": "Send the Q2 report to Dana",
+        "priority": "high",
+        "due": {"date": "2026-05-29"},
+        "project": "work",
+        "done": True,
+    },
+    {
+        "id": "T-104",
+        "title": "Fix the garden gate",
+        "priority": "low",
+        "due": {"date": "2026-07-03"},
+        "project": "home",
+        "done": False,
+    },
 ]
 lock = threading.Lock()  # sync tools run on worker threads
 
@@ -68,18 +91,25 @@ def _find(tasks: list[dict], task_id: str) -> dict:
     raise ToolError(f"no task with id {task_id!r}; list_tasks shows the ids")
 
 
-mcp = MCPServer("tasks", version="1.2.0",
-                instructions="A personal task tracker. Look tasks up with list_tasks before changing them.")
+mcp = MCPServer(
+    "tasks",
+    version="1.2.0",
+    instructions="A personal task tracker. Look tasks up with list_tasks before changing them.",
+)
 
 
 @mcp.tool()
-def list_tasks(status: Annotated[Literal["open", "done", "all"], Field(description="Which tasks to list")] = "open",
-               project: Annotated[str | None, Field(description="Only tasks of this project, e.g. home, work, travel")] = None,
-               ) -> TaskList:
+def list_tasks(
+    status: Annotated[Literal["open", "done", "all"], Field(description="Which tasks to list")] = "open",
+    project: Annotated[str | None, Field(description="Only tasks of this project, e.g. home, work, travel")] = None,
+) -> TaskList:
     """List tasks, soonest due first."""
     with lock:
-        tasks = [t for t in _load() if (status == "all" or t["done"] == (status == "done"))
-                 and (project is None or t["project"] == project)]
+        tasks = [
+            t
+            for t in _load()
+            if (status == "all" or t["done"] == (status == "done")) and (project is None or t["project"] == project)
+        ]
     tasks.sort(key=lambda t: (t["due"]["date"], t["id"]))
     return TaskList(tasks=[Task(**t) for t in tasks], total=len(tasks))
 
@@ -92,15 +122,23 @@ def get_task(task_id: Annotated[str, Field(description="Task id such as T-101")]
 
 
 @mcp.tool()
-def create_task(title: Annotated[str, Field(description="What has to be done")],
-                priority: Annotated[Literal["low", "normal", "high"], Field(description="How urgent it is")],
-                due: Annotated[Due, Field(description="When it is due")],
-                project: Annotated[str, Field(description="Project the task belongs to")] = "inbox") -> Task:
+def create_task(
+    title: Annotated[str, Field(description="What has to be done")],
+    priority: Annotated[Literal["low", "normal", "high"], Field(description="How urgent it is")],
+    due: Annotated[Due, Field(description="When it is due")],
+    project: Annotated[str, Field(description="Project the task belongs to")] = "inbox",
+) -> Task:
     """Add a task to the tracker."""
     with lock:
         tasks = _load()
-        task = {"id": f"T-{101 + len(tasks)}", "title": title, "priority": priority,
-                "due": due.model_dump(exclude_none=True), "project": project, "done": False}
+        task = {
+            "id": f"T-{101 + len(tasks)}",
+            "title": title,
+            "priority": priority,
+            "due": due.model_dump(exclude_none=True),
+            "project": project,
+            "done": False,
+        }
         _save([*tasks, task])
     return Task(**task)
 
