@@ -23,7 +23,7 @@ def _no_flag_metavar() -> None:
     if getattr(shown, "_synth", False):
         return
 
-    def display_type_rich(self: TyperOption, ctx):  # type: ignore[no-untyped-def]
+    def display_type_rich(self: TyperOption, ctx):
         return None if self.is_flag else shown(self, ctx)
 
     display_type_rich._synth = True  # type: ignore[attr-defined]
@@ -346,7 +346,7 @@ def _run_with_progress(settings, shard=None):
     if shard is not None:  # (N, I, quota): one shard of the run (synth.shards)
         from synth.shards import run_shard as run_one
 
-        run = lambda settings, progress, backends: run_one(settings, *shard, backends)  # noqa: E731
+        run = lambda settings, progress, backends: run_one(settings, *shard, backends)  # type: ignore[misc] # noqa: E731
 
     backends = None
     if settings.backend != "offline":

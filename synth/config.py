@@ -121,7 +121,7 @@ class Settings(BaseModel):
             model=own.model or self.model,
             base_url=own.base_url or self.base_url,
             api_key_env=own.api_key_env or self.api_key_env,
-            backend=own.backend or ("openai" if self.backend == "offline" else self.backend),  # type: ignore[arg-type]
+            backend=own.backend or ("openai" if self.backend == "offline" else self.backend),
             concurrency=own.concurrency or self.concurrency,
             max_tokens=own.max_tokens or self.max_tokens,
             token_param=own.token_param or self.token_param,
@@ -183,7 +183,7 @@ def parse_split(text: str) -> tuple[float, float, float]:
         raise ConfigError(f"--split {text!r} is not three numbers; write it as 0.8,0.1,0.1") from None
     if len(parts) != 3 or any(x < 0 for x in parts) or abs(sum(parts) - 1.0) > 1e-6:
         raise ConfigError(f"--split {text!r} must be three non-negative shares adding up to 1, e.g. 0.8,0.1,0.1")
-    return parts  # type: ignore[return-value]
+    return parts
 
 
 def read_toml(path: Path) -> dict[str, Any]:

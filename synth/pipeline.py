@@ -142,10 +142,16 @@ def generate(
     if author is None:  # the agents load the live client (the MCP SDK): imported only by LLM runs
         from synth.agents.author import LLMAuthor
 
-        author = LLMAuthor(
-            servers, offer, backends, ToolNames(registry.servers), settings.models(), settings.seed, pool
+        author = LLMAuthor(  # type: ignore[assignment]
+            servers,
+            offer,
+            backends,  # type: ignore[arg-type]
+            ToolNames(registry.servers),
+            settings.models(),
+            settings.seed,
+            pool,
         )
-    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)
+    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)  # type: ignore[arg-type, assignment]
     try:
         if shard is not None:
             return shard.write(items)
@@ -295,7 +301,7 @@ def _finish(
         messages=trajectory.messages,
         tools=offered,
         review=written.review,
-        split=split_of(conv_id, settings.split),  # type: ignore[arg-type]
+        split=split_of(conv_id, settings.split),
     )
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
         return conv, [], []

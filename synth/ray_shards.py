@@ -52,7 +52,7 @@ def run_on_ray(
         local = (
             {} if address else {"num_cpus": num_cpus, "_node_ip_address": "127.0.0.1"}
         )  # a local Ray stays on loopback
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False, **local)
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False, **local)  # type: ignore[arg-type]
     try:
         registry = ray.put(_registry_files(settings))
         task = ray.remote(num_cpus=1)(_shard_task)

@@ -189,7 +189,7 @@ class Replacing:
             f.flush()
             f.close()
         for name, tmp in self.temp.items():
-            with open(tmp, "rb") as f:
+            with open(tmp, "rb") as f:  # type: ignore[assignment]
                 os.fsync(f.fileno())
             target = self.folder / storage_name(name, self.compact)
             os.replace(tmp, target)

@@ -170,7 +170,7 @@ class Scheduler:
                 and done_bytes - self.taken_bytes < room
             ):
                 task = asyncio.create_task(self._prioritised(launched))
-                task.add_done_callback(lambda t, pos=launched: settle(pos, t))
+                task.add_done_callback(lambda t, pos=launched: settle(pos, t))  # type: ignore[misc]
                 tasks[launched] = task
                 launched += 1
                 self.launched = launched

@@ -242,7 +242,7 @@ async def _talk(
             return StageFailure(stage="execute", item_id=sid, reason=_reason(exc), detail=str(exc)[:500])
         log.append(answer.model_copy(update={"model": f"executor:{answer.model or req.model}"}))
         if answer.tool_calls:
-            calls = []
+            calls = []  # type: ignore[var-annotated]
             for raw in answer.tool_calls:
                 fn = raw.get("function") or {}
                 try:

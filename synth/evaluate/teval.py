@@ -219,7 +219,7 @@ def parse_plan(prediction: str, fmt: str, api_names: list[str]) -> list[dict[str
     """
     if fmt == "json":
         return plan_steps(prediction)
-    steps = []
+    steps = []  # type: ignore[var-annotated]
     for piece in prediction.replace(". ", "\n").split("\n"):
         found = [(piece.find(a), i, a) for i, a in enumerate(api_names) if a in piece]
         if found:

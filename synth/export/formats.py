@@ -196,7 +196,7 @@ def _openai(text: str, data: dict[str, Any], number: int, server: str, where: st
         messages.append(
             Message(
                 role=role,
-                content=content or (None if records else ""),  # type: ignore[arg-type]
+                content=content or (None if records else ""),
                 tool_calls=tuple(records),
                 tool_call_id=call_id,
             )
@@ -292,7 +292,7 @@ def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sam
                 messages.append(Message(role="tool", content=body, tool_call_id=call_id))
                 chat.append(json.dumps({"role": "tool", "tool_call_id": call_id, "content": body}, ensure_ascii=False))
         else:
-            messages.append(Message(role=role, content=value))  # type: ignore[arg-type]
+            messages.append(Message(role=role, content=value))
             chat.append(json.dumps({"role": role, "content": value}, ensure_ascii=False))
     raw_tools = raw_tools if isinstance(raw_tools, list) else []
     tools, problems = tool_specs(raw_tools, server, where)

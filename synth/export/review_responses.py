@@ -113,7 +113,7 @@ def _thing(tool: str) -> str:
 def _emptied(result: Any) -> Any:
     """The real result with every list emptied and counts set to 0: a search that found nothing."""
     if isinstance(result, dict):
-        out = {
+        out = {  # type: ignore[var-annotated]
             k: (
                 []
                 if isinstance(v, list)

@@ -300,11 +300,11 @@ def one_customer_problem(done: Replayed) -> str | None:
     identified.discard(None)
     acted.discard(None)
     if len(acted) > 1:
-        return f"the gold path changes the orders or accounts of {len(acted)} customers ({', '.join(sorted(acted))})"
+        return f"the gold path changes the orders or accounts of {len(acted)} customers ({', '.join(sorted(acted))})"  # type: ignore[arg-type]
     if identified and acted - identified:
         return (
-            f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "
-            f"{', '.join(sorted(acted - identified))}"
+            f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "  # type: ignore[arg-type]
+            f"{', '.join(sorted(acted - identified))}"  # type: ignore[arg-type]
         )
     return None
 

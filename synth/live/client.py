@@ -317,7 +317,7 @@ class _JunkFilter(logging.Filter):
         if junk is None or not record.getMessage().startswith("Failed to parse JSONRPC"):
             return True
         error = record.exc_info[1] if record.exc_info else None
-        errors = error.errors() if hasattr(error, "errors") else []  # a pydantic ValidationError
+        errors = error.errors() if hasattr(error, "errors") else []  # type: ignore[union-attr] # a pydantic ValidationError
         junk.append(str(errors[0].get("input", "")) if errors else "?")
         return False
 

@@ -156,14 +156,14 @@ class Pool:
             if not connection.stateful:
                 shared = self._shared.get(name)
                 if shared is None or shared.broken is not None:
-                    shared = self._shared[name] = self._launch(name, connection)
+                    shared = self._shared[name] = self._launch(name, connection)  # type: ignore[assignment]
                 server = shared
             else:
                 server = self._spares.pop(name, None)
         if server is None:
             server = self._launch(name, connection)  # may wait for a slot: scenarios in flight each end theirs
         try:
-            server.wait()
+            server.wait()  # type: ignore[union-attr]
         except LiveError as error:
             with self._lock:
                 self.dead[name] = error
@@ -177,7 +177,7 @@ class Pool:
                     self._spares[name] = spare
                 if old is not None:
                     old.close(wait=False)
-        return server
+        return server  # type: ignore[return-value]
 
     def _launch(self, name: str, connection: Connection, wait_for_slot: bool = True) -> Server | None:
         server = Server(self, name, connection, fresh=connection.stateful, store_seed=store_seed(connection))

@@ -330,7 +330,7 @@ class OpenAIBackend:
         self.stats.completion_tokens += completion
         if self._tpm is not None:
             self._tpm.give_back(estimate - prompt - completion)
-        return data  # type: ignore[no-any-return]
+        return data
 
     def _count_retry(self, exc: BaseException) -> None:
         self.stats.retries += 1

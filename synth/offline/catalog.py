@@ -190,7 +190,7 @@ def _series(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     for d in range(4):
         v = round(v * (1 + rng.uniform(-0.04, 0.05)), 2)
         points.append({"date": E.day(ctx, -4 + d, -4 + d), "value": v})
-    return {"series": points, "change_pct": round((points[-1]["value"] / base - 1) * 100, 2)}
+    return {"series": points, "change_pct": round((points[-1]["value"] / base - 1) * 100, 2)}  # type: ignore[operator]
 
 
 def _process(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
@@ -256,8 +256,8 @@ def _scripture(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
     if re.search(r"quran|kuran|surah|sura\b|juz|ruku|manzil|ayah|maqra", text):
         chapter, verse, t = _QURAN[i % len(_QURAN)]
         asked = {k.lower(): v for k, v in args.items() if isinstance(v, (int, str)) and not isinstance(v, bool)}
-        chapter = next((asked[k] for k in ("chapter_no", "chapter", "surah", "surah_no") if k in asked), chapter)
-        verse = next((asked[k] for k in ("verse_no", "verse", "ayah", "ayah_no") if k in asked), verse + i)
+        chapter = next((asked[k] for k in ("chapter_no", "chapter", "surah", "surah_no") if k in asked), chapter)  # type: ignore[assignment]
+        verse = next((asked[k] for k in ("verse_no", "verse", "ayah", "ayah_no") if k in asked), verse + i)  # type: ignore[assignment]
         edition = next((asked[k] for k in ("edition_name", "edition") if k in asked), "en.pickthall")
         return {"surah": chapter, "ayah": verse, "text": t, "edition": edition}  # the verse asked for, in its edition
     book, chapter, verse, t = _BIBLE[i % len(_BIBLE)]

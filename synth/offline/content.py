@@ -134,10 +134,10 @@ def _analyze(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> d
     if has(
         r"code|function|repo|project|dependenc|impact|complexity|commit|diff|pull|file|module|class|circuit|schematic"
     ):
-        found = rng.sample(_CODE, rng.randint(1, 3))
+        found = rng.sample(_CODE, rng.randint(1, 3))  # type: ignore[arg-type]
         return {
             "files_analyzed": rng.randint(3, 140),
-            "issues": [{"severity": s, "file": f, "line": n, "message": m} for s, f, n, m in found],
+            "issues": [{"severity": s, "file": f, "line": n, "message": m} for s, f, n, m in found],  # type: ignore[misc]
             "summary": f"{len(found)} issue{'s' if len(found) > 1 else ''} found, {sum(s == 'error' for s, *_ in found)} of them errors",
         }
     if has(r"image|photo|picture|visual|screenshot"):
@@ -466,7 +466,7 @@ def _simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
             for i, d in enumerate(range(2, 6))
         ]
         for p in points:
-            p["lower"], p["upper"] = round(p["value"] * 0.93, 2), round(p["value"] * 1.07, 2)
+            p["lower"], p["upper"] = round(p["value"] * 0.93, 2), round(p["value"] * 1.07, 2)  # type: ignore[operator]
         return {
             "forecast": points,
             "model": rng.choice(("Prophet", "ARIMA(2,1,1)", "exponential smoothing")),

@@ -67,7 +67,7 @@ def evaluate(expr: str) -> float | None:
             and node.func.id in _FUNCS
             and len(node.args) == 1
         ):
-            return _FUNCS[node.func.id](ev(node.args[0]))
+            return _FUNCS[node.func.id](ev(node.args[0]))  # type: ignore[operator]
         raise ValueError
 
     try:
@@ -374,12 +374,12 @@ def rows(sql: str, ctx: Context) -> dict[str, Any]:
     if re.match(r"\s*(insert|update|delete)\b", sql, re.I):
         return {"rows_affected": rng.randint(1, 40)}
     table = (
-        (re.search(r"\bfrom\s+([\w.\"`]+)", sql, re.I) or [None, rng.choice(vocab.TABLES)])[1]
+        (re.search(r"\bfrom\s+([\w.\"`]+)", sql, re.I) or [None, rng.choice(vocab.TABLES)])[1]  # type: ignore[union-attr]
         .strip('"`')
         .split(".")[-1]
     )
     cols_text = (re.search(r"select\s+(.*?)\s+from\b", sql, re.I | re.S) or [None, "*"])[1]
-    limit = int((re.search(r"\blimit\s+(\d+)", sql, re.I) or [None, "3"])[1])
+    limit = int((re.search(r"\blimit\s+(\d+)", sql, re.I) or [None, "3"])[1])  # type: ignore[arg-type]
     group = re.search(r"group\s+by\s+(\w+)", sql, re.I)
     if group:
         values = (
@@ -389,10 +389,10 @@ def rows(sql: str, ctx: Context) -> dict[str, Any]:
         )
         data = [{group.group(1): v, "count": rng.randint(3, 900)} for v in values[: min(limit, 4)]]
         return {"columns": list(data[0]), "rows": data, "row_count": len(data)}
-    if cols_text.strip() == "*":
+    if cols_text.strip() == "*":  # type: ignore[union-attr]
         cols = [c for c, _ in E.COLUMNS.get(table, E.COLUMNS["orders"])]
     else:
-        cols = [re.split(r"\s+as\s+|\.", c.strip(), flags=re.I)[-1].strip() for c in cols_text.split(",")]
+        cols = [re.split(r"\s+as\s+|\.", c.strip(), flags=re.I)[-1].strip() for c in cols_text.split(",")]  # type: ignore[union-attr]
     if any(re.match(r"count\(", c, re.I) for c in cols):
         return {"columns": ["count"], "rows": [{"count": rng.randint(1, 5000)}], "row_count": 1}
     n = min(limit, rng.randint(2, 3))

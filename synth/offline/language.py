@@ -177,7 +177,7 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         key, items = lists[0]
         listed = f"{human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
         facts = listed if facts == "an empty record" else f"{facts}; {listed}"
-    forms = (
+    forms = (  # type: ignore[assignment]
         f"The {thing} shows {facts}.",
         f"For the {thing}: {facts}.",
         f"Got it: {facts}.",
@@ -248,7 +248,7 @@ def reply(tool: ToolSpec, args: dict[str, Any], result: ToolResult) -> str:
         if not text:
             return "The call went through but returned nothing."
         cut = text[:280].rsplit(" ", 1)[0] + "..." if len(text) > 280 else text
-        forms = (f"Here's what came back: {cut}", f"The result: {cut}", f"This is what it returned: {cut}")
+        forms = (f"Here's what came back: {cut}", f"The result: {cut}", f"This is what it returned: {cut}")  # type: ignore[assignment]
         return forms[pick % len(forms)]
     return summarise(tool, args, data if isinstance(data, dict) else {"result": data})
 

@@ -158,7 +158,7 @@ class PackAuthor:
             self.messages.append(Message(role="assistant", content=question))
             value = request.args[step][param]
             said = self._said(entry, param, value)
-            reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s, said=said: said)
+            reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s, said=said: said)  # type: ignore[misc]
             if k == 0 and self.scenario.multi_turn and self.rng.random() < P_CHANGE:
                 reply = self._change(request, reply)
             self.messages.append(Message(role="user", content=reply))

@@ -682,7 +682,7 @@ def _calculate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) ->
     )
     if op and nums:
         try:
-            value = _ARITH[op](nums)
+            value = _ARITH[op](nums)  # type: ignore[operator]
         except (OverflowError, ValueError, ZeroDivisionError):
             value = None
         if value is not None:

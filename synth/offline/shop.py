@@ -192,7 +192,7 @@ class ShopAuthor:
 
     def _order(self, customer: _Customer, details: dict[str, Any], says_order: bool) -> dict[str, Any]:
         """The order the request is about: named by the customer, or asked for from their order list."""
-        order_id = customer.order.order_id
+        order_id = customer.order.order_id  # type: ignore[union-attr]
         if not says_order:
             self.asked.append(f"{len(self.steps)}.order_id")
             listed = ", ".join(details["orders"][:6])
@@ -336,7 +336,7 @@ class ShopAuthor:
         self, customer: _Customer, refuse: bool, tool: str, statuses: tuple[str, ...], verb: str
     ) -> None:
         known = customer.order
-        item = next((i for i in known.items if self._other_variant(i) is not None), known.items[0])
+        item = next((i for i in known.items if self._other_variant(i) is not None), known.items[0])  # type: ignore[union-attr]
         target = self._other_variant(item)
         wanted = ", ".join(f"{k} {v}" for k, v in (target.options if target else {}).items()) or "another version"
         says = self.rng.random() < P_ORDER_KNOWN
@@ -416,7 +416,7 @@ class ShopAuthor:
 
     def _return(self, customer: _Customer, refuse: bool) -> None:
         known = customer.order
-        item = self.rng.choice(known.items)
+        item = self.rng.choice(known.items)  # type: ignore[union-attr]
         says = self.rng.random() < P_ORDER_KNOWN
         details = self._open(
             customer,
@@ -503,7 +503,7 @@ class ShopAuthor:
         self._assistant(text)
 
     def _variants(self, customer: _Customer, refuse: bool) -> None:
-        item = self.rng.choice(customer.order.items)
+        item = self.rng.choice(customer.order.items)  # type: ignore[union-attr]
         says = True
         details = self._open(customer, f"Does the {item.name.lower()} in my order come in other versions?", says)
         order = self._order(customer, details, says)

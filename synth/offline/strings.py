@@ -218,7 +218,7 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         if key in w or name.lower() == key or name.lower() == key + "s":
             return make(rng), "id"
     for rule in RULES:
-        if (hit := rule(w, name, text, ctx)) is not None:
+        if (hit := rule(w, name, text, ctx)) is not None:  # type: ignore[arg-type, call-arg]
             return hit
     return _about(w, name, ctx)
 
@@ -226,7 +226,7 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
 def _rule(
     match: Callable[[set[str], str, str, Context], bool], make: Callable[[set[str], str, str, Context], tuple[Any, str]]
 ) -> Rule:
-    return lambda w, name, text, ctx: make(w, name, text, ctx) if match(w, name, text, ctx) else None
+    return lambda w, name, text, ctx: make(w, name, text, ctx) if match(w, name, text, ctx) else None  # type: ignore[misc, return-value]
 
 
 def _any(*keys: str, unless: tuple[str, ...] = ()) -> Callable[[set[str], str, str, Context], bool]:
@@ -265,7 +265,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(_any("cursor", "continuation", "pagination"), lambda w, n, t, c: (c.rng.choice(vocab.CURSORS), "id")),
     _rule(
-        lambda w, n, t, c: _KUBE.search(c.about) is not None and bool(w & _KUBE_PARAMS), lambda w, n, t, c: _kube(w, c)
+        lambda w, n, t, c: _KUBE.search(c.about) is not None and bool(w & _KUBE_PARAMS),  # type: ignore[has-type]
+        lambda w, n, t, c: _kube(w, c),
     ),
     _rule(
         lambda w, n, t, c: "session" in w and not w & {"id", "token", "key"},
@@ -274,8 +275,8 @@ RULES: tuple[Rule, ...] = (
     _rule(
         lambda w, n, t, c: w == {"image"} or (bool(w & {"image"}) and bool(w & {"name", "ref"})),
         lambda w, n, t, c: (
-            (c.rng.choice(_CONTAINER_IMAGES), "id")
-            if _CONTAINERS.search(t + " " + c.about)
+            (c.rng.choice(_CONTAINER_IMAGES), "id")  # type: ignore[has-type]
+            if _CONTAINERS.search(t + " " + c.about)  # type: ignore[has-type]
             else (
                 c.rng.choice(vocab.MEDIA_PATHS["image"])
                 if "image" in vocab.MEDIA_PATHS

@@ -56,7 +56,7 @@ def themed(text: str, tool: ToolSpec, args: dict[str, Any], ctx: Context, index:
         (v for k, v in args.items() if isinstance(v, (int, float)) and set(words(k)) & {"lat", "latitude"}), None
     )
     if city is None and lat is not None:  # the place the coordinates are, not another one
-        city = min(vocab.CITY_COORDS, key=lambda c: abs(vocab.CITY_COORDS[c][0] - lat))
+        city = min(vocab.CITY_COORDS, key=lambda c: abs(vocab.CITY_COORDS[c][0] - lat))  # type: ignore[operator]
     city = city or ctx.city or rng.choice(vocab.CITIES)[0]
     if index:  # later items of a list are other things, not copies of the first
         city = rng.choice([c for c, _ in vocab.CITIES if c != city])

@@ -179,7 +179,7 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
         return value in schema["enum"]
     expected = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
     return t not in expected or (
-        isinstance(value, expected[t]) and not (t in ("integer", "number") and isinstance(value, bool))
+        isinstance(value, expected[t]) and not (t in ("integer", "number") and isinstance(value, bool))  # type: ignore[arg-type]
     )
 
 

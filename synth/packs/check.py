@@ -30,7 +30,7 @@ def check_pack(pack: Pack, server: ServerSpec, file: str) -> list[Problem]:
                 file=file,
                 server=server.id,
                 tool=tool,
-                pointer=pointer,  # type: ignore[arg-type]
+                pointer=pointer,
                 what=what,
                 fix=fix,
             )

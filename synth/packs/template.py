@@ -173,7 +173,7 @@ class Expander:
         """A Faker of this expander's own (no shared global), made only when a template asks for one."""
         if self._fake is None:
             self._fake = Seeded(self._faker_seed)  # type: ignore[assignment]  # a Faker in all but its class
-        return self._fake
+        return self._fake  # type: ignore[return-value]
 
     def value(self, template: Any, n: int | None = None) -> Any:
         if isinstance(template, dict):

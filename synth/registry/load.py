@@ -35,7 +35,7 @@ _SHAPES = (
 )
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser when present: packs are large
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc] # libyaml's parser when present: packs are large
     """YAML read the way JSON would be: dates stay strings, so schemas and hashes hold JSON values only."""
 
 

@@ -32,7 +32,7 @@ def declared_validator(schema: dict[str, Any]) -> tuple[Any, bool]:
     if isinstance(declared, str):  # validator_for crashes on a non-string $schema
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # it warns about unknown ones; the caller reports them
-            found = validator_for(schema, default=None)
+            found = validator_for(schema, default=None)  # type: ignore[arg-type]
     return (found, False) if found is not None else (Draft202012Validator, True)
 
 

@@ -39,6 +39,6 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     try:
         coro.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     coro.close()
     raise RuntimeError("run_sync: the coroutine awaited real I/O; run it in an event loop instead")

@@ -141,12 +141,12 @@ class _Packed:
 class _Ids(_Packed):
     """Item ids, as text."""
 
-    def __getitem__(self, i: int | slice) -> Any:  # type: ignore[override]
+    def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         return super().__getitem__(i).decode("utf-8")
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
         return (self[i] for i in range(len(self)))
 
 
@@ -207,9 +207,9 @@ class Dedup:
         index = len(self.ids)
         words = b""
         if len(tokens) >= self.min_words:
-            words = sorted({w.encode() for w in tokens})
-            mine = {_hash64(w) for w in words}
-            keys = [k ^ salt for k in self._keys(words)]
+            words = sorted({w.encode() for w in tokens})  # type: ignore[assignment]
+            mine = {_hash64(w) for w in words}  # type: ignore[arg-type]
+            keys = [k ^ salt for k in self._keys(words)]  # type: ignore[arg-type]
             seen: set[int] = set()
             for band, k in zip(self.buckets, keys):
                 for other in band.get(k, BUCKET):

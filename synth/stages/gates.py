@@ -27,7 +27,7 @@ def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | Non
     except (
         jsonschema.exceptions.SchemaError,
         jsonschema.exceptions.UnknownType,
-        jsonschema.exceptions._WrappedReferencingError,
+        jsonschema.exceptions._WrappedReferencingError,  # type: ignore[attr-defined]
     ) as exc:  # the registry should have caught it
         return f"(schema): cannot be checked: {str(exc).splitlines()[0][:200]}"
     if error is None:
@@ -154,7 +154,7 @@ def call_flags(messages: list[Message], server: ServerSpec) -> list[list[dict[st
             except (
                 jsonschema.exceptions.SchemaError,
                 jsonschema.exceptions.UnknownType,
-                jsonschema.exceptions._WrappedReferencingError,
+                jsonschema.exceptions._WrappedReferencingError,  # type: ignore[attr-defined]
             ) as exc:
                 errors = []
                 flags.append(

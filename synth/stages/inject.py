@@ -347,7 +347,7 @@ def _check_swap(c: Ctx, args: dict[str, Any], changed: list[str]) -> str:
 def _draw(c: Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, list[str]]:
     """Subtypes in a weighted random order; the first candidate that holds wins."""
     order = sorted(SUBTYPES[label], key=lambda sw: -(rng.random() ** (1.0 / sw[1])))
-    notes = []
+    notes = []  # type: ignore[var-annotated]
     for subtype, _ in order:
         tried, why = 0, ""
         try:
@@ -409,7 +409,7 @@ def inject_call(
                 ScoredCall(
                     id=record_id,
                     tool_call=call,
-                    score=label,  # type: ignore[arg-type]
+                    score=label,
                     subtype=found.subtype,
                     failure_reason=found.reason,
                     **base,

@@ -145,7 +145,7 @@ def out_of_range(value: Any, f: Facts, rng: random.Random) -> list[Any]:
         rng.shuffle(head)  # the two likeliest slips, in either order
         return head + picked[2:]
     lo, hi = (
-        (s.get("minLength"), s.get("maxLength")) if isinstance(value, str) else (s.get("minItems"), s.get("maxItems"))
+        (s.get("minLength"), s.get("maxLength")) if isinstance(value, str) else (s.get("minItems"), s.get("maxItems"))  # type: ignore[assignment]
     )
     res: list[Any] = []
     if isinstance(value, (str, list)) and isinstance(lo, int) and lo >= 1:

@@ -205,7 +205,7 @@ def _orders(conn: sqlite3.Connection, draw: _Draws, products: Products, users: U
             item_id, options, price, _ = rng.choice(variants)
             lines.append([item_id, product_id, name, options_json(options), price, 0, None])
         method_id = rng.choice(methods)[0]
-        total = sum(line[4] for line in lines)
+        total = sum(line[4] for line in lines)  # type: ignore[misc]
         payments = [("payment", total, method_id)]
         cancel_reason = return_method = exchange_method = exchange_diff = None
         if status == "cancelled":
@@ -214,15 +214,15 @@ def _orders(conn: sqlite3.Connection, draw: _Draws, products: Products, users: U
         elif status == "return requested":
             lines[0][5] = 1
             return_method = method_id
-            payments.append(("refund", lines[0][4], method_id))
+            payments.append(("refund", lines[0][4], method_id))  # type: ignore[arg-type]
         elif status == "exchange requested":
-            name, product_id = lines[0][2], lines[0][1]
+            name, product_id = lines[0][2], lines[0][1]  # type: ignore[assignment]
             variants = next(v for n, _, v in products if n == name)
             other = [v for v in variants if v[0] != lines[0][0] and v[3]]
             if other:
                 new_id, _, new_price, _ = rng.choice(other)
                 lines[0][6] = new_id
-                exchange_method, exchange_diff = method_id, new_price - lines[0][4]
+                exchange_method, exchange_diff = method_id, new_price - lines[0][4]  # type: ignore[operator]
                 if exchange_diff:
                     payments.append(("payment" if exchange_diff > 0 else "refund", abs(exchange_diff), method_id))
             else:

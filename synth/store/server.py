@@ -139,7 +139,7 @@ def build_server(store: Store | None = None) -> MCPServer:
     return server
 
 
-Register = Callable[[ToolAnnotations], Callable[[T], T]]  # build_server's ``tool``: registers a function as a tool
+Register = Callable[..., Callable[[T], T]]  # build_server's ``tool``: registers a function as a tool
 
 
 def _read_tools(tool: Register, shop: Callable[[], Store]) -> None:
