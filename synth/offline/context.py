@@ -14,11 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from faker import Faker
-
 from synth.offline import vocab
+from synth.stages.fakers import Seeded
 
-_FAKER = Faker("en_US")
 ANCHOR = dt.date(2026, 6, 1)  # dates are drawn around a fixed day, never "today", for determinism
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -47,9 +45,10 @@ class Context:
     about: str = ""  # the current tool's name and first sentence, lower-cased: "excel", "wikipedia" live here
 
 
-def seed_faker(rng: random.Random) -> Faker:
-    _FAKER.seed_instance(rng.getrandbits(32))
-    return _FAKER
+def seed_faker(rng: random.Random) -> Any:
+    """A Faker seeded from ``rng``: its own random stream on the thread's shared Faker (synth.stages.fakers),
+    so no process-wide Faker is reseeded under another user."""
+    return Seeded(rng.getrandbits(32))
 
 
 def bounds(schema: dict[str, Any], description: str) -> tuple[float | None, float | None]:
