@@ -18,7 +18,7 @@ from faker import Faker
 
 from synth.grade import Facts, branch, facts, format_ok, json_type, spell, words
 from synth.stages.fakers import Seeded
-from synth.stages.names import join, plural, style
+from synth.stages.names import STOP, join, plural, style
 
 
 def fake(rng: random.Random) -> Faker:
@@ -251,28 +251,6 @@ _URLS = (
     "https://news.ycombinator.com/",
 )
 _CITY_SET = {c.casefold() for c in _CITY_NAMES} | set(_CJK_CITIES)
-_STOP = {
-    "the",
-    "and",
-    "for",
-    "with",
-    "from",
-    "into",
-    "that",
-    "this",
-    "about",
-    "what",
-    "when",
-    "your",
-    "have",
-    "to",
-    "by",
-    "of",
-    "in",
-    "on",
-    "a",
-    "an",
-}
 
 
 def contradicting(value: Any, f: Facts, rng: random.Random, said: Callable[[Any], bool]) -> Iterator[Any]:
@@ -367,7 +345,7 @@ def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
 def _reworded(value: str, rng: random.Random, faker: Faker) -> Iterator[str]:
     """Free text asking for something else: one content word swapped ("sales" -> "travel")."""
     tokens = value.split(" ")
-    spots = [i for i, t in enumerate(tokens) if len(t) >= 4 and t.isalpha() and t.lower() not in _STOP]
+    spots = [i for i, t in enumerate(tokens) if len(t) >= 4 and t.isalpha() and t.lower() not in STOP]
     for i in rng.sample(spots, min(3, len(spots))):
         new = faker.word(part_of_speech="noun")
         new = new.capitalize() if tokens[i][:1].isupper() else new
@@ -419,7 +397,7 @@ def partial(value: str) -> list[str]:
         parts = [p.strip() for p in value.split(sep) if p.strip()]
         if len(parts) >= 2:
             out = [sep.join(parts[:-1]), parts[-1]] if sep == " " else [parts[0], parts[-1]]
-            return [p for p in out if len(p) >= 2 and p.lower() not in _STOP and p != value]
+            return [p for p in out if len(p) >= 2 and p.lower() not in STOP and p != value]
     return []
 
 

@@ -13,28 +13,7 @@ from typing import Any
 
 from synth.grade import FILLER_WORDS, loose, words
 
-_STOP = {
-    "the",
-    "and",
-    "for",
-    "with",
-    "from",
-    "into",
-    "that",
-    "this",
-    "about",
-    "what",
-    "when",
-    "your",
-    "have",
-    "to",
-    "by",
-    "of",
-    "in",
-    "on",
-    "a",
-    "an",
-}
+STOP = frozenset("the and for with from into that this about what when your have to by of in on a an".split())
 
 
 def style(name: str) -> str:
@@ -210,7 +189,7 @@ def hallucinated_names(name: str, noun: str, rng: random.Random) -> list[str]:
     core = [p for p in parts if p not in FILLER_WORDS] or parts
     at = next((i for i, p in enumerate(core) if p in VERBS), None)  # "git_create_tag": verb second
     head, verb, rest = (core[:at], core[at], core[at + 1 :]) if at is not None else ([], "", core)
-    if verb and noun and all(w in _STOP for w in rest):
+    if verb and noun and all(w in STOP for w in rest):
         rest = [noun]  # "fetch" -> "get_url", "navigate_to" -> "go_city"
     out = [join(head + alt.split("_") + rest, how) for alt in VERBS.get(verb, [])]
     rng.shuffle(out)
