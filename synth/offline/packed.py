@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from synth.offline import language
 from synth.offline.scenario import rng_for
@@ -26,6 +26,7 @@ from synth.records import (
     Scenario,
     ServerSpec,
     ToolCall,
+    ToolSpec,
     Trajectory,
     content_hash,
     make_id,
@@ -100,8 +101,9 @@ class PackAuthor:
         self.scenario, self.server, self.pack, self.runtime = scenario, server, pack, runtime
         self.rng = rng_for(seed, "pack", scenario.id)
         self.expander = Expander(self.rng)
-        self.tools = [server.tool(n) for n in scenario.tools]
-        assert all(self.tools), "scenario names a tool the server does not have"
+        tools = [server.tool(n) for n in scenario.tools]
+        assert all(tools), "scenario names a tool the server does not have"
+        self.tools = cast(list[ToolSpec], tools)
         self.links = {lk.to_step: lk for lk in scenario.links}
         self.args: dict[int, dict[str, Any]] = {}
         self.results: dict[int, ToolResult] = {}
@@ -224,7 +226,7 @@ class PackAuthor:
         schema, and one of the pack's values when the pack lists the only ones its results are written for
         (a base currency of EUR: a USD given for another tool would not fit the EUR rates)."""
         tool = self.tools[step]
-        if schema_error({"type": "object", "properties": {param: tool.properties[param]}}, {param: value}) is not None:  # type: ignore[union-attr]
+        if schema_error({"type": "object", "properties": {param: tool.properties[param]}}, {param: value}) is not None:
             return False
         pool = self.entry(step).values.get(param)
         pool = pool.pool if isinstance(pool, Pool) else pool
@@ -243,26 +245,27 @@ class PackAuthor:
             return {
                 p
                 for s in steps
-                for p in self.tools[s].required  # type: ignore[union-attr]
+                for p in self.tools[s].required
                 if p not in said and not (s in self.links and self.links[s].param == p)
             }
 
-        kept = [g for g in goals if not (PROMISE.search(g.text) and left_out(g) and left_out(g) <= known)] or goals
-        preferred = [g for g in kept if bool(left_out(g)) == self.scenario.multi_turn]
-        return self.rng.choice(preferred or kept)
+        gaps = [(g, left_out(g)) for g in goals]
+        kept = [(g, gap) for g, gap in gaps if not (gap and gap <= known and PROMISE.search(g.text))] or gaps
+        preferred = [g for g, gap in kept if bool(gap) == self.scenario.multi_turn]
+        return self.rng.choice(preferred or [g for g, _ in kept])
 
     def _fill(self, goal: Goal, steps: tuple[int, ...]) -> _Request:
         said = goal_params(goal)
         owner: dict[str, int] = {}
         for param in said:  # a slot belongs to the first step that has the parameter
-            owner[param] = next((s for s in steps if param in self.tools[s].properties), steps[0])  # type: ignore[union-attr]
+            owner[param] = next((s for s in steps if param in self.tools[s].properties), steps[0])
         args: dict[int, dict[str, Any]] = {}
         withheld: list[tuple[int, str]] = []
         for s in steps:
             tool = self.tools[s]
             fed = self.links[s].param if s in self.links else None
             mine = [p for p in said if owner[p] == s]
-            needed = [p for p in tool.properties if (p in tool.required or p in mine) and p != fed]  # type: ignore[union-attr]
+            needed = [p for p in tool.properties if (p in tool.required or p in mine) and p != fed]
             fixed = {p: v for p, v in goal.set.items() if owner.get(p) == s}
             # a value the person already gave (an account, a token, the item of the first step) holds for the
             # next step too, unless this request states a new one
@@ -280,9 +283,7 @@ class PackAuthor:
             shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
             shared &= set(fixed)
             withheld += [
-                (s, p)
-                for p in tool.required  # type: ignore[union-attr]
-                if p in args[s] and p not in mine and p != fed and p not in shared
+                (s, p) for p in tool.required if p in args[s] and p not in mine and p != fed and p not in shared
             ]
 
         def slot_text(slot: str) -> str:
@@ -320,7 +321,7 @@ class PackAuthor:
                 )
             self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
             for s, call in zip(batch, calls):
-                self.results[s] = run_sync(self.runtime.call(self.tools[s], call.arguments))  # type: ignore[arg-type]
+                self.results[s] = run_sync(self.runtime.call(self.tools[s], call.arguments))
                 self.messages.append(
                     Message(
                         role="tool",
@@ -345,7 +346,7 @@ class PackAuthor:
                 return fill(text, lambda slot: answer_slot(slot, args, result.data))
             except Missing:
                 continue
-        return language.reply(self.tools[step], args, result)  # type: ignore[arg-type]
+        return language.reply(self.tools[step], args, result)
 
 
 def write_packed(
