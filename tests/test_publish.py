@@ -376,3 +376,39 @@ def test_the_card_says_why_a_huge_enum_is_repeated_on_every_line(tmp_path):
     card = " ".join(write_card(run).read_text().split())
     assert "`get_product` (" in card and "repeated on every line that offers them" in card
     assert "no shared tool table" in card
+
+
+def test_the_card_features_are_what_datasets_writes(run):
+    """The card spells features without importing ``datasets``; ``datasets`` reads them back unchanged,
+    and the parquet files carry exactly those features."""
+
+    from datasets import Features
+
+    from synth.export.hf import configs, features_yaml, hf_features
+
+    for config in configs(run):
+        spelled = features_yaml(config.features)
+        assert Features._from_yaml_list(spelled)._to_yaml_list() == spelled, config.name
+        assert hf_features(config)._to_yaml_list() == spelled
+    header = read_header(run / "README.md")
+    assert {i["config_name"]: i["features"] for i in header["dataset_info"]} == {
+        c.name: features_yaml(c.features) for c in configs(run)
+    }
+
+
+def test_the_card_is_written_without_importing_datasets(run, tmp_path):
+    """``datasets`` costs about 90 MB of memory: a run's card (every ``synth generate``) does without it."""
+    import shutil
+    import subprocess
+    import sys
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run, copy)
+    code = (
+        "import sys; from pathlib import Path; from synth.export.card import write_card; "
+        f"write_card(Path({str(copy)!r})); "
+        "assert 'datasets' not in sys.modules, 'the card imported datasets'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (copy / "README.md").read_bytes() == (run / "README.md").read_bytes()

@@ -420,10 +420,10 @@ def render(
     )
 
 
-def _header(run: Path, license: str, pretty_name: str) -> DatasetCardData:
+def _header(
+    sizes: dict[str, dict[str, int]], specs: dict[str, hf.Config], license: str, pretty_name: str
+) -> DatasetCardData:
     """The YAML header ``datasets`` and the Hub read, as huggingface_hub's card data (keys in this order)."""
-    sizes = hf.sizes(run)
-    specs = {c.name: c for c in hf.configs(run)}
     data = DatasetCardData(
         license=license,
         pretty_name=pretty_name,
@@ -446,8 +446,9 @@ def _render(
     reg, counts, cov = manifest.registry, manifest.counts, manifest.coverage
     license = license or "other"
     pretty_name = pretty_name or f"MCP tool use ({reg['servers']} servers, synth)"
-    sizes = hf.sizes(run)
-    specs = {c.name: c for c in hf.configs(run)}
+    configs = hf.configs(run)
+    sizes = hf.sizes(run, configs)
+    specs = {c.name: c for c in configs}
     conv_rows = [
         [name, ", ".join(f"{s} {n}" for s, n in splits.items()), sum(splits.values()), specs[name].description]
         for name, splits in sizes.items()
@@ -468,7 +469,7 @@ def _render(
         "label_distribution": "Label distribution",
     }
     card = DatasetCard.from_template(
-        _header(run, license, pretty_name),
+        _header(sizes, specs, license, pretty_name),
         template_path=str(TEMPLATE),
         pretty_name=pretty_name,
         registry=reg,

@@ -101,54 +101,68 @@ def scored_row(line: dict[str, Any]) -> dict[str, Any]:
 # --- features ----------------------------------------------------------------------------------
 
 
-def _features() -> dict[str, Features]:
-    from datasets import Features, Json, List, Value
-
-    string = Value("string")
-    call = {"id": string, "type": string, "function": {"name": string, "arguments": Json()}}
-    message = {"role": string, "content": string, "tool_calls": List(call), "tool_call_id": string}
-    tool = {"type": string, "function": {"name": string, "description": string, "parameters": Json()}}
-    return {
-        "chat": Features({"messages": List(message), "tools": List(tool)}),
-        "eval": Features(
-            {
-                "messages": List(message),
-                "tools": List(tool),
-                "expected_output": {"role": string, "tool_calls": List(call)},
-                "metadata": {
-                    "id": string,
-                    "conversation_id": string,
-                    "call_index": Value("int64"),
-                    "server": string,
-                    "tool": string,
-                    "split": string,
-                },
-            }
-        ),
-        "scored": Features(
-            {
-                "id": string,
-                "conversation_id": string,
-                "call_index": Value("int64"),
-                "server": string,
-                "split": string,
-                "available_tools": List({"name": string, "description": string, "input_schema": Json()}),
-                "message_history": List(message),
-                "tool_call": call,
-                "score": string,
-                "subtype": string,
-                "failure_reason": string,
-                "gold_call": call,
-            }
-        ),
-    }
+# A config's features are written as the ``dataset_info.features`` list ``datasets`` reads back (its YAML
+# spelling), so the card is made without importing ``datasets`` (about 90 MB and a second): a leaf is a
+# dtype name ("string", "int64", "json" for ``datasets.Json``), ``[x]`` a list of x, a dict a struct.
+_CALL = {"id": "string", "type": "string", "function": {"name": "string", "arguments": "json"}}
+_MESSAGE = {"role": "string", "content": "string", "tool_calls": [_CALL], "tool_call_id": "string"}
+_TOOL = {"type": "string", "function": {"name": "string", "description": "string", "parameters": "json"}}
+_SPECS: dict[str, dict[str, Any]] = {
+    "chat": {"messages": [_MESSAGE], "tools": [_TOOL]},
+    "eval": {
+        "messages": [_MESSAGE],
+        "tools": [_TOOL],
+        "expected_output": {"role": "string", "tool_calls": [_CALL]},
+        "metadata": {
+            "id": "string",
+            "conversation_id": "string",
+            "call_index": "int64",
+            "server": "string",
+            "tool": "string",
+            "split": "string",
+        },
+    },
+    "scored": {
+        "id": "string",
+        "conversation_id": "string",
+        "call_index": "int64",
+        "server": "string",
+        "split": "string",
+        "available_tools": [{"name": "string", "description": "string", "input_schema": "json"}],
+        "message_history": [_MESSAGE],
+        "tool_call": _CALL,
+        "score": "string",
+        "subtype": "string",
+        "failure_reason": "string",
+        "gold_call": _CALL,
+    },
+}
 
 
-def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]:
+def features_yaml(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A features spec as the card's ``dataset_info.features`` list (what ``Features._to_yaml_list`` writes)."""
+
+    def field(name: str, kind: Any) -> dict[str, Any]:
+        if isinstance(kind, list):
+            inner = kind[0]
+            return {"name": name, "list": features_yaml(inner) if isinstance(inner, dict) else field("", inner)}
+        if isinstance(kind, dict):
+            return {"name": name, "struct": features_yaml(kind)}
+        return {"name": name, "dtype": kind}
+
+    return [field(name, kind) for name, kind in spec.items()]
+
+
+def hf_features(config: Config) -> Features:
+    """The ``datasets.Features`` of a config (imports ``datasets``: only for building parquet)."""
+    from datasets import Features
+
+    return Features._from_yaml_list(features_yaml(config.features))
+
+
+def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], set[str]]:
     """Features for a T-Eval subset, read off its records: text stays text, chat prompts are messages,
-    anything else is Json. Returns the features and the Json columns (encoded by us, see ``_rows``)."""
-    from datasets import Features, Json, List, Value
-
+    anything else is Json. Returns the features spec and the Json columns (encoded by us, see ``_encode``)."""
     # one pass over the records, so a large subset is never held: per column, which kinds all its values are
     kinds: dict[str, dict[str, bool]] = {}
     for row in rows:
@@ -170,15 +184,15 @@ def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]
     json_columns = set()
     for col, k in kinds.items():
         if k["str"]:
-            out[col] = Value("string")
+            out[col] = "string"
         elif k["int"]:
-            out[col] = Value("int64")
+            out[col] = "int64"
         elif k["any"] and k["chat"]:
-            out[col] = List({"role": Value("string"), "content": Value("string")})
+            out[col] = [{"role": "string", "content": "string"}]
         else:
-            out[col] = Json()
+            out[col] = "json"
             json_columns.add(col)
-    return Features(out), json_columns
+    return out, json_columns
 
 
 # --- the configs of a run ----------------------------------------------------------------------
@@ -187,7 +201,7 @@ def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[Features, set[str]]
 @dataclass
 class Config:
     name: str
-    features: Features
+    features: dict[str, Any]  # the spec: see features_yaml
     rows: Callable[[], Iterator[tuple[str, dict[str, Any]]]]  # (HF split, row), in file order
     json_columns: frozenset[str] = frozenset()
     description: str = ""
@@ -208,7 +222,7 @@ def teval_name(path: Path) -> str:
 
 def configs(run: Path) -> list[Config]:
     """The configs this run has, in card order."""
-    f = _features()
+    f = _SPECS
 
     def chat() -> Iterator[tuple[str, dict[str, Any]]]:
         for split, name in (("train", TRAIN), ("validation", VALID)):
@@ -281,10 +295,10 @@ def _encode(row: dict[str, Any], json_columns: frozenset[str]) -> dict[str, Any]
     }
 
 
-def sizes(run: Path) -> dict[str, dict[str, int]]:
-    """Rows per config and split, without building anything (for the card)."""
+def sizes(run: Path, specs: list[Config] | None = None) -> dict[str, dict[str, int]]:
+    """Rows per config and split, without building anything (for the card); ``specs``: the run's configs."""
     out: dict[str, dict[str, int]] = {}
-    for config in configs(run):
+    for config in configs(run) if specs is None else specs:
         counts: dict[str, int] = {}
         if config.name == "chat":
             counts = {"train": count_lines(run / TRAIN), "validation": count_lines(run / VALID)}
@@ -316,7 +330,8 @@ def dataset_dict(run: Path, config: str) -> DatasetDict:
     by_split: dict[str, list[dict[str, Any]]] = {}
     for split, row in spec.rows():
         by_split.setdefault(split, []).append(_encode(row, spec.json_columns))
-    return DatasetDict({s: Dataset.from_list(rows, features=spec.features) for s, rows in by_split.items()})
+    features = hf_features(spec)
+    return DatasetDict({s: Dataset.from_list(rows, features=features) for s, rows in by_split.items()})
 
 
 class _Shards:
@@ -382,9 +397,10 @@ def write_parquet(run: Path, out: Path) -> dict[str, dict[str, list[Path]]]:
     for config in configs(run):
         folder = out / config.name
         folder.mkdir(parents=True, exist_ok=True)
+        features = hf_features(config)
         shards: dict[str, _Shards] = {}
         for split, row in config.rows():
-            sink = shards.get(split) or shards.setdefault(split, _Shards(folder, split, config.features))
+            sink = shards.get(split) or shards.setdefault(split, _Shards(folder, split, features))
             encoded = _encode(row, config.json_columns)
             sink.add(encoded, len(json.dumps(encoded, ensure_ascii=False, default=str)))
         written[config.name] = {split: sink.close() for split, sink in shards.items()}
@@ -406,8 +422,3 @@ def data_files(written_or_sizes: dict[str, dict[str, Any]]) -> list[dict[str, An
             entry["default"] = True
         out.append(entry)
     return out
-
-
-def features_yaml(features: Features) -> list[dict[str, Any]]:
-    """Features as the card's ``dataset_info.features`` list (the spelling ``datasets`` reads back)."""
-    return features._to_yaml_list()
