@@ -22,7 +22,7 @@ from synth.agents.engine import Scheduler
 from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames, chat_line, eval_items
-from synth.export.scored import scored_line
+from synth.export.scored import available_tools, scored_line
 from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
@@ -331,8 +331,11 @@ def _export(
             writer.teval.add(conv, server, scored)
     if writer.tasks is not None:
         writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
+    tools = available_tools(server, conv.tools)
     for record in scored:
-        rows.append(scored_line(record, server, conv.tools, split))  # the review queue's lines are made from these
+        rows.append(
+            scored_line(record, server, conv.tools, split, tools)
+        )  # the review queue's lines are made from these
         writer.write(rundir.SCORED, rows[-1])
         tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
         key = f"{record.score}/{record.subtype}"

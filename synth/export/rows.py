@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from synth.export.chat import chat_line, eval_items
-from synth.export.scored import scored_line
+from synth.export.scored import available_tools, scored_line
 from synth.messages import ToolNames
 from synth.records import Conversation, ScoredCall, ServerSpec
 from synth.rundir import CHAT, CONVERSATIONS, EVAL, SCORED
@@ -29,8 +29,9 @@ def conversation_rows(
     else:
         for item in eval_items(conv, server, names):
             yield EVAL, item
+    tools = available_tools(server, conv.tools)
     for record in scored:
-        yield SCORED, scored_line(record, server, conv.tools, split)
+        yield SCORED, scored_line(record, server, conv.tools, split, tools)
 
 
 def rows_by_file(

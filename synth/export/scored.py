@@ -17,19 +17,31 @@ def _call(call: ToolCall) -> dict[str, Any]:
     }
 
 
-def scored_line(record: ScoredCall, server: ServerSpec, offered: tuple[str, ...], split: str) -> dict[str, Any]:
-    """One limbic-style row. Tool names stay as the MCP server spells them."""
+def available_tools(server: ServerSpec, offered: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The tools a scored row offers, in the limbic spelling (one list can serve every row of a conversation)."""
+    return [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+        for t in server.tools
+        if t.name in offered
+    ]
+
+
+def scored_line(
+    record: ScoredCall,
+    server: ServerSpec,
+    offered: tuple[str, ...],
+    split: str,
+    tools: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One limbic-style row. Tool names stay as the MCP server spells them; ``tools``: the offered tools'
+    list (``available_tools``) when the caller made it once for several rows."""
     return {
         "id": record.id,
         "conversation_id": record.conversation_id,
         "call_index": record.call_index,
         "server": record.server,
         "split": split,
-        "available_tools": [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-            for t in server.tools
-            if t.name in offered
-        ],
+        "available_tools": available_tools(server, offered) if tools is None else tools,
         "message_history": openai_messages(record.history, lambda n: n),
         "tool_call": _call(record.tool_call),
         "score": record.score,

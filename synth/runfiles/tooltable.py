@@ -40,6 +40,7 @@ class ToolTable:
         self.joined: dict[str, str] = {}  # list id -> the list's JSON text: the JOINED last read (memory stays flat)
         self.new: list[dict[str, Any]] = []  # entries added since the last ``take_new``
         self._memo: dict[Any, tuple[str, Any]] = {}  # a tool's shape (see _shape) -> (its id, the tool)
+        self._last: tuple[list[Any], str] | None = None  # the last list referenced, and its reference
 
     @staticmethod
     def _id(kind: str, text: str) -> str:
@@ -61,6 +62,16 @@ class ToolTable:
         self.sets[self._key(list_id)] = places
 
     def ref(self, tools: list[Any]) -> str:
+        """``tools:<id>`` for a list; the same list object given again (a conversation's rows share
+        one) is looked up, not spelled again."""
+        last = self._last
+        if last is not None and last[0] is tools:
+            return last[1]
+        ref = self._ref(tools)
+        self._last = (tools, ref)  # the list is held, so no other list can have its identity meanwhile
+        return ref
+
+    def _ref(self, tools: list[Any]) -> str:
         ids = [self._tool_id(tool) for tool in tools]
         key = self._id("s", json.dumps(ids))
         if self._key(key) not in self.sets:

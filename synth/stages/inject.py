@@ -114,29 +114,46 @@ def _wrong_tool_reason(c: Ctx, other: ToolInfo) -> str:
 
 def _sibling_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """The most similar other tool of the server, called with the gold arguments mapped onto it."""
+    ranked = []
+    for score, s in _similar_tools(c.tool, c.siblings):
+        args = _map_arguments(c.gold.arguments, s, rng, c.context.values())
+        well_formed = s.validator.is_valid(args)  # a call that looks right is the harder negative
+        ranked.append((-(score + 0.5 * well_formed), s.spec.name, s, args))
+    for _, _, s, args in sorted(ranked, key=lambda r: r[:2]):
+        yield Candidate("sibling_tool", c.call(args, s.spec.name), _wrong_tool_reason(c, s))
+
+
+_SIMILAR: dict[tuple[int, ...], tuple[tuple[ToolInfo, ...], list[tuple[float, ToolInfo]]]] = {}
+
+
+def _similar_tools(tool: ToolInfo, siblings: tuple[ToolInfo, ...]) -> list[tuple[float, ToolInfo]]:
+    """The three siblings most like ``tool`` (by name, topic and parameters) that do something else, with
+    their scores; worked out once per tool and set of siblings (a run offers the same sets again and again)."""
+    key = (id(tool), *map(id, siblings))
+    hit = _SIMILAR.get(key)
+    if hit is not None and hit[0][0] is tool and all(a is b for a, b in zip(hit[0][1:], siblings)):
+        return hit[1]
 
     def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
         return len(a & b) / len(a | b) if a | b else 0.0
 
     def score(s: ToolInfo) -> float:
-        params = jaccard(frozenset(c.tool.spec.properties), frozenset(s.spec.properties))
-        name = jaccard(c.tool.name_words, s.name_words)
-        return 2 * name + jaccard(c.tool.topic, s.topic) + params / 2
+        params = jaccard(frozenset(tool.spec.properties), frozenset(s.spec.properties))
+        name = jaccard(tool.name_words, s.name_words)
+        return 2 * name + jaccard(tool.topic, s.topic) + params / 2
 
     options = [
         s
-        for s in c.siblings
-        if s.purpose != c.tool.purpose
-        and s.loose != c.tool.loose
-        and (c.tool.name_words & s.name_words or len(c.tool.topic & s.topic) >= 2)
+        for s in siblings
+        if s.purpose != tool.purpose
+        and s.loose != tool.loose
+        and (tool.name_words & s.name_words or len(tool.topic & s.topic) >= 2)
     ]
-    ranked = []
-    for s in sorted(options, key=lambda s: (-score(s), s.spec.name))[:3]:
-        args = _map_arguments(c.gold.arguments, s, rng, c.context.values())
-        well_formed = s.validator.is_valid(args)  # a call that looks right is the harder negative
-        ranked.append((-(score(s) + 0.5 * well_formed), s.spec.name, s, args))
-    for _, _, s, args in sorted(ranked, key=lambda r: r[:2]):
-        yield Candidate("sibling_tool", c.call(args, s.spec.name), _wrong_tool_reason(c, s))
+    best = [(score(s), s) for s in sorted(options, key=lambda s: (-score(s), s.spec.name))[:3]]
+    if len(_SIMILAR) >= 4096:
+        _SIMILAR.clear()
+    _SIMILAR[key] = ((tool, *siblings), best)  # the objects are held, so their ids in the key stay theirs
+    return best
 
 
 def _map_arguments(gold: dict[str, Any], sibling: ToolInfo, rng: random.Random, pool: list[Any]) -> dict[str, Any]:
