@@ -136,9 +136,20 @@ def _validator(schema_json: str) -> Validator:
 def schema_validator(schema: dict[str, Any]) -> Validator:
     """A validator of the schema's own draft (2020-12 when it names none), compiled once.
 
-    Keyed by the canonical JSON of the schema, so equal schemas share one compiled validator.
+    Keyed by the canonical JSON of the schema, so equal schemas share one compiled validator; the
+    same schema object asked again (a tool's, for each of its calls) is found without spelling it.
     """
-    return _validator(canonical_json(schema))
+    hit = _BY_OBJECT.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    validator = _validator(canonical_json(schema))
+    if len(_BY_OBJECT) >= 4096:
+        _BY_OBJECT.clear()
+    _BY_OBJECT[id(schema)] = (schema, validator)  # the schema is held, so its id stays its own
+    return validator
+
+
+_BY_OBJECT: dict[int, tuple[dict[str, Any], Validator]] = {}
 
 
 # --- calls -------------------------------------------------------------------------------------

@@ -188,6 +188,8 @@ class Expander:
                     out.append(self.value(item, n))
             return out
         if isinstance(template, str):
+            if "{" not in template:  # most strings of a template are plain text
+                return template
             whole = SLOT.fullmatch(template)
             if whole:
                 return self.slot(whole.group(1), n, typed=True)
