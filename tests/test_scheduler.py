@@ -80,7 +80,7 @@ def test_a_full_reorder_buffer_pauses_launches_and_changes_nothing(tmp_path):
             stalled = tight.launched
     tight.finish()
     assert got == expected  # the same items in the same order
-    assert stalled <= 1 + tight.cap  # what had started before the first finished, at most
+    assert stalled <= 1 + tight.horizon  # what had started before the first finished, at most
     assert tight.peak_buffered > 0 and roomy.launched == tight.launched == 40
 
 

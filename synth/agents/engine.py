@@ -7,12 +7,14 @@ asyncio loop in a background thread with many scenarios in flight (each makes se
 one after another); the pipeline's thread takes the results in index order and does the CPU work
 (dedup, injection, writing), so the loop never waits on it.
 
-Launching on the loop: scenarios start while fewer than ``IN_FLIGHT x C`` are running, so the C
-request slots always have work queued behind them; requests wait for a slot in scenario order
-(synth.llm.base.PRIORITY), so the oldest scenarios finish first. A scenario that finishes before
-the ones ahead of it waits in a reorder buffer bounded in bytes (``buffer_bytes``); launches pause
-only while that buffer is full, or ``HORIZON x C`` scenarios past the writer, which is the most a
-run can start beyond the last scenario it needed (what ``--dry-run`` prices as the worst case).
+Launching on the loop: scenarios start while fewer than ``HORIZON x C`` are past the writer (running,
+or finished and waiting), so the C request slots always have work queued behind them; requests wait
+for a slot in scenario order (synth.llm.base.PRIORITY), so the oldest scenarios finish first. A
+scenario that finishes before the ones ahead of it waits in a reorder buffer bounded in bytes
+(``buffer_bytes``); launches pause while that buffer is full or the horizon is reached, which is the
+most a run can start beyond the last scenario it needed (what ``--dry-run`` prices as the worst case).
+A normal end completes the horizon (so a rerun is free); it being no wider than what keeps the
+slots busy keeps a run's last seconds, when fewer and fewer scenarios are left, short.
 Both pauses depend on what the consumer took, and the horizon on nothing else, so a run that ends
 normally completes every scenario up to its horizon and a rerun starts none that is not cached.
 
@@ -42,8 +44,8 @@ if TYPE_CHECKING:  # the protocol's module imports the agents, which load the li
 
 Item = tuple[Scenario, "Written | StageFailure", list[ChatResponse]]
 _DONE = object()
-IN_FLIGHT = 3  # scenarios running per request slot: enough that a slot freed always has a request waiting
-HORIZON = 4  # scenarios launched past the writer per request slot, at most (in flight + reorder buffer)
+HORIZON = 3  # scenarios launched past the writer per request slot, at most (running + reorder buffer): a
+# scenario waits on a request most of its time, so three per slot keep a request queued for every free slot
 REORDER_BYTES = 64 << 20  # completed scenarios waiting for an earlier one, by their estimated size
 _POLL = 0.005  # seconds the loop sleeps when only the consumer's progress can let it go on
 
@@ -64,7 +66,7 @@ class Scheduler:
         self.buffer_bytes = buffer_bytes
         self.spend = Spend(settings.prices)
         concurrency = max(1, settings.concurrency)
-        self.cap, self.horizon = IN_FLIGHT * concurrency, HORIZON * concurrency
+        self.horizon = HORIZON * concurrency
         self.stop = threading.Event()  # cancel: end now
         self.finished = threading.Event()  # the consumer ended normally
         self.taken = 0  # items the consumer has taken; only the consumer's thread writes it
@@ -161,14 +163,9 @@ class Scheduler:
             done_bytes += sizes[pos]
             wake.set()
 
-        def launch(limit: int, cap: int, room: int) -> None:
+        def launch(limit: int, room: int) -> None:
             nonlocal launched
-            while (
-                launched < limit
-                and self._may_start(launched)
-                and len(tasks) - len(sizes) < cap
-                and done_bytes - self.taken_bytes < room
-            ):
+            while launched < limit and self._may_start(launched) and done_bytes - self.taken_bytes < room:
                 task = asyncio.create_task(self._prioritised(launched))
                 task.add_done_callback(lambda t, pos=launched: settle(pos, t))  # type: ignore[misc]
                 tasks[launched] = task
@@ -177,7 +174,7 @@ class Scheduler:
 
         try:
             while not (self.stop.is_set() or self.finished.is_set()):
-                launch(self.taken + self.horizon, self.cap, self.buffer_bytes)
+                launch(self.taken + self.horizon, self.buffer_bytes)
                 self.peak_buffered = max(self.peak_buffered, done_bytes - self.taken_bytes)
                 if emitted in sizes:
                     size = sizes.pop(emitted)
@@ -195,7 +192,7 @@ class Scheduler:
             while not (self.stop.is_set() or self.finished.is_set()):
                 await asyncio.sleep(0.01)
             if self.finished.is_set() and not self.stop.is_set():  # complete the horizon: a rerun is then free
-                launch(self.taken + self.horizon, len(self.indices), 1 << 62)
+                launch(self.taken + self.horizon, 1 << 62)
                 await asyncio.gather(*tasks.values(), return_exceptions=True)
         finally:
             for task in tasks.values():
