@@ -24,6 +24,7 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,30 @@ def _spans(text: str, n: int = 5) -> set[tuple[str, ...]]:
 def _descriptions(registry: Path | None) -> dict[tuple[str, str], str]:
     if registry is None or not registry.exists():
         return {}
+    from synth.registry.load import registry_files
+
+    stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in registry_files(registry))
+    return _read_descriptions(registry.resolve(), stamps)
+
+
+@lru_cache(maxsize=4)
+def _read_descriptions(registry: Path, stamps: tuple[tuple[str, int, int], ...]) -> dict[tuple[str, str], str]:
+    """Read once per registry as its files are (a card rebuilt in the same process reads none again)."""
     from synth.registry import load_registry
 
     return {(t.server, t.name): t.description for t in load_registry(registry).tools}
+
+
+@lru_cache(maxsize=8192)
+def _bare(word: str) -> re.Pattern[str]:
+    """``word`` standing alone (no word character either side), case-sensitive."""
+    return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])")
+
+
+@lru_cache(maxsize=8192)
+def _assigned(param: str) -> re.Pattern[str]:
+    """``param`` followed by ``:``, ``=``, "is" or "to" and a value ("limit: 10", "city is Paris")."""
+    return re.compile(rf"(?<![\w]){re.escape(param)}\s*(?:[:=]|is\b|to\b)\s*\S", re.I)
 
 
 def _names_tool(text: str, calls: list[dict[str, Any]], server: str, descriptions: dict) -> bool:
@@ -56,7 +78,7 @@ def _names_tool(text: str, calls: list[dict[str, Any]], server: str, description
     spans = _spans(text)
     for call in calls:
         name = call["name"]
-        if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", low) and (
+        if _bare(name.lower()).search(low) and (
             "_" in name or len(_words(name)) > 1 or any(c.isupper() for c in name[1:])
         ):
             return True
@@ -71,9 +93,9 @@ def _slotted(text: str, calls: list[dict[str, Any]]) -> bool:
     for call in calls:
         for param in call["arguments"]:
             odd = "_" in param or any(c.isupper() for c in param[1:])
-            if odd and re.search(rf"(?<![\w]){re.escape(param)}(?![\w])", text):
+            if odd and _bare(param).search(text):
                 return True
-            if re.search(rf"(?<![\w]){re.escape(param)}\s*(?:[:=]|is\b|to\b)\s*\S", text, re.I) and len(param) > 2:
+            if len(param) > 2 and _assigned(param).search(text):
                 value = call["arguments"][param]
                 if isinstance(value, (str, int, float)) and str(value).lower() in text.lower():
                     return True
