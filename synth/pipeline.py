@@ -21,8 +21,8 @@ from synth import rundir, templates
 from synth.agents.engine import Scheduler
 from synth.config import Settings
 from synth.errors import ConfigError
-from synth.export.chat import ToolNames, chat_line, eval_items
-from synth.export.scored import available_tools, scored_line
+from synth.export.chat import ToolNames
+from synth.export.rows import conversation_rows
 from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
@@ -316,40 +316,39 @@ def _finish(
 def _export(
     conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter, tally: Tally
 ) -> list[dict[str, Any]]:
+    """Write the rows ``conv`` gives each run file (synth.export.rows decides them), its T-Eval records
+    and task; returns its scored rows, which the review queue's lines are made from."""
     split = conv.split or "train"
     rows = []
-    writer.write("conversations.jsonl", conv.to_json())
-    if split in ("train", "valid"):
-        if f"{split}.jsonl" in writer.files:
-            writer.write(f"{split}.jsonl", chat_line(conv, server, names))
-    else:
-        if rundir.EVAL in writer.files:
-            for item in eval_items(conv, server, names):
-                writer.write(rundir.EVAL, item)
-                tally.eval_items += 1
-        if writer.teval is not None:
-            writer.teval.add(conv, server, scored)
+    for name, row in conversation_rows(conv, server, names, scored):
+        writer.write(name, row)
+        if name == rundir.SCORED:
+            rows.append(row)
+        elif name == rundir.EVAL and name in writer.files:
+            tally.eval_items += 1
+    if split == "test" and writer.teval is not None:
+        writer.teval.add(conv, server, scored)
     if writer.tasks is not None:
         writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
-    tools = available_tools(server, conv.tools)
+    _count(conv, scored, server.id, split, tally)
+    return rows
+
+
+def _count(conv: Conversation, scored, server: str, split: str, tally: Tally) -> None:
+    """What the manifest and card say about an accepted conversation, added to the run's tally."""
     for record in scored:
-        rows.append(
-            scored_line(record, server, conv.tools, split, tools)
-        )  # the review queue's lines are made from these
-        writer.write(rundir.SCORED, rows[-1])
         tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
         key = f"{record.score}/{record.subtype}"
         tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
     tally.splits[split] += 1
-    tally.used_tools.update(f"{server.id}/{c.name}" for c in conv.calls)
-    sources = tally.sources.setdefault(server.id, {})
+    tally.used_tools.update(f"{server}/{c.name}" for c in conv.calls)
+    sources = tally.sources.setdefault(server, {})
     for m in conv.messages:
         if m.role == "tool":
             sources[m.source or "unknown"] = sources.get(m.source or "unknown", 0) + 1
     tally.turns += len(conv.messages)
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
-    return rows
 
 
 def _version(package: str) -> str:
