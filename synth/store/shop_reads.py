@@ -109,12 +109,7 @@ class Reads:
 
     def user(self, user_id: str) -> User:
         with self._read() as db:
-            row = db.execute("SELECT * FROM users WHERE user_id = ?", (user_id,)).fetchone()
-            if row is None:
-                raise RuleError(
-                    f"User {user_id!r} not found. A user id looks like 'noah_brown_6181'; find it with "
-                    "find_user_id_by_email or find_user_id_by_name_zip."
-                )
+            row = _one(db, "users", "user_id", user_id)
             methods = db.execute(
                 "SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id", (user_id,)
             ).fetchall()
@@ -184,12 +179,7 @@ class Reads:
 
     def product(self, product_id: str) -> Product:
         with self._read() as db:
-            row = db.execute("SELECT * FROM products WHERE product_id = ?", (product_id,)).fetchone()
-            if row is None:
-                raise RuleError(
-                    f"Product {product_id!r} not found. Product ids come from list_all_product_types "
-                    "or from an order's items (product_id, not item_id)."
-                )
+            row = _one(db, "products", "product_id", product_id)
             variants = db.execute(
                 "SELECT * FROM variants WHERE product_id = ? ORDER BY item_id", (product_id,)
             ).fetchall()
@@ -215,13 +205,26 @@ class Reads:
     # --- helpers (called with the lock held) --------------------------------------------------
 
     def _order_row(self, db: sqlite3.Connection, order_id: str) -> sqlite3.Row:
-        row = db.execute("SELECT * FROM orders WHERE order_id = ?", (order_id,)).fetchone()
-        if row is None:
-            raise RuleError(
-                f"Order {order_id!r} not found. Order ids look like '#W0000000' (with the '#'); the "
-                "customer's orders are listed by get_user_details."
-            )
-        return row
+        return _one(db, "orders", "order_id", order_id)
+
+
+# What a missing row means, and where the assistant finds a right key.
+_MISSING = {
+    "users": "User {key!r} not found. A user id looks like 'noah_brown_6181'; find it with "
+    "find_user_id_by_email or find_user_id_by_name_zip.",
+    "products": "Product {key!r} not found. Product ids come from list_all_product_types "
+    "or from an order's items (product_id, not item_id).",
+    "orders": "Order {key!r} not found. Order ids look like '#W0000000' (with the '#'); the "
+    "customer's orders are listed by get_user_details.",
+}
+
+
+def _one(db: sqlite3.Connection, table: str, column: str, key: str) -> sqlite3.Row:
+    """The row of ``table`` whose ``column`` is ``key``, or a RuleError saying it was not found."""
+    row = db.execute(f"SELECT * FROM {table} WHERE {column} = ?", (key,)).fetchone()
+    if row is None:
+        raise RuleError(_MISSING[table].format(key=key))
+    return row
 
 
 def _address(row: sqlite3.Row) -> Address:
