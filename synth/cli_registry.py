@@ -37,18 +37,16 @@ def registry_lint(
     raise typer.Exit(1 if errors else 0)
 
 
+_QUERY_HELP = "Search text and filters, e.g. 'is:deployed weather' or 'owner:mem0ai'. Default: every server."
+
+
 @registry_app.command("pull")
 def registry_pull(
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the server files (one <owner>__<repo>.json each)."),
     base_url: str | None = typer.Option(
         None, "--base-url", help="A Smithery-compatible registry API. Default: https://api.smithery.ai"
     ),
-    query: str | None = typer.Option(
-        None,
-        "--query",
-        "-q",
-        help="Search text and filters, e.g. 'is:deployed weather' or 'owner:mem0ai'. Default: every server.",
-    ),
+    query: str | None = typer.Option(None, "--query", "-q", help=_QUERY_HELP),
     limit: int | None = typer.Option(
         None,
         "--limit",
