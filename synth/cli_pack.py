@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-pack_app = typer.Typer(
-    help="Server packs: the reviewed data files that make offline conversations real.", no_args_is_help=True
-)
+from synth.cli_common import group
 
+if TYPE_CHECKING:
+    from synth.config import Settings
+    from synth.records import ServerSpec
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(pack_app, name="pack")
+pack_app = group("pack", "Server packs: the reviewed data files that make offline conversations real.")
 
 
 @pack_app.command("check")
@@ -74,56 +75,18 @@ def pack_build(
 
     Read and edit what it writes: packs are data a person reviews. Exits 1 when a server got no pack.
     """
-    import asyncio
-    import os
-
-    from rich.progress import Progress
-
-    from synth.config import Settings
     from synth.errors import SynthError
-    from synth.packs.build import build, estimate, pack_path
+    from synth.packs.build import pack_path
     from synth.registry import load_registry
 
     try:
         registry = load_registry(servers)
         folder = out or servers / "packs"
-        todo = [s for s in registry.servers if not pack_path(folder, s).exists()]
-        settings = Settings(
-            servers=servers,
-            out=folder,
-            backend="openai",
-            model=model,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            seed=seed,
-            cache=folder / ".pack-cache.sqlite",
-        )
+        settings = _build_settings(servers, folder, model, base_url, api_key_env, concurrency, seed)
         if dry_run:
-            e = estimate(todo, model, settings.prices.get(model))
-            usd = (
-                "unknown (no price for this model: add it under [prices] in synth.toml)"
-                if e["usd"] is None
-                else f"${e['usd']:.2f}"
-            )
-            typer.echo(
-                f"dry run: {e['requests']} requests for {e['servers']} servers without a pack, about "
-                f"{e['prompt_tokens']:,} prompt and {e['completion_tokens']:,} completion tokens, about {usd}"
-            )
+            _print_build_estimate([s for s in registry.servers if not pack_path(folder, s).exists()], settings)
             return
-        from synth.llm.factory import open_one
-
-        backend = open_one(settings)
-
-        async def run():
-            try:
-                with Progress(transient=True) as bar:
-                    task = bar.add_task("writing packs", total=len(registry.servers))
-                    return await build(registry.servers, folder, backend, model, seed, lambda _: bar.advance(task))
-            finally:
-                await backend.aclose()
-
-        report = asyncio.run(run())
+        report = _write_packs(list(registry.servers), folder, settings)
     except SynthError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -137,3 +100,63 @@ def pack_build(
         err=True,
     )
     raise typer.Exit(1 if report.failed else 0)
+
+
+def _build_settings(
+    servers: Path, folder: Path, model: str, base_url: str | None, key_env: str, concurrency: int, seed: int
+) -> Settings:
+    """The pack author's endpoint; its cache sits beside the packs, so a rerun asks only what failed."""
+    import os
+
+    from synth.config import Settings
+
+    return Settings(
+        servers=servers,
+        out=folder,
+        backend="openai",
+        model=model,
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+        api_key_env=key_env,
+        concurrency=concurrency,
+        seed=seed,
+        cache=folder / ".pack-cache.sqlite",
+    )
+
+
+def _print_build_estimate(todo: list[ServerSpec], settings: Settings) -> None:
+    """--dry-run: the requests, tokens and cost of writing the missing packs."""
+    from synth.packs.build import estimate
+
+    model = settings.model
+    e = estimate(todo, model, settings.prices.get(model))
+    usd = (
+        "unknown (no price for this model: add it under [prices] in synth.toml)"
+        if e["usd"] is None
+        else f"${e['usd']:.2f}"
+    )
+    typer.echo(
+        f"dry run: {e['requests']} requests for {e['servers']} servers without a pack, about "
+        f"{e['prompt_tokens']:,} prompt and {e['completion_tokens']:,} completion tokens, about {usd}"
+    )
+
+
+def _write_packs(servers: list[ServerSpec], folder: Path, settings: Settings):
+    """One model request per server without a pack, with a progress bar; the endpoint closed at the end."""
+    import asyncio
+
+    from rich.progress import Progress
+
+    from synth.llm.factory import open_one
+    from synth.packs.build import build
+
+    backend = open_one(settings)
+
+    async def run():
+        try:
+            with Progress(transient=True) as bar:
+                task = bar.add_task("writing packs", total=len(servers))
+                return await build(servers, folder, backend, settings.model, settings.seed, lambda _: bar.advance(task))
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(run())

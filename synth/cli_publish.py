@@ -10,6 +10,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from synth.cli_common import exits_on_error, fail
+
 
 class _ReviewGroup(TyperGroup):
     """``synth review RUN`` starts a session; ``synth review apply RUN`` (and ``queue``) are subcommands."""
@@ -29,24 +31,13 @@ review_app = typer.Typer(
 )
 
 
-def _fail(message: str, code: int = 2) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
 def _run_folder(run: Path) -> None:
     """A finished run folder, or exit: 2 when it is no run, 3 while another process writes it or when
     its run stopped part way (the message says how to finish it)."""
-    from synth.errors import SynthError
     from synth.rundir import RunDir
 
-    try:
+    with exits_on_error():
         RunDir(run).finished()
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
 
 
 def _holding_run(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,17 +46,14 @@ def _holding_run(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def locked(*args: Any, **kwargs: Any) -> Any:
-        from synth.errors import SynthError
         from synth.rundir import RunDir, RunLock
 
         run = kwargs["run"]
         if not RunDir(run).is_run():
             _run_folder(run)  # exits: not a run folder (and nothing is created where none was)
         lock = RunLock(run)
-        try:
+        with exits_on_error():
             lock.acquire()
-        except SynthError as exc:
-            _fail(str(exc), exc.exit_code)
         try:
             _run_folder(run)
             return command(*args, **kwargs)
@@ -98,32 +86,23 @@ def export(
     pretty_name: str | None = typer.Option(None, "--pretty-name", help="Card title."),
 ) -> None:
     """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card) and tasks/."""
-    from synth.errors import SynthError
-
     if format == "jsonl":
         from synth.export.jsonl import export_jsonl
 
         if out is None:
-            _fail(
+            fail(
                 f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps them compressed)"
             )
-            return
-        try:
+        with exits_on_error():
             files = export_jsonl(run, out)
-        except SynthError as exc:
-            _fail(str(exc), exc.exit_code)
-            return
         typer.echo(f"wrote {len(files)} files to {out}: " + ", ".join(p.relative_to(out).as_posix() for p in files))
         return
     if format != "hf":
-        _fail(f"--format {format!r} is not known; use --format hf (parquet) or jsonl (the plain public files)")
+        fail(f"--format {format!r} is not known; use --format hf (parquet) or jsonl (the plain public files)")
     from synth.export.repo import export as build
 
-    try:
+    with exits_on_error():
         written = build(run, out, license=license, pretty_name=pretty_name)
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
-        return
     target = out or run
     for config, splits in written.items():
         typer.echo(f"{config}: " + ", ".join(f"{s} {len(files)} file(s)" for s, files in splits.items()))
@@ -163,17 +142,13 @@ def push(
     message: str | None = typer.Option(None, "--message", "-m", help="Commit message."),
 ) -> None:
     """Upload the run to the Hugging Face Hub: parquet per config, the card with its plots, manifest.json, tasks/."""
-    from synth.errors import SynthError
     from synth.hub import check_repo_id, find_token
     from synth.hub import push as upload
 
-    try:
+    with exits_on_error():
         check_repo_id(repo)
         token = find_token(token_env)
         pushed = upload(run, repo, token=token, private=private, message=message)
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
-        return
     typer.echo(
         f"pushed {len(pushed.uploaded)} files to {pushed.url}"
         + (" (private)" if private else "")
@@ -197,10 +172,9 @@ def review_start(
 
     from rich.console import Console
 
-    from synth.errors import SynthError
     from synth.review.session import Session
 
-    try:
+    with exits_on_error():
         session = Session(
             run=run,
             console=Console(highlight=False),
@@ -208,8 +182,6 @@ def review_start(
             servers=_server_lookup(run, servers),
         )
         session.start()
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
 
 
 def _server_lookup(run: Path, servers: Path | None):
@@ -240,14 +212,10 @@ def review_apply(
 ) -> None:
     """Fold the decisions back in: splits, rejected.jsonl, re-derived negatives, exports, manifest, card,
     review_log.jsonl."""
-    from synth.errors import SynthError
     from synth.review.apply import apply
 
-    try:
+    with exits_on_error():
         report = apply(run, servers)
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
-        return
     if report.nothing:
         typer.echo(f"nothing to apply in {run}: every decision is already in review_log.jsonl")
         return
@@ -278,20 +246,16 @@ def review_queue(
 ) -> None:
     """Choose the queue again with other rules (held and already decided items are kept)."""
     from synth.config import REVIEW_RULES
-    from synth.errors import SynthError
     from synth.review.queue import Rules, rebuild
     from synth.rundir import RunDir
 
     chosen = tuple(r.strip() for r in rules.split(",") if r.strip())
     unknown = sorted(set(chosen) - set(REVIEW_RULES))
     if unknown:
-        _fail(f"--rules: unknown {unknown}; rules are {', '.join(REVIEW_RULES)}")
+        fail(f"--rules: unknown {unknown}; rules are {', '.join(REVIEW_RULES)}")
     seed = RunDir(run).manifest()["config"]["seed"]
-    try:
+    with exits_on_error():
         report = rebuild(run, Rules(audit=audit, min_confidence=below, rules=chosen, seed=seed))
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
-        return
     typer.echo(
         f"review_queue.jsonl: {report.kept + report.added} items ({report.kept} kept, {report.added} chosen): "
         + (", ".join(f"{w} {n}" for w, n in sorted(report.by_reason.items())) or "none")

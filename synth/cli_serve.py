@@ -7,11 +7,9 @@ from pathlib import Path
 
 import typer
 
-serve_app = typer.Typer(help="Run the MCP servers synth ships.", no_args_is_help=True)
+from synth.cli_common import group
 
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(serve_app, name="serve")
+serve_app = group("serve", "Run the MCP servers synth ships.")
 
 
 @serve_app.command("store")

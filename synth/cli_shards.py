@@ -75,19 +75,14 @@ def merge_command(
 ) -> None:
     """Merge shard folders into one run: dedup across shards, the n cap, splits, exports, manifest and card,
     exactly as the single run makes them."""
-    from synth.cli_publish import _fail
-    from synth.errors import SynthError
+    from synth.cli_common import exits_on_error
     from synth.export.card import write_card
     from synth.rundir import RunLock, claim
     from synth.shards import identity_of, merge
     from synth.summary import print_summary
 
-    try:
-        with RunLock(out):
-            claim(out, identity_of(folders), overwrite=overwrite)
-            manifest = merge(folders, out, servers=servers)
-            write_card(out)
-    except SynthError as exc:
-        _fail(str(exc), exc.exit_code)
-        return
+    with exits_on_error(), RunLock(out):
+        claim(out, identity_of(folders), overwrite=overwrite)
+        manifest = merge(folders, out, servers=servers)
+        write_card(out)
     print_summary(manifest, out)

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import typer
 
-tasks_app = typer.Typer(
-    help="MCPMark-style tasks (description.md, meta.json, verify.py) made from store runs.", no_args_is_help=True
-)
+from synth.cli_common import group
 
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(tasks_app, name="tasks")
+tasks_app = group("tasks", "MCPMark-style tasks (description.md, meta.json, verify.py) made from store runs.")
 
 
 @tasks_app.command("check")

@@ -137,7 +137,6 @@ def push(
 
         api_factory = HfApi
     import httpx2
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
     from huggingface_hub.errors import OfflineModeIsEnabled
 
     hub_errors = (httpx2.HTTPError, OSError, OfflineModeIsEnabled)  # Hub answers and network trouble
@@ -151,24 +150,31 @@ def push(
     files = hub_files(run)
     if "README.md" not in files or not any(f.endswith(".parquet") for f in files):
         raise HubError(f"{run} has no Hub layout to push; run `synth export {run} --format hf` first")
-    counts = manifest.counts
     try:
-        existing = api.list_repo_files(repo, repo_type="dataset")
-        stale = sorted(f for f in existing if f not in files and f.startswith(OURS))
-        operations: list[CommitOperationAdd | CommitOperationDelete] = [
-            CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(run / f)) for f in files
-        ]
-        operations += [CommitOperationDelete(path_in_repo=f) for f in stale]
-        api.create_commit(
-            repo,
-            operations,
-            repo_type="dataset",
-            commit_message=message
-            or (
-                f"synth {manifest.synth_version}: {counts.get('conversations', 0)} "
-                f"conversations, seed {manifest.config.get('seed')}"
-            ),
-        )
+        stale = _commit(api, repo, run, files, message or _message(manifest))
     except hub_errors as exc:
         raise _failure(exc, repo, token) from None
     return Pushed(repo=repo, url=str(url), uploaded=files, deleted=stale, private=private)
+
+
+def _commit(api: Any, repo: str, run: Path, files: list[str], message: str) -> list[str]:
+    """One commit: every file of the layout, and the deletion of files an earlier push of synth's left that
+    this layout no longer has (returned)."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    existing = api.list_repo_files(repo, repo_type="dataset")
+    stale = sorted(f for f in existing if f not in files and f.startswith(OURS))
+    operations: list[CommitOperationAdd | CommitOperationDelete] = [
+        CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(run / f)) for f in files
+    ]
+    operations += [CommitOperationDelete(path_in_repo=f) for f in stale]
+    api.create_commit(repo, operations, repo_type="dataset", commit_message=message)
+    return stale
+
+
+def _message(manifest: Manifest) -> str:
+    counts = manifest.counts
+    return (
+        f"synth {manifest.synth_version}: {counts.get('conversations', 0)} "
+        f"conversations, seed {manifest.config.get('seed')}"
+    )

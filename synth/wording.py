@@ -129,250 +129,24 @@ _INJECTED = re.compile(
     re.I,
 )
 _MARKUP = re.compile(r"[`*#>\[\]_]{1,3}")
-VERBS = {
-    "get",
-    "retrieve",
-    "fetch",
-    "search",
-    "list",
-    "find",
-    "create",
-    "add",
-    "send",
-    "post",
-    "update",
-    "delete",
-    "remove",
-    "set",
-    "write",
-    "upload",
-    "read",
-    "check",
-    "look",
-    "query",
-    "calculate",
-    "convert",
-    "generate",
-    "return",
-    "provide",
-    "show",
-    "display",
-    "analyze",
-    "analyse",
-    "compare",
-    "translate",
-    "summarize",
-    "summarise",
-    "download",
-    "run",
-    "execute",
-    "book",
-    "schedule",
-    "cancel",
-    "track",
-    "monitor",
-    "browse",
-    "explore",
-    "discover",
-    "validate",
-    "verify",
-    "extract",
-    "parse",
-    "open",
-    "close",
-    "save",
-    "load",
-    "scrape",
-    "crawl",
-    "lookup",
-    "resolve",
-    "estimate",
-    "predict",
-    "recommend",
-    "identify",
-    "count",
-    "merge",
-    "move",
-    "rename",
-    "edit",
-    "publish",
-    "manage",
-    "start",
-    "stop",
-    "register",
-    "subscribe",
-    "invite",
-    "assign",
-    "archive",
-    "mark",
-    "describe",
-    "explain",
-    "plan",
-    "draw",
-    "render",
-    "format",
-    "encode",
-    "decode",
-    "perform",
-    "simulate",
-    "make",
-    "tell",
-    "give",
-    "visit",
-    "place",
-    "multiply",
-    "subtract",
-    "divide",
-    "type",
-    "switch",
-    "go",
-    "use",
-    "view",
-    "decrypt",
-    "encrypt",
-    "broadcast",
-    "handle",
-    "reverse",
-    "launch",
-    "reveal",
-    "hash",
-    "ping",
-    "roll",
-    "flip",
-    "greet",
-    "echo",
-    "wait",
-    "submit",
-    "process",
-    "log",
-    "finish",
-    "continue",
-    "print",
-    "batch",
-    "record",
-    "report",
-    "request",
-    "reserve",
-    "obtain",
-    "access",
-    "scan",
-    "test",
-    "evaluate",
-    "measure",
-    "notify",
-    "insert",
-    "store",
-    "disconnect",
-    "connect",
-    "reload",
-    "take",
-    "click",
-    "navigate",
-    "fill",
-    "press",
-    "scroll",
-    "hover",
-    "select",
-    "enable",
-    "disable",
-    "reset",
-    "clear",
-    "sync",
-    "import",
-    "export",
-    "share",
-    "follow",
-    "transfer",
-    "swap",
-    "approve",
-    "sign",
-    "deposit",
-    "withdraw",
-    "buy",
-    "sell",
-    "trade",
-    "refresh",
-    "restart",
-    "inspect",
-    "review",
-    "fork",
-    "clone",
-    "commit",
-    "pull",
-    "push",
-    "watch",
-    "play",
-    "pause",
-    "capture",
-    "sum",
-    "compute",
-    "solve",
-    "sort",
-    "filter",
-    "replace",
-    "compress",
-    "resize",
-    "crop",
-    "rotate",
-    "transcribe",
-    "think",
-    "remember",
-    "recall",
-    "forget",
-    "modify",
-    "change",
-    "install",
-    "deploy",
-    "build",
-    "debug",
-    "lint",
-    "preview",
-    "visualize",
-    "geocode",
-    "shorten",
-    "initialize",
-    "configure",
-    "apply",
-    "attach",
-    "detach",
-    "upgrade",
-    "organize",
-    "append",
-    "prepend",
-    "copy",
-    "reply",
-    "comment",
-    "retweet",
-    "unsubscribe",
-    "mute",
-    "vote",
-    "scale",
-    "boot",
-    "shutdown",
-    "demote",
-    "promote",
-    "taint",
-    "cordon",
-    "uncordon",
-    "drain",
-    "annotate",
-    "label",
-    "patch",
-    "undo",
-    "resume",
-    "equip",
-    "jump",
-    "attack",
-    "dig",
-    "craft",
-    "mine",
-    "pick",
-    "drop",
-    "say",
-    "join",
-    "leave",
-    "ask",
-}
+VERBS = set(
+    """get retrieve fetch search list find create add send post update delete remove set write upload read check look
+    query calculate convert generate return provide show display analyze analyse compare translate summarize
+    summarise download run execute book schedule cancel track monitor browse explore discover validate verify
+    extract parse open close save load scrape crawl lookup resolve estimate predict recommend identify count merge
+    move rename edit publish manage start stop register subscribe invite assign archive mark describe explain plan
+    draw render format encode decode perform simulate make tell give visit place multiply subtract divide type
+    switch go use view decrypt encrypt broadcast handle reverse launch reveal hash ping roll flip greet echo wait
+    submit process log finish continue print batch record report request reserve obtain access scan test evaluate
+    measure notify insert store disconnect connect reload take click navigate fill press scroll hover select
+    enable disable reset clear sync import export share follow transfer swap approve sign deposit withdraw buy
+    sell trade refresh restart inspect review fork clone commit pull push watch play pause capture sum compute
+    solve sort filter replace compress resize crop rotate transcribe think remember recall forget modify change
+    install deploy build debug lint preview visualize geocode shorten initialize configure apply attach detach
+    upgrade organize append prepend copy reply comment retweet unsubscribe mute vote scale boot shutdown demote
+    promote taint cordon uncordon drain annotate label patch undo resume equip jump attack dig craft mine pick
+    drop say join leave ask""".split()
+)
 
 
 def intent(tool: ToolSpec) -> str:
@@ -382,61 +156,63 @@ def intent(tool: ToolSpec) -> str:
     description = re.sub(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b", lambda m: " ".join(words(m.group(0))), description)
     description = _DOC_SECTION.split(description)[0]  # the parameter list is not what the tool does
     for sentence in _CLAUSE_END.split(_MARKUP.sub("", description).strip()):
-        text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
-        text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|(?<=\S)\s+Returns?\b", text)[0].strip().rstrip(",")
-        w = text.split()
-        if len(w) < 2 or sum(c.isascii() for c in text) < 0.9 * len(text):  # "CHA₂DS₂-VASc" is English
-            continue
-        if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
-            w = ["use", w[0].lower(), *w[1:]]
-        first = _base_verb(w[0].lower())
-        first = "get" if first in _AS_GET else first  # "Returns historical rates" is asked as "get historical rates"
-        if w[0].lower() in _HOW | {"if", "note", "when", "this", "it", "the", "these", "use", "must", "required"}:
-            continue  # a condition or a note about the tool, not what it does
-        if not w[0][:1].isalpha() or w[1].startswith("/"):  # "POST /api/stopTyping" names an endpoint
-            continue  # a list item or markup ("- project_name: ..."), not what the tool does
-        if not _is_verb(first, w[0]) and not _LINKED.search(text):
-            # "Instagram downloader", "Updatescene tool description", a line in another language: no thing to
-            # look up; the next sentence (often the English one) or the tool's name says what it does
-            continue
-        if not _is_verb(first, w[0]):
-            w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
-        else:
-            w[0] = first
-        # what is done to what, without how ("using an absolute path with security validation"): a person
-        # names the goal, and a request that copies the description teaches a model to match descriptions
-        cut = next(
-            (
-                i
-                for i, x in enumerate(w)
-                if i >= (4 if w[:2] == ["look", "up"] else 2)
-                and (
-                    x.lower().strip(",") in _HOW
-                    or (x.lower() in ("and", "or") and i + 1 < len(w) and _base_verb(w[i + 1].lower()) in VERBS)
-                )
-            ),
-            len(w),
-        )
-        w = w[: min(cut, 16)]
-        while w and w[-1].lower().strip(",") in {
-            "a",
-            "an",
-            "the",
-            "of",
-            "for",
-            "and",
-            "or",
-            "to",
-            "with",
-            "in",
-            "by",
-            "on",
-            "along",
-        }:
-            w.pop()
-        w[-1] = w[-1].rstrip(",")
-        return " ".join(w)
-    name_words = [x for x in words(tool.name) if x not in {"tool", "mcp", "api", "controller"}]
+        clause = _clause(sentence)
+        if clause is not None:
+            return clause
+    return _name_intent(tool.name)
+
+
+def _clause(sentence: str) -> str | None:
+    """One sentence of a description as an imperative clause, or None when it does not say what the tool does."""
+    text = _LEAD.sub("", sentence.strip().rstrip(".!:;")).strip()
+    text = re.split(r"\s+(?:-|–|—)\s+|;|:|\(|\bArgs\b|(?<=\S)\s+Returns?\b", text)[0].strip().rstrip(",")
+    w = text.split()
+    if len(w) < 2 or sum(c.isascii() for c in text) < 0.9 * len(text):  # "CHA₂DS₂-VASc" is English
+        return None
+    if w[0].lower() in ("a", "an") and len(w) > 2:  # "A detailed tool for planning" -> "use a detailed tool ..."
+        w = ["use", w[0].lower(), *w[1:]]
+    first = _base_verb(w[0].lower())
+    first = "get" if first in _AS_GET else first  # "Returns historical rates" is asked as "get historical rates"
+    if w[0].lower() in _HOW | _NOTES:
+        return None  # a condition or a note about the tool, not what it does
+    if not w[0][:1].isalpha() or w[1].startswith("/"):  # "POST /api/stopTyping" names an endpoint
+        return None  # a list item or markup ("- project_name: ..."), not what the tool does
+    if not _is_verb(first, w[0]) and not _LINKED.search(text):
+        # "Instagram downloader", "Updatescene tool description", a line in another language: no thing to
+        # look up; the next sentence (often the English one) or the tool's name says what it does
+        return None
+    if not _is_verb(first, w[0]):
+        w = ["look", "up", (w[0] if w[0][1:2].isupper() else w[0].lower())] + w[1:]
+    else:
+        w[0] = first
+    w = w[: min(_how_starts(w), 16)]
+    while w and w[-1].lower().strip(",") in _DANGLING:
+        w.pop()
+    w[-1] = w[-1].rstrip(",")
+    return " ".join(w)
+
+
+def _how_starts(w: list[str]) -> int:
+    """Where the clause turns from what is done to what to how ("using an absolute path with security
+    validation"): a person names the goal, and a request that copies the description teaches a model to
+    match descriptions."""
+    return next(
+        (
+            i
+            for i, x in enumerate(w)
+            if i >= (4 if w[:2] == ["look", "up"] else 2)
+            and (
+                x.lower().strip(",") in _HOW
+                or (x.lower() in ("and", "or") and i + 1 < len(w) and _base_verb(w[i + 1].lower()) in VERBS)
+            )
+        ),
+        len(w),
+    )
+
+
+def _name_intent(name: str) -> str:
+    """The tool's name as a clause, for a tool whose description says nothing usable."""
+    name_words = [x for x in words(name) if x not in {"tool", "mcp", "api", "controller"}]
     at = next((i for i, x in enumerate(name_words) if _base_verb(x) in VERBS), None)
     if at:  # "sls_describe_logstore" -> "describe logstore": the verb leads, a prefix is no part of the request
         name_words = [_base_verb(name_words[at]), *(name_words[at + 1 :] or name_words[:at])]
@@ -445,78 +221,34 @@ def intent(tool: ToolSpec) -> str:
     return " ".join(name_words) or "help with this"
 
 
-_HOW = {
-    "using",
-    "with",
-    "via",
-    "through",
-    "that",
-    "which",
-    "without",
-    "including",
-    "so",
-    "while",
-    "when",
-    "based",
-    "according",
-    "if",
-    "optionally",
-    "returning",
-}
+_NOTES = set("if note when this it the these use must required".split())  # a sentence about the tool starts so
+_DANGLING = set("a an the of for and or to with in by on along".split())  # no clause ends on these
+
+
+_HOW = set(
+    """using with via through that which without including so while when based according if optionally
+    returning""".split()
+)
 _LINKED = re.compile(r"\s(?:for|of|about|in|from|by|on|near|between)\s", re.I)  # "weather forecast for a city"
-_NOT_VERBS = {
-    "news",
-    "status",
-    "statistics",
-    "details",
-    "analytics",
-    "settings",
-    "metrics",
-    "series",
-    "this",
-    "is",
-    "has",
-    "was",
-    "access",
-    "process",
-    "address",
-    "its",
-    "us",
-    "class",
-    "glass",
-    "always",
-    "various",
-    "previous",
-}
+_NOT_VERBS = set(
+    """news status statistics details analytics settings metrics series this is has was access process address its us
+    class glass always various previous""".split()
+)
+
+
+_PLURAL_ENDINGS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"))
 
 
 def _base_verb(word: str) -> str:
     """``fetches`` -> fetch, ``retrieves`` -> retrieve, ``queries`` -> query; other words unchanged."""
     if word in VERBS:
         return word
-    for suffix, repl in (
-        ("ies", "y"),
-        ("ches", "ch"),
-        ("shes", "sh"),
-        ("sses", "ss"),
-        ("xes", "x"),
-        ("es", "e"),
-        ("es", ""),
-        ("s", ""),
-    ):
+    for suffix, repl in (*_PLURAL_ENDINGS, ("es", "e"), ("es", ""), ("s", "")):
         if word.endswith(suffix) and word[: -len(suffix)] + repl in VERBS:
             return word[: -len(suffix)] + repl
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word not in _NOT_VERBS:
         # a description's first word in the third person ("Performs", "Analyzes") is a verb
-        for suffix, repl in (
-            ("ies", "y"),
-            ("ches", "ch"),
-            ("shes", "sh"),
-            ("sses", "ss"),
-            ("xes", "x"),
-            ("zes", "ze"),
-            ("s", ""),
-        ):
+        for suffix, repl in (*_PLURAL_ENDINGS, ("zes", "ze"), ("s", "")):
             if word.endswith(suffix):
                 return word[: -len(suffix)] + repl
     return word

@@ -93,24 +93,9 @@ def test_an_empty_file_is_called_empty_and_one_error_is_singular(tmp_path):
 
 
 def test_a_dry_run_says_how_many_scenarios_a_run_may_start(tiny_registry, tmp_path):
-    result = runner.invoke(
-        app,
-        [
-            "generate",
-            "--servers",
-            str(tiny_registry),
-            "--out",
-            str(tmp_path / "d"),
-            "--n",
-            "20",
-            "--base-url",
-            "http://127.0.0.1:1/v1",
-            "--model",
-            "gpt-4o-mini",
-            "--dry-run",
-        ],
-        env={"COLUMNS": "200"},
-    )
+    run = ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "d"), "--n", "20"]
+    llm = "--base-url http://127.0.0.1:1/v1 --model gpt-4o-mini --dry-run".split()
+    result = runner.invoke(app, [*run, *llm], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "22 scenarios" in text and "starts up to 60" in text and "2n + 20" in text

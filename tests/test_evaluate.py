@@ -19,26 +19,18 @@ from synth.pipeline import generate
 from synth.rundir import read_jsonl
 
 ROOT = Path(__file__).parents[1]
+RENAMED = {"missing_required", "unexpected_param"}  # a parameter renamed: the real one missing, another unknown
 EXPECTED_DIAGNOSES = {
-    "sibling_tool": {"wrong_func_name"},
-    "hallucinated_tool": {"wrong_func_name"},
+    **dict.fromkeys(("sibling_tool", "hallucinated_tool"), {"wrong_func_name"}),
     "missing_required": {"missing_required"},
     "unexpected_extra": {"unexpected_param"},
-    "misspelled": {"missing_required", "unexpected_param"},
-    "case_renamed": {"missing_required", "unexpected_param"},
-    "synonym_renamed": {"missing_required", "unexpected_param"},
+    **dict.fromkeys("misspelled case_renamed synonym_renamed sibling_param plural_renamed".split(), RENAMED),
     "wrong_type": {"type_error"},
-    "out_of_enum": {"value_error"},
-    "out_of_range": {"value_error"},
-    "wrong_format": {"value_error"},
-    "contradicts_request": {"value_error"},
-    "sibling_param": {"missing_required", "unexpected_param"},
-    "plural_renamed": {"missing_required", "unexpected_param"},
-    "sibling_result": {"value_error"},
-    "context_value": {"value_error"},
-    "swapped_arguments": {"value_error"},
-    "unit_mixup": {"value_error"},
-    "partial_value": {"value_error"},
+    **dict.fromkeys(
+        "out_of_enum out_of_range wrong_format contradicts_request sibling_result context_value swapped_arguments "
+        "unit_mixup partial_value".split(),
+        {"value_error"},
+    ),
 }
 SCORE_OF = {"incorrect_tool": 0.0, "incorrect_parameter_names": 0.5, "incorrect_parameter_values": 0.5, "correct": 1.0}
 
@@ -140,6 +132,13 @@ def test_judge_report_counts_by_hand():
     assert report["confusion"]["incorrect_parameter_values"]["unparsed"] == 1
 
 
+def synth_cli(*args: object, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m synth.cli ARGS`` from the repository, without this shell's OPENAI_* variables."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    command = [sys.executable, "-m", "synth.cli", *map(str, args)]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
 def _misbehaving(items: list[dict]):
     """A model that gets item i right, or answers with text, calls an unknown tool, or sends broken JSON."""
     by_prompt = {json.dumps(i["messages"], sort_keys=True): (n, i) for n, i in enumerate(items)}
@@ -170,29 +169,8 @@ def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
         )
     ]
     with OpenAIServer(_misbehaving(items)) as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "synth.cli",
-                "eval",
-                str(run),
-                "--model",
-                "tiny",
-                "--base-url",
-                server.base_url,
-                "--api-key-env",
-                "NO_KEY_NEEDED",
-                "--out",
-                str(tmp_path / "e"),
-            ],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        endpoint = ("--base-url", server.base_url, "--api-key-env", "NO_KEY_NEEDED")
+        done = synth_cli("eval", run, "--model", "tiny", *endpoint, "--out", tmp_path / "e", timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "e" / "report.json").read_text())
     rows = {r["id"]: r for r in lines(tmp_path / "e" / "graded.jsonl")}
@@ -204,25 +182,8 @@ def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
     assert report["score"] == pytest.approx(sum(r["score"] for r in rows.values()) / len(rows), abs=1e-4)
     assert "by tool" in done.stdout
     # the same predictions graded again, compared with themselves: nothing changes
-    again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "synth.cli",
-            "grade",
-            "--eval",
-            str(run),
-            "--predictions",
-            str(tmp_path / "e" / "predictions.jsonl"),
-            "--out",
-            str(tmp_path / "g.json"),
-            "--compare",
-            str(tmp_path / "e" / "report.json"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    graded = ("--predictions", tmp_path / "e" / "predictions.jsonl", "--compare", tmp_path / "e" / "report.json")
+    again = synth_cli("grade", "--eval", run, *graded, "--out", tmp_path / "g.json")
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "g.json").read_text())["score"] == report["score"]
     assert "+0.0000" in again.stdout
@@ -244,30 +205,8 @@ def test_judge_evaluation_end_to_end(run, tmp_path):
         return {"content": json.dumps({"label": "correct", "reason": "looks fine"})}
 
     with OpenAIServer(respond) as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "synth.cli",
-                "eval",
-                str(run),
-                "--judge",
-                "--model",
-                "j",
-                "--base-url",
-                server.base_url,
-                "--api-key-env",
-                "NONE",
-                "--out",
-                str(tmp_path / "j"),
-            ],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        endpoint = ("--base-url", server.base_url, "--api-key-env", "NONE")
+        done = synth_cli("eval", run, "--judge", "--model", "j", *endpoint, "--out", tmp_path / "j", timeout=180)
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "j" / "judge_report.json").read_text())
     garbled_rows = sum(1 for r in records if r["tool_call"]["function"] == garbled)

@@ -156,58 +156,15 @@ def test_retries_429s_5xx_and_waits_are_in_requests_json_the_summary_and_the_car
 
 
 def test_a_budget_needs_a_price_for_every_model(tiny_registry, tmp_path):
-    result = cli(
-        "generate",
-        "--servers",
-        tiny_registry,
-        "--out",
-        tmp_path / "b",
-        "--n",
-        5,
-        "--base-url",
-        dead_url(),
-        "--model",
-        "my-local-model",
-        "--budget-usd",
-        1,
-    )
+    run = ("generate", "--servers", tiny_registry, "--out", tmp_path / "b", "--n", 5, "--base-url", dead_url())
+    result = cli(*run, "--model", "my-local-model", "--budget-usd", 1)
     assert result.exit_code == 2 and "--budget-usd needs a price for my-local-model" in result.output
     assert "[prices]" in result.output and not (tmp_path / "b").exists()
     config = tmp_path / "synth.toml"
     config.write_text('[prices]\n"my-local-model" = [0.1, 0.2]\n')
-    result = cli(
-        "generate",
-        "--servers",
-        tiny_registry,
-        "--out",
-        tmp_path / "b",
-        "--n",
-        5,
-        "--base-url",
-        dead_url(),
-        "--model",
-        "my-local-model",
-        "--budget-usd",
-        1,
-        "--config",
-        config,
-        "--dry-run",
-    )
+    result = cli(*run, "--model", "my-local-model", "--budget-usd", 1, "--config", config, "--dry-run")
     assert result.exit_code == 0, result.output
-    result = cli(
-        "generate",
-        "--servers",
-        tiny_registry,
-        "--out",
-        tmp_path / "b",
-        "--n",
-        5,
-        "--base-url",
-        dead_url(),
-        "--model",
-        "my-local-model",
-        "--dry-run",
-    )
+    result = cli(*run, "--model", "my-local-model", "--dry-run")
     assert result.exit_code == 0 and "no price known for my-local-model" in result.output
 
 

@@ -246,41 +246,15 @@ def test_a_run_that_accepts_nothing_exits_one(tmp_path):
 
 
 def test_max_reject_turns_a_mostly_rejected_run_into_exit_one(tiny_registry, tmp_path):
-    done = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2)
+    run = ("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2)
+    done = cli(*run)
     assert done.exit_code == 0, done.output
     funnel = json.loads((tmp_path / "a" / MANIFEST).read_text())["funnel"]
     share = (funnel["scenarios"] - funnel["accepted"]) / funnel["scenarios"]
     assert share > 0  # some scenarios are rejected (dedup, gates) in any run
-    result = cli(
-        "generate",
-        "--servers",
-        tiny_registry,
-        "--out",
-        tmp_path / "a",
-        "--n",
-        25,
-        "--seed",
-        2,
-        "--max-reject",
-        round(share / 2, 4),
-    )
+    result = cli(*run, "--max-reject", round(share / 2, 4))
     assert result.exit_code == 1 and "above --max-reject" in result.output
-    assert (
-        cli(
-            "generate",
-            "--servers",
-            tiny_registry,
-            "--out",
-            tmp_path / "a",
-            "--n",
-            25,
-            "--seed",
-            2,
-            "--max-reject",
-            0.99,
-        ).exit_code
-        == 0
-    )
+    assert cli(*run, "--max-reject", 0.99).exit_code == 0
 
 
 def test_making_a_reviewed_run_again_needs_overwrite(tiny_registry, tmp_path):

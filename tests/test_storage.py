@@ -108,22 +108,8 @@ def test_same_seed_same_stored_bytes(tiny_registry, tmp_path):
 
 def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_path):
     out = tmp_path / "run"
-    result = runner.invoke(
-        app,
-        [
-            "generate",
-            "--servers",
-            str(tiny_registry),
-            "--out",
-            str(out),
-            "-n",
-            "40",
-            "--seed",
-            "3",
-            "--outputs",
-            "train,valid,eval",
-        ],
-    )
+    run = ["generate", "--servers", str(tiny_registry), "--out", str(out), "-n", "40", "--seed", "3"]
+    result = runner.invoke(app, [*run, "--outputs", "train,valid,eval"])
     assert result.exit_code == 0, result.output
     assert not stored(out / "scored.jsonl").exists() and not (out / "teval").exists()
     manifest = read_json(out / "manifest.json")

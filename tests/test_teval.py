@@ -233,7 +233,7 @@ def test_t_eval_layout_of_the_files(run):
 
 
 def test_tool_names_are_word_characters_and_unique():
-    from synth.export.teval import api_list, api_name
+    from synth.export.teval_apis import api_list, api_name
     from synth.records import ServerSpec, ToolSpec
 
     tools = tuple(
@@ -255,7 +255,7 @@ def test_tool_names_are_word_characters_and_unique():
 def test_prefix_names_label_plan_steps_right_only_in_api_list_order():
     """T-Eval names a str plan step by the earliest-found API name, the first listed on a tie: with
     getComment listed first, a getCommentTree step would be labelled getComment."""
-    from synth.export.teval import api_list
+    from synth.export.teval_apis import api_list
     from tests import teval_port
 
     short, long = "Forum.getComment", "Forum.getCommentTree"

@@ -28,6 +28,7 @@ from synth.records import (
     Plan,
     PlanStep,
     Query,
+    Review,
     Scenario,
     ServerSpec,
     StageFailure,
@@ -62,11 +63,11 @@ async def write(
     scenario: Scenario, server: ServerSpec, offered: tuple[str, ...], agents: Agents, spent: list[ChatResponse]
 ) -> Written | StageFailure:
     """One conversation for ``scenario``; ``spent`` collects every response (model "role:model") for tokens."""
-    log: list[ChatResponse] = []
+    episode = _Episode(scenario, server, offered, agents, [])
     try:
-        return await _write(scenario, server, offered, agents, log)
+        return await _write(episode)
     finally:
-        spent.extend(log)
+        spent.extend(episode.log)
 
 
 async def _ask(agents: Agents, request: ChatRequest, model: type, stage: str, item: str, log: list[ChatResponse]):
@@ -77,21 +78,39 @@ async def _ask(agents: Agents, request: ChatRequest, model: type, stage: str, it
     return out
 
 
-async def _write(
-    scenario: Scenario, server: ServerSpec, offered: tuple[str, ...], agents: Agents, log: list[ChatResponse]
-) -> Written | StageFailure:
-    sid, seed, m = scenario.id, agents.seed, agents.models
-    tools = [t for t in (server.tool(n) for n in scenario.tools) if t]
-    draft = await _ask(agents, roles.query_request(m["query"], seed, scenario, server), roles.Draft, "query", sid, log)
+@dataclass
+class _Episode:
+    """One scenario being written: its server and offered tools, who writes it, and every response spent."""
+
+    scenario: Scenario
+    server: ServerSpec
+    offered: tuple[str, ...]
+    agents: Agents
+    log: list[ChatResponse]
+
+    @property
+    def sid(self) -> str:
+        return self.scenario.id
+
+    @property
+    def models(self) -> dict[str, str]:
+        return self.agents.models
+
+    async def ask(self, request: ChatRequest, model: type, stage: str) -> Any:
+        return await _ask(self.agents, request, model, stage, self.sid, self.log)
+
+    def openai(self, messages: list[Message]) -> list[dict[str, Any]]:
+        return openai_messages(messages, lambda n: self.agents.names(self.server.id, n))
+
+
+async def _write(ep: _Episode) -> Written | StageFailure:
+    """Query, refined query, plan, the conversation, the gates and the reviewer; the first failure ends it."""
+    sid, seed, m, scenario, server = ep.sid, ep.agents.seed, ep.models, ep.scenario, ep.server
+    draft = await ep.ask(roles.query_request(m["query"], seed, scenario, server), roles.Draft, "query")
     if isinstance(draft, StageFailure):
         return draft
-    refined = await _ask(
-        agents,
-        roles.refine_request(m["refine"], seed, draft.request, list(scenario.tools)),
-        roles.Refined,
-        "refine",
-        sid,
-        log,
+    refined = await ep.ask(
+        roles.refine_request(m["refine"], seed, draft.request, list(scenario.tools)), roles.Refined, "refine"
     )
     if isinstance(refined, StageFailure):
         return refined
@@ -103,28 +122,45 @@ async def _write(
         parent_id=draft_query.id,
         withheld=tuple(sorted(draft.details)),
     )
-    plan_answer = await _ask(
-        agents, roles.plan_request(m["plan"], seed, refined.request, tools), roles.PlanAnswer, "plan", sid, log
-    )
+    plan_answer = await _plan(ep, refined.request)
     if isinstance(plan_answer, StageFailure):
         return plan_answer
-    unknown = [s.tool for s in plan_answer.steps if server.tool(s.tool) is None]
-    if unknown:
-        return StageFailure(
-            stage="plan",
-            item_id=sid,
-            reason="unknown_tool",
-            detail=f"the plan names tools {server.id} does not have: {unknown}",
-        )
-
-    messages = await _converse(scenario, server, offered, agents, refined.request, draft.details, plan_answer, log)
+    messages = await _converse(ep, refined.request, draft.details, plan_answer)
     if isinstance(messages, StageFailure):
         return messages
     trajectory = Trajectory(
         id=make_id("traj", sid, [x.to_json() for x in messages]), scenario_id=sid, messages=tuple(messages)
     )
-    calls = trajectory.calls
-    plan = Plan(
+    review = await _review(ep, messages, trajectory)
+    if isinstance(review, StageFailure):
+        return review
+    # accept, or "human": the pipeline holds it in review_queue.jsonl until a person decides
+    plan = _plan_made(sid, trajectory.calls, plan_answer)
+    return Written(query=query, plan=plan, trajectory=trajectory, review=review)
+
+
+async def _plan(ep: _Episode, request: str) -> roles.PlanAnswer | StageFailure:
+    """The planner's steps for the request; a plan naming a tool the server lacks fails."""
+    tools = [t for t in (ep.server.tool(n) for n in ep.scenario.tools) if t]
+    plan_answer = await ep.ask(
+        roles.plan_request(ep.models["plan"], ep.agents.seed, request, tools), roles.PlanAnswer, "plan"
+    )
+    if isinstance(plan_answer, StageFailure):
+        return plan_answer
+    unknown = [s.tool for s in plan_answer.steps if ep.server.tool(s.tool) is None]
+    if unknown:
+        return StageFailure(
+            stage="plan",
+            item_id=ep.sid,
+            reason="unknown_tool",
+            detail=f"the plan names tools {ep.server.id} does not have: {unknown}",
+        )
+    return plan_answer
+
+
+def _plan_made(sid: str, calls: list[ToolCall], plan_answer: roles.PlanAnswer) -> Plan:
+    """The plan the conversation carried out: its calls in order, each depending on what the planner said."""
+    return Plan(
         id=make_id("plan", sid, [(c.name, c.arguments) for c in calls]),
         scenario_id=sid,
         steps=tuple(
@@ -137,21 +173,30 @@ async def _write(
             for i, c in enumerate(calls)
         ),
     )
-    checked = await asyncio.to_thread(gates.review, trajectory, server)  # CPU work off the event loop
+
+
+async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory) -> Review | StageFailure:
+    """The gates' review with the reviewer model's verdict and step labels, or why it was turned away."""
+    checked = await asyncio.to_thread(gates.review, trajectory, ep.server)  # CPU work off the event loop
     if checked.verdict != "accept":
-        return gates.failure(checked, sid)
-    verdict = await _ask(
-        agents,
-        roles.review_request(m["review"], seed, roles.transcript(_openai(messages, agents, server))),
+        return gates.failure(checked, ep.sid)
+    verdict = await ep.ask(
+        roles.review_request(ep.models["review"], ep.agents.seed, roles.transcript(ep.openai(messages))),
         roles.Verdict,
         "review",
-        sid,
-        log,
     )
     if isinstance(verdict, StageFailure):
         return verdict
+    if verdict.verdict == "reject":
+        return StageFailure(
+            stage="review",
+            item_id=ep.sid,
+            reason="reviewer_reject",
+            detail="; ".join(verdict.reasons)[:500] or verdict.verdict,
+        )
+    calls = trajectory.calls
     labels = tuple((verdict.step_labels + ["success"] * len(calls))[: len(calls)])
-    review = checked.model_copy(
+    return checked.model_copy(
         update={
             "step_labels": labels,
             "verdict": verdict.verdict,
@@ -159,125 +204,53 @@ async def _write(
             "reasons": tuple(verdict.reasons),
         }
     )
-    if verdict.verdict == "reject":
-        return StageFailure(
-            stage="review",
-            item_id=sid,
-            reason="reviewer_reject",
-            detail="; ".join(verdict.reasons)[:500] or verdict.verdict,
-        )
-    # accept, or "human": the pipeline holds it in review_queue.jsonl until a person decides
-    return Written(query=query, plan=plan, trajectory=trajectory, review=review)
 
 
 def _deps(plan: roles.PlanAnswer, tool: str) -> list[int]:
     return next((s.depends_on for s in plan.steps if s.tool == tool), [])
 
 
-def _openai(messages: list[Message], agents: Agents, server: ServerSpec) -> list[dict[str, Any]]:
-    return openai_messages(messages, lambda n: agents.names(server.id, n))
-
-
 async def _converse(
-    scenario: Scenario,
-    server: ServerSpec,
-    offered: tuple[str, ...],
-    agents: Agents,
-    request: str,
-    details: dict[str, Any],
-    plan: roles.PlanAnswer,
-    log: list[ChatResponse],
+    ep: _Episode, request: str, details: dict[str, Any], plan: roles.PlanAnswer
 ) -> list[Message] | StageFailure:
     """The executor talks to the user simulator and calls tools until it gives a final answer.
 
     Tools answer through the LLM tool role, or, on a live run, through the entry's real server.
     """
-    sid = scenario.id
+    agents, server = ep.agents, ep.server
     live = LiveRuntime(agents.pool, server) if agents.pool is not None and server.connection is not None else None
     try:
-        return await _talk(scenario, server, offered, agents, request, details, plan, log, live)
+        return await _talk(ep, request, details, plan, live)
     except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
-        return StageFailure(stage="execute", item_id=sid, reason=error.reason, detail=str(error)[:500])
+        return StageFailure(stage="execute", item_id=ep.sid, reason=error.reason, detail=str(error)[:500])
     finally:
         if live is not None:
             await asyncio.to_thread(live.close)
 
 
 async def _talk(
-    scenario: Scenario,
-    server: ServerSpec,
-    offered: tuple[str, ...],
-    agents: Agents,
-    request: str,
-    details: dict[str, Any],
-    plan: roles.PlanAnswer,
-    log: list[ChatResponse],
-    live: ToolRuntime | None,
+    ep: _Episode, request: str, details: dict[str, Any], plan: roles.PlanAnswer, live: ToolRuntime | None
 ) -> list[Message] | StageFailure:
-    sid, seed, m = scenario.id, agents.seed, agents.models
-    rename = {agents.names(server.id, t.name): t.name for t in server.tools}
-    tools = tuple(openai_tool(t, agents.names(server.id, t.name)) for t in server.tools if t.name in offered)
+    sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
     system = templates.render("conversation.system.j2", server=server)
     note = roles.plan_note(plan.steps)
     messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
     results: list[Any] = []
     runtime: ToolRuntime = live or LLMToolRuntime(
-        scenario, m["tool"], seed, lambda request, model, stage: _ask(agents, request, model, stage, sid, log)
+        ep.scenario, m["tool"], seed, lambda request, model, stage: ep.ask(request, model, stage)
     )
     for _turn in range(MAX_TURNS):
-        chat = _openai(messages, agents, server)
-        req = ChatRequest(
-            role="executor",
-            model=m["executor"],
-            seed=seed,
-            tools=tools,
-            template_hash=templates.template_hash("executor.plan.j2"),
-            messages=(chat[0], {"role": "system", "content": note}, *chat[1:]),
-        )
-        try:
-            answer = await agents.backend("executor").complete(req)
-        except EndpointDown:
-            raise  # the run stops: every item would fail the same way
-        except BackendError as exc:
-            return StageFailure(stage="execute", item_id=sid, reason=_reason(exc), detail=str(exc)[:500])
-        log.append(answer.model_copy(update={"model": f"executor:{answer.model or req.model}"}))
+        answer = await _executor_turn(ep, messages, note)
+        if isinstance(answer, StageFailure):
+            return answer
         if answer.tool_calls:
-            calls = []  # type: ignore[var-annotated]
-            for raw in answer.tool_calls:
-                fn = raw.get("function") or {}
-                try:
-                    arguments = json.loads(fn.get("arguments") or "{}")
-                except ValueError:
-                    return StageFailure(
-                        stage="execute",
-                        item_id=sid,
-                        reason="invalid_arguments_json",
-                        detail=f"{fn.get('name')}: {str(fn.get('arguments'))[:300]}",
-                    )
-                if not isinstance(arguments, dict):
-                    return StageFailure(
-                        stage="execute",
-                        item_id=sid,
-                        reason="invalid_arguments_json",
-                        detail=f"{fn.get('name')}: arguments are not an object",
-                    )
-                name = rename.get(str(fn.get("name")), str(fn.get("name")))
-                step = len(results) + len(calls)
-                calls.append(ToolCall(id=f"call_{content_hash([sid, step], 12)}", name=name, arguments=arguments))
+            calls = _calls(ep, answer, len(results))
+            if isinstance(calls, StageFailure):
+                return calls
             messages.append(Message(role="assistant", content=answer.content or None, tool_calls=tuple(calls)))
-            for call in calls:
-                tool = server.tool(call.name)
-                if tool is None:  # the gates reject it with its reason; no runtime can play it
-                    result = ToolResult.of({"error": f"unknown tool {call.name}"}, "llm", is_error=True)
-                else:
-                    try:
-                        result = await runtime.call(tool, call.arguments)
-                    except SimulatorFailed as exc:
-                        return exc.failure
-                results.append(result.data)
-                messages.append(
-                    Message(role="tool", tool_call_id=call.id, content=result.content, source=result.source)
-                )
+            failed = await _run_calls(ep, runtime, calls, messages, results)
+            if failed is not None:
+                return failed
             continue
         text = (answer.content or "").strip()
         if not text:
@@ -285,13 +258,10 @@ async def _talk(
         messages.append(Message(role="assistant", content=text))
         if results and not text.endswith("?"):
             return messages
-        reply = await _ask(
-            agents,
-            roles.user_request(m["user"], seed, request, details, roles.transcript(_openai(messages, agents, server))),
+        reply = await ep.ask(
+            roles.user_request(m["user"], seed, request, details, roles.transcript(ep.openai(messages))),
             roles.UserReply,
             "user",
-            sid,
-            log,
         )
         if isinstance(reply, StageFailure):
             return reply
@@ -303,3 +273,67 @@ async def _talk(
         reason="too_many_turns",
         detail=f"no final answer after {MAX_TURNS} assistant turns; last said: {last[:200]}",
     )
+
+
+async def _executor_turn(ep: _Episode, messages: list[Message], note: str) -> ChatResponse | StageFailure:
+    """The executor's next turn, the plan note after the system prompt; a failed request fails the scenario
+    (an endpoint that is down stops the run)."""
+    names = ep.agents.names
+    tools = tuple(openai_tool(t, names(ep.server.id, t.name)) for t in ep.server.tools if t.name in ep.offered)
+    chat = ep.openai(messages)
+    req = ChatRequest(
+        role="executor",
+        model=ep.models["executor"],
+        seed=ep.agents.seed,
+        tools=tools,
+        template_hash=templates.template_hash("executor.plan.j2"),
+        messages=(chat[0], {"role": "system", "content": note}, *chat[1:]),
+    )
+    try:
+        answer = await ep.agents.backend("executor").complete(req)
+    except EndpointDown:
+        raise  # the run stops: every item would fail the same way
+    except BackendError as exc:
+        return StageFailure(stage="execute", item_id=ep.sid, reason=_reason(exc), detail=str(exc)[:500])
+    ep.log.append(answer.model_copy(update={"model": f"executor:{answer.model or req.model}"}))
+    return answer
+
+
+def _calls(ep: _Episode, answer: ChatResponse, made: int) -> list[ToolCall] | StageFailure:
+    """The answer's tool calls as records (the tools' own names, ids by position); arguments that are not a
+    JSON object fail the scenario."""
+    rename = {ep.agents.names(ep.server.id, t.name): t.name for t in ep.server.tools}
+    calls: list[ToolCall] = []
+    for raw in answer.tool_calls:
+        fn = raw.get("function") or {}
+        try:
+            arguments = json.loads(fn.get("arguments") or "{}")
+        except ValueError:
+            detail = f"{fn.get('name')}: {str(fn.get('arguments'))[:300]}"
+            return StageFailure(stage="execute", item_id=ep.sid, reason="invalid_arguments_json", detail=detail)
+        if not isinstance(arguments, dict):
+            detail = f"{fn.get('name')}: arguments are not an object"
+            return StageFailure(stage="execute", item_id=ep.sid, reason="invalid_arguments_json", detail=detail)
+        name = rename.get(str(fn.get("name")), str(fn.get("name")))
+        step = made + len(calls)
+        calls.append(ToolCall(id=f"call_{content_hash([ep.sid, step], 12)}", name=name, arguments=arguments))
+    return calls
+
+
+async def _run_calls(
+    ep: _Episode, runtime: ToolRuntime, calls: list[ToolCall], messages: list[Message], results: list[Any]
+) -> StageFailure | None:
+    """Each call answered by the runtime (an unknown tool by an error the gates then reject); a simulator
+    that cannot answer fails the scenario."""
+    for call in calls:
+        tool = ep.server.tool(call.name)
+        if tool is None:  # the gates reject it with its reason; no runtime can play it
+            result = ToolResult.of({"error": f"unknown tool {call.name}"}, "llm", is_error=True)
+        else:
+            try:
+                result = await runtime.call(tool, call.arguments)
+            except SimulatorFailed as exc:
+                return exc.failure
+        results.append(result.data)
+        messages.append(Message(role="tool", tool_call_id=call.id, content=result.content, source=result.source))
+    return None

@@ -37,40 +37,10 @@ async def run_task(
     db = stores.fresh(meta["synth"]["seed"], meta["task_id"])
     store = Store.open(db, meta["synth"]["seed"])
     transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
-    said, calls, error = 1, 0, None
+    error = None
     try:
         async with connect(STORE, "store", Limits(30, 30), local=build_server(store)) as session:
-            tools = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t["name"],
-                        "description": t.get("description", ""),
-                        "parameters": t["inputSchema"],
-                    },
-                }
-                for t in await session.tools()
-            ]
-            for _ in range(MAX_STEPS):
-                request = ChatRequest(
-                    role="agent", model=model, messages=tuple(transcript), tools=tuple(tools), temperature=0.0, seed=0
-                )
-                answer = await backend.complete(request)
-                if answer.tool_calls:
-                    transcript.append(
-                        {"role": "assistant", "content": answer.content, "tool_calls": list(answer.tool_calls)}
-                    )
-                    for call in answer.tool_calls:
-                        calls += 1
-                        transcript.append(
-                            {"role": "tool", "tool_call_id": call.get("id"), "content": await _execute(session, call)}
-                        )
-                    continue
-                transcript.append({"role": "assistant", "content": answer.content or ""})
-                if said >= len(customer):
-                    break
-                transcript.append({"role": "user", "content": customer[said]})
-                said += 1
+            await _episode(session, customer, transcript, backend, model)
     except BackendError as exc:  # the model could not be asked: an error, not a failed task
         error = f"model request failed: {exc}"[:300]
     finally:
@@ -85,12 +55,44 @@ async def run_task(
         "category": meta["category_id"],
         "difficulty": meta["difficulty"],
         "passed": passed,
-        "tool_calls": calls,
+        "tool_calls": sum(m["role"] == "tool" for m in transcript),
         "gold_calls": len(meta["synth"]["gold_calls"]),
         "verify": output[-2000:],
         "error": error,
         "messages": transcript,
     }
+
+
+async def _episode(
+    session: Any, customer: list[str], transcript: list[dict[str, Any]], backend: ChatBackend, model: str
+) -> None:
+    """The agent and the customer take turns (the customer says the next line when the agent stops calling
+    tools) until the customer has said all or MAX_STEPS agent turns passed; the transcript grows in place."""
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["inputSchema"]},
+        }
+        for t in await session.tools()
+    ]
+    said = 1
+    for _ in range(MAX_STEPS):
+        request = ChatRequest(
+            role="agent", model=model, messages=tuple(transcript), tools=tuple(tools), temperature=0.0, seed=0
+        )
+        answer = await backend.complete(request)
+        if answer.tool_calls:
+            transcript.append({"role": "assistant", "content": answer.content, "tool_calls": list(answer.tool_calls)})
+            for call in answer.tool_calls:
+                transcript.append(
+                    {"role": "tool", "tool_call_id": call.get("id"), "content": await _execute(session, call)}
+                )
+            continue
+        transcript.append({"role": "assistant", "content": answer.content or ""})
+        if said >= len(customer):
+            break
+        transcript.append({"role": "user", "content": customer[said]})
+        said += 1
 
 
 async def _execute(session: Any, call: dict[str, Any]) -> str:

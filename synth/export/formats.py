@@ -22,17 +22,16 @@ dataset card reports the same audit figures.
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synth.export.samples import ROLES, TAG, Reading, arguments, call_text, loose, text_of
+from synth.export.samples import Sample as Sample  # re-exported: what read() yields
 from synth.export.spans import elements, members, skip
 from synth.export.tool_defs import openai_tools_json, tool_specs
-from synth.records import Message, StageFailure, ToolCall, ToolSpec
+from synth.records import Message, StageFailure, ToolCall
 from synth.rundir import inflater, lines
 
 FORMATS = {
@@ -41,89 +40,6 @@ FORMATS = {
     "sharegpt": "ShareGPT conversations (Hermes <tool_call> tags)",
     "apigen": "APIGen {query, tools, answers} rows",
 }
-_ROLES = {
-    "system": "system",
-    "developer": "system",
-    "user": "user",
-    "human": "user",
-    "assistant": "assistant",
-    "gpt": "assistant",
-    "model": "assistant",
-    "tool": "tool",
-    "function": "tool",
-    "observation": "tool",
-    "function_response": "tool",
-    "ipython": "tool",
-}
-_TAG = {
-    name: re.compile(rf"<{name}>\s*(.*?)\s*</{name}>", re.DOTALL) for name in ("tool_call", "tool_response", "tools")
-}
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One readable line: records for the gates, and OpenAI chat JSON text for the exports."""
-
-    line: int
-    format: str
-    messages: tuple[Message, ...]
-    tools: tuple[ToolSpec, ...]
-    chat: tuple[str, ...]  # each message as OpenAI chat JSON text
-    tools_json: str  # the tools array as OpenAI JSON text
-    calls: tuple[tuple[int, str], ...]  # (index of its message, the call as JSON text), in call order
-    call_flags: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # call index -> problems found reading it
-    problems: tuple[str, ...] = ()  # about the line's tools (unusable schemas), not about a call
-
-
-# --- reading a value that may be a JSON string, Python literal, or a structure ---------------
-
-
-def _loose(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise ValueError(f"not JSON: {value[:60]!r}") from None
-
-
-def _text(content: Any) -> str | None:
-    if isinstance(content, list):  # content parts: keep the text
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) or content is None else json.dumps(content, ensure_ascii=False)
-
-
-def _arguments(raw: Any, name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A call's arguments as an object for the gates, and a flag when they are not one."""
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return {}, [
-            {
-                "gate": "schema_valid",
-                "argument": None,
-                "pointer": "",
-                "value": raw,
-                "why": f"the arguments of {name} are not JSON",
-            }
-        ]
-    if parsed is None or parsed == "":
-        return {}, []
-    if not isinstance(parsed, dict):
-        return {}, [
-            {
-                "gate": "schema_valid",
-                "argument": None,
-                "pointer": "",
-                "value": parsed,
-                "why": f"the arguments of {name} are not a JSON object",
-            }
-        ]
-    return parsed, []
 
 
 # --- the formats -------------------------------------------------------------------------------
@@ -137,218 +53,159 @@ def _openai(text: str, data: dict[str, Any], number: int, server: str, where: st
         "functions" in data or any(isinstance(m, dict) and "function_call" in m for m in data["messages"])
     )
     raw_tools = data.get("tools") if not legacy else data.get("functions")
-    raw_tools = raw_tools if isinstance(raw_tools, list) else []
-    if "tools" in top and isinstance(data.get("tools"), list):
-        tools_json = text[slice(*top["tools"])]
-    elif legacy and "functions" in top and isinstance(data.get("functions"), list):
-        tools_json = (
-            "["
-            + ", ".join(
-                '{"type": "function", "function": ' + text[s:e] + "}" for s, e in elements(text, top["functions"][0])
-            )
-            + "]"
-        )
-    else:
-        tools_json = "[]"
-    tools, problems = tool_specs(raw_tools, server, where)
-    messages: list[Message] = []
-    chat: list[str] = []
-    calls: list[tuple[int, str]] = []
-    flags: dict[int, list[dict[str, Any]]] = {}
+    tools_json = _openai_tools_text(text, top, data, legacy)
+    tools, problems = tool_specs(raw_tools if isinstance(raw_tools, list) else [], server, where)
+    out = Reading()
     last_legacy: str | None = None
     for i, ((s, e), m) in enumerate(zip(elements(text, top["messages"][0]), data["messages"])):
-        role = _ROLES.get(str(m.get("role"))) if isinstance(m, dict) else None
+        role = ROLES.get(str(m.get("role"))) if isinstance(m, dict) else None
         if role is None:
             raise ValueError(
                 f"messages[{i}] has role {m.get('role') if isinstance(m, dict) else m!r}; "
                 "expected system, user, assistant or tool"
             )
-        spans = members(text, s)
-        records: list[ToolCall] = []
-        for k, ((cs, ce), c) in enumerate(
-            zip(
-                elements(text, spans["tool_calls"][0]) if isinstance(m.get("tool_calls"), list) else [],
-                m.get("tool_calls") or [],
-            )
-        ):
-            fn = (c.get("function") if isinstance(c, dict) else None) or {}
-            name = str(fn.get("name") or "")
-            args, problem = _arguments(fn.get("arguments"), name)
-            if problem:
-                flags[len(calls)] = problem
-            records.append(ToolCall(id=str(c.get("id") or f"call_{i}_{k}"), name=name, arguments=args))
-            calls.append((i, text[cs:ce]))
-        if isinstance(m.get("function_call"), dict):  # legacy: one call, answered by a "function" message
-            fn = m["function_call"]
-            last_legacy, name = f"call_{i}", str(fn.get("name") or "")
-            args, problem = _arguments(fn.get("arguments"), name)
-            if problem:
-                flags[len(calls)] = problem
-            records.append(ToolCall(id=last_legacy, name=name, arguments=args))
-            fs, fe = spans["function_call"]
-            calls.append(
-                (i, '{"id": ' + json.dumps(last_legacy) + ', "type": "function", "function": ' + text[fs:fe] + "}")
-            )
-        content = _text(m.get("content"))
+        records, last_legacy = _openai_calls(text, members(text, s), m, i, out, last_legacy)
         call_id = m.get("tool_call_id") if role == "tool" else None
         if role == "tool" and m.get("role") == "function":
             call_id = call_id or last_legacy
-        messages.append(
+        content = text_of(m.get("content"))
+        out.messages.append(
             Message(
-                role=role,
-                content=content or (None if records else ""),
-                tool_calls=tuple(records),
-                tool_call_id=call_id,
+                role=role, content=content or (None if records else ""), tool_calls=tuple(records), tool_call_id=call_id
             )
         )
-        chat.append(text[s:e])
-    return Sample(
-        number,
-        "openai-functions" if legacy else "openai",
-        tuple(messages),
-        tools,
-        tuple(chat),
-        tools_json,
-        tuple(calls),
-        flags,
-        tuple(problems),
-    )
+        out.chat.append(text[s:e])
+    return out.sample(number, "openai-functions" if legacy else "openai", tools, tools_json, problems)
 
 
-def _call_text(block: str, position: int, k: int) -> tuple[ToolCall, str, list[dict[str, Any]]]:
-    """One Hermes ``<tool_call>`` body (or a function_call turn) as a ToolCall and OpenAI call text,
-    the arguments cut from the body as written."""
-    data = _loose(block)
-    if not isinstance(data, dict) or not data.get("name"):
-        raise ValueError(f'a tool call is not {{"name", "arguments"}}: {block[:60]!r}')
-    raw = data.get("arguments", data.get("parameters", {}))
-    if isinstance(raw, str):
-        args_text = raw
-    else:
-        try:  # the object as written, when the body is JSON
-            spans = members(block, skip(block, 0))
-            key = "arguments" if "arguments" in spans else "parameters"
-            args_text = block[slice(*spans[key])] if key in spans else json.dumps(raw, ensure_ascii=False)
-        except (ValueError, IndexError):
-            args_text = json.dumps(raw, ensure_ascii=False)
-    args, flags = _arguments(raw, str(data["name"]))
-    call = ToolCall(id=f"call_{position}_{k}", name=str(data["name"]), arguments=args)
-    text = json.dumps(
-        {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": args_text}}, ensure_ascii=False
-    )
-    return call, text, flags
+def _openai_tools_text(text: str, top: dict[str, tuple[int, int]], data: dict[str, Any], legacy: bool) -> str:
+    """The tools array as written (legacy ``functions`` wrapped as tools), or ``[]``."""
+    if "tools" in top and isinstance(data.get("tools"), list):
+        return text[slice(*top["tools"])]
+    if legacy and "functions" in top and isinstance(data.get("functions"), list):
+        wrapped = (
+            '{"type": "function", "function": ' + text[s:e] + "}" for s, e in elements(text, top["functions"][0])
+        )
+        return "[" + ", ".join(wrapped) + "]"
+    return "[]"
+
+
+def _openai_calls(
+    text: str, spans: dict[str, tuple[int, int]], m: dict[str, Any], i: int, out: Reading, last_legacy: str | None
+) -> tuple[list[ToolCall], str | None]:
+    """The calls of message ``i``: its tool_calls as written, or a legacy function_call made one (with the id
+    its ``function`` answer refers to, returned as the latest legacy call)."""
+    records: list[ToolCall] = []
+    listed = elements(text, spans["tool_calls"][0]) if isinstance(m.get("tool_calls"), list) else []
+    for k, ((cs, ce), c) in enumerate(zip(listed, m.get("tool_calls") or [])):
+        fn = (c.get("function") if isinstance(c, dict) else None) or {}
+        name = str(fn.get("name") or "")
+        args, problem = arguments(fn.get("arguments"), name)
+        records.append(ToolCall(id=str(c.get("id") or f"call_{i}_{k}"), name=name, arguments=args))
+        out.call(i, text[cs:ce], problem)
+    if isinstance(m.get("function_call"), dict):  # legacy: one call, answered by a "function" message
+        fn = m["function_call"]
+        last_legacy, name = f"call_{i}", str(fn.get("name") or "")
+        args, problem = arguments(fn.get("arguments"), name)
+        records.append(ToolCall(id=last_legacy, name=name, arguments=args))
+        fs, fe = spans["function_call"]
+        out.call(
+            i, '{"id": ' + json.dumps(last_legacy) + ', "type": "function", "function": ' + text[fs:fe] + "}", problem
+        )
+    return records, last_legacy
 
 
 def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sample:
-    turns = data["conversations"]
-    raw_tools: Any = _loose(data.get("tools")) if data.get("tools") else None
-    messages: list[Message] = []
-    chat: list[str] = []
-    calls: list[tuple[int, str]] = []
-    flags: dict[int, list[dict[str, Any]]] = {}
+    raw_tools: Any = loose(data.get("tools")) if data.get("tools") else None
+    out = Reading()
     pending: list[str] = []  # ids of calls not answered yet, in order
-    for i, turn in enumerate(turns):
+    for i, turn in enumerate(data["conversations"]):
         if not isinstance(turn, dict) or "from" not in turn:
             raise ValueError(f'conversations[{i}] has no "from"')
         source, value = str(turn["from"]), str(turn.get("value") or "")
-        role = "assistant" if source == "function_call" else _ROLES.get(source)
+        role = "assistant" if source == "function_call" else ROLES.get(source)
         if role is None:
             raise ValueError(
                 f"conversations[{i}] is from {source!r}; expected system, human, gpt, tool or function_call"
             )
-        if role == "system" and raw_tools is None and _TAG["tools"].search(value):
-            body = _TAG["tools"].search(value).group(1)  # type: ignore[union-attr]
-            try:
-                raw_tools = _loose(body)
-            except ValueError:  # one JSON object a line
-                raw_tools = [_loose(x) for x in body.splitlines() if x.strip()]
-            raw_tools = raw_tools if isinstance(raw_tools, list) else [raw_tools]
-        position = len(messages)
+        if role == "system" and raw_tools is None and (tags := TAG["tools"].search(value)):
+            raw_tools = _tools_in_system(tags.group(1))
         if role == "assistant":
-            blocks = [value] if source == "function_call" else _TAG["tool_call"].findall(value)
-            records, texts = [], []
-            for k, block in enumerate(blocks):
-                call, call_text, problem = _call_text(block, position, k)
-                if problem:
-                    flags[len(calls)] = problem
-                records.append(call)
-                texts.append(call_text)
-                calls.append((position, call_text))
-            pending += [c.id for c in records]
-            content = "" if source == "function_call" else _TAG["tool_call"].sub("", value).strip()
-            messages.append(
-                Message(role="assistant", content=content or (None if records else ""), tool_calls=tuple(records))
-            )
-            line: dict[str, Any] = {"role": "assistant"}
-            if content or not records:
-                line["content"] = content
-            chat.append(
-                json.dumps(line, ensure_ascii=False)[:-1]
-                + (', "tool_calls": [' + ", ".join(texts) + "]}" if texts else "}")
-            )
+            pending += _sharegpt_calls(out, source, value)
         elif role == "tool":
-            for body in _TAG["tool_response"].findall(value) or [value]:
+            for body in TAG["tool_response"].findall(value) or [value]:
                 call_id = pending.pop(0) if pending else None
-                messages.append(Message(role="tool", content=body, tool_call_id=call_id))
-                chat.append(json.dumps({"role": "tool", "tool_call_id": call_id, "content": body}, ensure_ascii=False))
+                out.messages.append(Message(role="tool", content=body, tool_call_id=call_id))
+                out.chat.append(
+                    json.dumps({"role": "tool", "tool_call_id": call_id, "content": body}, ensure_ascii=False)
+                )
         else:
-            messages.append(Message(role=role, content=value))
-            chat.append(json.dumps({"role": role, "content": value}, ensure_ascii=False))
+            out.messages.append(Message(role=role, content=value))
+            out.chat.append(json.dumps({"role": role, "content": value}, ensure_ascii=False))
     raw_tools = raw_tools if isinstance(raw_tools, list) else []
     tools, problems = tool_specs(raw_tools, server, where)
-    return Sample(
-        number,
-        "sharegpt",
-        tuple(messages),
-        tools,
-        tuple(chat),
-        openai_tools_json(raw_tools),
-        tuple(calls),
-        flags,
-        tuple(problems),
+    return out.sample(number, "sharegpt", tools, openai_tools_json(raw_tools), problems)
+
+
+def _tools_in_system(body: str) -> list[Any]:
+    """The tools a system turn lists in ``<tools>``: a JSON array, one object, or one JSON object a line."""
+    try:
+        raw_tools = loose(body)
+    except ValueError:  # one JSON object a line
+        raw_tools = [loose(x) for x in body.splitlines() if x.strip()]
+    return raw_tools if isinstance(raw_tools, list) else [raw_tools]
+
+
+def _sharegpt_calls(out: Reading, source: str, value: str) -> list[str]:
+    """An assistant turn: its ``<tool_call>`` tags (or a function_call turn) as calls; their ids."""
+    position = len(out.messages)
+    blocks = [value] if source == "function_call" else TAG["tool_call"].findall(value)
+    records, texts = [], []
+    for k, block in enumerate(blocks):
+        call, text, problem = call_text(block, position, k)
+        records.append(call)
+        texts.append(text)
+        out.call(position, text, problem)
+    content = "" if source == "function_call" else TAG["tool_call"].sub("", value).strip()
+    out.messages.append(
+        Message(role="assistant", content=content or (None if records else ""), tool_calls=tuple(records))
     )
+    line: dict[str, Any] = {"role": "assistant"}
+    if content or not records:
+        line["content"] = content
+    out.chat.append(
+        json.dumps(line, ensure_ascii=False)[:-1] + (', "tool_calls": [' + ", ".join(texts) + "]}" if texts else "}")
+    )
+    return [c.id for c in records]
 
 
 def _apigen(data: dict[str, Any], number: int, server: str, where: str) -> Sample:
     query = data["query"]
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query is empty")
-    raw_tools = _loose(data.get("tools") or "[]")
+    raw_tools = loose(data.get("tools") or "[]")
     given = data.get("answers")
     answers_text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
-    answers = _loose(answers_text)
+    answers = loose(answers_text)
     if not isinstance(raw_tools, list) or not isinstance(answers, list):
         raise TypeError("tools and answers must be JSON arrays")
     try:
         spans = elements(answers_text, skip(answers_text, 0))
     except (ValueError, IndexError):
         spans = []
-    records, texts, flags = [], [], {}
+    out, records = Reading(), []
     for k, answer in enumerate(answers):
         block = answers_text[slice(*spans[k])] if len(spans) == len(answers) else json.dumps(answer, ensure_ascii=False)
-        call, call_text, problem = _call_text(block, 1, k)
-        if problem:
-            flags[k] = problem
+        call, text, problem = call_text(block, 1, k)
         records.append(call)
-        texts.append(call_text)
+        out.call(1, text, problem)
     tools, problems = tool_specs(raw_tools, server, where)
-    user = Message(role="user", content=query)
-    messages = (user, Message(role="assistant", content=None, tool_calls=tuple(records))) if records else (user,)
-    chat = (
-        json.dumps({"role": "user", "content": query}, ensure_ascii=False),
-        '{"role": "assistant", "tool_calls": [' + ", ".join(texts) + "]}",
-    )
-    return Sample(
-        number,
-        "apigen",
-        messages,
-        tools,
-        chat[: len(messages)],
-        openai_tools_json(raw_tools),
-        tuple((1, t) for t in texts),
-        flags,
-        tuple(problems),
-    )
+    out.messages.append(Message(role="user", content=query))
+    out.chat.append(json.dumps({"role": "user", "content": query}, ensure_ascii=False))
+    if records:
+        out.messages.append(Message(role="assistant", content=None, tool_calls=tuple(records)))
+        out.chat.append('{"role": "assistant", "tool_calls": [' + ", ".join(t for _, t in out.calls) + "]}")
+    return out.sample(number, "apigen", tools, openai_tools_json(raw_tools), problems)
 
 
 def detect(data: Any) -> str | None:

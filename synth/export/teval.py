@@ -33,16 +33,14 @@ Records are written as they come: memory does not grow with the run.
 from __future__ import annotations
 
 import json
-import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
 from synth.export import review_responses as rr
-from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolCall, ToolSpec
+from synth.export.teval_apis import api, api_list, api_name, api_text, plan_steps, teval_history, thought
+from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolSpec
 from synth.rundir import GZ, TEVAL, open_write, storage_name
 from synth.stages.gates import schema_error
-from synth.wording import intent
 
 FILES = (
     "instruct_json",
@@ -78,131 +76,6 @@ STR_TEMPLATE = {
 JSON_TEMPLATE = {"thought": "goal", "action": "name", "args": "args"}
 
 
-def _slug(server_name: str) -> str:
-    return "".join(w[:1].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", server_name)) or "Server"
-
-
-@lru_cache(maxsize=256)
-def _tool_names(server_name: str, tools: tuple[str, ...]) -> dict[str, str]:
-    """Each tool's T-Eval name: ``Slug.tool`` with every non-word character of the tool made ``_``
-    (T-Eval finds names with ``\\w+\\.\\w+``), kept unique within the server."""
-    slug, out, taken = _slug(server_name), {}, set()
-    for tool in tools:
-        base = re.sub(r"\W+", "_", tool).strip("_") or "tool"
-        name, n = f"{slug}.{base}", 2
-        while name in taken or name == f"{slug}.FinishAction":
-            name, n = f"{slug}.{base}_{n}", n + 1
-        out[tool] = name
-        taken.add(name)
-    return out
-
-
-def api_name(server: ServerSpec, tool: str) -> str:
-    names = _tool_names(server.name, tuple(t.name for t in server.tools))
-    return names.get(tool) or _tool_names(server.name, (tool,))[tool]
-
-
-def api_list(names: list[str]) -> list[str]:
-    """The names in an order where none comes after a name it is a prefix of (longest first, else
-    as given): T-Eval gives a str plan step the first listed name among those found earliest."""
-    return sorted(dict.fromkeys(names), key=len, reverse=True)
-
-
-def plan_steps(conv: Conversation) -> list[tuple[ToolCall, list[int]]]:
-    """The plan's steps: each distinct call once (a call repeated with the same arguments, a retry,
-    is one step: T-Eval cannot tell two equal steps apart and may match them crosswise), with the
-    steps it depends on: the plan's own dependencies when the plan is the calls made, and any earlier
-    step whose result holds one of this call's argument values that the user did not give."""
-    calls = conv.calls
-    results = {m.tool_call_id: m.content or "" for m in conv.messages if m.role == "tool"}
-    said = " ".join(m.content or "" for m in conv.messages if m.role == "user")
-    planned = [s.tool for s in conv.plan.steps] == [c.name for c in calls]
-    step_of: dict[int, int] = {}  # call index -> step index
-    firsts: dict[str, int] = {}
-    steps: list[tuple[ToolCall, set[int]]] = []
-    for i, call in enumerate(calls):
-        deps = {d for d in conv.plan.steps[i].depends_on if 0 <= d < i} if planned else set()
-        values = [v for v in _leaves(call.arguments) if v not in said]
-        deps |= {j for j in range(i) if any(v in results.get(calls[j].id, "") for v in values)}
-        same = json.dumps([call.name, call.arguments], sort_keys=True, ensure_ascii=False)
-        if same not in firsts:
-            firsts[same] = len(steps)
-            steps.append((call, set()))
-        step_of[i] = firsts[same]
-        steps[step_of[i]][1].update(
-            step_of[d] for d in deps if step_of[d] < step_of[i]
-        )  # a repeat keeps its first place
-    return [(call, sorted(deps)) for call, deps in steps]
-
-
-def _leaves(value: Any) -> list[str]:
-    """The values of arguments that can carry a result into a call: names, ids and numbers long
-    enough not to be there by chance (not flags, small counts or sentences)."""
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in _leaves(v)]
-    if isinstance(value, list):
-        return [x for v in value for x in _leaves(v)]
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, (int, float)):
-        return [str(value)] if len(str(value)) >= 5 else []
-    text = str(value)
-    return [text] if len(text) >= 4 and len(text.split()) <= 6 else []
-
-
-def api(server: ServerSpec, tool: ToolSpec) -> dict[str, Any]:
-    """A tool described the way T-Eval's api_descrip.json describes one."""
-
-    def params(names: list[str]) -> list[dict[str, Any]]:
-        out = []
-        for n in names:
-            s = tool.properties.get(n) or {}
-            out.append(
-                {
-                    "name": n,
-                    "type": str(s.get("type", "any")).upper(),
-                    "description": str(s.get("description", ""))[:200],
-                }
-            )
-        return out
-
-    required = [n for n in tool.properties if n in tool.required]
-    return {
-        "name": api_name(server, tool.name),
-        "description": tool.description[:500],
-        "required_parameters": params(required),
-        "optional_parameters": params([n for n in tool.properties if n not in required]),
-        "return_data": [],
-    }
-
-
-def _apis(server: ServerSpec, conv: Conversation) -> str:
-    return json.dumps([api(server, t) for t in server.tools if t.name in conv.tools], ensure_ascii=False)
-
-
-def _history(server: ServerSpec, messages: tuple[Message, ...]) -> list[dict[str, str]]:
-    """A conversation in T-Eval's roles: calls as name/args text, tool results as function responses."""
-    out = []
-    for m in messages:
-        if m.role in ("system",):
-            continue
-        if m.tool_calls:
-            text = "\n".join(
-                f"name: {api_name(server, c.name)}\nargs: {json.dumps(c.arguments, ensure_ascii=False)}"
-                for c in m.tool_calls
-            )
-            out.append({"role": "assistant", "content": text})
-        elif m.role == "tool":
-            out.append({"role": "user", "content": f"Response: {m.content or ''}"})
-        else:
-            out.append({"role": m.role, "content": m.content or ""})
-    return out
-
-
-def thought(tool: ToolSpec) -> str:
-    return f"I need to {intent(tool)}."
-
-
 class TevalWriter:
     """Streams the subsets into ``<out>/teval/*.json`` as one JSON object per file (``.json.gz`` in a
     compact run folder, see synth.rundir)."""
@@ -235,7 +108,7 @@ class TevalWriter:
 
     def add(self, conv: Conversation, server: ServerSpec, scored: list[ScoredCall]) -> None:
         """Every subset's records from one test-split conversation."""
-        apis, names = _apis(server, conv), [api_name(server, t) for t in conv.tools]
+        apis, names = api_text(server, conv), [api_name(server, t) for t in conv.tools]
         request = next((m.content or "" for m in conv.messages if m.role == "user"), "")
         steps = plan_steps(conv)
         truth_plan = [
@@ -293,7 +166,17 @@ class TevalWriter:
         tool = server.tool(call.name)
         if tool is None:
             return
-        key, name = f"{conv.id}:{index}", api_name(server, call.name)
+        key = f"{conv.id}:{index}"
+        self._instruct(key, server, tool, call)
+        history = teval_history(server, before)
+        self._abilities(key, server, tool, call, history, apis)
+        result = next((m for m in conv.messages if m.tool_call_id == call.id), None)
+        if result is not None:
+            self._review_gold(conv, server, call, key, history, result.content or "", apis)
+
+    def _instruct(self, key: str, server: ServerSpec, tool: ToolSpec, call: Any) -> None:
+        """The instruct subsets: "call the function X with ...", answered in each format."""
+        name = api_name(server, call.name)
         for fmt, form, template in (("json", JSON_FORMAT, JSON_TEMPLATE), ("str", STR_FORMAT, STR_TEMPLATE)):
             said = (
                 ", ".join(
@@ -318,8 +201,13 @@ class TevalWriter:
                     "template": template,
                 },
             )
+
+    def _abilities(
+        self, key: str, server: ServerSpec, tool: ToolSpec, call: Any, history: list[dict[str, str]], apis: str
+    ) -> None:
+        """The reason, retrieve and understand subsets: the conversation up to the call, and one question each."""
+        name = api_name(server, call.name)
         truth = {"thought": thought(tool), "name": name, "args": call.arguments}
-        history = _history(server, before)
         ask = {
             "reason": "What do you think about next? Answer with your thought only.",
             "retrieve": "Which API do you call next? Answer with its name only.",
@@ -356,9 +244,6 @@ class TevalWriter:
                 "meta_data": {"response_format": "json"},
             },
         )
-        result = next((m for m in conv.messages if m.tool_call_id == call.id), None)
-        if result is not None:
-            self._review_gold(conv, server, call, key, history, result.content or "", apis)
 
     def _review_gold(
         self,
@@ -411,7 +296,7 @@ class TevalWriter:
         self._review(
             f"{record.id}:input_error",
             server,
-            _history(server, record.history),
+            teval_history(server, record.history),
             record.tool_call.name,
             record.tool_call.arguments,
             response,

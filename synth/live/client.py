@@ -229,33 +229,41 @@ def explain(name: str, exc: BaseException, limits: Limits, what: str, junk: list
             "live_junk",
         )
     if isinstance(error, MCPError):
-        code, message = error.error.code, error.error.message
-        if code == -32001 or "timed out" in message.lower():
-            seconds = limits.connect if what == "connect" else limits.call
-            return LiveError(
-                name,
-                f"no answer to {what} within {seconds:g} s",
-                "check that the server is up and speaks MCP on this transport, or raise the timeout "
-                "(--connect-timeout / --call-timeout)",
-                "live_timeout",
-            )
-        if "connection closed" in message.lower():
-            return LiveError(
-                name,
-                f"the server closed the connection during {what}",
-                "run its command by hand to see why it exits (a missing dependency or setting?)",
-                "live_closed",
-            )
-        if code == -32601 and what == "connect":
-            return LiveError(
-                name,
-                "the URL answered but not as an MCP endpoint (404 / method not found)",
-                "check the URL's path (often /mcp)",
-                "live_not_mcp",
-            )
+        return _mcp_error(name, error, limits, what)
+    return _transport_error(name, error, limits, what)
+
+
+def _mcp_error(name: str, error: MCPError, limits: Limits, what: str) -> LiveError:
+    """An MCP error response: a timeout, a closed connection, a URL that is no MCP endpoint, or the server's own."""
+    code, message = error.error.code, error.error.message
+    if code == -32001 or "timed out" in message.lower():
+        seconds = limits.connect if what == "connect" else limits.call
         return LiveError(
-            name, f"{what} failed: MCP error {code}: {message}"[:300], "see the server's log", "live_protocol"
+            name,
+            f"no answer to {what} within {seconds:g} s",
+            "check that the server is up and speaks MCP on this transport, or raise the timeout "
+            "(--connect-timeout / --call-timeout)",
+            "live_timeout",
         )
+    if "connection closed" in message.lower():
+        return LiveError(
+            name,
+            f"the server closed the connection during {what}",
+            "run its command by hand to see why it exits (a missing dependency or setting?)",
+            "live_closed",
+        )
+    if code == -32601 and what == "connect":
+        return LiveError(
+            name,
+            "the URL answered but not as an MCP endpoint (404 / method not found)",
+            "check the URL's path (often /mcp)",
+            "live_not_mcp",
+        )
+    return LiveError(name, f"{what} failed: MCP error {code}: {message}"[:300], "see the server's log", "live_protocol")
+
+
+def _transport_error(name: str, error: BaseException, limits: Limits, what: str) -> LiveError:
+    """A failure below MCP: starting the command, reaching the URL, waiting, or a result that breaks its schema."""
     if isinstance(error, TimeoutError):
         return LiveError(
             name,

@@ -54,23 +54,16 @@ class Run:
     expansions: int = 0
 
     def warn(self, pointer: str, what: str, fix: str = REPAIRED) -> None:
-        self.problems.append(
-            Problem(
-                severity="warning",
-                file=self.file,
-                server=self.server,
-                tool=self.tool,
-                pointer=pointer,
-                what=what,
-                fix=fix,
-            )
-        )
+        self._add("warning", pointer, what, fix)
 
     def error(self, pointer: str, what: str, fix: str) -> None:
         self.fatal = True
+        self._add("error", pointer, what, fix)
+
+    def _add(self, severity: str, pointer: str, what: str, fix: str) -> None:
         self.problems.append(
             Problem(
-                severity="error",
+                severity=severity,
                 file=self.file,
                 server=self.server,
                 tool=self.tool,
@@ -295,3 +288,42 @@ def kind(value: Any) -> str:
 def short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def merge(a: dict[str, Any], b: Any) -> dict[str, Any] | None:
+    """Both schemas at once as one schema, or None when that needs real reasoning."""
+    if not isinstance(b, dict):
+        return None
+    out = dict(a)
+    for k, v in b.items():
+        if k not in out or out[k] == v or k in ANNOTATIONS:
+            out.setdefault(k, v)
+        elif k == "type" and (both := _intersect(out[k], v)):
+            out[k] = both[0] if len(both) == 1 else both
+        elif k == "required" and isinstance(v, list) and isinstance(out[k], list):
+            out[k] = list(dict.fromkeys([*out[k], *v]))
+        elif (
+            k == "properties"
+            and isinstance(v, dict)
+            and isinstance(out[k], dict)
+            and all(out[k].get(n, x) == x for n, x in v.items())
+        ):
+            out[k] = {**out[k], **v}
+        else:
+            return None
+    return out
+
+
+def _intersect(a: Any, b: Any) -> list[str]:
+    left, right = (a if isinstance(a, list) else [a]), (b if isinstance(b, list) else [b])
+    both = [t for t in left if t in right]
+    if "integer" not in both and {"integer", "number"} <= {*left, *right} - ({*left} & {*right}):
+        both.append("integer")  # an integer is a number
+    return both
+
+
+def is_null(b: dict[str, Any]) -> bool:
+    """A schema that only allows null (a branch an Optional leaves behind)."""
+    return (b.get("type") == "null" or b.get("const", 0) is None or b.get("enum") == [None]) and not set(
+        b
+    ) - ANNOTATIONS - {"type", "const", "enum"}

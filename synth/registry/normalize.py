@@ -31,7 +31,9 @@ from synth.registry.keywords import (
     dedupe,
     drop_nulls,
     escape,
+    is_null,
     kind,
+    merge,
     pointer_at,
     prune_required,
     repair,
@@ -43,17 +45,9 @@ MAX_REF_DEPTH = 3  # a recursive $ref is unrolled this many times, then cut to {
 MAX_REF_EXPANSIONS = 2000  # guards against schemas that explode when inlined
 
 _SCHEMA_MAPS = ("patternProperties", "dependentSchemas")  # "properties" has its own checks
-_SCHEMA_ONE = (
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contentSchema",
+_SCHEMA_ONE = tuple(
+    "additionalProperties not if then else contains propertyNames unevaluatedProperties unevaluatedItems "
+    "contentSchema".split()
 )
 
 
@@ -371,40 +365,8 @@ def _all_of(s: dict[str, Any], ptr: str, run: Run, stack: tuple[str, ...]) -> di
     branches = [_node(b, f"{ptr}/allOf/{i}", run, stack) for i, b in enumerate(parts)]
     merged: dict[str, Any] | None = dict(s)
     for b in branches:
-        merged = _merge(merged, b) if merged is not None else None
+        merged = merge(merged, b) if merged is not None else None
     return merged if merged is not None else {**s, "allOf": branches}
-
-
-def _merge(a: dict[str, Any], b: Any) -> dict[str, Any] | None:
-    """Both schemas at once as one schema, or None when that needs real reasoning."""
-    if not isinstance(b, dict):
-        return None
-    out = dict(a)
-    for k, v in b.items():
-        if k not in out or out[k] == v or k in ANNOTATIONS:
-            out.setdefault(k, v)
-        elif k == "type" and (both := _intersect(out[k], v)):
-            out[k] = both[0] if len(both) == 1 else both
-        elif k == "required" and isinstance(v, list) and isinstance(out[k], list):
-            out[k] = list(dict.fromkeys([*out[k], *v]))
-        elif (
-            k == "properties"
-            and isinstance(v, dict)
-            and isinstance(out[k], dict)
-            and all(out[k].get(n, x) == x for n, x in v.items())
-        ):
-            out[k] = {**out[k], **v}
-        else:
-            return None
-    return out
-
-
-def _intersect(a: Any, b: Any) -> list[str]:
-    left, right = (a if isinstance(a, list) else [a]), (b if isinstance(b, list) else [b])
-    both = [t for t in left if t in right]
-    if "integer" not in both and {"integer", "number"} <= {*left, *right} - ({*left} & {*right}):
-        both.append("integer")  # an integer is a number
-    return both
 
 
 def _any_of(s: dict[str, Any], kw: str, ptr: str, run: Run, stack: tuple[str, ...]) -> tuple[Any, bool]:
@@ -417,16 +379,10 @@ def _any_of(s: dict[str, Any], kw: str, ptr: str, run: Run, stack: tuple[str, ..
         run.warn(f"{ptr}/{kw}", f"{kw} is not a non-empty list; ignored", f"make {kw} a list of schemas")
         return s, False
     branches = [_node(b, f"{ptr}/{kw}/{i}", run, stack) for i, b in enumerate(parts)]
-    nulls = [b for b in branches if isinstance(b, dict) and _is_null(b)]
-    kept = [b for b in branches if b is not False and not (isinstance(b, dict) and _is_null(b))]
+    nulls = [b for b in branches if isinstance(b, dict) and is_null(b)]
+    kept = [b for b in branches if b is not False and not (isinstance(b, dict) and is_null(b))]
     if not kept:
         return ({**s, "type": "null"}, False) if nulls else (False, False)
-    if len(kept) == 1 and (merged := _merge(s, kept[0])) is not None:  # the parent's annotations win
+    if len(kept) == 1 and (merged := merge(s, kept[0])) is not None:  # the parent's annotations win
         return merged, bool(nulls)
     return {**s, kw: kept}, bool(nulls)
-
-
-def _is_null(b: dict[str, Any]) -> bool:
-    return (b.get("type") == "null" or b.get("const", 0) is None or b.get("enum") == [None]) and not set(
-        b
-    ) - ANNOTATIONS - {"type", "const", "enum"}

@@ -30,8 +30,9 @@ from synth.export.chat import ToolNames
 from synth.export.rows import rows_by_file
 from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpec, StageFailure, ToolCall
 from synth.registry import load_registry
-from synth.review.edit import EditError, check_messages, check_scored, edited_conversation
-from synth.review.manifest import STAGE, update_manifest
+from synth.review.edit import EditError
+from synth.review.manifest import update_manifest
+from synth.review.plan import Plan, decide
 from synth.review.queue import QueueItem, iter_queue, write_queue
 from synth.rundir import (
     CHAT,
@@ -108,27 +109,6 @@ class Applied:
         return not self.applied and not self.refused
 
 
-@dataclass
-class _Plan:
-    """What the decisions change, before any file is touched."""
-
-    remove_convs: dict[str, str] = field(default_factory=dict)  # id -> split
-    replace_convs: dict[str, Conversation] = field(default_factory=dict)  # old id -> edited
-    add_convs: list[Conversation] = field(default_factory=list)
-    remove_rows: dict[str, str] = field(default_factory=dict)  # scored id -> split
-    replace_rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # scored id -> edited line
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    outcome: dict[str, dict[str, Any]] = field(default_factory=dict)  # queue id -> what it changed
-
-    def touches_test(self) -> bool:
-        return (
-            "test" in self.remove_convs.values()
-            or "test" in self.remove_rows.values()
-            or any(c.split == "test" for c in [*self.replace_convs.values(), *self.add_convs])
-            or any(r["split"] == "test" for r in self.replace_rows.values())
-        )
-
-
 def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_now) -> Applied:
     """Apply every decided, not yet applied queue item of ``run``."""
     manifest = read_manifest(run)
@@ -141,25 +121,19 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     report = Applied()
     if not todo:
         return report
-    plan = _Plan()
+    plan = Plan()
     needed = {i.server for i in todo if i.decision == "edit" or (i.held and i.decision != "reject")}
     registry = run_registry(run, manifest, servers, needed) if needed else None
     by_id = {s.id: s for s in registry.servers} if registry else {}
     refused: dict[str, str] = {}
     for item in todo:
         try:
-            _decide(item, plan, by_id)
+            decide(item, plan, by_id)
         except EditError as exc:
             refused[item.id] = str(exc)
     teval = (run / TEVAL).is_dir() and plan.touches_test()
     if teval:  # T-Eval subsets are made from every test conversation: the whole registry must match
-        registry = registry or run_registry(run, manifest, servers, set())
-        check_snapshot(
-            manifest,
-            registry,
-            {s["id"] for s in manifest["registry"]["snapshot"]},
-            servers or manifest["config"]["servers"],
-        )
+        registry = _whole_registry(run, manifest, servers, registry)
         by_id = {s.id: s for s in registry.servers}
     seed = manifest["config"]["seed"]
     derived = {c.id: derive(c, by_id[c.server], seed) for c in [*plan.replace_convs.values(), *plan.add_convs]}
@@ -171,38 +145,60 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     report.applied = len(applied)
     report.joined = len(plan.add_convs)
     report.removed = len(plan.remove_convs) + len(plan.remove_rows)
-    if refused:  # back to the queue, undecided, with why
-        write_queue(
-            run,
-            (
-                i.model_copy(
-                    update={
-                        "decision": None,
-                        "edited": None,
-                        "decided_at": None,
-                        "note": f"edit refused by synth review apply: {refused[i.id]}",
-                    }
-                )
-                if i.id in refused
-                else i
-                for i in iter_queue(run)
-            ),
-        )
+    if refused:
+        _requeue(run, refused)
     update_manifest(run, manifest, applied, report.applied, report.decisions)
+    _rebuild_card(run)
+    return report
+
+
+def _requeue(run: Path, refused: dict[str, str]) -> None:
+    """Refused edits go back to the queue, undecided, with why."""
+    write_queue(
+        run,
+        (
+            i.model_copy(
+                update={
+                    "decision": None,
+                    "edited": None,
+                    "decided_at": None,
+                    "note": f"edit refused by synth review apply: {refused[i.id]}",
+                }
+            )
+            if i.id in refused
+            else i
+            for i in iter_queue(run)
+        ),
+    )
+
+
+def _rebuild_card(run: Path) -> None:
+    """The card, or the whole Hub layout when one lives in the run folder."""
     from synth.export.card import write_card
     from synth.export.repo import export
 
-    if any((run / c).is_dir() for c in ("chat", "eval", "scored")):  # a Hub layout lives here: rebuild it too
+    if any((run / c).is_dir() for c in ("chat", "eval", "scored")):
         export(run)
     else:
         write_card(run)
-    return report
+
+
+def _whole_registry(run: Path, manifest: dict[str, Any], servers: Path | None, loaded: Registry | None) -> Registry:
+    """The run's registry with every server of its snapshot unchanged (T-Eval subsets read them all)."""
+    registry = loaded or run_registry(run, manifest, servers, set())
+    check_snapshot(
+        manifest,
+        registry,
+        {s["id"] for s in manifest["registry"]["snapshot"]},
+        servers or manifest["config"]["servers"],
+    )
+    return registry
 
 
 def _log(
     run: Path,
     todo: list[QueueItem],
-    plan: _Plan,
+    plan: Plan,
     refused: dict[str, str],
     seen_rows: set[str],
     stamp: str,
@@ -242,89 +238,12 @@ def _log(
     return applied
 
 
-def _decide(item: QueueItem, plan: _Plan, servers: dict[str, ServerSpec]) -> None:
-    """Record what one decision changes; an edit that does not pass raises EditError."""
-    by = item.reviewer or "a person"
-    detail = f"{item.note} ({by})" if item.note else f"rejected by {by} in synth review"
-    if item.kind == "conversation":
-        conv = Conversation.model_validate(item.record)
-        split = conv.split or "train"
-        if item.decision == "accept" and item.held:
-            review = conv.review.model_copy(
-                update={"verdict": "accept", "reasons": (*conv.review.reasons, f"accepted by {by}")}
-            )
-            plan.add_convs.append(conv.model_copy(update={"review": review}))
-            plan.outcome[item.id] = {"outcome": f"joined {split}"}
-        elif item.decision == "accept":
-            plan.outcome[item.id] = {"outcome": "kept"}
-        elif item.decision == "reject":
-            if not item.held:
-                plan.remove_convs[conv.id] = split
-            plan.rejected.append(
-                StageFailure(
-                    stage=STAGE,
-                    item_id=conv.id,
-                    reason="human",
-                    detail=detail,
-                    raw={"queue_id": item.id, "server": conv.server, "split": split, "held": item.held},
-                ).to_json()
-            )
-            plan.outcome[item.id] = {"outcome": "rejected" if item.held else f"rejected, removed from {split}"}
-        else:
-            if conv.server not in servers:
-                raise EditError(f"server {conv.server} is not in the registry")
-            server = servers[conv.server]
-            new = edited_conversation(conv, check_messages(item.edited, server), server, item.reviewer)
-            if item.held:
-                plan.add_convs.append(new)
-            else:
-                plan.replace_convs[conv.id] = new
-            plan.outcome[item.id] = {
-                "outcome": f"edited: gates passed, joined {split}, negatives re-derived",
-                "new_id": new.id,
-            }
-        return
-    row = item.record
-    if row["conversation_id"] in plan.remove_convs or row["conversation_id"] in plan.replace_convs:
-        plan.outcome[item.id] = {"outcome": "no change: its conversation was rejected or edited"}
-    elif item.decision == "accept":
-        plan.outcome[item.id] = {"outcome": "kept", "row": row["id"]}
-    elif item.decision == "reject":
-        plan.remove_rows[row["id"]] = row["split"]
-        plan.rejected.append(
-            StageFailure(
-                stage=STAGE,
-                item_id=row["id"],
-                reason="human",
-                detail=detail,
-                raw={
-                    "queue_id": item.id,
-                    "conversation_id": row["conversation_id"],
-                    "call_index": row["call_index"],
-                    "score": row["score"],
-                    "subtype": row["subtype"],
-                },
-            ).to_json()
-        )
-        plan.outcome[item.id] = {"outcome": f"rejected, removed from scored {row['split']}", "row": row["id"]}
-    else:
-        if row["server"] not in servers:
-            raise EditError(f"server {row['server']} is not in the registry")
-        line = check_scored(item.edited, row, servers[row["server"]])
-        plan.replace_rows[row["id"]] = line
-        plan.outcome[item.id] = {
-            "outcome": f"edited: now {line['score']}/{line['subtype']}",
-            "new_id": line["id"],
-            "row": row["id"],
-        }
-
-
 # --- the files ---------------------------------------------------------------------------------
 
 
 def _rewrite(
     run: Path,
-    plan: _Plan,
+    plan: Plan,
     derived: dict[str, tuple[list[ScoredCall], list[StageFailure]]],
     servers: dict[str, ServerSpec],
     names: ToolNames,
@@ -371,7 +290,7 @@ def _rewrite(
     return seen
 
 
-def _conversations(run: Path, files: Replacing, plan: _Plan, new: dict[str, dict[str, list[Any]]]) -> None:
+def _conversations(run: Path, files: Replacing, plan: Plan, new: dict[str, dict[str, list[Any]]]) -> None:
     """conversations.jsonl with train/valid.jsonl beside it: their lines come in the same order, so an
     untouched conversation's chat line is copied as it was."""
     chat = {split: read_jsonl_text(run / name) for split, name in CHAT.items()}

@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 
 from synth.grade import Evidence, schema_validator
-from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, Trajectory
+from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
 
 
 def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
@@ -134,61 +134,53 @@ def call_flags(messages: list[Message], server: ServerSpec) -> list[list[dict[st
     out: list[list[dict[str, Any]]] = []
     for index, message in enumerate(messages):
         for call in message.tool_calls:
-            flags: list[dict[str, Any]] = []
             tool = server.tool(call.name)
             if tool is None:
-                flags.append(
-                    {
-                        "gate": "tool_exists",
-                        "argument": None,
-                        "value": call.name,
-                        "why": f"{call.name!r} is not one of the tools offered on this line",
-                    }
-                )
-                out.append(flags)
-                continue
-            try:
-                errors = sorted(
-                    schema_validator(tool.input_schema).iter_errors(call.arguments), key=lambda e: list(e.absolute_path)
-                )
-            except (
-                jsonschema.exceptions.SchemaError,
-                jsonschema.exceptions.UnknownType,
-                jsonschema.exceptions._WrappedReferencingError,  # type: ignore[attr-defined]
-            ) as exc:
-                errors = []
-                flags.append(
-                    {
-                        "gate": "schema_valid",
-                        "argument": None,
-                        "pointer": "",
-                        "value": None,
-                        "why": f"the schema cannot be checked: {str(exc).splitlines()[0][:200]}",
-                    }
-                )
-            for error in errors:
-                where = pointer(error.absolute_path)
-                flags.append(
-                    {
-                        "gate": "schema_valid",
-                        "argument": where.lstrip("/") or None,
-                        "pointer": where,
-                        "value": error.instance if error.absolute_path else None,
-                        "why": error.message[:200],
-                    }
-                )
-            evidence = Evidence(messages[:index])
-            for path, value in leaves(call.arguments):
-                if value in _allowed(tool.input_schema, path) or evidence.grounded(value):
-                    continue
-                flags.append(
-                    {
-                        "gate": "grounding",
-                        "argument": path.lstrip("/"),
-                        "value": value,
-                        "why": "not in the user's words or an earlier tool result, and not a default or "
-                        "enum value of the schema",
-                    }
-                )
-            out.append(flags)
+                why = f"{call.name!r} is not one of the tools offered on this line"
+                out.append([{"gate": "tool_exists", "argument": None, "value": call.name, "why": why}])
+            else:
+                out.append(_schema_flags(tool, call) + _grounding_flags(tool, call, messages[:index]))
     return out
+
+
+def _schema_flags(tool: ToolSpec, call: ToolCall) -> list[dict[str, Any]]:
+    """Each schema error of the call's arguments, at its pointer (or one flag for a schema that cannot check)."""
+    try:
+        errors = sorted(
+            schema_validator(tool.input_schema).iter_errors(call.arguments), key=lambda e: list(e.absolute_path)
+        )
+    except (
+        jsonschema.exceptions.SchemaError,
+        jsonschema.exceptions.UnknownType,
+        jsonschema.exceptions._WrappedReferencingError,  # type: ignore[attr-defined]
+    ) as exc:
+        why = f"the schema cannot be checked: {str(exc).splitlines()[0][:200]}"
+        return [{"gate": "schema_valid", "argument": None, "pointer": "", "value": None, "why": why}]
+    flags = []
+    for error in errors:
+        where = pointer(error.absolute_path)
+        flags.append(
+            {
+                "gate": "schema_valid",
+                "argument": where.lstrip("/") or None,
+                "pointer": where,
+                "value": error.instance if error.absolute_path else None,
+                "why": error.message[:200],
+            }
+        )
+    return flags
+
+
+def _grounding_flags(tool: ToolSpec, call: ToolCall, before: list[Message]) -> list[dict[str, Any]]:
+    """Each argument value that appears neither in what came before the call nor among the schema's own values."""
+    evidence = Evidence(before)
+    return [
+        {
+            "gate": "grounding",
+            "argument": path.lstrip("/"),
+            "value": value,
+            "why": "not in the user's words or an earlier tool result, and not a default or enum value of the schema",
+        }
+        for path, value in leaves(call.arguments)
+        if value not in _allowed(tool.input_schema, path) and not evidence.grounded(value)
+    ]

@@ -192,63 +192,18 @@ def wrong_format(value: Any, f: Facts, rng: random.Random) -> list[Any]:
 
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _CJK_CITIES = ("北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆")
-_CITY_NAMES = (
-    "Porto",
-    "Lisbon",
-    "Madrid",
-    "Barcelona",
-    "Paris",
-    "Lyon",
-    "Berlin",
-    "Munich",
-    "Vienna",
-    "Prague",
-    "Kraków",
-    "Amsterdam",
-    "Copenhagen",
-    "Oslo",
-    "Tromsø",
-    "Dublin",
-    "Edinburgh",
-    "Rome",
-    "Naples",
-    "Athens",
-    "Istanbul",
-    "Cairo",
-    "Nairobi",
-    "Cape Town",
-    "Mumbai",
-    "Bangkok",
-    "Singapore",
-    "Tokyo",
-    "Osaka",
-    "Seoul",
-    "Sydney",
-    "Hobart",
-    "Auckland",
-    "Toronto",
-    "Vancouver",
-    "Chicago",
-    "Denver",
-    "Austin",
-    "Boston",
-    "Seattle",
-    "Mexico City",
-    "Oaxaca",
-    "Bogotá",
-    "Lima",
-    "São Paulo",
-    "Buenos Aires",
+_CITY_NAMES = tuple(
+    "Porto, Lisbon, Madrid, Barcelona, Paris, Lyon, Berlin, Munich, Vienna, Prague, Kraków, Amsterdam, "
+    "Copenhagen, Oslo, Tromsø, Dublin, Edinburgh, Rome, Naples, Athens, Istanbul, Cairo, Nairobi, Cape Town, "
+    "Mumbai, Bangkok, Singapore, Tokyo, Osaka, Seoul, Sydney, Hobart, Auckland, Toronto, Vancouver, Chicago, "
+    "Denver, Austin, Boston, Seattle, Mexico City, Oaxaca, Bogotá, Lima, São Paulo, Buenos Aires".split(", ")
 )
 _TICKERS = ("AAPL", "MSFT", "NVDA", "TSLA", "AMZN", "GOOGL", "META", "NFLX", "JPM", "KO", "V", "SHOP")
 _CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "BRL", "INR")
-_URLS = (
-    "https://www.bbc.com/news/technology",
-    "https://en.wikipedia.org/wiki/Porto",
-    "https://docs.python.org/3/library/asyncio.html",
-    "https://github.com/pallets/flask",
-    "https://arxiv.org/abs/2310.06770",
-    "https://news.ycombinator.com/",
+_URLS = tuple(
+    "https://www.bbc.com/news/technology https://en.wikipedia.org/wiki/Porto "
+    "https://docs.python.org/3/library/asyncio.html https://github.com/pallets/flask "
+    "https://arxiv.org/abs/2310.06770 https://news.ycombinator.com/".split()
 )
 _CITY_SET = {c.casefold() for c in _CITY_NAMES} | set(_CJK_CITIES)
 

@@ -20,7 +20,8 @@ from typing import Any
 
 import yaml
 
-from synth.store.pack_tools import Shop, pack_tools
+from synth.store.pack_tools import Shop, read_tools
+from synth.store.pack_writes import write_tools
 from synth.store.seed import seed_database
 
 N = 12  # values per pool
@@ -78,7 +79,7 @@ def _swaps(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
 def build(db: Path) -> dict[str, Any]:
     """The pack of the store in ``db``: each tool's requests, values, results and answers."""
     shop = _shop(db)
-    return {"pack": 1, "server": "synth/store", "tools": pack_tools(shop)}
+    return {"pack": 1, "server": "synth/store", "tools": {**read_tools(shop), **write_tools(shop)}}
 
 
 def _shop(db: Path) -> Shop:

@@ -1,4 +1,5 @@
-"""What each tool of the store's pack says: its requests, value pools, result templates and answers.
+"""What each reading tool of the store's pack says: its requests, value pools, result templates and answers
+(the writing tools: ``synth.store.pack_writes``).
 
 Written from a ``Shop`` (rows of the seed store, gathered by ``synth.store.pack``); the result
 templates follow the shapes the real server returns.
@@ -125,413 +126,212 @@ class Shop:
         return json.loads(text)
 
 
-def pack_tools(shop: Shop) -> dict[str, Any]:
-    """Every tool's entry, in the store's tool order."""
+def read_tools(shop: Shop) -> dict[str, Any]:
+    """The tools that read: finding the customer, their account, orders and the catalog."""
     return {
-        **_identify(shop),
-        **_lookups(shop),
-        **_catalog(shop),
-        **_pending_changes(shop),
-        **_pending_items_and_payment(shop),
-        **_delivered_changes(shop),
+        "find_user_id_by_email": _find_user_id_by_email(shop),
+        "find_user_id_by_name_zip": _find_user_id_by_name_zip(shop),
+        "get_user_details": _get_user_details(shop),
+        "get_order_details": _get_order_details(shop),
+        "get_product_details": _get_product_details(shop),
+        "list_all_product_types": _list_all_product_types(shop),
     }
 
 
-def _identify(shop: Shop) -> dict[str, Any]:
-    """Finding the customer: by email, or by name and ZIP code."""
+def _find_user_id_by_email(shop: Shop) -> dict[str, Any]:
+    """The customer found by the email on their account (the usual first step)."""
     return {
-        "find_user_id_by_email": {
-            "goals": [
-                "Hi, I need some help with an order. My email is {email}.",
-                "I'd like to change something I bought last week. The account is under {email}.",
-                "Can you pull up my account? I signed up with {email}.",
-                "Hello! I have a question about a purchase; you can find me as {email}.",
-                "I want to return something but I don't have my order number handy.",
-            ],
-            "values": {"email": [u["email"] for u in shop.users]},
-            "ask": {"email": "I can help with that. First, what's the email address on your account?"},
-            "say": {"email": ["It's {value}.", "{value}", "Sure, {value}."]},
-            "results": shop.found,
-            "answers": [
-                "Thanks, I found your account ({r.user_id}). What would you like to do today?",
-                "You're verified: your account is {r.user_id}. How can I help with your order?",
-            ],
-            "failures": [
-                {
-                    "label": "unable_to_accomplish",
-                    "result": {
-                        "error": "No customer has the email '{email}'. Check the spelling, or find the "
-                        "customer by first name, last name and ZIP code."
-                    },
-                    "answer": "I couldn't find an account with {email}. Could you double-check it, or give me "
-                    "your full name and ZIP code instead?",
-                }
-            ],
-            "feeds": [
-                {
-                    "to": "get_user_details",
-                    "param": "user_id",
-                    "path": "user_id",
-                    "goals": [
-                        "My email is {email}. Which cards do I have saved with you?",
-                        "I'm {email}. What's the shipping address on my account right now?",
-                    ],
+        "goals": [
+            "Hi, I need some help with an order. My email is {email}.",
+            "I'd like to change something I bought last week. The account is under {email}.",
+            "Can you pull up my account? I signed up with {email}.",
+            "Hello! I have a question about a purchase; you can find me as {email}.",
+            "I want to return something but I don't have my order number handy.",
+        ],
+        "values": {"email": [u["email"] for u in shop.users]},
+        "ask": {"email": "I can help with that. First, what's the email address on your account?"},
+        "say": {"email": ["It's {value}.", "{value}", "Sure, {value}."]},
+        "results": shop.found,
+        "answers": [
+            "Thanks, I found your account ({r.user_id}). What would you like to do today?",
+            "You're verified: your account is {r.user_id}. How can I help with your order?",
+        ],
+        "failures": [
+            {
+                "label": "unable_to_accomplish",
+                "result": {
+                    "error": "No customer has the email '{email}'. Check the spelling, or find the "
+                    "customer by first name, last name and ZIP code."
                 },
-                {
-                    "to": "modify_user_address",
-                    "param": "user_id",
-                    "path": "user_id",
-                    "goals": [
-                        "My account email is {email}. I've moved: please make {address} my default address.",
-                        "This is {email}. Could you update my address on file to {address}?",
-                    ],
-                },
-            ],
-        },
-        "find_user_id_by_name_zip": {
-            "goals": [
-                "I can't remember which email I used. I'm {first_name} {last_name} and my ZIP code is {zip}.",
-                "This is {first_name} {last_name}, ZIP {zip}. I need help with an order.",
-                "Hi, {first_name} {last_name} here. I lost access to my old email; my ZIP is {zip}.",
-            ],
-            "cases": [
-                {"first_name": u["first_name"], "last_name": u["last_name"], "zip": u["zip"]} for u in shop.users
-            ],
-            "ask": {"zip": "Thanks. And what's the ZIP code of your default address?"},
-            "say": {"zip": ["{value}.", "It's {value}."]},
-            "results": shop.found,
-            "answers": [
-                "Thank you, {first_name}. I found your account ({r.user_id}). What can I do for you?",
-                "Got it: you're verified as {r.user_id}. What do you need help with?",
-            ],
-            "feeds": [
-                {
-                    "to": "get_user_details",
-                    "param": "user_id",
-                    "path": "user_id",
-                    "goals": [
-                        "I'm {first_name} {last_name}, ZIP {zip}. How much is left on my gift card?",
-                        "{first_name} {last_name} here, ZIP code {zip}. Which orders do I have with you?",
-                    ],
-                }
-            ],
-        },
-    }
-
-
-def _lookups(shop: Shop) -> dict[str, Any]:
-    """Reading a customer's account and an order."""
-    return {
-        "get_user_details": {
-            "goals": [
-                "My user id is {user_id}. Which payment methods do I have on file?",
-                "Can you check how much is left on my gift card? My account is {user_id}.",
-                "What address do you have for me? The account id is {user_id}.",
-                "I want to see all the orders on my account, {user_id}.",
-            ],
-            "values": {"user_id": [u["user_id"] for u in shop.users]},
-            "results": [shop.user_result],
-            "answers": [
-                "Your account {user_id} has {count:r.payment_methods} saved payment methods; the gift card "
-                "{r.payment_methods.1.payment_method_id} has {r.payment_methods.1.balance} dollars left. "
-                "You have {count:r.orders} orders, starting with {r.orders.0}.",
-                "On file: a {r.payment_methods.0.brand} card ending in {r.payment_methods.0.last_four} and a gift "
-                "card with {r.payment_methods.1.balance} dollars. Your default address is "
-                "{r.address.address1}, {r.address.city}, {r.address.state} {r.address.zip}.",
-            ],
-        },
-        "get_order_details": {
-            "goals": [
-                "Where is my order {order_id}? It's been over a week.",
-                "Can you check the status of order {order_id} for me?",
-                "What exactly did I buy in order {order_id}, and how much did I pay?",
-                "Has order {order_id} shipped yet? I need it before the weekend.",
-                "I'd like to know which card I paid order {order_id} with.",
-            ],
-            "values": {"order_id": shop.by_status},
-            "ask": {"order_id": "Sure. What's the order number? It starts with #W."},
-            "say": {"order_id": ["It's {value}.", "{value}", "The order number is {value}."]},
-            "results": [shop.order(status="{pick:pending|processed|delivered}")],
-            "answers": [
-                "Order {order_id} is {r.status}. It has {count:r.items} item(s), starting with the "
-                "{r.items.0.name} ({r.items.0.price} dollars), and was paid with {r.payment_history.0.payment_method_id}.",  # noqa: E501
-                "Here's {order_id}: status {r.status}, shipping to {r.address.address1}, {r.address.city}. "
-                "The first item is a {r.items.0.name} at {r.items.0.price} dollars.",
-            ],
-            "feeds": [
-                {
-                    "to": "get_product_details",
-                    "param": "product_id",
-                    "path": "items.0.product_id",
-                    "goals": [
-                        "I have order {order_id} coming. Which other versions of the first item do you have?",
-                        "In order {order_id}, is the first item also sold in other colors or sizes?",
-                    ],
-                }
-            ],
-        },
-    }
-
-
-def _catalog(shop: Shop) -> dict[str, Any]:
-    """Reading products and the catalog."""
-    return {
-        "get_product_details": {
-            "goals": [
-                "Which variants of product {product_id} are in stock?",
-                "What colors and sizes does product {product_id} come in, and at what prices?",
-                "Is product {product_id} available in another option? I'd like to swap mine.",
-            ],
-            "values": {"product_id": [p["product_id"] for p in shop.some_products]},
-            "results": [
-                {
-                    "product_id": "{product_id}",
-                    "name": "{pick:" + shop.product_names + "}",
-                    "variants": [
-                        {
-                            "$repeat": "2-5",
-                            "$item": {
-                                "item_id": "{id:##########}",
-                                "options": {"color": "{pick:black|white|blue|red|green}", "size": "{pick:S|M|L|XL}"},
-                                "price": "{int:19-480}.{pick:00|49|99}",
-                                "available": True,
-                            },
-                        }
-                    ],
-                }
-            ],
-            "answers": [
-                "The {r.name} comes in {count:r.variants} variants. For example item {r.variants.0.item_id} "
-                "({r.variants.0.options.color}, size {r.variants.0.options.size}) costs {r.variants.0.price} dollars.",
-                "Product {product_id} is the {r.name}: {count:r.variants} versions, such as "
-                "{r.variants.1.options.color} in {r.variants.1.options.size} for {r.variants.1.price} dollars.",
-            ],
-        },
-        "list_all_product_types": {
-            "goals": [
-                "What kinds of products do you sell?",
-                "Do you carry anything for the kitchen? What's in the catalog?",
-                "I'm shopping for a gift. Which product types do you have?",
-            ],
-            "results": [{"product_types": shop.type_list}],
-            "answers": [
-                "We carry {count:r.product_types} product types, from {r.product_types.0.name} and "
-                "{r.product_types.1.name} to {r.product_types.49.name}.",
-                "The catalog has {count:r.product_types} kinds of products, including {r.product_types.10.name}, "
-                "{r.product_types.20.name} and {r.product_types.30.name}.",
-            ],
-            "feeds": [
-                {
-                    "to": "get_product_details",
-                    "param": "product_id",
-                    "path": "product_types.0.product_id",
-                    "goals": ["Show me what you sell, then tell me the options for the first product on the list."],
-                }
-            ],
-        },
-    }
-
-
-def _pending_changes(shop: Shop) -> dict[str, Any]:
-    """A pending order cancelled, or its shipping address changed."""
-    return {
-        "cancel_pending_order": {
-            "goals": [
-                "Please cancel order {order_id}. {reason}.",
-                "I need to cancel {order_id}: {reason}.",
-                "Can you cancel my order {order_id}? {reason}, sorry.",
-                "I'd like to cancel an order I placed yesterday; {reason}.",
-            ],
-            "values": {"order_id": shop.pending, "reason": REASONS},
-            "ask": {
-                "order_id": "I can help cancel it. What's the order number (it starts with #W)?",
-                "reason": "May I ask why: is it no longer needed, or was it ordered by mistake?",
+                "answer": "I couldn't find an account with {email}. Could you double-check it, or give me "
+                "your full name and ZIP code instead?",
+            }
+        ],
+        "feeds": [
+            {
+                "to": "get_user_details",
+                "param": "user_id",
+                "path": "user_id",
+                "goals": [
+                    "My email is {email}. Which cards do I have saved with you?",
+                    "I'm {email}. What's the shipping address on my account right now?",
+                ],
             },
-            "say": {"order_id": ["It's {value}.", "{value}"], "reason": ["{value}.", "Honestly, {value}."]},
-            "results": [
-                shop.order(
-                    status="cancelled",
-                    cancel_reason="{reason}",
-                    payment_history=[
-                        {
-                            "transaction_type": "payment",
-                            "amount": "{int:40-900}.99",
-                            "payment_method_id": "credit_card_{id:#######}",
-                        },
-                        {
-                            "transaction_type": "refund",
-                            "amount": "{int:40-900}.99",
-                            "payment_method_id": "credit_card_{id:#######}",
-                        },
-                    ],
-                )
-            ],
-            "answers": [
-                "Order {order_id} is now {r.status}. The refund of {r.payment_history.1.amount} dollars goes back to "
-                "{r.payment_history.1.payment_method_id}; card refunds take 5-7 business days.",
-                "Done: {order_id} is cancelled (reason: {r.cancel_reason}), and {r.payment_history.1.amount} "
-                "dollars will be refunded to {r.payment_history.1.payment_method_id}.",
-            ],
-        },
-        "modify_pending_order_address": {
-            "goals": [
-                "I just moved. Could you ship order {order_id} to my new address instead?",
-                "Order {order_id} is going to my old place. Please change the shipping address to {address}.",
-                "Can you update where {order_id} is delivered? New address: {address}.",
-            ],
-            "values": {"order_id": shop.pending, "address": ADDRESSES},
-            "ask": {"address": "Sure. What's the full new address, with the ZIP code?"},
-            "say": {"address": ["{value}.", "Please use {value}."]},
-            "results": [shop.order(address="{address}")],
-            "answers": [
-                "Order {order_id} will now ship to {r.address.address1}, {r.address.city}, {r.address.state} "
-                "{r.address.zip}. It's still {r.status}.",
-                "Updated: {order_id} goes to {r.address.address1} in {r.address.city} ({r.address.zip}).",
-            ],
-        },
+            {
+                "to": "modify_user_address",
+                "param": "user_id",
+                "path": "user_id",
+                "goals": [
+                    "My account email is {email}. I've moved: please make {address} my default address.",
+                    "This is {email}. Could you update my address on file to {address}?",
+                ],
+            },
+        ],
     }
 
 
-def _pending_items_and_payment(shop: Shop) -> dict[str, Any]:
-    """A pending order's items swapped, or its payment changed."""
+def _find_user_id_by_name_zip(shop: Shop) -> dict[str, Any]:
+    """The customer found by name and ZIP code, when they do not know their email."""
     return {
-        "modify_pending_order_items": {
-            "goals": [
-                "In order {order_id}, please swap item {item_ids} for item {new_item_ids}, and use "
-                "{payment_method_id} for any difference.",
-                "I picked the wrong option in {order_id}. Can you change {item_ids} to {new_item_ids}? "
-                "Charge or refund {payment_method_id}.",
-                "Before order {order_id} ships, I'd like {new_item_ids} instead of {item_ids}; settle the price "
-                "difference with {payment_method_id}.",
-            ],
-            "cases": shop.pending_swaps,
-            "results": [
-                shop.order(
-                    status="pending (item modified)",
-                    items=[
-                        {
-                            "name": "{pick:" + shop.product_names + "}",
-                            "product_id": "{id:##########}",
+        "goals": [
+            "I can't remember which email I used. I'm {first_name} {last_name} and my ZIP code is {zip}.",
+            "This is {first_name} {last_name}, ZIP {zip}. I need help with an order.",
+            "Hi, {first_name} {last_name} here. I lost access to my old email; my ZIP is {zip}.",
+        ],
+        "cases": [{"first_name": u["first_name"], "last_name": u["last_name"], "zip": u["zip"]} for u in shop.users],
+        "ask": {"zip": "Thanks. And what's the ZIP code of your default address?"},
+        "say": {"zip": ["{value}.", "It's {value}."]},
+        "results": shop.found,
+        "answers": [
+            "Thank you, {first_name}. I found your account ({r.user_id}). What can I do for you?",
+            "Got it: you're verified as {r.user_id}. What do you need help with?",
+        ],
+        "feeds": [
+            {
+                "to": "get_user_details",
+                "param": "user_id",
+                "path": "user_id",
+                "goals": [
+                    "I'm {first_name} {last_name}, ZIP {zip}. How much is left on my gift card?",
+                    "{first_name} {last_name} here, ZIP code {zip}. Which orders do I have with you?",
+                ],
+            }
+        ],
+    }
+
+
+def _get_user_details(shop: Shop) -> dict[str, Any]:
+    """A customer's account: payment methods, default address and orders."""
+    return {
+        "goals": [
+            "My user id is {user_id}. Which payment methods do I have on file?",
+            "Can you check how much is left on my gift card? My account is {user_id}.",
+            "What address do you have for me? The account id is {user_id}.",
+            "I want to see all the orders on my account, {user_id}.",
+        ],
+        "values": {"user_id": [u["user_id"] for u in shop.users]},
+        "results": [shop.user_result],
+        "answers": [
+            "Your account {user_id} has {count:r.payment_methods} saved payment methods; the gift card "
+            "{r.payment_methods.1.payment_method_id} has {r.payment_methods.1.balance} dollars left. "
+            "You have {count:r.orders} orders, starting with {r.orders.0}.",
+            "On file: a {r.payment_methods.0.brand} card ending in {r.payment_methods.0.last_four} and a gift "
+            "card with {r.payment_methods.1.balance} dollars. Your default address is "
+            "{r.address.address1}, {r.address.city}, {r.address.state} {r.address.zip}.",
+        ],
+    }
+
+
+def _get_order_details(shop: Shop) -> dict[str, Any]:
+    """One order in any status: its items, address and payments."""
+    return {
+        "goals": [
+            "Where is my order {order_id}? It's been over a week.",
+            "Can you check the status of order {order_id} for me?",
+            "What exactly did I buy in order {order_id}, and how much did I pay?",
+            "Has order {order_id} shipped yet? I need it before the weekend.",
+            "I'd like to know which card I paid order {order_id} with.",
+        ],
+        "values": {"order_id": shop.by_status},
+        "ask": {"order_id": "Sure. What's the order number? It starts with #W."},
+        "say": {"order_id": ["It's {value}.", "{value}", "The order number is {value}."]},
+        "results": [shop.order(status="{pick:pending|processed|delivered}")],
+        "answers": [
+            "Order {order_id} is {r.status}. It has {count:r.items} item(s), starting with the "
+            "{r.items.0.name} ({r.items.0.price} dollars), and was paid with {r.payment_history.0.payment_method_id}.",  # noqa: E501
+            "Here's {order_id}: status {r.status}, shipping to {r.address.address1}, {r.address.city}. "
+            "The first item is a {r.items.0.name} at {r.items.0.price} dollars.",
+        ],
+        "feeds": [
+            {
+                "to": "get_product_details",
+                "param": "product_id",
+                "path": "items.0.product_id",
+                "goals": [
+                    "I have order {order_id} coming. Which other versions of the first item do you have?",
+                    "In order {order_id}, is the first item also sold in other colors or sizes?",
+                ],
+            }
+        ],
+    }
+
+
+def _get_product_details(shop: Shop) -> dict[str, Any]:
+    """A product's variants, the options an exchange or a swap chooses from."""
+    return {
+        "goals": [
+            "Which variants of product {product_id} are in stock?",
+            "What colors and sizes does product {product_id} come in, and at what prices?",
+            "Is product {product_id} available in another option? I'd like to swap mine.",
+        ],
+        "values": {"product_id": [p["product_id"] for p in shop.some_products]},
+        "results": [
+            {
+                "product_id": "{product_id}",
+                "name": "{pick:" + shop.product_names + "}",
+                "variants": [
+                    {
+                        "$repeat": "2-5",
+                        "$item": {
                             "item_id": "{id:##########}",
+                            "options": {"color": "{pick:black|white|blue|red|green}", "size": "{pick:S|M|L|XL}"},
                             "price": "{int:19-480}.{pick:00|49|99}",
-                            "options": {"color": "{pick:black|white|blue|red}", "size": "{pick:S|M|L|XL}"},
-                        }
-                    ],
-                )
-            ],
-            "answers": [
-                "Done: order {order_id} now has item {new_item_ids} instead of {item_ids}, and its status "
-                "is {r.status}. Any price difference was settled with {payment_method_id}.",
-                "Your order {order_id} is updated to item {new_item_ids}. Note that its items can't be changed again.",
-            ],
-        },
-        "modify_pending_order_payment": {
-            "goals": [
-                "Can I pay for order {order_id} with {payment_method_id} instead?",
-                "Please switch the payment on {order_id} to {payment_method_id}.",
-                "I'd rather use {payment_method_id} for order {order_id}. Can you change it?",
-            ],
-            "cases": shop.payment_changes,
-            "results": [
-                shop.order(
-                    payment_history=[
-                        {
-                            "transaction_type": "payment",
-                            "amount": "{int:40-900}.49",
-                            "payment_method_id": "credit_card_{id:#######}",
+                            "available": True,
                         },
-                        {
-                            "transaction_type": "payment",
-                            "amount": "{int:40-900}.49",
-                            "payment_method_id": "{payment_method_id}",
-                        },
-                        {
-                            "transaction_type": "refund",
-                            "amount": "{int:40-900}.49",
-                            "payment_method_id": "credit_card_{id:#######}",
-                        },
-                    ]
-                )
-            ],
-            "answers": [
-                "Order {order_id} is now paid with {payment_method_id} ({r.payment_history.1.amount} dollars); "
-                "the original payment is refunded.",
-                "Switched: {payment_method_id} was charged {r.payment_history.1.amount} dollars for {order_id}, "
-                "and {r.payment_history.2.payment_method_id} gets a refund.",
-            ],
-        },
+                    }
+                ],
+            }
+        ],
+        "answers": [
+            "The {r.name} comes in {count:r.variants} variants. For example item {r.variants.0.item_id} "
+            "({r.variants.0.options.color}, size {r.variants.0.options.size}) costs {r.variants.0.price} dollars.",
+            "Product {product_id} is the {r.name}: {count:r.variants} versions, such as "
+            "{r.variants.1.options.color} in {r.variants.1.options.size} for {r.variants.1.price} dollars.",
+        ],
     }
 
 
-def _delivered_changes(shop: Shop) -> dict[str, Any]:
-    """Returns and exchanges of a delivered order, and the account's default address."""
+def _list_all_product_types(shop: Shop) -> dict[str, Any]:
+    """The whole catalog, one product id per type."""
     return {
-        "return_delivered_order_items": {
-            "goals": [
-                "I'd like to return item {item_ids} from order {order_id}; refund it to {payment_method_id}.",
-                "The item {item_ids} in {order_id} doesn't fit. Can I send it back? Refund to {payment_method_id}, please.",  # noqa: E501
-                "Please start a return for {item_ids} from my order {order_id}, money back to {payment_method_id}.",
-            ],
-            "cases": shop.returns,
-            "results": [
-                shop.order(
-                    status="return requested",
-                    return_request={
-                        "item_ids": "{item_ids}",
-                        "payment_method_id": "{payment_method_id}",
-                        "refund_amount": "{int:19-480}.{pick:00|49|99}",
-                    },
-                )
-            ],
-            "answers": [
-                "Your return for order {order_id} is requested. {r.return_request.refund_amount} dollars go back "
-                "to {r.return_request.payment_method_id}, and you'll get an email on how to send the item back.",
-                "Done: order {order_id} is now '{r.status}', with a refund of {r.return_request.refund_amount} "
-                "dollars to {payment_method_id}.",
-            ],
-        },
-        "exchange_delivered_order_items": {
-            "goals": [
-                "Can I exchange item {item_ids} from order {order_id} for item {new_item_ids}? Use "
-                "{payment_method_id} for any difference.",
-                "The {item_ids} I got in {order_id} is the wrong option; I'd like {new_item_ids} instead, "
-                "difference on {payment_method_id}.",
-                "Please exchange {item_ids} in my delivered order {order_id} for {new_item_ids}, settling with "
-                "{payment_method_id}.",
-            ],
-            "cases": shop.delivered_swaps,
-            "results": [
-                shop.order(
-                    status="exchange requested",
-                    exchange_request={
-                        "item_ids": "{item_ids}",
-                        "new_item_ids": "{new_item_ids}",
-                        "payment_method_id": "{payment_method_id}",
-                        "price_difference": "{int:-40-60}.{pick:00|50}",
-                    },
-                )
-            ],
-            "answers": [
-                "Your exchange for order {order_id} is requested: {item_ids} for {new_item_ids}. The price "
-                "difference of {r.exchange_request.price_difference} dollars is settled with {payment_method_id}.",
-                "Done: order {order_id} is now '{r.status}'. You'll get an email with return instructions "
-                "for {item_ids}.",
-            ],
-        },
-        "modify_user_address": {
-            "goals": [
-                "I've moved. Please update the default address on my account {user_id} to {address}.",
-                "Can you change my account address? My user id is {user_id} and the new address is {address}.",
-                "My account {user_id} still has my old address. Could you update it?",
-            ],
-            "values": {"user_id": [u["user_id"] for u in shop.users], "address": ADDRESSES},
-            "ask": {"address": "Of course. What's the new address, including the ZIP code?"},
-            "say": {"address": ["{value}.", "It's {value}."]},
-            "results": [{**shop.user_result, "address": "{address}"}],
-            "answers": [
-                "Your default address is now {r.address.address1}, {r.address.city}, {r.address.state} "
-                "{r.address.zip}. Orders already placed keep their address.",
-                "Updated: account {user_id} now lives at {r.address.address1} in {r.address.city} ({r.address.zip}).",
-            ],
-        },
+        "goals": [
+            "What kinds of products do you sell?",
+            "Do you carry anything for the kitchen? What's in the catalog?",
+            "I'm shopping for a gift. Which product types do you have?",
+        ],
+        "results": [{"product_types": shop.type_list}],
+        "answers": [
+            "We carry {count:r.product_types} product types, from {r.product_types.0.name} and "
+            "{r.product_types.1.name} to {r.product_types.49.name}.",
+            "The catalog has {count:r.product_types} kinds of products, including {r.product_types.10.name}, "
+            "{r.product_types.20.name} and {r.product_types.30.name}.",
+        ],
+        "feeds": [
+            {
+                "to": "get_product_details",
+                "param": "product_id",
+                "path": "product_types.0.product_id",
+                "goals": ["Show me what you sell, then tell me the options for the first product on the list."],
+            }
+        ],
     }

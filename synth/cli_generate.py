@@ -1,0 +1,377 @@
+"""``synth generate``: its flags -> Settings -> the run (one process, one shard, or shards on Ray) -> the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from synth import cli_shards
+from synth.cli_common import exits_on_error, fail
+
+if TYPE_CHECKING:
+    from synth.config import Settings
+
+# Flags that become Settings fields of the same name as they are given.
+_AS_GIVEN = "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout".split()
+# Flags that override synth.toml's [llm] fields when given.
+_LLM_FLAGS = "model base_url api_key_env concurrency rpm tpm budget_usd".split()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(generate)
+
+
+def _flag(name: str, help: str) -> Any:
+    """An off-by-default switch."""
+    return typer.Option(False, name, help=help)
+
+
+def generate(
+    servers: Path | None = typer.Option(
+        None,
+        "--servers",
+        "-s",
+        help="Folder of server definitions (Smithery JSON/YAML, MCP tools/list, "
+        "OpenAI tools arrays), read recursively. Default: the registry shipped with synth.",
+    ),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Run folder. Default: outputs/<servers>-seed<S>-n<N>."),
+    n: int = typer.Option(
+        500, "--n", "-n", min=1, help="Conversations to aim for in total, spread over servers and tools."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Same registry + seed = byte-identical output."),
+    split: str = typer.Option(
+        "0.8,0.1,0.1", "--split", help="train,valid,test shares, by hash of the conversation id."
+    ),
+    max_tools: int = typer.Option(24, "--max-tools", min=1, help="Tools offered per conversation (used ones always)."),
+    backend: str | None = typer.Option(
+        None,
+        "--backend",
+        help="offline (no key, the default) or openai (any OpenAI-compatible endpoint; chosen "
+        "automatically when --base-url, OPENAI_BASE_URL or OPENAI_API_KEY is set).",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Model for every agent (per-role models: synth.toml)."
+    ),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."
+    ),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="Name of the environment variable holding the API key."
+    ),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", "-c", min=1, help="Requests in flight (cut on 429s)."
+    ),
+    rpm: int | None = typer.Option(None, "--rpm", min=1, help="Requests per minute at most."),
+    tpm: int | None = typer.Option(None, "--tpm", min=1, help="Tokens per minute at most."),
+    budget_usd: float | None = typer.Option(
+        None, "--budget-usd", min=0, help="Start no new work once this much is spent."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, tokens and cost; call nothing."),
+    resume: bool = _flag(
+        "--resume",
+        "Finish the interrupted run in --out (same flags): the "
+        "LLM path answers what was already asked from its cache; offline runs are made again.",
+    ),
+    overwrite: bool = _flag(
+        "--overwrite",
+        "Replace a different run already in --out "
+        "(other seed, registry or flags); without it such a folder is refused.",
+    ),
+    max_reject: float | None = typer.Option(
+        None,
+        "--max-reject",
+        min=0.0,
+        max=1.0,
+        help="Exit 1 when more than this share of scenarios is rejected (a run with none accepted always exits 1).",
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="synth.toml with \\[llm], \\[roles.<role>] and \\[prices]. Default: ./synth.toml when it exists.",
+    ),
+    audit: float = typer.Option(
+        0.02,
+        "--audit",
+        min=0.0,
+        max=1.0,
+        help="Share of accepted items sent to "
+        "review_queue.jsonl at random for a person to check (besides the reviewer's doubts).",
+    ),
+    review_below: float = typer.Option(
+        0.7,
+        "--review-below",
+        min=0.0,
+        max=1.0,
+        help="Queue items the reviewer model accepted with less confidence than this.",
+    ),
+    execute: str = typer.Option(
+        "simulated",
+        "--execute",
+        help="Where tool results come from: simulated (server "
+        "packs, schema simulator) or live (the real server of every entry with a connection).",
+    ),
+    allow_exec: bool = _flag(
+        "--allow-exec",
+        "With --execute live: allow starting the commands and "
+        "contacting the URLs that registry entries name. Never implied.",
+    ),
+    connect_timeout: float = typer.Option(
+        20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server."
+    ),
+    call_timeout: float = typer.Option(30.0, "--call-timeout", min=0.1, help="Seconds to wait for one live tool call."),
+    outputs: str = typer.Option(
+        ",".join(("train", "valid", "eval", "scored", "teval", "tasks")),
+        "--outputs",
+        help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
+        "valid (chat fine-tuning), eval (eval items), scored (labelled calls), teval (T-Eval "
+        "subsets), tasks. Default: all; each is stored compactly (gzip, tool lists once).",
+    ),
+    shards: int | None = typer.Option(
+        None,
+        "--shards",
+        min=1,
+        help="Make the run in N slices by scenario index "
+        "(with --shard I, or --ray); synth merge makes them the single run, byte for byte.",
+    ),
+    shard: int | None = typer.Option(None, "--shard", min=0, help="Which slice this process makes (0 to N-1)."),
+    shard_quota: int | None = typer.Option(
+        None,
+        "--shard-quota",
+        min=1,
+        help="Conversations a shard makes before it "
+        "stops (default: n/N plus a small margin); synth merge says when one needs more.",
+    ),
+    ray: bool = _flag(
+        "--ray",
+        "Run the --shards N (default 2) as Ray tasks and merge them into --out "
+        "(pip install 'synth[ray]'; a local Ray unless --ray-address).",
+    ),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="An existing Ray cluster (implies --ray)."),
+) -> None:
+    """Generate conversations, an eval set and scored calls from a registry."""
+    flags = dict(locals())
+    with exits_on_error():
+        settings = _settings(flags)
+        _check_prices(settings)
+        if dry_run:
+            _print_estimate(settings)
+            return
+        manifest: dict | None
+        if shards is None and shard is None and not (ray or ray_address):
+            manifest = _run_here(settings, resume, overwrite)
+        else:
+            manifest = cli_shards.sharded(
+                settings, shards, shard, ray, ray_address, shard_quota, overwrite, _run_with_progress
+            )
+    if manifest is not None:  # None: one shard, nothing to summarise until the merge
+        _summarise(manifest, settings.out, max_reject)
+
+
+def _settings(flags: dict[str, Any]) -> Settings:
+    """The run's settings: the flags over synth.toml over the defaults."""
+    from synth.config import Settings, parse_outputs, parse_split
+    from synth.errors import ConfigError
+
+    servers = flags["servers"] or _default_servers()
+    fields = _fields(flags)
+    backend = flags["backend"] or _backend(fields)
+    out = flags["out"] or Path("outputs") / _default_name(servers, flags)
+    if flags["execute"] not in ("simulated", "live"):
+        raise ConfigError(f"--execute {flags['execute']!r}: use simulated (the default) or live")
+    return Settings(
+        servers=servers,
+        out=out,
+        split=parse_split(flags["split"]),
+        backend=backend,
+        outputs=parse_outputs(flags["outputs"]),
+        **{key: flags[key] for key in _AS_GIVEN},
+        **fields,
+    )
+
+
+def _default_servers() -> Path:
+    from synth.templates import shipped
+
+    return shipped("default_registry", "registry")
+
+
+def _fields(flags: dict[str, Any]) -> dict[str, Any]:
+    """synth.toml's fields (--config, else ./synth.toml when it exists), with the LLM flags given over them."""
+    import os
+
+    from synth.config import read_toml
+
+    config = flags["config"] or (Path("synth.toml") if Path("synth.toml").is_file() else None)
+    fields = read_toml(config) if config else {}
+    given = {key: flags[key] for key in _LLM_FLAGS} | {
+        "base_url": flags["base_url"] or os.environ.get("OPENAI_BASE_URL")
+    }
+    fields.update({k: v for k, v in given.items() if v is not None})
+    return fields
+
+
+def _backend(fields: dict[str, Any]) -> str:
+    """openai when an endpoint, a key or a model is named anywhere; offline otherwise."""
+    import os
+
+    wants_llm = fields.get("base_url") or os.environ.get(fields.get("api_key_env", "OPENAI_API_KEY"))
+    return "openai" if wants_llm or "model" in fields else "offline"
+
+
+def _default_name(servers: Path, flags: dict[str, Any]) -> str:
+    """outputs/<servers>-seed<S>-n<N>[-shard<I>of<N>]: the registry folder's name, 'registry' for the shipped one."""
+    name = servers.resolve().name or "registry"
+    if name == "default_registry":
+        name = "registry"
+    shard, shards = flags["shard"], flags["shards"]
+    return f"{name}-seed{flags['seed']}-n{flags['n']}{'' if shard is None else f'-shard{shard}of{shards}'}"
+
+
+def _check_prices(settings: Settings) -> None:
+    """A model without a price counts as $0: refused with a budget (it could never stop the run), warned of
+    otherwise."""
+    from synth.errors import ConfigError
+
+    unpriced = settings.unpriced()
+    if unpriced and settings.budget_usd is not None:
+        raise ConfigError(
+            f"--budget-usd needs a price for {', '.join(unpriced)}: without one its cost reads as $0 and "
+            "the budget never stops the run; add it to synth.toml as [prices] "
+            f'"{unpriced[0]}" = [input, output] (USD per million tokens)'
+        )
+    if unpriced:
+        typer.echo(
+            f"warning: no price known for {', '.join(unpriced)}; its cost is counted as $0 (add [prices] to "
+            "synth.toml to count it)",
+            err=True,
+        )
+
+
+def _run_here(settings: Settings, resume: bool, overwrite: bool) -> dict:
+    """The whole run in this process, holding the run folder; an error once it started says how to finish it."""
+    from synth.errors import SynthError
+    from synth.export.card import write_card
+    from synth.rundir import RunLock, claim
+
+    started = False
+    try:
+        with RunLock(settings.out):  # one writer per run folder, from the check below to the card
+            claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
+            started = True
+            manifest = _run_with_progress(settings)
+            write_card(settings.out)  # the dataset card (README.md) and its plots
+    except SynthError as exc:
+        fail(str(exc) + (_unfinished(settings.out) if started else ""), exc.exit_code)
+    return manifest
+
+
+def _summarise(manifest: dict, out: Path, max_reject: float | None) -> None:
+    """The run's summary table; exit 1 when too much was rejected (or nothing accepted)."""
+    from synth.summary import print_summary, verdict
+
+    print_summary(manifest, out)
+    problem = verdict(manifest, max_reject)
+    if problem:
+        fail(problem, 1)
+
+
+def _unfinished(out: Path) -> str:
+    """What to do about a run that stopped part way, for the error line (empty when it finished)."""
+    from synth.errors import SynthError
+    from synth.rundir import COMPLETE, RunDir, resume_command
+
+    try:
+        manifest = RunDir(out).manifest()
+    except SynthError:  # no manifest, or an unreadable one: nothing to add
+        return ""
+    if manifest.get("status", COMPLETE) == COMPLETE:
+        return ""
+    return f". The run in {out} stopped part way; once that is fixed, finish it with: {resume_command(manifest)}"
+
+
+def _print_estimate(settings: Settings) -> None:
+    """--dry-run: the calls, tokens and cost the run would take, by role; nothing is sent."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from synth.agents.estimate import estimate
+
+    report = estimate(settings)
+
+    table = Table(title=f"dry run: {report['scenarios']} scenarios (no request sent)", header_style="bold")
+    for column in ("role", "model", "calls", "prompt tokens", "completion tokens", "usd"):
+        table.add_column(column, justify="left" if column in ("role", "model") else "right")
+    for row in report["roles"]:
+        table.add_row(
+            row["role"],
+            row["model"],
+            str(row["calls"]),
+            str(row["prompt_tokens"]),
+            str(row["completion_tokens"]),
+            f"{row['usd']:.4f}",
+        )
+    Console().print(table)
+    Console().print(
+        f"total: {report['calls']} calls, about {report['prompt_tokens'] + report['completion_tokens']:,} tokens, "
+        f"about ${report['usd']:.2f} (prices per million tokens: synth.config.PRICES, extend with \\[prices] in synth.toml)"  # noqa: E501
+    )
+    if report.get("max_scenarios", 0) > report["scenarios"]:
+        Console().print(
+            f"estimated for {report['scenarios']} scenarios (n plus 10% for the ones the gates, reviewer and dedup "
+            f"turn away); a run that turns away many starts up to {report['max_scenarios']} (at most 2n + 20, "
+            f"and up to {report['max_scenarios'] - report['scenarios']} more in flight when it stops), "
+            f"which would cost about ${report['usd_max']:.2f}",
+            highlight=False,
+        )
+
+
+def _run_with_progress(settings, shard=None):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from synth.pipeline import generate as run
+
+    if shard is not None:  # (N, I, quota): one shard of the run (synth.shards)
+        from synth.shards import run_shard as run_one
+
+        run = lambda settings, progress, backends: run_one(settings, *shard, backends)  # type: ignore[misc] # noqa: E731
+
+    backends = None
+    if settings.backend != "offline":
+        from synth.llm.factory import open_backends
+
+        backends = open_backends(settings)
+
+    columns = (
+        TextColumn("[bold]generating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("accepted,"),
+        TextColumn("{task.fields[tried]} tried"),
+        TimeElapsedColumn(),
+    )
+    try:
+        with Progress(*columns, transient=True) as bar:
+            task = bar.add_task("generate", total=settings.n, tried=0)
+            return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
+    finally:
+        if backends is not None:
+            _record_requests(settings.out, backends)
+
+
+def _record_requests(out: Path, backends: dict) -> None:
+    """Append this process's request counters to requests.json (a resumed run adds one entry per process)."""
+    from synth.errors import SynthError
+    from synth.llm.base import request_report
+    from synth.rundir import REQUESTS, RunDir, command_line, read_json, write_json
+
+    report = request_report(backends)
+    if report is None or not RunDir(out).path.is_dir():
+        return
+    path = out / REQUESTS
+    try:
+        earlier = read_json(path, "requests file") if path.exists() else []
+    except SynthError:
+        earlier = []
+    write_json(path, [*(earlier if isinstance(earlier, list) else []), {"command": command_line(), **report}])
