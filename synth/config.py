@@ -28,10 +28,10 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-ENDPOINT_TYPES = (
-    "openai",
-    "local",
-)  # synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...)
+# synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...); "offline" only for the
+# tool role of an LLM run: its results come from the server packs and the schema simulator, not a model
+ENDPOINT_TYPES = ("openai", "local", "offline")
+OFFLINE_ROLES = ("tool",)  # the roles an LLM run can leave to the offline author
 TOKEN_PARAMS = ("auto", "max_tokens", "max_completion_tokens")
 
 
@@ -44,7 +44,7 @@ class Endpoint(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
-    backend: Literal["openai", "local"] | None = None  # the endpoint's type (ENDPOINT_TYPES)
+    backend: Literal["openai", "local", "offline"] | None = None  # the endpoint's type (ENDPOINT_TYPES)
     concurrency: int | None = Field(None, ge=1)  # this endpoint's own request slots
     max_tokens: int | None = Field(None, ge=1)  # the answer's length limit (reasoning included, on reasoning models)
     # how the limit is sent: "auto" sends max_completion_tokens to reasoning models (o1, o3, o4, gpt-5 names)

@@ -26,13 +26,14 @@ from synth.export.rows import conversation_rows
 from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
-from synth.offline.author import OfflineAuthor
+from synth.offline.author import OfflineAuthor, offline_runtime
 from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs, usable_packs
 from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
 from synth.rundir import FILES, RunDir, file_facts
+from synth.runtime.base import ToolRuntime
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
 
@@ -150,6 +151,7 @@ def generate(
             settings.models(),
             settings.seed,
             pool,
+            _offline_tools(settings, planner, packs) if settings.endpoint("tool").backend == "offline" else None,
         )
     items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)  # type: ignore[arg-type, assignment]
     try:
@@ -161,6 +163,12 @@ def generate(
             items.close()
         if pool is not None:
             pool.close()
+
+
+def _offline_tools(settings: Settings, planner: Planner, packs: Packs) -> Callable[[Scenario], ToolRuntime]:
+    """The tool role of an LLM run left offline: each scenario's results from its server's pack and the
+    schema simulator (synth.offline.author.offline_runtime), no model asked."""
+    return lambda sc: offline_runtime(sc, packs.by_server.get(sc.server), planner.topics[sc.server], settings.seed)
 
 
 def _offer(settings: Settings, servers: dict[str, ServerSpec]) -> Callable[[Scenario], tuple[str, ...]]:

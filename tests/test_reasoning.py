@@ -6,6 +6,8 @@ endpoints of different types."""
 from __future__ import annotations
 
 import asyncio
+import gzip
+import json
 import re
 from pathlib import Path
 
@@ -183,3 +185,48 @@ def test_the_readme_example_of_an_endpoint_per_role_parses(tmp_path):
     )
     assert (plan.backend, plan.model, plan.base_url) == ("openai", "o4-mini", None)
     assert settings.unpriced() == []  # o4-mini is priced; the local model costs nothing
+
+
+def test_the_tool_role_can_be_offline_in_an_llm_run(tmp_path):
+    """[roles.tool] backend = "offline": the model writes the dialogue, tool results come from the server
+    packs and the schema simulator; no request of the tool role reaches the endpoint, and the run is
+    the same bytes twice."""
+    toml = tmp_path / "synth.toml"
+    toml.write_text('[roles.tool]\nbackend = "offline"\n')
+    runs = []
+    with OpenAIServer(respond) as hosted:
+        for name in ("a", "b"):
+            settings = Settings(
+                servers=REGISTRY,
+                out=tmp_path / name,
+                n=6,
+                seed=5,
+                backend="openai",
+                base_url=hosted.base_url,
+                api_key_env="SYNTH_NO_SUCH_KEY",
+                concurrency=4,
+                **read_toml(toml),
+            )
+            manifest = generate(settings, backends=open_backends(settings))
+            runs.append(manifest)
+            assert manifest["funnel"]["accepted"] == 6
+    roles = {role_of(r.json) for r in hosted.requests}
+    assert "tool" not in roles and {"query", "plan", "executor"} <= roles
+    convs = [json.loads(line) for line in gzip.open(tmp_path / "a" / "conversations.jsonl.gz", "rt")]
+    sources = {m.get("source") for c in convs for m in c["messages"] if m["role"] == "tool"}
+    assert sources and sources <= {"pack", "simulated"}, sources
+    assert not any(k.startswith("tool:") for k in runs[0]["tokens"])  # no tokens spent on tool results
+    same = [p.name for p in (tmp_path / "a").iterdir() if p.suffix == ".gz"]
+    assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in same)
+
+
+def test_only_the_tool_role_can_be_offline_in_an_llm_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    toml = tmp_path / "synth.toml"
+    toml.write_text('[roles.plan]\nbackend = "offline"\n')
+    settings = Settings(servers=REGISTRY, out=tmp_path / "run", backend="openai", **read_toml(toml))
+    with pytest.raises(ConfigError) as caught:
+        open_backends(settings)
+    assert (
+        "roles.plan" in str(caught.value) and "tool" in str(caught.value) and "--backend offline" in str(caught.value)
+    )

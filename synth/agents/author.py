@@ -21,6 +21,7 @@ from synth.export.chat import ToolNames
 from synth.live.pool import Pool
 from synth.llm.base import ChatResponse
 from synth.records import Scenario, ServerSpec, StageFailure, Written
+from synth.runtime.base import ToolRuntime
 
 
 class Author(Protocol):
@@ -52,9 +53,12 @@ class LLMAuthor:
         models: dict[str, str],
         seed: int,
         pool: Pool | None = None,
+        tool_runtime: Callable[[Scenario], ToolRuntime] | None = None,
     ):
         self.servers, self.offer, self.backends = servers, offer, backends
-        self.agents = Agents(backends=backends, models=models, seed=seed, names=names, pool=pool)
+        self.agents = Agents(
+            backends=backends, models=models, seed=seed, names=names, pool=pool, tool_runtime=tool_runtime
+        )
 
     async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
         return await write(scenario, self.servers[scenario.server], self.offer(scenario), self.agents, spent)

@@ -61,6 +61,8 @@ def estimate(settings: Settings) -> dict[str, Any]:
                 prompt[role] += n * sizes[role]
     rows: list[dict[str, Any]] = []
     for role in ROLES:
+        if settings.endpoint(role).backend == "offline":  # answered offline: no call, no tokens
+            calls[role] = prompt[role] = 0
         completion = calls[role] * COMPLETION_TOKENS[role]
         price_in, price_out = settings.prices.get(models[role], (0.0, 0.0))
         rows.append(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +55,8 @@ class Agents:
     seed: int
     names: ToolNames
     pool: Pool | None = None  # live servers (--execute live): entries with a connection are called for real
+    # the tool role left to the offline author ([roles.tool] backend = "offline"): a scenario's runtime
+    tool_runtime: Callable[[Scenario], ToolRuntime] | None = None
 
     def backend(self, role: str) -> ChatBackend:
         return self.backends[role]
@@ -215,7 +218,8 @@ async def _converse(
 ) -> list[Message] | StageFailure:
     """The executor talks to the user simulator and calls tools until it gives a final answer.
 
-    Tools answer through the LLM tool role, or, on a live run, through the entry's real server.
+    Tools answer through the LLM tool role, or the offline runtime when that role is offline, or, on a
+    live run, through the entry's real server.
     """
     agents, server = ep.agents, ep.server
     live = LiveRuntime(agents.pool, server) if agents.pool is not None and server.connection is not None else None
@@ -236,8 +240,10 @@ async def _talk(
     note = roles.plan_note(plan.steps)
     messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
     results: list[Any] = []
-    runtime: ToolRuntime = live or LLMToolRuntime(
-        ep.scenario, m["tool"], seed, lambda request, model, stage: ep.ask(request, model, stage)
+    runtime: ToolRuntime = live or (
+        ep.agents.tool_runtime(ep.scenario)
+        if ep.agents.tool_runtime is not None
+        else LLMToolRuntime(ep.scenario, m["tool"], seed, lambda request, model, stage: ep.ask(request, model, stage))
     )
     for _turn in range(MAX_TURNS):
         answer = await _executor_turn(ep, messages, note)

@@ -5,7 +5,8 @@ Types (``backend`` in [llm] or [roles.<role>] of synth.toml): ``openai``, any Op
 (a key from ``api_key_env``, unless ``base_url`` points at a server that needs none), and ``local``,
 a server you run (vLLM, Ollama, llama.cpp, LM Studio): ``base_url`` required, no key needed, and its
 models cost $0 unless [prices] names them. So the user simulator can run on a local vLLM while the
-planner asks a hosted reasoning model.
+planner asks a hosted reasoning model. ``offline`` is for the tool role only: its results come from
+the server packs and the schema simulator (the pipeline gives the agents that runtime), no model.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from synth.config import ROLES, Endpoint, Settings
+from synth.config import OFFLINE_ROLES, ROLES, Endpoint, Settings
 from synth.errors import BudgetError, ConfigError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.spend import Spend
@@ -85,7 +86,8 @@ BACKENDS: dict[str, Callable[[Settings, Endpoint], ChatBackend]] = {"openai": _o
 
 
 def open_backends(settings: Settings) -> dict[str, Any]:
-    """role -> backend. Roles that share an endpoint share one client; every role shares the cache."""
+    """role -> backend. Roles that share an endpoint share one client; every role shares the cache.
+    A role whose backend is ``offline`` (the tool role: see OFFLINE_ROLES) has none."""
     from synth.llm.cache import CachedBackend
 
     if settings.backend not in BACKENDS:
@@ -96,6 +98,14 @@ def open_backends(settings: Settings) -> dict[str, Any]:
     out = {}
     for role in ROLES:
         endpoint = settings.endpoint(role).model_copy(update={"model": None})  # models share a client
+        if endpoint.backend == "offline":
+            if role not in OFFLINE_ROLES:
+                raise ConfigError(
+                    f'[roles.{role}] backend = "offline": in an LLM run only {", ".join(OFFLINE_ROLES)} can be '
+                    "offline (results from server packs and the simulator); for a run with no model at all, "
+                    "use --backend offline"
+                )
+            continue
         if endpoint not in clients:
             make = BACKENDS[endpoint.backend or settings.backend]
             clients[endpoint] = CachedBackend(

@@ -19,6 +19,7 @@ from synth.offline.values import Context
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
 from synth.records import Scenario, ServerSpec, StageFailure, Written
+from synth.runtime.base import ToolRuntime
 from synth.runtime.pack import PackRuntime
 from synth.stages import gates
 
@@ -68,6 +69,15 @@ def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) ->
     return shops[seed]
 
 
+def offline_runtime(scenario: Scenario, pack: Pack | None, topic: str, seed: int) -> ToolRuntime:
+    """Tool results with no model and no server: the pack's templates for the tools it has an entry for,
+    the schema simulator for the rest. The offline author's runtime, and an LLM run's tool role when
+    synth.toml sets it offline ([roles.tool] backend = "offline")."""
+    rng = rng_for(seed, "runtime", scenario.id)
+    fallback = SimulatedRuntime(Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0]))
+    return fallback if pack is None else PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
+
+
 def written(
     scenario: Scenario,
     server: ServerSpec,
@@ -91,11 +101,7 @@ def written(
 
             query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
         elif pack is not None and scenario.turns is not None:
-            rng = rng_for(settings.seed, "runtime", scenario.id)
-            fallback = SimulatedRuntime(
-                Context(rng=rng, topic=planner.topics[server.id], city=rng.choice(vocab.CITIES)[0])
-            )
-            runtime = live or PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
+            runtime = live or offline_runtime(scenario, pack, planner.topics[server.id], settings.seed)
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
         else:
             query, plan, trajectory = write_fallback(scenario, server, planner.topics[server.id], settings.seed, live)
