@@ -68,3 +68,11 @@ class ParseError(SynthError):
 
 class HubError(SynthError):
     pass
+
+
+class LiveError(Exception):
+    """A server could not be reached or did not answer: one line a person can act on."""
+
+    def __init__(self, server: str, what: str, hint: str, reason: str = "live_error"):
+        super().__init__(f"{server}: {what} ({hint})")
+        self.server, self.what, self.hint, self.reason = server, what, hint, reason

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from synth.agents.writer import Agents, write
 from synth.export.chat import ToolNames
-from synth.live.pool import Pool
 from synth.llm.base import ChatResponse
 from synth.records import Scenario, ServerSpec, StageFailure, Written
 from synth.runtime.base import ToolRuntime
+
+if TYPE_CHECKING:  # the pool loads the MCP SDK: only runs that go live import it
+    from synth.live.pool import Pool
 
 
 class Author(Protocol):

@@ -12,15 +12,13 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from synth import templates
 from synth.agents import roles
 from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
-from synth.errors import BackendError, EndpointDown
+from synth.errors import BackendError, EndpointDown, LiveError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
-from synth.live.client import LiveError
-from synth.live.pool import Pool
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import ask
 from synth.llm.structured import failure_reason as _reason
@@ -40,8 +38,10 @@ from synth.records import (
     make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime
-from synth.runtime.live import LiveRuntime
 from synth.stages import gates
+
+if TYPE_CHECKING:  # the pool loads the MCP SDK: only runs that go live import it
+    from synth.live.pool import Pool
 
 MAX_TURNS = 16
 
@@ -222,7 +222,11 @@ async def _converse(
     live run, through the entry's real server.
     """
     agents, server = ep.agents, ep.server
-    live = LiveRuntime(agents.pool, server) if agents.pool is not None and server.connection is not None else None
+    live = None
+    if agents.pool is not None and server.connection is not None:
+        from synth.runtime.live import LiveRuntime  # the MCP SDK: loaded only by runs that go live
+
+        live = LiveRuntime(agents.pool, server)
     try:
         return await _talk(ep, request, details, plan, live)
     except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line

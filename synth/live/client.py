@@ -30,19 +30,12 @@ from mcp.client._memory import InMemoryTransport
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
+from synth.errors import LiveError  # noqa: F401  (defined with the other errors; raised here, imported from here)
 from synth.records import Connection
 
 CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 30.0
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-
-
-class LiveError(Exception):
-    """A server could not be reached or did not answer: one line a person can act on."""
-
-    def __init__(self, server: str, what: str, hint: str, reason: str = "live_error"):
-        super().__init__(f"{server}: {what} ({hint})")
-        self.server, self.what, self.hint, self.reason = server, what, hint, reason
 
 
 @dataclass(frozen=True)
