@@ -125,6 +125,7 @@ def _check_values(tool: ToolSpec, tp: ToolPack, problem) -> None:
         if not isinstance(schema, dict):
             continue
         closed = "enum" in schema or schema.get("type") == "boolean"
+        alone = {"type": "object", "properties": {param: schema}}  # one object: its validator is found by identity
         rng = random.Random(7)
         for _ in range(SAMPLES * 2):
             try:
@@ -137,7 +138,7 @@ def _check_values(tool: ToolSpec, tp: ToolPack, problem) -> None:
                     "values may use generators only ({int:..}, {fake:..}, ...); a literal brace cannot be written",
                 )
                 break
-            error = schema_error({"type": "object", "properties": {param: schema}}, {param: value})
+            error = schema_error(alone, {param: value})
             if error:
                 problem(
                     tool.name,
