@@ -30,6 +30,7 @@ from synth.config import Settings  # noqa: E402
 from synth.derive import derive  # noqa: E402
 from synth.export.audit import audit  # noqa: E402
 from synth.pipeline import generate  # noqa: E402
+from synth.rundir import lines, read_jsonl  # noqa: E402
 
 
 def plant(line: dict, rng: random.Random, share: float, counter: list[int]) -> dict:
@@ -65,8 +66,8 @@ def main() -> None:
         rng, planted = random.Random(args.seed), [0]
         source = out / "logs.jsonl"
         with open(source, "w", encoding="utf-8") as f:
-            for text in train.read_text(encoding="utf-8").splitlines():
-                f.write(json.dumps(plant(json.loads(text), rng, args.share, planted), separators=(",", ":")) + "\n")
+            for line in read_jsonl(train):  # the run's file (gzip, tool lists stored once) as plain JSONL
+                f.write(json.dumps(plant(line, rng, args.share, planted), separators=(",", ":")) + "\n")
         t1 = time.perf_counter()
         report = derive(source, out / "d", seed=args.seed)
         t2 = time.perf_counter()
@@ -76,7 +77,7 @@ def main() -> None:
         t4 = time.perf_counter()
         texts = source.read_text(encoding="utf-8").splitlines()
         exact = True
-        for raw in (out / "d" / "eval.jsonl").read_text(encoding="utf-8").splitlines():
+        for _, raw in lines(out / "d" / "eval.jsonl"):
             item = json.loads(raw)["item"]
             line = texts[item["metadata"]["line"] - 1]
             written = [json.dumps(m, separators=(",", ":")) for m in item["messages"]]  # as plant() wrote them
