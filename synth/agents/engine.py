@@ -38,6 +38,7 @@ from synth.errors import EndpointDown
 from synth.llm.base import PRIORITY, ChatResponse
 from synth.llm.spend import Spend
 from synth.records import Scenario, StageFailure, Written
+from synth.runtime.base import run_sync
 
 if TYPE_CHECKING:  # the protocol's module imports the agents, which load the live client
     from synth.agents.author import Author
@@ -210,14 +211,9 @@ class Scheduler:
 
 
 def _drive(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run a coroutine that never suspends to its end, in this thread, without an event loop."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError(
-        "an inline author awaited something; give it inline = False so the scheduler runs it on its loop"
+    """An inline author's coroutine run to its end in the consumer's thread (it never waits)."""
+    return run_sync(
+        coro, "an inline author awaited something; give it inline = False so the scheduler runs it on its loop"
     )
 
 

@@ -34,11 +34,14 @@ class ToolRuntime(Protocol):
     async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult: ...
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never really waits (an offline runtime) without an event loop."""
+def run_sync(
+    coro: Coroutine[Any, Any, T], why: str = "run_sync: the coroutine awaited real I/O; run it in an event loop instead"
+) -> T:
+    """Run a coroutine that never really waits (an offline runtime, the offline author) to its end, in
+    this thread, without an event loop; ``why`` is the error when it does wait after all."""
     try:
         coro.send(None)
     except StopIteration as done:
         return done.value
     coro.close()
-    raise RuntimeError("run_sync: the coroutine awaited real I/O; run it in an event loop instead")
+    raise RuntimeError(why)
