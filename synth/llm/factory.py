@@ -42,8 +42,6 @@ class Budgeted:
 
 
 def _openai(settings: Settings, endpoint: Endpoint) -> ChatBackend:
-    from synth.llm.openai_backend import OpenAIBackend
-
     env = endpoint.api_key_env or settings.api_key_env
     key = os.environ.get(env)
     if not key and not endpoint.base_url:
@@ -51,31 +49,29 @@ def _openai(settings: Settings, endpoint: Endpoint) -> ChatBackend:
             f"no API key: set {env} (or pass --api-key-env NAME of the variable that holds it), "
             "or point --base-url at an endpoint that needs none"
         )
-    return OpenAIBackend(
-        base_url=endpoint.base_url,
-        api_key=key or "unused",
-        concurrency=endpoint.concurrency or settings.concurrency,
-        rpm=settings.rpm,
-        tpm=settings.tpm,
-        timeout=settings.timeout,
-        max_tokens=endpoint.max_tokens,
-        token_param=endpoint.token_param or "auto",
-    )
+    return _client(settings, endpoint, key, paced=True)
 
 
 def _local(settings: Settings, endpoint: Endpoint) -> ChatBackend:
-    from synth.llm.openai_backend import OpenAIBackend
-
     if not endpoint.base_url:
         raise ConfigError(
             'a backend of type "local" needs base_url (in [llm] or its [roles.<role>] of synth.toml, or '
             '--base-url), e.g. base_url = "http://localhost:8000/v1" for vLLM'
         )
     key = os.environ.get(endpoint.api_key_env or "") or ""  # a local server may check a key; none is needed
+    return _client(settings, endpoint, key, paced=False)
+
+
+def _client(settings: Settings, endpoint: Endpoint, key: str | None, paced: bool) -> ChatBackend:
+    """An OpenAI-compatible client for ``endpoint``; ``paced``: the run's --rpm/--tpm apply (a hosted API)."""
+    from synth.llm.openai_backend import OpenAIBackend
+
     return OpenAIBackend(
         base_url=endpoint.base_url,
         api_key=key or "unused",
         concurrency=endpoint.concurrency or settings.concurrency,
+        rpm=settings.rpm if paced else None,
+        tpm=settings.tpm if paced else None,
         timeout=settings.timeout,
         max_tokens=endpoint.max_tokens,
         token_param=endpoint.token_param or "auto",
