@@ -123,6 +123,21 @@ def test_thinking_in_the_content_does_not_break_structured_answers():
     assert spent[0].reasoning == Reasoning().thought and not spent[0].content.startswith("<think>")
 
 
+def _llm_settings(out: Path, base_url: str, toml: Path, seed: int) -> Settings:
+    """Six conversations of an LLM run against ``base_url`` (no key needed), with ``toml``'s roles."""
+    return Settings(
+        servers=REGISTRY,
+        out=out,
+        n=6,
+        seed=seed,
+        backend="openai",
+        base_url=base_url,
+        api_key_env="SYNTH_NO_SUCH_KEY",
+        concurrency=4,
+        **read_toml(toml),
+    )
+
+
 def test_a_role_can_use_another_endpoint_of_another_type(tmp_path):
     """The user simulator on a "local" server (no key, no price), every other role on a hosted reasoning model."""
     toml = tmp_path / "synth.toml"
@@ -131,17 +146,7 @@ def test_a_role_can_use_another_endpoint_of_another_type(tmp_path):
             f'[llm]\nmodel = "o4-mini"\nmax_tokens = 2000\n\n[roles.user]\nbackend = "local"\n'
             f'base_url = "{local.base_url}"\nmodel = "qwen3-8b"\nconcurrency = 2\n'
         )
-        settings = Settings(
-            servers=REGISTRY,
-            out=tmp_path / "run",
-            n=6,
-            seed=3,
-            backend="openai",
-            base_url=hosted.base_url,
-            api_key_env="SYNTH_NO_SUCH_KEY",
-            concurrency=4,
-            **read_toml(toml),
-        )
+        settings = _llm_settings(tmp_path / "run", hosted.base_url, toml, seed=3)
         assert settings.unpriced() == []  # o4-mini has a price; the local model is $0 without one
         manifest = generate(settings, backends=open_backends(settings))
     assert manifest["funnel"]["accepted"] == 6
@@ -196,17 +201,7 @@ def test_the_tool_role_can_be_offline_in_an_llm_run(tmp_path):
     runs = []
     with OpenAIServer(respond) as hosted:
         for name in ("a", "b"):
-            settings = Settings(
-                servers=REGISTRY,
-                out=tmp_path / name,
-                n=6,
-                seed=5,
-                backend="openai",
-                base_url=hosted.base_url,
-                api_key_env="SYNTH_NO_SUCH_KEY",
-                concurrency=4,
-                **read_toml(toml),
-            )
+            settings = _llm_settings(tmp_path / name, hosted.base_url, toml, seed=5)
             manifest = generate(settings, backends=open_backends(settings))
             runs.append(manifest)
             assert manifest["funnel"]["accepted"] == 6
