@@ -139,6 +139,7 @@ def scenario_numbers(folder: Path, n: int) -> dict:
     import shutil
 
     from synth.config import Settings
+    from synth.export.store_replay import WRITES
     from synth.pipeline import generate
     from synth.rundir import read_jsonl
 
@@ -150,20 +151,11 @@ def scenario_numbers(folder: Path, n: int) -> dict:
     start = time.perf_counter()
     manifest = generate(Settings(servers=reg, out=folder / "run", n=n, seed=0, execute="live", allow_exec=True))
     took = time.perf_counter() - start
-    writes = (
-        "cancel_pending_order",
-        "modify_pending_order_address",
-        "modify_pending_order_items",
-        "modify_pending_order_payment",
-        "return_delivered_order_items",
-        "exchange_delivered_order_items",
-        "modify_user_address",
-    )
     ok = 0
     for conv in read_jsonl(folder / "run" / "conversations.jsonl"):
         results = {m["tool_call_id"]: m["content"] for m in conv["messages"] if m["role"] == "tool"}
         ok += any(
-            c["name"] in writes and not results[c["id"]].startswith("Error")
+            c["name"] in WRITES and not results[c["id"]].startswith("Error")
             for m in conv["messages"]
             for c in m.get("tool_calls", [])
         )

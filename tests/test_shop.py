@@ -10,20 +10,11 @@ import anyio
 import pytest
 
 from synth.config import Settings
+from synth.export.store_replay import WRITES  # the store's writes (tests/test_store.py checks the tool list)
 from synth.live.client import Limits, connect, result_text
 from synth.pipeline import generate
 from synth.records import Connection
 from synth.rundir import read_jsonl, stored
-
-WRITES = {
-    "cancel_pending_order",
-    "modify_pending_order_address",
-    "modify_pending_order_items",
-    "modify_pending_order_payment",
-    "return_delivered_order_items",
-    "exchange_delivered_order_items",
-    "modify_user_address",
-}
 
 
 @pytest.fixture(scope="module")
