@@ -273,33 +273,7 @@ def _generate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
             "entropy_bits": round(n * 6.1, 1),
         }
     if w & {"mnemonic", "seed", "passphrase"}:
-        pool = (
-            "abandon",
-            "ability",
-            "able",
-            "about",
-            "above",
-            "absent",
-            "absorb",
-            "abstract",
-            "absurd",
-            "abuse",
-            "access",
-            "accident",
-            "account",
-            "accuse",
-            "achieve",
-            "acid",
-            "acoustic",
-            "acquire",
-            "across",
-            "act",
-            "action",
-            "actor",
-            "actress",
-            "actual",
-        )
-        return {"mnemonic": " ".join(rng.choice(pool) for _ in range(12)), "words": 12}
+        return {"mnemonic": " ".join(rng.choice(vocab.BIP39_WORDS) for _ in range(12)), "words": 12}
     if w & {"uuid", "guid"}:
         return {"uuid": str(fake.uuid4())}
     if w & {"qr", "qrcode", "barcode"}:
