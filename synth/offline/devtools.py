@@ -10,8 +10,8 @@ import operator
 import re
 from typing import Any
 
-from synth.offline import content, vocab
 from synth.offline import entities as E
+from synth.offline import judgements, vocab
 from synth.offline.texts import FILE_TEXT, URL_TITLES, page_text
 from synth.offline.values import Context, seed_faker, words
 from synth.records import ToolSpec
@@ -308,7 +308,7 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
             "url": f"https://ci.example.com/runs/{rng.randint(1000, 99999)}",
         }
     if command is None and re.search(r"lighthouse|pagespeed|audit", text):
-        return content.SHAPES["analyze"](tool, args, ctx, text)
+        return judgements.analyze(tool, args, ctx, text)
     if command is None:
         return None  # nothing to run was given ("approve_command"): let another shape answer
     command = str(command or "")

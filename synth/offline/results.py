@@ -13,7 +13,7 @@ import re
 import statistics
 from typing import Any
 
-from synth.offline import content, shapes, texts
+from synth.offline import content, judgements, shapes, texts
 from synth.offline import entities as E
 from synth.offline.devtools import evaluate
 from synth.offline.values import Context, words
@@ -778,3 +778,4 @@ _SHAPES: dict[str, Any] = {
 }
 _SHAPES.update(shapes.SHAPES)
 _SHAPES.update(content.SHAPES)
+_SHAPES.update(judgements.SHAPES)
