@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from synth.offline import catalog, domains, entities, results, texts, themes, vocab
+from synth.offline import catalog, domains, entities, purpose, results, texts, themes, vocab
 from synth.offline.values import Context, make_value, words
 from synth.records import ToolSpec
 
@@ -159,13 +159,13 @@ def _pack(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int = 0) ->
     steps = (
         lambda: results.shape("run", tool, args, ctx) if sql else None,
         lambda: _declared(tool, args, ctx),
-        lambda: _by_purpose(results.purposes(tool, strong=True), tool, args, ctx),
+        lambda: _by_purpose(purpose.purposes(tool, strong=True), tool, args, ctx),
         lambda: texts.transform(w, args),
         lambda: texts.ack(w, tool.description, ctx, args),
         lambda: _head(tool, args, ctx, index),
         lambda: themes.themed(name, tool, args, ctx, index),
-        lambda: _by_purpose(results.purposes(tool, strong=False), tool, args, ctx),
-        lambda: _by_purpose([p] if (p := results.described_purpose(tool)) else [], tool, args, ctx),
+        lambda: _by_purpose(purpose.purposes(tool, strong=False), tool, args, ctx),
+        lambda: _by_purpose([p] if (p := purpose.described_purpose(tool)) else [], tool, args, ctx),
         lambda: _kind_of_thing(tool, args, ctx, index, description=False),
         lambda: themes.themed(first, tool, args, ctx, index),
         lambda: _kind_of_thing(tool, args, ctx, index),
@@ -402,7 +402,7 @@ def simulate(
     thing = _head_noun(tool)
     if k == "list":
         special = _by_purpose(
-            [p for p in results.purposes(tool, True) + results.purposes(tool, False) if p in _LISTING], tool, args, ctx
+            [p for p in purpose.purposes(tool, True) + purpose.purposes(tool, False) if p in _LISTING], tool, args, ctx
         )
         if special is None and any(isinstance(v, str) and _SQL.match(v) for v in args.values()):
             special = results.shape("run", tool, args, ctx)
@@ -421,10 +421,10 @@ def simulate(
             items.append(item)
         return _provided({_plural(thing): items, "total": n + rng.randint(0, 30)}, provide)
     if k == "action":
-        found = [p for p in results.purposes(tool, True) if p in _ACTING]
-        found += [p for p in results.purposes(tool, False) if p in ("browser", "export")]
+        found = [p for p in purpose.purposes(tool, True) if p in _ACTING]
+        found += [p for p in purpose.purposes(tool, False) if p in ("browser", "export")]
         if w and w[0] in ACTION_VERBS | _CHANGES:  # "terminate_simulator_session" ends a session; it simulates nothing
-            lead = results.STRONG.get(w[0]) or results.WEAK.get(w[0])
+            lead = purpose.STRONG.get(w[0]) or purpose.WEAK.get(w[0])
             numeric = bool(args) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in args.values())
             found = [
                 p
