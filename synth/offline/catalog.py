@@ -10,6 +10,7 @@ from typing import Any
 
 from synth.offline import entities as E
 from synth.offline import longtail, vocab
+from synth.offline.kinds import from_families, nouns
 from synth.offline.texts import FILE_TEXT, KNOWN, page_text
 from synth.offline.values import Context, seed_faker, words
 
@@ -62,19 +63,8 @@ _CHANNELS = ("#general", "#engineering", "#random", "#support", "#product-launch
 _SUFFIXES = ("app", "game", "online", "for beginners", "2026", "review")
 
 
-def record(nouns: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any] | None:
-    return from_families(_FAMILIES, nouns, text, args, ctx, index)
-
-
-def from_families(
-    families: Any, nouns: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0
-) -> dict[str, Any] | None:
-    """A record from the first family that knows one of the nouns (the last noun is the head, so first)."""
-    for n in reversed(nouns):
-        for keys, make in families:
-            if n in keys and (out := make(n, text, args, ctx, index)) is not None:
-                return out
-    return None
+def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any] | None:
+    return from_families(_FAMILIES, names, text, args, ctx, index)
 
 
 def _content(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
@@ -256,28 +246,24 @@ def _prompt(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     return dict(zip(("name", "description", "arguments"), _PROMPTS[E.slot(text, args, i, len(_PROMPTS))]))
 
 
-def _nouns(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
 _FAMILIES = (
     (
-        _nouns("html markdown md content text txt read fetch document doc webpage readme page body")
-        | _nouns("scrape crawl crawling scraping"),
+        nouns("html markdown md content text txt read fetch document doc webpage readme page body")
+        | nouns("scrape crawl crawling scraping"),
         _content,
     ),
-    (_nouns("rank ranking standing leaderboard table_standing"), _ranking),
-    (_nouns("suggestion suggest autocomplete completion related"), _suggestion),
-    (_nouns("game match fixture schedule"), _match),
+    (nouns("rank ranking standing leaderboard table_standing"), _ranking),
+    (nouns("suggestion suggest autocomplete completion related"), _suggestion),
+    (nouns("game match fixture schedule"), _match),
     (
-        _nouns("history historical chart snapshot performance trend timeline series change tvl minute hourly daily"),
+        nouns("history historical chart snapshot performance trend timeline series change tvl minute hourly daily"),
         _series,
     ),
-    (_nouns("process pid"), _process),
-    (_nouns("channel guild room"), _channel),
-    (_nouns("run flow pipeline job workflow zap automation build"), _run),
-    (_nouns("movie film show book novel edition breed hero heroe character restaurant"), _catalog),
-    (_nouns("verse chapter quran surah juz ruku manzil ayah bible passage maqra"), _scripture),
-    (_nouns("prompt template"), _prompt),
+    (nouns("process pid"), _process),
+    (nouns("channel guild room"), _channel),
+    (nouns("run flow pipeline job workflow zap automation build"), _run),
+    (nouns("movie film show book novel edition breed hero heroe character restaurant"), _catalog),
+    (nouns("verse chapter quran surah juz ruku manzil ayah bible passage maqra"), _scripture),
+    (nouns("prompt template"), _prompt),
     (longtail.NOUNS, longtail.record),
 )

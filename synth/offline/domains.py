@@ -9,7 +9,7 @@ from typing import Any
 
 from synth.offline import entities as E
 from synth.offline import vocab
-from synth.offline.catalog import from_families
+from synth.offline.kinds import from_families
 from synth.offline.values import Context, seed_faker, words
 
 _WORDS = {

@@ -5,16 +5,14 @@ their world (a "move" of chess, not of a file); the first registered that fits w
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import Any
 
 from synth.offline import entities as E
 from synth.offline import vocab
+from synth.offline.kinds import Kinds
 from synth.offline.values import Context, seed_faker
 
-Maker = Callable[[str, str, dict[str, Any], Context, int], dict[str, Any]]
-_KINDS: list[tuple[frozenset[str], str | None, Maker]] = []
+_kind = Kinds()
 
 _ALERTS = (
     "High CPU on orders-service (92% for 10 min)",
@@ -83,22 +81,10 @@ _VOICES = (
 )
 
 
-def _kind(nouns: str, near: str | None = None) -> Callable[[Maker], Maker]:
-    """Registers a maker for ``nouns`` (space-separated), when the tool's text matches ``near`` if given."""
-
-    def register(make: Maker) -> Maker:
-        _KINDS.append((frozenset(nouns.split()), near, make))
-        return make
-
-    return register
-
-
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
     """The record of the first maker registered for ``n`` whose world ``text`` is in, else None."""
-    for nouns, near, make in _KINDS:
-        if n in nouns and (near is None or re.search(near, text)):
-            return make(n, text, args, ctx, i)
-    return None  # a word this family lists but has nothing specific to say about here
+    make = _kind.find(n, text)
+    return make(n, text, args, ctx, i) if make else None  # None: a listed word with nothing specific to say here
 
 
 def _pick(pool: tuple[Any, ...], text: str, args: dict[str, Any], i: int) -> Any:
@@ -344,4 +330,4 @@ def _voice(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     return {"name": name, "language": lang, "gender": gender}
 
 
-NOUNS = frozenset().union(*(nouns for nouns, _, _ in _KINDS))
+NOUNS = _kind.nouns

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from synth.offline import content, judgements, shapes, texts
+from synth.offline import content, judgements, shapes, texts, things
 from synth.offline import entities as E
 from synth.offline.calculate import calculate
 from synth.offline.values import Context, words
@@ -203,7 +203,7 @@ _SHAPES: dict[str, Any] = {
     "summarize": _summarize,
     "translate": _translate,
     "calculate": calculate,
-    "transcribe": lambda tool, args, ctx, text: E.record(["transcript"], text, args, ctx),
+    "transcribe": lambda tool, args, ctx, text: things.record(["transcript"], text, args, ctx),
     "answer": lambda tool, args, ctx, text: content.answer(args, ctx),
 }
 _SHAPES.update(shapes.SHAPES)

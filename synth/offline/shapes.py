@@ -14,7 +14,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from synth.offline import devtools, domains, vocab
+from synth.offline import devtools, domains, things, vocab
 from synth.offline import entities as E
 from synth.offline.devtools import arg
 from synth.offline.values import Context, seed_faker, words
@@ -340,7 +340,7 @@ def _logs(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict
 
 
 def _schema(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
-    return E.record(["table"], text, args, ctx)  # type: ignore[return-value]
+    return things.record(["table"], text, args, ctx)  # type: ignore[return-value]
 
 
 def _connect(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:

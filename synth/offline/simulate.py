@@ -4,7 +4,7 @@ The result is shaped by the tool's ``outputSchema`` when it has one. Otherwise, 
 what the tool *does*, from the verbs in its name and description (``results``: summarize,
 calculate, validate, a browser click, a command, market trades, a status check ...); what
 it is *about*, from its nouns (``themes`` for weather, quotes, issues, files, news;
-``entities``, ``catalog`` and ``domains`` for tasks, pods, leads, packages, tables, papers
+``things``, ``catalog`` and ``domains`` for tasks, pods, leads, packages, tables, papers
 ...); the fields its description promises; and only then a named record of its kind.
 Search and list tools return items with ids; actions return a confirmation. Identifiers the
 call used are echoed back, and a field a later step needs (``provide``) is put where that
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from synth.offline import catalog, domains, entities, purpose, results, texts, themes, vocab
+from synth.offline import catalog, domains, entities, purpose, results, texts, themes, things, vocab
 from synth.offline.values import Context, make_value, words
 from synth.records import ToolSpec
 
@@ -223,7 +223,7 @@ def _found(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> di
 def _head(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
     """A record of the kind the head noun names ("crm_get_contact_properties" -> a property), if one is known."""
     text = " ".join(words(tool.name)) + " " + _first_sentence(tool)
-    for module in (entities, catalog, domains):
+    for module in (things, catalog, domains):
         out = module.record([_head_noun(tool)], text, args, ctx, index)
         if out is not None:
             return out
@@ -240,7 +240,7 @@ def _kind_of_thing(
     nouns = [
         singular(x) for x in w[:cut] if x not in _STOP and x not in LIST_VERBS and x not in ACTION_VERBS
     ] or subject(tool)
-    for module in (entities, catalog, domains):
+    for module in (things, catalog, domains):
         out = module.record(nouns, text, args, ctx, index)
         if out is not None:
             return out
@@ -250,7 +250,7 @@ def _kind_of_thing(
             for x in re.findall(r"[a-z]+", _first_sentence(tool))[:14]
             if x not in _STOP and singular(x) not in _VAGUE
         ]
-        for module in (entities, catalog, domains):
+        for module in (things, catalog, domains):
             out = module.record(said[::-1], text, args, ctx, index)  # record() tries the last noun first
             if out is not None:
                 return out
