@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from synth.offline import vocab
-from synth.offline.simulate import kind as tool_kind
-from synth.offline.simulate import noun, subject
+from synth.offline.toolnames import kind as tool_kind
+from synth.offline.toolnames import noun, subject
 from synth.offline.values import human, words
 from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult

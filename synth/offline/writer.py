@@ -13,8 +13,8 @@ from typing import Any
 from synth.offline import language, vocab
 from synth.offline.params import documented
 from synth.offline.scenario import rng_for
-from synth.offline.simulate import noun
 from synth.offline.simulated import SimulatedRuntime
+from synth.offline.toolnames import noun
 from synth.offline.values import Context, make_value, words
 from synth.records import (
     Message,
