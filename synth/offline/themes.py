@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from synth.offline import catalog, shapes, texts, vocab
+from synth.offline import catalog, markets, texts, vocab
 from synth.offline import entities as E
 from synth.offline.ask import Ask, arg, read_ask
 from synth.offline.values import Context, words
@@ -129,12 +129,12 @@ def _defi(a: Ask) -> dict[str, Any]:
 def _coin(a: Ask) -> dict[str, Any] | None:
     rng = a.rng
     if a.has("ticker", "book", "ohlcv", "candle", "kline"):
-        return shapes.SHAPES["market"](a.tool, a.args, a.ctx, a.text)
+        return markets.market(a.tool, a.args, a.ctx, a.text)
     name, symbol = next(
         ((n, s) for n, s in vocab.CRYPTO if a.asked.lower() in (n, s.lower()) or a.coin == s),
         rng.choice(vocab.CRYPTO),
     )
-    price = shapes.BASE.get(symbol, 1.0) * rng.uniform(0.97, 1.03)
+    price = markets.BASE.get(symbol, 1.0) * rng.uniform(0.97, 1.03)
     return {
         "symbol": symbol,
         "price_usd": round(price, 4 if price < 5 else 2),
@@ -171,7 +171,7 @@ def _stock(a: Ask) -> dict[str, Any]:
         quotes = [
             {
                 "symbol": s,
-                "price": round(shapes.BASE.get(s.upper(), rng.uniform(20, 900)), 2),
+                "price": round(markets.BASE.get(s.upper(), rng.uniform(20, 900)), 2),
                 "change_pct": round(rng.uniform(-4, 4), 2),
             }
             for s in many[:5]
@@ -182,7 +182,7 @@ def _stock(a: Ask) -> dict[str, Any]:
         return _earnings(a, symbol)
     return {
         "symbol": symbol,
-        "price": round(shapes.BASE.get(symbol, rng.uniform(20, 900)) * rng.uniform(0.98, 1.02), 2),
+        "price": round(markets.BASE.get(symbol, rng.uniform(20, 900)) * rng.uniform(0.98, 1.02), 2),
         "currency": "USD",
         "change_pct": round(rng.uniform(-4, 4), 2),
         "volume": rng.randint(10**5, 10**8),
