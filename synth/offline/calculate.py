@@ -12,7 +12,7 @@ from typing import Any
 
 from synth.offline import entities as E
 from synth.offline import shapes
-from synth.offline.devtools import evaluate
+from synth.offline.arithmetic import evaluate
 from synth.offline.values import Context, words
 from synth.records import ToolSpec
 

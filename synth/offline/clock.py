@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from synth.offline import vocab
-from synth.offline.devtools import arg
+from synth.offline.entities import arg
 from synth.offline.values import Context
 from synth.records import ToolSpec
 

@@ -48,6 +48,15 @@ _CONTENT_KEYS = tuple(  # the argument words that name what a call is about, mos
 )
 
 
+def arg(args: dict[str, Any], *keys: str, types: tuple[type, ...] = (str,)) -> Any:
+    """The first argument whose name has one of ``keys`` as a word."""
+    for key in keys:
+        for k, v in args.items():
+            if key in words(k) and isinstance(v, types) and not isinstance(v, bool):
+                return v
+    return None
+
+
 def focus(args: dict[str, Any]) -> tuple[str, str]:
     """What a call is about, as (key, value): the most content-like string argument."""
     strings = [(k, v) for k, v in args.items() if isinstance(v, str) and v.strip()]

@@ -11,7 +11,7 @@ from typing import Any
 
 from synth.offline import domains, vocab
 from synth.offline import entities as E
-from synth.offline.devtools import arg
+from synth.offline.entities import arg
 from synth.offline.values import Context
 from synth.records import ToolSpec
 

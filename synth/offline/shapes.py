@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from synth.offline import clock, devtools, markets, things, vocab
 from synth.offline import entities as E
-from synth.offline.devtools import arg
+from synth.offline.entities import arg
 from synth.offline.values import Context, seed_faker, words
 from synth.records import ToolSpec
 
