@@ -4,7 +4,6 @@ file they name, read once so each theme in synth.offline.themes reads it by name
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,13 +13,8 @@ from synth.offline.values import Context, seed_faker, words
 from synth.records import ToolSpec
 
 
-def arg(args: dict[str, Any], keys: Collection[str], default: Any = None, kind: Any = str) -> Any:
-    """The first argument of type ``kind`` whose name has one of ``keys`` as a word."""
-    return next((v for k, v in args.items() if isinstance(v, kind) and set(words(k)) & set(keys)), default)
-
-
 def arg_by_key(args: dict[str, Any], keys: tuple[str, ...], default: Any = None) -> Any:
-    """Like ``arg``, but the earlier key wins over the earlier argument ("symbol" before "id")."""
+    """Like ``entities.given``, but the earlier key wins over the earlier argument ("symbol" before "id")."""
     return next((v for key in keys for k, v in args.items() if isinstance(v, str) and key in words(k)), default)
 
 
@@ -63,8 +57,8 @@ class Ask:
 def _city(args: dict[str, Any], ctx: Context, index: int) -> str:
     """The place asked about (or nearest the coordinates asked about); later items of a list are other places."""
     rng = ctx.rng
-    city = arg(args, {"city", "location", "place"})
-    lat = arg(args, {"lat", "latitude"}, kind=(int, float))
+    city = E.given(args, {"city", "location", "place"})
+    lat = E.given(args, {"lat", "latitude"}, kind=(int, float))
     if city is None and lat is not None:  # the place the coordinates are, not another one
         city = min(vocab.CITY_COORDS, key=lambda c: abs(vocab.CITY_COORDS[c][0] - lat))
     city = city or ctx.city or rng.choice(vocab.CITIES)[0]
@@ -76,7 +70,7 @@ def _city(args: dict[str, Any], ctx: Context, index: int) -> str:
 def read_ask(text: str, tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> Ask:
     fake = seed_faker(ctx.rng)
     city = _city(args, ctx, index)
-    base = re.split(r"[/\-_:]", str(arg(args, {"symbol", "pair", "coin"}, "")).upper())[0]
+    base = re.split(r"[/\-_:]", str(E.given(args, {"symbol", "pair", "coin"}, "")).upper())[0]
     asked = str(arg_by_key(args, ("symbol", "ticker", "coin", "token", "id"), ""))
     path = arg_by_key(args, ("file", "filename", "filepath", "path"))
     coin = base.removesuffix("USDT").removesuffix("USD")

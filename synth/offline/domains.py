@@ -11,7 +11,7 @@ from typing import Any
 from synth.offline import entities as E
 from synth.offline import money, netsec
 from synth.offline.kinds import from_families, nouns
-from synth.offline.values import Context, words
+from synth.offline.values import Context
 
 _WORDS = {
     "ephemeral": ("adjective", "Lasting for a very short time."),
@@ -69,14 +69,10 @@ def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, inde
     return from_families(_FAMILIES, names, text, args, ctx, index)
 
 
-def _given(args: dict[str, Any], *keys: str) -> str | None:
-    return next((v for k, v in args.items() if isinstance(v, str) and set(words(k)) & set(keys)), None)
-
-
 def _definition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
     if not re.search(r"\b(words?|dictionary|define|meaning|synonyms?|antonyms?)\b", text):
         return None
-    word = (_given(args, "word", "term", "query", "text") or "ephemeral").strip()
+    word = (E.given(args, ("word", "term", "query", "text")) or "ephemeral").strip()
     if word.lower() not in _WORDS:
         return (
             {"word": word, "found": False, "message": f"No definitions found for '{word}'."}
@@ -143,7 +139,7 @@ def _nutrition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
             ("pasta with tomato sauce", "garlic bread", "yoghurt"),
         )[E.slot(text, args, i, 3)]
         return {"date": E.day(ctx, 0, 5), "menu": list(menu), "calories_kcal": ctx.rng.randint(550, 850)}
-    asked = (_given(args, "fruit", "food") or "").lower()
+    asked = (E.given(args, ("fruit", "food")) or "").lower()
     food = asked if asked in _NUTRITION else list(_NUTRITION)[E.slot(text, args, i, 4)]
     kcal, protein, carbs, fat = _NUTRITION[food]
     out = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zlib
+from collections.abc import Collection
 from typing import Any
 
 from synth.offline.values import Context, words
@@ -55,6 +56,11 @@ def arg(args: dict[str, Any], *keys: str, types: tuple[type, ...] = (str,)) -> A
             if key in words(k) and isinstance(v, types) and not isinstance(v, bool):
                 return v
     return None
+
+
+def given(args: dict[str, Any], keys: Collection[str], default: Any = None, kind: Any = str) -> Any:
+    """The first argument (in the call's order) of type ``kind`` whose name has one of ``keys`` as a word."""
+    return next((v for k, v in args.items() if isinstance(v, kind) and set(words(k)) & set(keys)), default)
 
 
 def focus(args: dict[str, Any]) -> tuple[str, str]:

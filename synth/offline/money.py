@@ -13,11 +13,6 @@ from synth.offline import entities as E
 from synth.offline import vocab
 from synth.offline.values import Context, seed_faker, words
 
-
-def _given(args: dict[str, Any], *keys: str) -> str | None:
-    return next((v for k, v in args.items() if isinstance(v, str) and set(words(k)) & set(keys)), None)
-
-
 _CHAIN_WORDS = r"chain|crypto|token|wallet|coin|eth|sui|solana|starknet|bitcoin|ordinal|nft|web3|onchain"
 _BLOCK_WORDS = r"chain|crypto|eth|bitcoin|sui|solana|starknet|mina|height"
 _COINS = (("sui", "SUI"), ("starknet", "STRK"), ("solana", "SOL"), ("bitcoin", "BTC"), ("mina", "MINA"))
@@ -104,7 +99,7 @@ def finance(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
 def filing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
     rng = ctx.rng
     fake = seed_faker(rng)
-    symbol = (_given(args, "symbol", "ticker") or vocab.TICKERS[E.slot(text, args, i, len(vocab.TICKERS))]).upper()
+    symbol = (E.given(args, ("symbol", "ticker")) or vocab.TICKERS[E.slot(text, args, i, len(vocab.TICKERS))]).upper()
     if n in ("disclosure", "trade", "transaction"):
         return {
             "representative": fake.name(),
@@ -142,7 +137,7 @@ def filing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
 
 def _recommendation(symbol: str, args: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
     """Analysts' ratings, for a ticker the call names or a finance server's tool."""
-    if not (_given(args, "symbol", "ticker") or ctx.topic == "finance"):
+    if not (E.given(args, ("symbol", "ticker")) or ctx.topic == "finance"):
         return None
     rng = ctx.rng
     return {

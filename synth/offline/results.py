@@ -97,22 +97,11 @@ _TRANSLATIONS = {
         "it": "Deploy completato, tutti i controlli sono verdi.",
     },
 }
-_LANG = {
-    "spanish": "es",
-    "french": "fr",
-    "german": "de",
-    "portuguese": "pt",
-    "italian": "it",
-    "english": "en",
-    "japanese": "ja",
-    "chinese": "zh",
-    "es": "es",
-    "fr": "fr",
-    "de": "de",
-    "pt": "pt",
-    "it": "it",
-    "en": "en",
-}
+_LANG = dict(
+    pair.split(":")
+    for pair in "spanish:es french:fr german:de portuguese:pt italian:it english:en japanese:ja chinese:zh".split()
+)
+_LANG |= {code: code for code in "es fr de pt it en".split()}  # a code names itself
 
 
 def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:

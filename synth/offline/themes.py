@@ -9,7 +9,7 @@ from typing import Any
 
 from synth.offline import catalog, markets, texts, vocab
 from synth.offline import entities as E
-from synth.offline.ask import Ask, arg, read_ask
+from synth.offline.ask import Ask, read_ask
 from synth.offline.values import Context, words
 from synth.records import ToolSpec
 
@@ -96,7 +96,7 @@ def _weather(a: Ask) -> dict[str, Any]:
 
 @_theme(lambda a: a.has("news", "article", "headline", "announcement", "annoucement"))
 def _news(a: Ask) -> dict[str, Any]:
-    query = arg(a.args, {"query", "q", "keyword", "keywords", "topic", "search"}, "")
+    query = E.given(a.args, {"query", "q", "keyword", "keywords", "topic", "search"}, "")
     topics = ([query] if query else []) + list(vocab.QUERIES["news"])
     topic = topics[a.index] if query and a.index < 1 else a.pick(topics)
     title = cap(topic) + a.rng.choice((": what we know", " explained", ": the latest", " - live updates"))
@@ -284,7 +284,7 @@ def _note(a: Ask) -> dict[str, Any]:
 
 @_theme(lambda a: a.has("wiki") and a.has("search"))
 def _wiki_search(a: Ask) -> dict[str, Any]:
-    query = arg(a.args, {"query", "q", "search", "term"}, "")
+    query = E.given(a.args, {"query", "q", "search", "term"}, "")
     site = "minecraft.wiki/w" if "minecraft" in a.text else "en.wikipedia.org/wiki"
     title = cap(query) if query and a.index == 0 else cap(a.pick(vocab.QUERIES["general"]))
     return {
@@ -366,7 +366,7 @@ def _booking(a: Ask) -> dict[str, Any]:
 
 @_theme(lambda a: a.has("paper", "arxiv", "publication", "pubmed", "scholar", "citation"))
 def _paper(a: Ask) -> dict[str, Any]:
-    query = arg(a.args, {"query", "q", "topic", "keywords", "title"}, "")
+    query = E.given(a.args, {"query", "q", "topic", "keywords", "title"}, "")
     topic = query if query and a.index == 0 else a.pick(vocab.QUERIES["paper"])
     return {
         "title": topic.title() if topic.islower() else topic,
