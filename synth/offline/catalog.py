@@ -1,6 +1,6 @@
 """More kinds of thing, for the long tail of getters: page content, rankings, suggestions,
 matches, time series, processes, channels, runs, catalogue items (films, books, breeds),
-scripture passages, circuit parts, UI elements and more. Same contract as ``entities.record``.
+scripture passages, circuit parts, UI elements and more. Same contract as ``things.record``.
 """
 
 from __future__ import annotations
