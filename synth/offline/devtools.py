@@ -1,222 +1,19 @@
-"""Result shapes for tools that drive a browser or run things: page state after a click or
-a navigation, snapshots and screenshots; stdout of a command, rows of a SQL query, test runs.
-Also ``evaluate`` (plain arithmetic, never executed) and ``arg`` (an argument by name word)."""
+"""Result shapes for tools that run things: stdout of a command, rows of a SQL query, test runs;
+browsers are driven in ``synth.offline.browser``. Also ``evaluate`` (plain arithmetic, never
+executed) and ``arg`` (an argument by name word)."""
 
 from __future__ import annotations
 
-import ast
-import math
-import operator
 import re
 from typing import Any
 
-from synth.offline import content, vocab
+from synth.offline import browser, judgements, vocab
 from synth.offline import entities as E
-from synth.offline.texts import FILE_TEXT, URL_TITLES, page_text
+from synth.offline.arithmetic import evaluate
+from synth.offline.entities import arg
+from synth.offline.texts import FILE_TEXT
 from synth.offline.values import Context, seed_faker, words
 from synth.records import ToolSpec
-
-
-def arg(args: dict[str, Any], *keys: str, types: tuple[type, ...] = (str,)) -> Any:
-    """The first argument whose name has one of ``keys`` as a word."""
-    for key in keys:
-        for k, v in args.items():
-            if key in words(k) and isinstance(v, types) and not isinstance(v, bool):
-                return v
-    return None
-
-
-# --- arithmetic ----------------------------------------------------------------------------------
-
-_OPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
-    ast.Mod: operator.mod,
-    ast.FloorDiv: operator.floordiv,
-}
-_FUNCS = {
-    "sqrt": math.sqrt,
-    "sin": math.sin,
-    "cos": math.cos,
-    "tan": math.tan,
-    "log": math.log,
-    "exp": math.exp,
-    "abs": abs,
-}
-
-
-def evaluate(expr: str) -> float | None:
-    """The value of a plain arithmetic expression, or None (never executes anything)."""
-
-    def ev(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-            return node.value
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            left, right = ev(node.left), ev(node.right)
-            if isinstance(node.op, ast.Pow) and abs(right) > 64:
-                raise ValueError
-            return _OPS[type(node.op)](left, right)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            return -ev(node.operand) if isinstance(node.op, ast.USub) else ev(node.operand)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in _FUNCS
-            and len(node.args) == 1
-        ):
-            return _FUNCS[node.func.id](ev(node.args[0]))  # type: ignore[operator]
-        raise ValueError
-
-    try:
-        value = ev(ast.parse(expr.replace("^", "**").replace("×", "*"), mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, TypeError, RecursionError):
-        return None
-    return round(value, 6) if isinstance(value, float) else value
-
-
-# --- browser --------------------------------------------------------------------------------------
-
-_PAGES = (
-    ("https://github.com/login", "Sign in to GitHub · GitHub"),
-    ("https://en.wikipedia.org/wiki/Porto", "Porto - Wikipedia"),
-    ("https://www.booking.com/searchresults.html?ss=Lisbon", "Hotels in Lisbon | Booking.com"),
-    ("https://news.ycombinator.com/", "Hacker News"),
-    ("https://docs.python.org/3/library/asyncio.html", "asyncio — Asynchronous I/O"),
-    ("https://example-shop.com/products/trail-runner-2", "Trail Runner 2 – Example Shop"),
-)
-_SNAPSHOT = (
-    '- banner:\n  - link "Home" [ref=e2]\n  - searchbox "Search" [ref=e5]\n- main:\n  - heading "{title}" [level=1] [ref=e8]\n'
-    '  - textbox "Email address" [ref=e11]\n  - button "Continue" [ref=e14]\n  - link "Forgot password?" [ref=e17]'
-)
-
-
-def page(args: dict[str, Any], ctx: Context) -> tuple[str, str]:
-    url = arg(args, "url", "href", "link")
-    if isinstance(url, str) and url.startswith("http"):
-        title = dict(_PAGES).get(url) or URL_TITLES.get(url) or f"{E.url_topic(url).title()} | {E.host(url)}"
-        return url, title
-    return ctx.rng.choice(_PAGES)
-
-
-def _browser(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
-    rng = ctx.rng
-    w = words(tool.name)
-    url, title = page(args, ctx)
-    target = (
-        arg(args, "element", "selector", "ref", "label", "target", "name", "locator", "xpath") or 'button "Continue"'
-    )
-    asked = str(arg(args, "action", "type", "operation") or "").lower()
-    do = (
-        next((x for x in w if x in _BROWSER_VERBS), None)
-        or (asked if asked in _BROWSER_VERBS else None)
-        or next((x for x in _BROWSER_VERBS if re.search(rf"\b{x}", text)), "act")
-    )
-    if do in ("navigate", "goto", "open", "new", "reload", "back", "forward"):
-        return {"url": url, "title": title, "status": 200, "load_time_ms": rng.randint(180, 2400)}
-    if do in ("screenshot", "capture"):
-        return {
-            "path": f"screenshots/page-2026-06-01T09-{rng.randint(10, 59)}-{rng.randint(10, 59)}.png",
-            "width": 1280,
-            "height": rng.choice((720, 800, 2400)),
-            "url": url,
-        }
-    if do == "snapshot":
-        return {"url": url, "title": title, "snapshot": _SNAPSHOT.format(title=title.split(" | ")[0])}
-    if do in ("type", "fill"):
-        typed = arg(args, "text", "value", "content", "input", "query") or ""
-        return {
-            "typed": typed,
-            "into": target,
-            "url": url,
-            "message": f"Typed {len(str(typed))} characters into {target}",
-        }
-    if do == "press":
-        key = arg(args, "key", "keys") or "Enter"
-        return {"pressed": key, "url": url, "title": title}
-    if do in ("extract", "content", "text", "html", "get"):
-        return {"url": url, "title": title, "text": page_text(url, text, args, 0)[1], "links": rng.randint(8, 140)}
-    if do == "evaluate":
-        script = str(arg(args, "script", "expression", "function", "code", "js") or "document.title")
-        if "title" in script:
-            return {"result": title, "type": "string"}
-        if (value := evaluate(script)) is not None:
-            return {"result": value, "type": "number"}
-        if "location" in script or "href" in script:
-            return {"result": url, "type": "string"}
-        name = re.match(r"\s*([A-Za-z_$][\w$]*)", script)
-        if name and name.group(1) not in ("document", "window", "return", "await", "function", "async", "console"):
-            return {"error": f"ReferenceError: {name.group(1)} is not defined"}
-        return {"result": None, "type": "undefined"}
-    if do in ("tab", "close"):
-        return {
-            "tabs": [
-                {"index": i, "title": t, "url": u, "active": i == 0} for i, (u, t) in enumerate(rng.sample(_PAGES, 2))
-            ]
-        }
-    if do == "act":
-        action = arg(args, "action", "instruction", "command", "step") or f"Click {target}"
-        if not re.match(
-            r"\s*(click|type|fill|enter|select|choose|press|scroll|hover|check|uncheck|open|close|go|navigate|submit|tap|search)\b",
-            action,
-            re.I,
-        ):
-            return {
-                "success": False,
-                "action": action,
-                "url": url,  # not one atomic step on the page
-                "message": f"Could not perform '{action}': no single element on the page matches this action",
-            }
-        return {"success": True, "action": action, "message": f"Action performed: {action}", "url": url}
-    if do in ("wait", "dialog", "resize", "scroll", "hover", "drag", "select", "upload"):
-        done = {
-            "wait": f"Waited {arg(args, 'time', 'seconds', 'timeout', types=(int, float)) or 2} seconds",
-            "dialog": f'Dialog {"accepted" if rng.random() < 0.7 else "dismissed"}: "Leave site? Changes you made may not be saved."',
-            "resize": f"Viewport resized to {arg(args, 'width', types=(int, float)) or 1280}x{arg(args, 'height', types=(int, float)) or 800}",
-            "scroll": f"Scrolled down {rng.choice((400, 800, 1200))} px",
-            "hover": f"Hovering over {target}",
-            "drag": f"Dragged {target} onto {arg(args, 'end', 'destination', 'to') or 'the drop zone'}",
-            "select": f"Selected option {arg(args, 'value', 'values', 'option') or 'United Kingdom'} in {target}",
-            "upload": f"Uploaded {arg(args, 'path', 'file', 'paths') or 'invoices/INV-2026-0142.pdf'}",
-        }[do]
-        return {"success": True, "message": done, "url": url}
-    return {"success": True, "message": f"Clicked {target}", "url": url, "title": title}
-
-
-_BROWSER_VERBS = (
-    "navigate",
-    "goto",
-    "open",
-    "new",
-    "reload",
-    "back",
-    "forward",
-    "screenshot",
-    "capture",
-    "snapshot",
-    "type",
-    "fill",
-    "press",
-    "extract",
-    "content",
-    "html",
-    "evaluate",
-    "tab",
-    "close",
-    "act",
-    "wait",
-    "dialog",
-    "resize",
-    "scroll",
-    "hover",
-    "drag",
-    "select",
-    "upload",
-    "click",
-)
-
 
 # --- run: commands, code, SQL, tests, jobs -------------------------------------------------------
 
@@ -308,7 +105,7 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
             "url": f"https://ci.example.com/runs/{rng.randint(1000, 99999)}",
         }
     if command is None and re.search(r"lighthouse|pagespeed|audit", text):
-        return content.SHAPES["analyze"](tool, args, ctx, text)
+        return judgements.analyze(tool, args, ctx, text)
     if command is None:
         return None  # nothing to run was given ("approve_command"): let another shape answer
     command = str(command or "")
@@ -400,4 +197,4 @@ def rows(sql: str, ctx: Context) -> dict[str, Any]:
     return {"columns": cols, "rows": data, "row_count": n}
 
 
-SHAPES = {"browser": _browser, "run": _run}
+SHAPES = {"browser": browser.browse, "run": _run}

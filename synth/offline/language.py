@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from synth.offline import vocab
-from synth.offline.simulate import kind as tool_kind
-from synth.offline.simulate import noun, subject
+from synth.offline.toolnames import kind as tool_kind
+from synth.offline.toolnames import noun, subject
 from synth.offline.values import human, words
 from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult
@@ -146,13 +146,13 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
     if k == "list" and lists:
         key, items = lists[0]
         total, things, first = result.get("total", len(items)), human(key), _facts(items[0], 3, set())
-        forms = (
+        return _one(
+            pick,
             f"I found {total} {things}. The top one: {first}.",
             f"There are {total} {things}; first up is {first}.",
             f"{total} {things} came back, led by {first}.",
             f"Top result of {total}: {first}.",
         )
-        return forms[pick % len(forms)]
     if isinstance(result.get("expression"), str) and isinstance(result.get("result"), (int, float)):
         return f"{result['expression']} = {_number(result['result'])}."  # a sum is said as a sum, not as a change
     facts = _facts(result, 4 if k != "action" else 3, set(args))
@@ -166,24 +166,29 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         facts += f'; it reads: "{text[:200].rsplit(" ", 1)[0] + "..." if len(text) > 200 else text}"'
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
-        forms = (
+        return _one(
+            pick,
             f"Done. The {what} went through: {facts}.",
             f"That's done: {facts}.",
             f"The {what} is complete ({facts}).",
             f"All set. {facts[:1].upper()}{facts[1:]}.",
         )
-        return forms[pick % len(forms)]
     if lists:
         key, items = lists[0]
         listed = f"{human(key)}: " + "; ".join(_facts(item, 3, set()) for item in items[:3])
         facts = listed if facts == "an empty record" else f"{facts}; {listed}"
-    forms = (  # type: ignore[assignment]
+    return _one(
+        pick,
         f"The {thing} shows {facts}.",
         f"For the {thing}: {facts}.",
         f"Got it: {facts}.",
         f"{facts[:1].upper()}{facts[1:]}.",
         f"This is the {thing}: {facts}.",
     )
+
+
+def _one(pick: int, *forms: str) -> str:
+    """One of the ways to say it, chosen by the call's hash so the same call reads the same."""
     return forms[pick % len(forms)]
 
 
@@ -235,21 +240,20 @@ def reply(tool: ToolSpec, args: dict[str, Any], result: ToolResult) -> str:
     pick = int(content_hash([tool.name, args, result.content[:200]], 8), 16)
     if result.is_error:
         why = failure_reason(result.content)
-        forms = (
+        return _one(
+            pick,
             f"That didn't go through: {why}.",
             f"I couldn't do that. The service said: {why}.",
             f"The request was refused: {why}.",
             f"It failed with this message: {why}.",
         )
-        return forms[pick % len(forms)]
     data = result.data
     if isinstance(data, str):  # a text result: its opening, as a person would relay it
         text = " ".join(data.split())
         if not text:
             return "The call went through but returned nothing."
         cut = text[:280].rsplit(" ", 1)[0] + "..." if len(text) > 280 else text
-        forms = (f"Here's what came back: {cut}", f"The result: {cut}", f"This is what it returned: {cut}")  # type: ignore[assignment]
-        return forms[pick % len(forms)]
+        return _one(pick, f"Here's what came back: {cut}", f"The result: {cut}", f"This is what it returned: {cut}")
     return summarise(tool, args, data if isinstance(data, dict) else {"result": data})
 
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 from synth.offline import vocab
 from synth.offline.episodes import Capacity, plan_turns
-from synth.offline.simulate import kind, singular
+from synth.offline.toolnames import kind, singular
 from synth.offline.values import words
 from synth.packs.model import Pack
 from synth.records import Link, Registry, Scenario, ServerSpec, ToolSpec, content_hash, make_id

@@ -8,292 +8,50 @@ start of its description, lowercased. Randomness only from ``ctx.rng``.
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import hashlib
 import re
 from typing import Any
 from urllib.parse import quote
 
-from synth.offline import devtools, domains, vocab
+from synth.offline import clock, devtools, markets, things, vocab
 from synth.offline import entities as E
-from synth.offline.devtools import arg
+from synth.offline.entities import arg
 from synth.offline.values import Context, seed_faker, words
 from synth.records import ToolSpec
 
 Shape = Any
 
 
-# --- markets -------------------------------------------------------------------------------------
-
-BASE = {
-    "AMZN": 184.2,
-    "GOOGL": 176.4,
-    "META": 478.1,
-    "NFLX": 642.0,
-    "JPM": 198.3,
-    "KO": 63.1,
-    "V": 276.4,
-    "SHOP": 62.5,
-    "BTC": 67250,
-    "ETH": 3480,
-    "SOL": 162.4,
-    "BNB": 592,
-    "XRP": 0.52,
-    "ADA": 0.45,
-    "DOGE": 0.158,
-    "DOT": 6.9,
-    "LINK": 15.8,
-    "AVAX": 34.2,
-    "EUR": 1.086,
-    "GBP": 1.272,
-    "AAPL": 192.3,
-    "MSFT": 421.5,
-    "NVDA": 1096.0,
-    "TSLA": 178.1,
-}
-
-
-def _market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
-    rng = ctx.rng
-    if re.search(r"exchange info|exchange status|\binfo\b", text[:60]) and not re.search(
-        r"trade|ticker|price|candle|book", text[:60]
-    ):
-        return {
-            "exchange": arg(args, "exchange") or "binance",
-            "status": "ok",
-            "markets": ctx.rng.randint(400, 2600),
-            "rate_limit_ms": 50,
-            "server_time": E.stamp(ctx, 0, 0.001),
-        }
-    symbol = next(
-        (
-            v
-            for v in (arg(args, k) for k in ("symbol", "pair", "market", "ticker", "instrument"))
-            if v and re.search(r"[/\-:]|^[A-Z0-9]{3,}$", v)
-        ),
-        None,
-    ) or ("EUR/USD" if "forex" in text else "BTC/USDT")
-    base = re.split(r"[/\-_:]", symbol.upper())[0]
-    price = BASE.get(base, BASE.get(base.removesuffix("USDT"), round(rng.uniform(0.5, 300), 2)))
-    digits = 2 if price > 10 else 5
-    if re.search(r"\b(house|senate|congress|insider)\b", text):  # disclosed trades by people, not an order book
-        return domains.record(["disclosure"], text, args, ctx) or {}
-    exchange = arg(args, "exchange") or ("NASDAQ" if base in vocab.TICKERS else "binance")
-    t0 = 1780304400000 - rng.randint(0, 600) * 1000  # just before 2026-06-01T09:00Z, in ms
-
-    def px(spread: float = 0.002) -> float:
-        return round(price * (1 + rng.uniform(-spread, spread)), digits)
-
-    if re.search(r"\b(trades?|fills?)\b", text):
-        trades = [
-            {
-                "id": str(rng.randint(10**9, 10**10)),
-                "timestamp": t0 + i * rng.randint(200, 4000),
-                "side": rng.choice(("buy", "sell")),
-                "price": px(0.0008),
-                "amount": round(rng.uniform(0.001, 2) * (1 if price > 100 else 400), 4),
-            }
-            for i in range(4)
-        ]
-        return {"exchange": exchange, "symbol": symbol, "trades": trades}
-    if re.search(r"order ?book|depth", text):
-        return {
-            "symbol": symbol,
-            "bids": [[round(price * (1 - 0.0002 * (i + 1)), digits), round(rng.uniform(0.01, 5), 3)] for i in range(3)],
-            "asks": [[round(price * (1 + 0.0002 * (i + 1)), digits), round(rng.uniform(0.01, 5), 3)] for i in range(3)],
-            "timestamp": t0,
-        }
-    if re.search(r"ohlcv|candle|kline|bars?\b|history|historical|intraday|minute", text):
-        frame = arg(args, "timeframe", "interval", "resolution") or "1h"
-        step = {"m": 60000, "h": 3600000, "d": 86400000}.get(str(frame)[-1:], 3600000) * (
-            int(re.sub(r"\D", "", str(frame)) or 1)
-        )
-        out, last = [], price
-        for i in range(4):
-            o = last
-            c = round(o * (1 + rng.uniform(-0.006, 0.006)), digits)
-            out.append(
-                {
-                    "timestamp": t0 - (3 - i) * step,
-                    "open": o,
-                    "high": round(max(o, c) * 1.002, digits),
-                    "low": round(min(o, c) * 0.998, digits),
-                    "close": c,
-                    "volume": round(rng.uniform(50, 4000), 2),
-                }
-            )
-            last = c
-        return {"symbol": symbol, "timeframe": frame, "candles": out}
-    if "funding" in text:
-        return {
-            "symbol": symbol,
-            "funding_rate": round(rng.uniform(-0.0002, 0.0004), 6),
-            "next_funding_time": "2026-06-01T16:00:00Z",
-        }
-    return {
-        "symbol": symbol,
-        "last": px(),
-        "bid": px(0.0005),
-        "ask": px(0.0005),
-        "high_24h": round(price * 1.021, digits),
-        "low_24h": round(price * 0.976, digits),
-        "volume_24h": round(rng.uniform(1000, 90000), 2),
-        "timestamp": t0,
-    }
-
-
-# --- status, time, logs, schema, connections --------------------------------------------------------
-
-_OFFSETS = {
-    "Europe/Lisbon": 1,
-    "Europe/London": 1,
-    "Europe/Berlin": 2,
-    "Europe/Paris": 2,
-    "America/New_York": -4,
-    "America/Los_Angeles": -7,
-    "Asia/Tokyo": 9,
-    "Asia/Singapore": 8,
-    "Australia/Sydney": 10,
-    "UTC": 0,
-}
-
-
-_CITY_TZ = {
-    "Lisbon": "Europe/Lisbon",
-    "Porto": "Europe/Lisbon",
-    "London": "Europe/London",
-    "Dublin": "Europe/London",
-    "Paris": "Europe/Paris",
-    "Madrid": "Europe/Paris",
-    "Berlin": "Europe/Berlin",
-    "Munich": "Europe/Berlin",
-    "Rome": "Europe/Paris",
-    "Amsterdam": "Europe/Paris",
-    "New York": "America/New_York",
-    "Boston": "America/New_York",
-    "Toronto": "America/New_York",
-    "San Francisco": "America/Los_Angeles",
-    "Seattle": "America/Los_Angeles",
-    "Vancouver": "America/Los_Angeles",
-    "Tokyo": "Asia/Tokyo",
-    "Osaka": "Asia/Tokyo",
-    "Seoul": "Asia/Tokyo",
-    "Singapore": "Asia/Singapore",
-    "Hong Kong": "Asia/Singapore",
-    "Shanghai": "Asia/Singapore",
-    "Sydney": "Australia/Sydney",
-    "Melbourne": "Australia/Sydney",
-}
-
-
-def _zone(args: dict[str, Any], ctx: Context) -> str:
-    """The time zone asked for, or the one of the place (or coordinates) asked about."""
-    tz = arg(args, "timezone", "tz", "zone")
-    if tz:
-        return tz
-    place = arg(args, "city", "location", "place")
-    if place in _CITY_TZ:
-        return _CITY_TZ[place]
-    m = re.match(r"\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)", str(place or ""))
-    lat_lon = (
-        (float(m.group(1)), float(m.group(2)))
-        if m
-        else (
-            arg(args, "lat", "latitude", types=(int, float)),
-            arg(args, "lon", "lng", "longitude", types=(int, float)),
-        )
-    )
-    if lat_lon[0] is not None and lat_lon[1] is not None:
-        near = min(
-            (c for c in vocab.CITY_COORDS if c in _CITY_TZ),
-            key=lambda c: abs(vocab.CITY_COORDS[c][0] - lat_lon[0]) + abs(vocab.CITY_COORDS[c][1] - lat_lon[1]),
-        )
-        return _CITY_TZ[near]
-    return _CITY_TZ.get(ctx.city or "", ctx.rng.choice(tuple(_OFFSETS)))
-
-
-def _time(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
-    zones = [v for v in args.values() if isinstance(v, str) and v in _OFFSETS]
-    clock = next((v for v in args.values() if isinstance(v, str) and re.fullmatch(r"\d{1,2}:\d{2}", v)), None)
-    if len(zones) >= 2 and clock:  # "16:30 in New York is what in Tokyo?"
-        h, m = map(int, clock.split(":"))
-        minutes = h * 60 + m + (_OFFSETS[zones[1]] - _OFFSETS[zones[0]]) * 60
-        shift = "" if 0 <= minutes < 1440 else " (next day)" if minutes >= 1440 else " (previous day)"
-        return {
-            "source": f"{clock} {zones[0]}",
-            "target": f"{minutes % 1440 // 60:02d}:{minutes % 60:02d}{shift} {zones[1]}",
-            "difference_hours": _OFFSETS[zones[1]] - _OFFSETS[zones[0]],
-        }
-    tz = _zone(args, ctx)
-    off = _OFFSETS.get(tz, 0)
-    t = dt.datetime(2026, 6, 1, 9, ctx.rng.randint(0, 59), ctx.rng.randint(0, 59)) + dt.timedelta(hours=off)
-    return {
-        "datetime": t.strftime("%Y-%m-%dT%H:%M:%S") + f"{'+' if off >= 0 else '-'}{abs(off):02d}:00",
-        "timezone": tz,
-        "day_of_week": t.strftime("%A"),
-        "unix": 1780304400 + (t - dt.datetime(2026, 6, 1, 9) - dt.timedelta(hours=off)).seconds,
-    }
+# --- status, logs, schema, connections --------------------------------------------------------
 
 
 def _status(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
+    """The status the tool reports, by what it names: a ping, a session, the system, a version, the
+    signed-in user, third-party services, a job (when the call names one), else the server's health."""
     rng = ctx.rng
     w = set(words(tool.name))
     if w & {"ping", "heartbeat"}:
         return {"status": "ok", "latency_ms": rng.randint(3, 120), "server_time": E.stamp(ctx, 0, 0.01)}
     if w & {"session"}:
-        return {
-            "session_id": str(seed_faker(rng).uuid4()),
-            "started_at": E.stamp(ctx, -0.2, -0.05),
-            "expires_at": E.stamp(ctx, 0.2, 1),
-            "requests": rng.randint(3, 140),
-            "tool_calls": rng.randint(1, 40),
-            "last_activity_at": E.stamp(ctx, -0.01, 0),
-        }
+        return _session(ctx)
     if w & {"system", "computer", "machine", "host"} or "system" in text[:80]:
-        return {
-            "os": rng.choice(("Ubuntu 24.04 LTS", "macOS 14.5", "Windows 11 Pro 23H2")),
-            "cpu_cores": rng.choice((4, 8, 12, 16)),
-            "memory_total_gb": rng.choice((16, 32, 64)),
-            "memory_used_pct": round(rng.uniform(22, 87), 1),
-            "disk_free_gb": rng.randint(12, 900),
-            "uptime_s": rng.randint(3600, 40 * 86400),
-        }
+        return _system(ctx)
     if w & {"version"}:
-        return {
-            "version": f"{rng.randint(1, 4)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}",
-            "build": E.hexid(ctx, 7),
-            "released_at": E.stamp(ctx, -90, -3),
-        }
+        version = f"{rng.randint(1, 4)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}"
+        return {"version": version, "build": E.hexid(ctx, 7), "released_at": E.stamp(ctx, -90, -3)}
     if w & {"whoami", "me"}:
         fake = seed_faker(rng)
-        return {
-            "username": fake.user_name(),
-            "name": fake.name(),
-            "email": fake.email(),
-            "plan": rng.choice(("free", "pro", "team")),
-        }
+        plan = ("free", "pro", "team")
+        return {"username": fake.user_name(), "name": fake.name(), "email": fake.email(), "plan": rng.choice(plan)}
     if re.search(r"\b(platforms?|services|providers)\b", text):
         names = ("GitHub", "Slack", "AWS", "Cloudflare", "Stripe")
-        return {
-            "services": [
-                {"name": n, "status": rng.choice(("operational",) * 4 + ("degraded performance",))} for n in names[:4]
-            ],
-            "checked_at": E.stamp(ctx, -0.01, 0),
-        }
+        services = [
+            {"name": n, "status": rng.choice(("operational",) * 4 + ("degraded performance",))} for n in names[:4]
+        ]
+        return {"services": services, "checked_at": E.stamp(ctx, -0.01, 0)}
     ident = next((v for k, v in args.items() if "id" in words(k) and isinstance(v, (str, int))), None)
     if ident is not None or w & {"job", "task", "run", "order", "deployment", "build", "operation", "request"}:
-        state = rng.choice(("completed", "completed", "running", "queued", "failed"))
-        out = {
-            "state": state,
-            "progress_pct": 100 if state == "completed" else 0 if state == "queued" else rng.randint(5, 95),
-            "started_at": E.stamp(ctx, -0.3, -0.05),
-            "updated_at": E.stamp(ctx, -0.04, 0),
-        }
-        if state == "failed":
-            out["error"] = rng.choice(
-                ("Timed out after 300 s", "Out of memory (limit 512 MiB)", "Upstream returned HTTP 503")
-            )
-        return out
+        return _job(ctx)
     return {
         "status": "healthy",
         "version": f"{rng.randint(1, 3)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}",
@@ -301,6 +59,47 @@ def _status(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
         "checks": {"database": "ok", "cache": rng.choice(("ok", "ok", "degraded")), "queue": "ok"},
         "checked_at": E.stamp(ctx, -0.01, 0),
     }
+
+
+def _session(ctx: Context) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "session_id": str(seed_faker(rng).uuid4()),
+        "started_at": E.stamp(ctx, -0.2, -0.05),
+        "expires_at": E.stamp(ctx, 0.2, 1),
+        "requests": rng.randint(3, 140),
+        "tool_calls": rng.randint(1, 40),
+        "last_activity_at": E.stamp(ctx, -0.01, 0),
+    }
+
+
+def _system(ctx: Context) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "os": rng.choice(("Ubuntu 24.04 LTS", "macOS 14.5", "Windows 11 Pro 23H2")),
+        "cpu_cores": rng.choice((4, 8, 12, 16)),
+        "memory_total_gb": rng.choice((16, 32, 64)),
+        "memory_used_pct": round(rng.uniform(22, 87), 1),
+        "disk_free_gb": rng.randint(12, 900),
+        "uptime_s": rng.randint(3600, 40 * 86400),
+    }
+
+
+def _job(ctx: Context) -> dict[str, Any]:
+    """A job's state; its progress agrees with the state, and a failed job says why."""
+    rng = ctx.rng
+    state = rng.choice(("completed", "completed", "running", "queued", "failed"))
+    out = {
+        "state": state,
+        "progress_pct": 100 if state == "completed" else 0 if state == "queued" else rng.randint(5, 95),
+        "started_at": E.stamp(ctx, -0.3, -0.05),
+        "updated_at": E.stamp(ctx, -0.04, 0),
+    }
+    if state == "failed":
+        out["error"] = rng.choice(
+            ("Timed out after 300 s", "Out of memory (limit 512 MiB)", "Upstream returned HTTP 503")
+        )
+    return out
 
 
 def _logs(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
@@ -340,7 +139,7 @@ def _logs(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict
 
 
 def _schema(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
-    return E.record(["table"], text, args, ctx)  # type: ignore[return-value]
+    return things.record(["table"], text, args, ctx)  # type: ignore[return-value]
 
 
 def _connect(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
@@ -482,8 +281,8 @@ def _change(verb: str) -> Shape:
 
 SHAPES: dict[str, Shape] = {
     **devtools.SHAPES,
-    "market": _market,
-    "time": _time,
+    "market": markets.market,
+    "time": clock.time_now,
     "status": _status,
     "logs": _logs,
     "schema": _schema,

@@ -8,8 +8,7 @@ import re
 from typing import Any
 
 from synth.offline import entities as E
-from synth.offline import vocab
-from synth.offline.values import Context, seed_faker, words
+from synth.offline.values import Context, words
 
 _PARAGRAPHS = (  # (title, text) of pages with no URL given
     (
@@ -84,95 +83,9 @@ def page_text(url: str | None, text: str, args: dict[str, Any], i: int) -> tuple
     return _PARAGRAPHS[E.slot(text, args, i, len(_PARAGRAPHS))]
 
 
-# --- fields named in a description ("Returns temperature, humidity and wind speed") ---------------
-
-
-def field_value(field: str, ctx: Context, args: dict[str, Any]) -> Any:
-    """A realistic value for a field name, or None when the name says too little to choose one."""
-    rng = ctx.rng
-    w = set(words(field))
-    fake = seed_faker(rng)
-    if w & {"temperature", "temp"}:
-        return rng.randint(4, 31)
-    if w & {"humidity", "percentage", "percent", "pct", "probability", "confidence", "accuracy"}:
-        return (
-            rng.randint(12, 96)
-            if not w & {"confidence", "accuracy", "probability"}
-            else round(rng.uniform(0.6, 0.98), 2)
-        )
-    if w & {"wind", "speed"}:
-        return rng.randint(3, 40)
-    if w & {"price", "cost", "amount", "balance", "revenue", "income", "value", "fee", "fees"}:
-        return round(rng.uniform(12, 4800), 2)
-    if w & {"count", "total", "number", "population", "volume", "views", "downloads", "followers"}:
-        return rng.randint(3, 90000)
-    if w & {"score", "rating", "rank"}:
-        return round(rng.uniform(3.2, 4.9), 1) if "rating" in w else rng.randint(1, 100)
-    if w & {"rate", "change", "growth", "ratio"}:
-        return round(rng.uniform(-6, 9), 2)
-    if w & {"distance"}:
-        return round(rng.uniform(0.4, 900), 1)
-    if w & {"duration", "latency", "time"} and not w & {"zone"}:
-        return rng.randint(5, 900) if not w & {"time"} else E.stamp(ctx, -2, 0)
-    if w & {"date", "timestamp", "created", "updated", "published", "at"}:
-        return E.stamp(ctx, -10, 0)
-    if w & {"latitude", "lat"}:
-        return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[0]
-    if w & {"longitude", "lon", "lng"}:
-        return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[1]
-    if w & {"city", "location", "place"}:
-        return ctx.city or rng.choice(vocab.CITIES)[0]
-    if w & {"country"}:
-        return dict(vocab.CITIES).get(ctx.city or "", "Portugal")
-    if w & {"email"}:
-        return fake.email()
-    if w & {"phone"}:
-        return fake.phone_number()
-    if w & {"address"}:
-        return fake.address().replace("\n", ", ")
-    if w & {"url", "link", "website"}:
-        return rng.choice(vocab.URLS)
-    if w & {"author", "owner", "user", "username", "creator"}:
-        return fake.user_name() if w & {"username"} else fake.name()
-    if w & {"company", "organization", "publisher"}:
-        return fake.company()
-    if w & {"name"}:
-        return fake.name()
-    if w & {"title", "headline"}:
-        return rng.choice(vocab.TITLES)
-    if w & {"description", "summary", "text", "content", "message", "snippet"}:
-        return rng.choice(vocab.MESSAGES)
-    if w & {"status", "state"}:
-        return rng.choice(("active", "completed", "pending"))
-    if w & {"currency"}:
-        return "USD"
-    if w & {"language"}:
-        return rng.choice(vocab.LANGUAGES)[1]
-    if w & {"version"}:
-        return f"{rng.randint(1, 4)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}"
-    if w & {"conditions", "condition", "weather"}:
-        return rng.choice(("sunny", "partly cloudy", "light rain"))
-    if w & {"tags", "keywords", "categories"}:
-        return rng.sample(vocab.TAGS, 2)
-    if w & {"id", "identifier"}:
-        return E.ident(field, ctx)
-    return None
-
-
 # --- text transforms and acknowledgements --------------------------------------------------------
 
-TRANSFORMS = {
-    "reverse",
-    "uppercase",
-    "upper",
-    "lowercase",
-    "lower",
-    "capitalize",
-    "slugify",
-    "slug",
-    "wordcount",
-    "length",
-}
+TRANSFORMS = frozenset("reverse uppercase upper lowercase lower capitalize slugify slug wordcount length".split())
 
 
 def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | None:
@@ -220,120 +133,18 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
     return None
 
 
-COMMANDS = {
-    "make",
-    "apply",
-    "toggle",
-    "restart",
-    "reboot",
-    "play",
-    "push",
-    "force",
-    "swipe",
-    "tap",
-    "press",
-    "jump",
-    "scale",
-    "change",
-    "plot",
-    "open",
-    "perform",
-    "handle",
-    "move",
-    "look",
-    "start",
-    "stop",
-    "pause",
-    "resume",
-    "enable",
-    "disable",
-    "reset",
-    "refresh",
-    "clear",
-    "mark",
-    "sync",
-    "trigger",
-    "switch",
-    "turn",
-    "rotate",
-    "zoom",
-    "speak",
-    "say",
-    "draw",
-    "paint",
-    "place",
-    "drop",
-    "attack",
-    "equip",
-    "cast",
-    "walk",
-    "follow",
-    "mine",
-    "craft",
-    "dig",
-    "teleport",
-    "focus",
-    "highlight",
-    "copy",
-    "paste",
-    "undo",
-    "redo",
-    "import",
-    "install",
-    "uninstall",
-    "upgrade",
-    "deploy",
-    "rollback",
-    "subscribe",
-    "unsubscribe",
-    "join",
-    "leave",
-    "kick",
-    "ban",
-    "mute",
-    "pin",
-    "react",
-    "approve",
-    "reject",
-    "archive",
-    "restore",
-    "lock",
-    "unlock",
-    "schedule",
-    "confirm",
-    "finalize",
-    "complete",
-    "store",
-    "remember",
-    "forget",
-    "attach",
-    "detach",
-    "mount",
-    "unmount",
-    "link",
-    "unlink",
-    "greet",
-    "notify",
-    "combine",
-    "merge",
-    "split",
-    "resize",
-    "crop",
-    "record",
-    "set",
-    "send",
-    "request",
-    "stream",
-    "broadcast",
-    "continue",
-    "step",
-    "kill",
-    "flush",
-    "reload",
-    "wake",
-    "sleep",
-    "chat",
-}
+COMMANDS = frozenset(
+    """
+    make apply toggle restart reboot play push force swipe tap press jump scale change plot open perform
+    handle move look start stop pause resume enable disable reset refresh clear mark sync trigger switch
+    turn rotate zoom speak say draw paint place drop attack equip cast walk follow mine craft dig teleport
+    focus highlight copy paste undo redo import install uninstall upgrade deploy rollback subscribe
+    unsubscribe join leave kick ban mute pin react approve reject archive restore lock unlock schedule
+    confirm finalize complete store remember forget attach detach mount unmount link unlink greet notify
+    combine merge split resize crop record set send request stream broadcast continue step kill flush reload
+    wake sleep chat
+""".split()
+)
 _IRREGULAR = {
     "make": "made",
     "set": "set",

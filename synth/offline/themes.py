@@ -4,11 +4,13 @@ story or a place looks like, chosen by whole words in the tool's name (or descri
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from synth.offline import catalog, shapes, texts, vocab
+from synth.offline import catalog, markets, texts, vocab
 from synth.offline import entities as E
-from synth.offline.values import Context, seed_faker, words
+from synth.offline.ask import Ask, read_ask
+from synth.offline.values import Context, words
 from synth.records import ToolSpec
 
 ISSUES = (
@@ -26,330 +28,349 @@ NEWS_SITES = (
     ("The Guardian", "www.theguardian.com/world"),
     ("AP", "apnews.com/article"),
 )
-
-
-_SUPPLY = {
-    "BTC": 19_710_000,
-    "ETH": 120_200_000,
-    "SOL": 462_000_000,
-    "ADA": 35_400_000_000,
-    "DOGE": 145_000_000_000,
-    "DOT": 1_440_000_000,
-    "LINK": 587_000_000,
-    "XRP": 55_400_000_000,
-    "BNB": 147_000_000,
-    "AVAX": 394_000_000,
+_SUPPLY = {  # coins in circulation, for a market cap that matches the price
+    **{"BTC": 19_710_000, "ETH": 120_200_000, "SOL": 462_000_000, "ADA": 35_400_000_000},
+    **{"DOGE": 145_000_000_000, "DOT": 1_440_000_000, "LINK": 587_000_000, "XRP": 55_400_000_000},
+    **{"BNB": 147_000_000, "AVAX": 394_000_000},
 }
+_ROUTE = ("Head north on Rua de Santa Catarina", "Turn right onto Avenida dos Aliados", "Continue onto A28 for 12 km")
 
 
 def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+Theme = Callable[[Ask], dict[str, Any] | None]
+_THEMES: list[tuple[Callable[[Ask], bool], Theme]] = []
+
+
+def _theme(matches: Callable[[Ask], bool]) -> Callable[[Theme], Theme]:
+    """Registers a record maker for the calls ``matches``; the first registered that matches wins."""
+
+    def register(make: Theme) -> Theme:
+        _THEMES.append((matches, make))
+        return make
+
+    return register
+
+
 def themed(text: str, tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
-    rng = ctx.rng
-    fake = seed_faker(rng)
-    city = next(
-        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"city", "location", "place"}), None
-    )
-    lat = next(
-        (v for k, v in args.items() if isinstance(v, (int, float)) and set(words(k)) & {"lat", "latitude"}), None
-    )
-    if city is None and lat is not None:  # the place the coordinates are, not another one
-        city = min(vocab.CITY_COORDS, key=lambda c: abs(vocab.CITY_COORDS[c][0] - lat))  # type: ignore[operator]
-    city = city or ctx.city or rng.choice(vocab.CITIES)[0]
-    if index:  # later items of a list are other things, not copies of the first
-        city = rng.choice([c for c, _ in vocab.CITIES if c != city])
+    """The record of the first theme whose words ``text`` has, or None when no theme fits."""
+    ask = read_ask(text, tool, args, ctx, index)
+    for matches, make in _THEMES:
+        if matches(ask):
+            return make(ask)
+    return None
 
-    def has(*keys: str) -> bool:  # whole words (and plurals): "temp" is not "template", "post" not "postgres"
-        return any(re.search(rf"\b{k}(?:s|es)?\b", text) for k in keys)
 
-    base = re.split(
-        r"[/\-_:]",
-        str(
-            next((v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"symbol", "pair", "coin"}), "")
-        ).upper(),
-    )[0]
-    crypto = (
-        ctx.topic == "crypto"
-        or bool(re.search(r"\b(deposit|withdraw\w*|wallet|chain|token|onchain)\b", text))
-        or base.removesuffix("USDT").removesuffix("USD") in {s for _, s in vocab.CRYPTO}
+@_theme(
+    lambda a: (
+        a.has("forecast") and (a.has("weather") or a.ctx.topic == "weather" or "weather" in a.tool.description.lower())
     )
-    asked = next(
-        (
-            str(v)
-            for key in ("symbol", "ticker", "coin", "token", "id")
-            for k, v in args.items()
-            if isinstance(v, str) and key in words(k)
-        ),
-        "",
+)
+def _forecast(a: Ask) -> dict[str, Any]:
+    rng = a.rng
+    days = [
+        {
+            "date": f"2026-06-{d:02d}",
+            "high_c": rng.randint(14, 31),
+            "low_c": rng.randint(5, 14),
+            "conditions": rng.choice(("sunny", "partly cloudy", "light rain", "showers", "clear")),
+        }
+        for d in range(1, 4)
+    ]
+    return {"location": a.city, "days": days}
+
+
+@_theme(lambda a: a.has("weather", "temperature", "temp", "air quality"))
+def _weather(a: Ask) -> dict[str, Any]:
+    rng = a.rng
+    return {
+        "location": a.city,
+        "temperature_c": rng.randint(4, 32),
+        "conditions": rng.choice(("sunny", "partly cloudy", "overcast", "light rain", "fog")),
+        "humidity_pct": rng.randint(30, 90),
+        "wind_kph": rng.randint(2, 35),
+    }
+
+
+@_theme(lambda a: a.has("news", "article", "headline", "announcement", "annoucement"))
+def _news(a: Ask) -> dict[str, Any]:
+    query = E.given(a.args, {"query", "q", "keyword", "keywords", "topic", "search"}, "")
+    topics = ([query] if query else []) + list(vocab.QUERIES["news"])
+    topic = topics[a.index] if query and a.index < 1 else a.pick(topics)
+    title = cap(topic) + a.rng.choice((": what we know", " explained", ": the latest", " - live updates"))
+    source, site = a.rng.choice(NEWS_SITES)
+    return {
+        "title": title,
+        "source": source,
+        "published_at": E.stamp(a.ctx, -3, 0),
+        "url": f"https://{site}/{re.sub(r'[^a-z0-9]+', '-', title.lower()).strip('-')}",
+    }
+
+
+@_theme(lambda a: a.has("tvl", "defi") or (a.crypto and a.has("protocol", "fees", "yield")))
+def _defi(a: Ask) -> dict[str, Any]:
+    rng = a.rng
+    return {
+        "protocol": rng.choice(vocab.PROTOCOLS),
+        "tvl_usd": rng.randint(10**7, 3 * 10**10),
+        "fees_24h_usd": rng.randint(10**4, 5 * 10**6),
+        "change_7d_pct": round(rng.uniform(-12, 12), 2),
+    }
+
+
+@_theme(
+    lambda a: (
+        a.has("crypto", "coin", "bitcoin", "cryptocurrency")
+        or (a.crypto and a.has("token", "price", "quote", "ticker"))
     )
-    path = next(
+)
+def _coin(a: Ask) -> dict[str, Any] | None:
+    rng = a.rng
+    if a.has("ticker", "book", "ohlcv", "candle", "kline"):
+        return markets.market(a.tool, a.args, a.ctx, a.text)
+    name, symbol = next(
+        ((n, s) for n, s in vocab.CRYPTO if a.asked.lower() in (n, s.lower()) or a.coin == s),
+        rng.choice(vocab.CRYPTO),
+    )
+    price = markets.BASE.get(symbol, 1.0) * rng.uniform(0.97, 1.03)
+    return {
+        "symbol": symbol,
+        "price_usd": round(price, 4 if price < 5 else 2),
+        "change_24h_pct": round(rng.uniform(-9, 9), 2),
+        "market_cap_usd": int(price * _SUPPLY.get(symbol, rng.randint(10**7, 10**9))),
+    }
+
+
+def _symbols(args: dict[str, Any]) -> list[str] | None:
+    """A list of tickers asked for at once."""
+    return next(
         (
             v
-            for key in ("file", "filename", "filepath", "path")
             for k, v in args.items()
-            if isinstance(v, str) and key in words(k)
+            if isinstance(v, list)
+            and v
+            and all(isinstance(x, str) for x in v)
+            and set(words(k)) & {"symbols", "tickers", "symbol"}
         ),
         None,
     )
 
-    if has("forecast") and (has("weather") or ctx.topic == "weather" or "weather" in tool.description.lower()):
-        return {
-            "location": city,
-            "days": [
-                {
-                    "date": f"2026-06-{d:02d}",
-                    "high_c": rng.randint(14, 31),
-                    "low_c": rng.randint(5, 14),
-                    "conditions": rng.choice(("sunny", "partly cloudy", "light rain", "showers", "clear")),
-                }
-                for d in range(1, 4)
-            ],
-        }
-    if has("weather", "temperature", "temp", "air quality"):
-        return {
-            "location": city,
-            "temperature_c": rng.randint(4, 32),
-            "conditions": rng.choice(("sunny", "partly cloudy", "overcast", "light rain", "fog")),
-            "humidity_pct": rng.randint(30, 90),
-            "wind_kph": rng.randint(2, 35),
-        }
-    if has("news", "article", "headline", "announcement", "annoucement"):
-        query = next(
-            (
-                v
-                for k, v in args.items()
-                if isinstance(v, str) and set(words(k)) & {"query", "q", "keyword", "keywords", "topic", "search"}
-            ),
-            "",
-        )
-        topics = ([query] if query else []) + list(vocab.QUERIES["news"])
-        topic = topics[index] if query and index < 1 else topics[E.slot(text, args, index, len(topics))]
-        title = cap(topic) + rng.choice((": what we know", " explained", ": the latest", " - live updates"))
-        source, site = rng.choice(NEWS_SITES)
-        return {
-            "title": title,
-            "source": source,
-            "published_at": E.stamp(ctx, -3, 0),
-            "url": f"https://{site}/{re.sub(r'[^a-z0-9]+', '-', title.lower()).strip('-')}",
-        }
-    if has("tvl", "defi") or (crypto and has("protocol", "fees", "yield")):
-        return {
-            "protocol": rng.choice(vocab.PROTOCOLS),
-            "tvl_usd": rng.randint(10**7, 3 * 10**10),
-            "fees_24h_usd": rng.randint(10**4, 5 * 10**6),
-            "change_7d_pct": round(rng.uniform(-12, 12), 2),
-        }
-    if has("crypto", "coin", "bitcoin", "cryptocurrency") or (crypto and has("token", "price", "quote", "ticker")):
-        if has("ticker", "book", "ohlcv", "candle", "kline"):
-            return shapes.SHAPES["market"](tool, args, ctx, text)
-        name, symbol = next(
-            (
-                (n, s)
-                for n, s in vocab.CRYPTO
-                if asked.lower() in (n, s.lower()) or base.removesuffix("USDT").removesuffix("USD") == s
-            ),
-            rng.choice(vocab.CRYPTO),
-        )
-        price = shapes.BASE.get(symbol, 1.0) * rng.uniform(0.97, 1.03)
-        return {
-            "symbol": symbol,
-            "price_usd": round(price, 4 if price < 5 else 2),
-            "change_24h_pct": round(rng.uniform(-9, 9), 2),
-            "market_cap_usd": int(price * _SUPPLY.get(symbol, rng.randint(10**7, 10**9))),
-        }
-    if has("stock", "quote", "ticker", "share price", "earning", "dividend") or (
-        has("price") and (asked.upper() in vocab.TICKERS or ctx.topic == "finance")
-    ):
-        many = next(
-            (
-                v
-                for k, v in args.items()
-                if isinstance(v, list)
-                and v
-                and all(isinstance(x, str) for x in v)
-                and set(words(k)) & {"symbols", "tickers", "symbol"}
-            ),
-            None,
-        )
-        if many and index == 0:
-            return {
-                "quotes": [
-                    {
-                        "symbol": s,
-                        "price": round(shapes.BASE.get(s.upper(), rng.uniform(20, 900)), 2),
-                        "change_pct": round(rng.uniform(-4, 4), 2),
-                    }
-                    for s in many[:5]
-                ],
-                "currency": "USD",
-                "as_of": "2026-05-29T20:00:00Z",
+
+@_theme(
+    lambda a: (
+        a.has("stock", "quote", "ticker", "share price", "earning", "dividend")
+        or (a.has("price") and (a.asked.upper() in vocab.TICKERS or a.ctx.topic == "finance"))
+    )
+)
+def _stock(a: Ask) -> dict[str, Any]:
+    rng = a.rng
+    many = _symbols(a.args)
+    if many and a.index == 0:
+        quotes = [
+            {
+                "symbol": s,
+                "price": round(markets.BASE.get(s.upper(), rng.uniform(20, 900)), 2),
+                "change_pct": round(rng.uniform(-4, 4), 2),
             }
-        symbol = asked.upper() if asked.upper() in vocab.TICKERS else rng.choice(vocab.TICKERS)
-        if has("earning"):
-            est = round(rng.uniform(0.4, 6), 2)
-            return {
-                "symbol": symbol,
-                "date": E.day(ctx, -90 * index - 5, -90 * index + 40),
-                "eps_estimate": est,
-                "eps_actual": round(est * rng.uniform(0.9, 1.15), 2) if index else None,
-                "revenue_estimate": rng.randint(2, 150) * 10**9,
-            }
-        price = round(shapes.BASE.get(symbol, rng.uniform(20, 900)) * rng.uniform(0.98, 1.02), 2)
-        return {
-            "symbol": symbol,
-            "price": price,
-            "currency": "USD",
-            "change_pct": round(rng.uniform(-4, 4), 2),
-            "volume": rng.randint(10**5, 10**8),
-            "as_of": "2026-05-29T20:00:00Z",
-        }
-    if has("github", "gitlab", "repo", "repository") and not has("issue", "pull", "commit", "branch"):
-        owner, name = (
-            vocab.GITHUB_OWNERS[E.slot(text, args, index, len(vocab.GITHUB_OWNERS))],
-            vocab.GITHUB_REPOS[E.slot(text, args, index + 3, len(vocab.GITHUB_REPOS))],
-        )
-        given = next((v for v in args.values() if isinstance(v, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", v)), None)
-        if given and index == 0:
-            owner, name = given.split("/")
-        return {
-            "full_name": f"{owner}/{name}",
-            "stars": rng.randint(40, 90000),
-            "language": rng.choice(("Python", "TypeScript", "Rust", "Go")),
-            "updated_at": E.stamp(ctx, -20, 0),
-            "url": f"https://github.com/{owner}/{name}",
-        }
-    if has("repo", "repository", "issue", "pull", "commit", "branch"):
-        return {
-            "title": ISSUES[E.slot(text, args, index, len(ISSUES))],
-            "state": rng.choice(("open", "closed")),
-            "author": fake.user_name(),
-            "updated_at": E.stamp(ctx, -6, 0),
-            "comments": rng.randint(0, 14),
-        }
-    if has("file", "directory", "folder", "path"):
-        path = path if path and index == 0 else vocab.FILE_PATHS[E.slot(text, args, index, len(vocab.FILE_PATHS))]
-        out: dict[str, Any] = {
-            "path": path,
-            "size_bytes": rng.randint(200, 2_000_000),
-            "modified": E.stamp(ctx, -20, 0),
-        }
-        if has("read", "content", "cat", "open", "view") and path in texts.FILE_TEXT:
-            out["content"] = texts.FILE_TEXT[path]
-            out["size_bytes"] = len(texts.FILE_TEXT[path].encode())
-        return out
-    if has("email", "message", "mail", "chat", "inbox"):
-        return {
-            "from": fake.email(),
-            "subject": rng.choice(vocab.TITLES),
-            "snippet": rng.choice(vocab.MESSAGES),
-            "received_at": E.stamp(ctx, -2, 0),
-        }
-    if has("event", "calendar", "meeting", "appointment"):
-        start = E.stamp(ctx, 1, 6)
-        return {
-            "title": EVENTS[E.slot(text, args, index, len(EVENTS))],
-            "start": start,
-            "end": start[:11] + f"{(int(start[11:13]) + 1) % 24:02d}" + start[13:],
-            "attendees": [fake.email() for _ in range(2)],
-        }
-    if has("story", "stories", "post", "thread", "hacker"):
-        return {
-            "title": cap(rng.choice(vocab.QUERIES["news"])),
-            "by": fake.user_name(),
-            "score": rng.randint(5, 900),
-            "comments": rng.randint(0, 300),
-            "url": rng.choice(vocab.URLS),
-        }
-    if has("note", "memo"):
-        return {
-            "title": rng.choice(vocab.TITLES),
-            "excerpt": rng.choice(vocab.NOTES),
-            "updated_at": E.stamp(ctx, -9, 0),
-        }
-    if has("wiki") and has("search"):
-        query = next(
-            (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"query", "q", "search", "term"}), ""
-        )
-        site = "minecraft.wiki/w" if "minecraft" in text else "en.wikipedia.org/wiki"
-        title = (
-            cap(query)
-            if query and index == 0
-            else cap(vocab.QUERIES["general"][E.slot(text, args, index, len(vocab.QUERIES["general"]))])
-        )
-        return {
-            "title": title,
-            "url": f"https://{site}/{title.replace(' ', '_')}",
-            "snippet": f"{title} - overview, history and related articles.",
-        }
-    if has("doc", "document", "documentation", "page", "wiki"):
-        return {**(catalog.record(["content"], text, args, ctx, index) or {}), "updated_at": E.stamp(ctx, -9, 0)}
-    if has("route", "direction", "directions", "navigation"):
-        km = round(rng.uniform(2, 600), 1)
-        return {
-            "distance_km": km,
-            "duration_min": int(km / rng.uniform(0.6, 1.4)) + 3,
-            "steps": [
-                "Head north on Rua de Santa Catarina",
-                "Turn right onto Avenida dos Aliados",
-                "Continue onto A28 for 12 km",
-            ],
-        }
-    places = any(set(words(k)) & {"city", "location", "place", "address", "lat", "latitude", "query"} for k in args)
-    if (
-        has("place", "location", "geocode", "city", "cities")
-        or (has("map") and (places or ctx.topic in ("maps", "travel")))
-        or (has("address") and not crypto)
-    ):
-        country = dict(vocab.CITIES).get(city, "Portugal")
-        lat, lon = vocab.CITY_COORDS.get(city, (round(rng.uniform(-60, 60), 2), round(rng.uniform(-120, 120), 2)))
-        out = {"name": city, "country": country, "lat": lat, "lon": lon}
-        if has("elevation", "altitude"):
-            out["elevation_m"] = rng.randint(2, 600)
-        return out
-    if has("product", "cart", "shop") or (has("order", "price") and ctx.topic == "shop"):
-        return {
-            "name": rng.choice(vocab.PRODUCTS),
-            "price": round(rng.uniform(15, 400), 2),
-            "currency": "USD",
-            "in_stock": rng.random() < 0.8,
-            "rating": round(rng.uniform(3.2, 4.9), 1),
-        }
-    if has("user", "profile", "account", "contact", "customer") and not (
-        crypto and any("address" in k.lower() for k in args)
-    ):
-        return {
-            "name": fake.name(),
-            "email": fake.email(),
-            "company": fake.company(),
-            "created_at": E.stamp(ctx, -300, -20),
-        }
-    if has("flight", "hotel", "booking", "trip"):
-        return {
-            "price": round(rng.uniform(80, 900), 2),
-            "currency": "EUR",
-            "provider": rng.choice(("TAP Air Portugal", "Lufthansa", "Booking.com", "Marriott")),
-            "available": True,
-        }
-    if has("paper", "arxiv", "publication", "pubmed", "scholar", "citation"):
-        query = next(
-            (
-                v
-                for k, v in args.items()
-                if isinstance(v, str) and set(words(k)) & {"query", "q", "topic", "keywords", "title"}
-            ),
-            "",
-        )
-        topic = (
-            query
-            if query and index == 0
-            else vocab.QUERIES["paper"][E.slot(text, args, index, len(vocab.QUERIES["paper"]))]
-        )
-        return {
-            "title": topic.title() if topic.islower() else topic,
-            "authors": [fake.name(), fake.name()],
-            "year": rng.randint(2021, 2026),
-            "citations": rng.randint(0, 800),
-        }
-    return None
+            for s in many[:5]
+        ]
+        return {"quotes": quotes, "currency": "USD", "as_of": "2026-05-29T20:00:00Z"}
+    symbol = a.asked.upper() if a.asked.upper() in vocab.TICKERS else rng.choice(vocab.TICKERS)
+    if a.has("earning"):
+        return _earnings(a, symbol)
+    return {
+        "symbol": symbol,
+        "price": round(markets.BASE.get(symbol, rng.uniform(20, 900)) * rng.uniform(0.98, 1.02), 2),
+        "currency": "USD",
+        "change_pct": round(rng.uniform(-4, 4), 2),
+        "volume": rng.randint(10**5, 10**8),
+        "as_of": "2026-05-29T20:00:00Z",
+    }
+
+
+def _earnings(a: Ask, symbol: str) -> dict[str, Any]:
+    est = round(a.rng.uniform(0.4, 6), 2)
+    return {
+        "symbol": symbol,
+        "date": E.day(a.ctx, -90 * a.index - 5, -90 * a.index + 40),
+        "eps_estimate": est,
+        "eps_actual": round(est * a.rng.uniform(0.9, 1.15), 2) if a.index else None,
+        "revenue_estimate": a.rng.randint(2, 150) * 10**9,
+    }
+
+
+@_theme(lambda a: a.has("github", "gitlab", "repo", "repository") and not a.has("issue", "pull", "commit", "branch"))
+def _repo(a: Ask) -> dict[str, Any]:
+    owner, name = a.pick(vocab.GITHUB_OWNERS), a.pick(vocab.GITHUB_REPOS, 3)
+    given = next((v for v in a.args.values() if isinstance(v, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", v)), None)
+    if given and a.index == 0:
+        owner, name = given.split("/")
+    return {
+        "full_name": f"{owner}/{name}",
+        "stars": a.rng.randint(40, 90000),
+        "language": a.rng.choice(("Python", "TypeScript", "Rust", "Go")),
+        "updated_at": E.stamp(a.ctx, -20, 0),
+        "url": f"https://github.com/{owner}/{name}",
+    }
+
+
+@_theme(lambda a: a.has("repo", "repository", "issue", "pull", "commit", "branch"))
+def _issue(a: Ask) -> dict[str, Any]:
+    return {
+        "title": a.pick(ISSUES),
+        "state": a.rng.choice(("open", "closed")),
+        "author": a.fake.user_name(),
+        "updated_at": E.stamp(a.ctx, -6, 0),
+        "comments": a.rng.randint(0, 14),
+    }
+
+
+@_theme(lambda a: a.has("file", "directory", "folder", "path"))
+def _file(a: Ask) -> dict[str, Any]:
+    path = a.path if a.path and a.index == 0 else a.pick(vocab.FILE_PATHS)
+    out: dict[str, Any] = {
+        "path": path,
+        "size_bytes": a.rng.randint(200, 2_000_000),
+        "modified": E.stamp(a.ctx, -20, 0),
+    }
+    if a.has("read", "content", "cat", "open", "view") and path in texts.FILE_TEXT:
+        out["content"] = texts.FILE_TEXT[path]
+        out["size_bytes"] = len(texts.FILE_TEXT[path].encode())
+    return out
+
+
+@_theme(lambda a: a.has("email", "message", "mail", "chat", "inbox"))
+def _email(a: Ask) -> dict[str, Any]:
+    return {
+        "from": a.fake.email(),
+        "subject": a.rng.choice(vocab.TITLES),
+        "snippet": a.rng.choice(vocab.MESSAGES),
+        "received_at": E.stamp(a.ctx, -2, 0),
+    }
+
+
+@_theme(lambda a: a.has("event", "calendar", "meeting", "appointment"))
+def _event(a: Ask) -> dict[str, Any]:
+    start = E.stamp(a.ctx, 1, 6)
+    return {
+        "title": a.pick(EVENTS),
+        "start": start,
+        "end": start[:11] + f"{(int(start[11:13]) + 1) % 24:02d}" + start[13:],
+        "attendees": [a.fake.email() for _ in range(2)],
+    }
+
+
+@_theme(lambda a: a.has("story", "stories", "post", "thread", "hacker"))
+def _story(a: Ask) -> dict[str, Any]:
+    return {
+        "title": cap(a.rng.choice(vocab.QUERIES["news"])),
+        "by": a.fake.user_name(),
+        "score": a.rng.randint(5, 900),
+        "comments": a.rng.randint(0, 300),
+        "url": a.rng.choice(vocab.URLS),
+    }
+
+
+@_theme(lambda a: a.has("note", "memo"))
+def _note(a: Ask) -> dict[str, Any]:
+    return {
+        "title": a.rng.choice(vocab.TITLES),
+        "excerpt": a.rng.choice(vocab.NOTES),
+        "updated_at": E.stamp(a.ctx, -9, 0),
+    }
+
+
+@_theme(lambda a: a.has("wiki") and a.has("search"))
+def _wiki_search(a: Ask) -> dict[str, Any]:
+    query = E.given(a.args, {"query", "q", "search", "term"}, "")
+    site = "minecraft.wiki/w" if "minecraft" in a.text else "en.wikipedia.org/wiki"
+    title = cap(query) if query and a.index == 0 else cap(a.pick(vocab.QUERIES["general"]))
+    return {
+        "title": title,
+        "url": f"https://{site}/{title.replace(' ', '_')}",
+        "snippet": f"{title} - overview, history and related articles.",
+    }
+
+
+@_theme(lambda a: a.has("doc", "document", "documentation", "page", "wiki"))
+def _document(a: Ask) -> dict[str, Any]:
+    return {**(catalog.record(["content"], a.text, a.args, a.ctx, a.index) or {}), "updated_at": E.stamp(a.ctx, -9, 0)}
+
+
+@_theme(lambda a: a.has("route", "direction", "directions", "navigation"))
+def _route(a: Ask) -> dict[str, Any]:
+    km = round(a.rng.uniform(2, 600), 1)
+    return {"distance_km": km, "duration_min": int(km / a.rng.uniform(0.6, 1.4)) + 3, "steps": list(_ROUTE)}
+
+
+def _is_place(a: Ask) -> bool:
+    places = any(set(words(k)) & {"city", "location", "place", "address", "lat", "latitude", "query"} for k in a.args)
+    return (
+        a.has("place", "location", "geocode", "city", "cities")
+        or (a.has("map") and (places or a.ctx.topic in ("maps", "travel")))
+        or (a.has("address") and not a.crypto)
+    )
+
+
+@_theme(_is_place)
+def _place(a: Ask) -> dict[str, Any]:
+    rng = a.rng
+    country = dict(vocab.CITIES).get(a.city, "Portugal")
+    anywhere = (round(rng.uniform(-60, 60), 2), round(rng.uniform(-120, 120), 2))
+    lat, lon = vocab.CITY_COORDS.get(a.city, anywhere)
+    out: dict[str, Any] = {"name": a.city, "country": country, "lat": lat, "lon": lon}
+    if a.has("elevation", "altitude"):
+        out["elevation_m"] = rng.randint(2, 600)
+    return out
+
+
+@_theme(lambda a: a.has("product", "cart", "shop") or (a.has("order", "price") and a.ctx.topic == "shop"))
+def _product(a: Ask) -> dict[str, Any]:
+    rng = a.rng
+    return {
+        "name": rng.choice(vocab.PRODUCTS),
+        "price": round(rng.uniform(15, 400), 2),
+        "currency": "USD",
+        "in_stock": rng.random() < 0.8,
+        "rating": round(rng.uniform(3.2, 4.9), 1),
+    }
+
+
+@_theme(
+    lambda a: (
+        a.has("user", "profile", "account", "contact", "customer")
+        and not (a.crypto and any("address" in k.lower() for k in a.args))
+    )
+)
+def _person(a: Ask) -> dict[str, Any]:
+    fake = a.fake
+    return {
+        "name": fake.name(),
+        "email": fake.email(),
+        "company": fake.company(),
+        "created_at": E.stamp(a.ctx, -300, -20),
+    }
+
+
+@_theme(lambda a: a.has("flight", "hotel", "booking", "trip"))
+def _booking(a: Ask) -> dict[str, Any]:
+    return {
+        "price": round(a.rng.uniform(80, 900), 2),
+        "currency": "EUR",
+        "provider": a.rng.choice(("TAP Air Portugal", "Lufthansa", "Booking.com", "Marriott")),
+        "available": True,
+    }
+
+
+@_theme(lambda a: a.has("paper", "arxiv", "publication", "pubmed", "scholar", "citation"))
+def _paper(a: Ask) -> dict[str, Any]:
+    query = E.given(a.args, {"query", "q", "topic", "keywords", "title"}, "")
+    topic = query if query and a.index == 0 else a.pick(vocab.QUERIES["paper"])
+    return {
+        "title": topic.title() if topic.islower() else topic,
+        "authors": [a.fake.name(), a.fake.name()],
+        "year": a.rng.randint(2021, 2026),
+        "citations": a.rng.randint(0, 800),
+    }

@@ -4,134 +4,76 @@ Faker covers people, companies, addresses, emails and phone numbers well; its ci
 invented ("Lake Jamesfort") and its sentences are lorem-like, so those come from here.
 """
 
-CITIES = (
-    ("Porto", "Portugal"),
-    ("Lisbon", "Portugal"),
-    ("Madrid", "Spain"),
-    ("Barcelona", "Spain"),
-    ("Paris", "France"),
-    ("Lyon", "France"),
-    ("Berlin", "Germany"),
-    ("Munich", "Germany"),
-    ("Amsterdam", "Netherlands"),
-    ("Copenhagen", "Denmark"),
-    ("Stockholm", "Sweden"),
-    ("Oslo", "Norway"),
-    ("Helsinki", "Finland"),
-    ("Dublin", "Ireland"),
-    ("London", "United Kingdom"),
-    ("Edinburgh", "United Kingdom"),
-    ("Rome", "Italy"),
-    ("Milan", "Italy"),
-    ("Vienna", "Austria"),
-    ("Prague", "Czech Republic"),
-    ("Warsaw", "Poland"),
-    ("Athens", "Greece"),
-    ("Istanbul", "Turkey"),
-    ("Cairo", "Egypt"),
-    ("Nairobi", "Kenya"),
-    ("Cape Town", "South Africa"),
-    ("Lagos", "Nigeria"),
-    ("Dubai", "United Arab Emirates"),
-    ("Mumbai", "India"),
-    ("Bangalore", "India"),
-    ("Singapore", "Singapore"),
-    ("Bangkok", "Thailand"),
-    ("Tokyo", "Japan"),
-    ("Osaka", "Japan"),
-    ("Seoul", "South Korea"),
-    ("Shanghai", "China"),
-    ("Hong Kong", "China"),
-    ("Sydney", "Australia"),
-    ("Melbourne", "Australia"),
-    ("Auckland", "New Zealand"),
-    ("Toronto", "Canada"),
-    ("Vancouver", "Canada"),
-    ("Montreal", "Canada"),
-    ("New York", "United States"),
-    ("San Francisco", "United States"),
-    ("Seattle", "United States"),
-    ("Chicago", "United States"),
-    ("Austin", "United States"),
-    ("Boston", "United States"),
-    ("Denver", "United States"),
-    ("Mexico City", "Mexico"),
-    ("Bogota", "Colombia"),
-    ("Lima", "Peru"),
-    ("Santiago", "Chile"),
-    ("Buenos Aires", "Argentina"),
-    ("Sao Paulo", "Brazil"),
-    ("Rio de Janeiro", "Brazil"),
-)
-CITY_COORDS = {
-    "Porto": (41.15, -8.61),
-    "Lisbon": (38.72, -9.14),
-    "Madrid": (40.42, -3.7),
-    "Barcelona": (41.39, 2.17),
-    "Paris": (48.86, 2.35),
-    "Lyon": (45.76, 4.84),
-    "Berlin": (52.52, 13.4),
-    "Munich": (48.14, 11.58),
-    "Amsterdam": (52.37, 4.9),
-    "Copenhagen": (55.68, 12.57),
-    "Stockholm": (59.33, 18.07),
-    "Oslo": (59.91, 10.75),
-    "Helsinki": (60.17, 24.94),
-    "Dublin": (53.35, -6.26),
-    "London": (51.51, -0.13),
-    "Edinburgh": (55.95, -3.19),
-    "Rome": (41.9, 12.5),
-    "Milan": (45.46, 9.19),
-    "Vienna": (48.21, 16.37),
-    "Prague": (50.08, 14.44),
-    "Warsaw": (52.23, 21.01),
-    "Athens": (37.98, 23.73),
-    "Istanbul": (41.01, 28.98),
-    "Cairo": (30.04, 31.24),
-    "Nairobi": (-1.29, 36.82),
-    "Cape Town": (-33.92, 18.42),
-    "Lagos": (6.52, 3.38),
-    "Dubai": (25.2, 55.27),
-    "Mumbai": (19.08, 72.88),
-    "Bangalore": (12.97, 77.59),
-    "Singapore": (1.35, 103.82),
-    "Bangkok": (13.76, 100.5),
-    "Tokyo": (35.68, 139.69),
-    "Osaka": (34.69, 135.5),
-    "Seoul": (37.57, 126.98),
-    "Shanghai": (31.23, 121.47),
-    "Hong Kong": (22.32, 114.17),
-    "Sydney": (-33.87, 151.21),
-    "Melbourne": (-37.81, 144.96),
-    "Auckland": (-36.85, 174.76),
-    "Toronto": (43.65, -79.38),
-    "Vancouver": (49.28, -123.12),
-    "Montreal": (45.5, -73.57),
-    "New York": (40.71, -74.01),
-    "San Francisco": (37.77, -122.42),
-    "Seattle": (47.61, -122.33),
-    "Chicago": (41.88, -87.63),
-    "Austin": (30.27, -97.74),
-    "Boston": (42.36, -71.06),
-    "Denver": (39.74, -104.99),
-    "Mexico City": (19.43, -99.13),
-    "Bogota": (4.71, -74.07),
-    "Lima": (-12.05, -77.04),
-    "Santiago": (-33.45, -70.67),
-    "Buenos Aires": (-34.6, -58.38),
-    "Sao Paulo": (-23.55, -46.63),
-    "Rio de Janeiro": (-22.91, -43.17),
-}
+# city | country | country code | latitude | longitude
+_PLACES = """
+    Porto          | Portugal             | PT |  41.15 | -8.61
+    Lisbon         | Portugal             | PT |  38.72 | -9.14
+    Madrid         | Spain                | ES |  40.42 | -3.7
+    Barcelona      | Spain                | ES |  41.39 | 2.17
+    Paris          | France               | FR |  48.86 | 2.35
+    Lyon           | France               | FR |  45.76 | 4.84
+    Berlin         | Germany              | DE |  52.52 | 13.4
+    Munich         | Germany              | DE |  48.14 | 11.58
+    Amsterdam      | Netherlands          | NL |  52.37 | 4.9
+    Copenhagen     | Denmark              | DK |  55.68 | 12.57
+    Stockholm      | Sweden               | SE |  59.33 | 18.07
+    Oslo           | Norway               | NO |  59.91 | 10.75
+    Helsinki       | Finland              | FI |  60.17 | 24.94
+    Dublin         | Ireland              | IE |  53.35 | -6.26
+    London         | United Kingdom       | GB |  51.51 | -0.13
+    Edinburgh      | United Kingdom       | GB |  55.95 | -3.19
+    Rome           | Italy                | IT |   41.9 | 12.5
+    Milan          | Italy                | IT |  45.46 | 9.19
+    Vienna         | Austria              | AT |  48.21 | 16.37
+    Prague         | Czech Republic       | CZ |  50.08 | 14.44
+    Warsaw         | Poland               | PL |  52.23 | 21.01
+    Athens         | Greece               | GR |  37.98 | 23.73
+    Istanbul       | Turkey               | TR |  41.01 | 28.98
+    Cairo          | Egypt                | EG |  30.04 | 31.24
+    Nairobi        | Kenya                | KE |  -1.29 | 36.82
+    Cape Town      | South Africa         | ZA | -33.92 | 18.42
+    Lagos          | Nigeria              | NG |   6.52 | 3.38
+    Dubai          | United Arab Emirates | AE |   25.2 | 55.27
+    Mumbai         | India                | IN |  19.08 | 72.88
+    Bangalore      | India                | IN |  12.97 | 77.59
+    Singapore      | Singapore            | SG |   1.35 | 103.82
+    Bangkok        | Thailand             | TH |  13.76 | 100.5
+    Tokyo          | Japan                | JP |  35.68 | 139.69
+    Osaka          | Japan                | JP |  34.69 | 135.5
+    Seoul          | South Korea          | KR |  37.57 | 126.98
+    Shanghai       | China                | CN |  31.23 | 121.47
+    Hong Kong      | China                | CN |  22.32 | 114.17
+    Sydney         | Australia            | AU | -33.87 | 151.21
+    Melbourne      | Australia            | AU | -37.81 | 144.96
+    Auckland       | New Zealand          | NZ | -36.85 | 174.76
+    Toronto        | Canada               | CA |  43.65 | -79.38
+    Vancouver      | Canada               | CA |  49.28 | -123.12
+    Montreal       | Canada               | CA |   45.5 | -73.57
+    New York       | United States        | US |  40.71 | -74.01
+    San Francisco  | United States        | US |  37.77 | -122.42
+    Seattle        | United States        | US |  47.61 | -122.33
+    Chicago        | United States        | US |  41.88 | -87.63
+    Austin         | United States        | US |  30.27 | -97.74
+    Boston         | United States        | US |  42.36 | -71.06
+    Denver         | United States        | US |  39.74 | -104.99
+    Mexico City    | Mexico               | MX |  19.43 | -99.13
+    Bogota         | Colombia             | CO |   4.71 | -74.07
+    Lima           | Peru                 | PE | -12.05 | -77.04
+    Santiago       | Chile                | CL | -33.45 | -70.67
+    Buenos Aires   | Argentina            | AR |  -34.6 | -58.38
+    Sao Paulo      | Brazil               | BR | -23.55 | -46.63
+    Rio de Janeiro | Brazil               | BR | -22.91 | -43.17
+"""
+_ROWS = [[cell.strip() for cell in line.split("|")] for line in _PLACES.strip().splitlines()]
+CITIES = tuple((city, country) for city, country, *_ in _ROWS)
+CITY_COORDS = {city: (float(lat), float(lon)) for city, _, _, lat, lon in _ROWS}
+COUNTRY_CODES = {country: code for _, country, code, *_ in _ROWS}
 AIRPORTS = ("LIS", "OPO", "MAD", "CDG", "LHR", "FRA", "AMS", "JFK", "SFO", "NRT", "SIN", "DXB", "YYZ")
-TIMEZONES = (
-    "Europe/Lisbon",
-    "Europe/Berlin",
-    "America/New_York",
-    "America/Los_Angeles",
-    "Asia/Tokyo",
-    "Asia/Singapore",
-    "Australia/Sydney",
-    "UTC",
+TIMEZONES = tuple(
+    """
+    Europe/Lisbon Europe/Berlin America/New_York America/Los_Angeles Asia/Tokyo Asia/Singapore
+    Australia/Sydney UTC
+""".split()
 )
 LANGUAGES = (
     ("en", "English"),
@@ -160,26 +102,20 @@ CHAINS = ("ethereum", "arbitrum", "base", "solana", "polygon", "optimism")
 GITHUB_OWNERS = ("octocat", "vercel", "microsoft", "psf", "pallets", "tiangolo", "rust-lang", "denoland")
 GITHUB_REPOS = ("hello-world", "next.js", "vscode", "requests", "flask", "fastapi", "rustlings", "deno")
 BRANCHES = ("main", "develop", "feature/login-page", "fix/null-pointer", "release/2.4")
-FILE_PATHS = (
-    "reports/q3-summary.md",
-    "src/app/main.py",
-    "docs/getting-started.md",
-    "data/sales_2025.csv",
-    "notes/meeting-2026-03-12.txt",
-    "config/settings.yaml",
-    "images/logo.png",
-    "invoices/INV-2026-0142.pdf",
+FILE_PATHS = tuple(
+    """
+    reports/q3-summary.md src/app/main.py docs/getting-started.md data/sales_2025.csv
+    notes/meeting-2026-03-12.txt config/settings.yaml images/logo.png invoices/INV-2026-0142.pdf
+""".split()
 )
 DIRECTORIES = ("reports", "src/app", "docs", "data/exports", "notes", "projects/website")
-URLS = (
-    "https://www.bbc.com/news/technology",
-    "https://en.wikipedia.org/wiki/Porto",
-    "https://docs.python.org/3/library/asyncio.html",
-    "https://github.com/pallets/flask",
-    "https://www.nytimes.com/section/science",
-    "https://example-shop.com/products/trail-runner-2",
-    "https://arxiv.org/abs/2310.06770",
-    "https://news.ycombinator.com/",
+URLS = tuple(
+    """
+    https://www.bbc.com/news/technology https://en.wikipedia.org/wiki/Porto
+    https://docs.python.org/3/library/asyncio.html https://github.com/pallets/flask
+    https://www.nytimes.com/section/science https://example-shop.com/products/trail-runner-2
+    https://arxiv.org/abs/2310.06770 https://news.ycombinator.com/
+""".split()
 )
 DOMAINS = ("github.com", "python.org", "wikipedia.org", "bbc.co.uk", "stripe.com", "openstreetmap.org")
 PRODUCTS = (
@@ -314,50 +250,16 @@ PERSONAS = {
 OPENERS = ("Can you", "Could you", "Please", "I need you to", "Would you", "Help me")
 
 # --- names of things people create or work in ------------------------------------------------
-RESOURCE_STEMS = (
-    "sales",
-    "analytics",
-    "billing",
-    "inventory",
-    "marketing",
-    "crm",
-    "payments",
-    "support",
-    "growth",
-    "checkout",
+RESOURCE_STEMS = tuple("sales analytics billing inventory marketing crm payments support growth checkout".split())
+RESOURCE_SUFFIX = dict(  # noun:suffix, as in "sales_db" or "billing-api"
+    pair.split(":")
+    for pair in """
+    database:_db db:_db schema: namespace: project: workspace: dataset:_daily bucket:-exports index:-index
+    store:-logs mart:_mart cluster:-cluster instance:-prod service:-api app:-app application:-app environment:
+    env: module: package:-utils packages:-utils library:-ui block:-hero component:-card components:-card
+    plugin:-plugin table: channel: repo: branch:
+""".split()
 )
-RESOURCE_SUFFIX = {
-    "database": "_db",
-    "db": "_db",
-    "schema": "",
-    "namespace": "",
-    "project": "",
-    "workspace": "",
-    "dataset": "_daily",
-    "bucket": "-exports",
-    "index": "-index",
-    "store": "-logs",
-    "mart": "_mart",
-    "cluster": "-cluster",
-    "instance": "-prod",
-    "service": "-api",
-    "app": "-app",
-    "application": "-app",
-    "environment": "",
-    "env": "",
-    "module": "",
-    "package": "-utils",
-    "packages": "-utils",
-    "library": "-ui",
-    "block": "-hero",
-    "component": "-card",
-    "components": "-card",
-    "plugin": "-plugin",
-    "table": "",
-    "channel": "",
-    "repo": "",
-    "branch": "",
-}
 NAMED_THINGS = {
     "playlist": ("Sunday morning jazz", "Road trip 2026", "Deep focus", "Running mix"),
     "project": ("Website redesign", "Q3 launch", "Mobile app v2", "Customer survey"),
@@ -398,15 +300,11 @@ DESCRIPTIONS = {
     "resource": ("Reference material for new team members.", "The latest version of the brand guidelines."),
     "issue": ("Login fails on Safari 17 after the last release.", "The export button does nothing on large reports."),
 }
-GITHUB_PAIRS = (
-    "pallets/flask",
-    "psf/requests",
-    "tiangolo/fastapi",
-    "vercel/next.js",
-    "microsoft/vscode",
-    "denoland/deno",
-    "rust-lang/rustlings",
-    "yamadashy/repomix",
+GITHUB_PAIRS = tuple(
+    """
+    pallets/flask psf/requests tiangolo/fastapi vercel/next.js microsoft/vscode denoland/deno
+    rust-lang/rustlings yamadashy/repomix
+""".split()
 )
 CURSORS = ("eyJwYWdlIjoyfQ", "dXNlcjoxMjM0NQ", "c2VxOjIwMjYwNjAx")
 REGIONS = ("us-en", "uk-en", "de-de", "fr-fr", "es-es", "jp-jp")
@@ -428,28 +326,13 @@ INDUSTRIES = ("renewable energy", "fintech", "healthcare", "logistics", "e-comme
 MODELS = ("gpt-4o-mini", "claude-3-5-sonnet", "llama-3.1-8b-instruct", "flux-schnell")
 WORDS = ("serendipity", "ephemeral", "resilience", "wanderlust", "benevolent", "cadence")
 SMILES = ("CC(=O)OC1=CC=CC=C1C(=O)O", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", "CC(C)CC1=CC=C(C=C1)C(C)C(=O)O")
-WORDS_BIP = (
-    "abandon",
-    "ability",
-    "able",
-    "about",
-    "above",
-    "absent",
-    "absorb",
-    "abstract",
-    "absurd",
-    "abuse",
-    "access",
-    "accident",
-    "account",
-    "accuse",
-    "achieve",
-    "acid",
-    "acoustic",
-    "acquire",
-    "across",
-    "act",
-)
+BIP39_WORDS = tuple(
+    """
+    abandon ability able about above absent absorb abstract absurd abuse access accident account accuse
+    achieve acid acoustic acquire across act action actor actress actual
+""".split()
+)  # the first words of the BIP-39 list
+WORDS_BIP = BIP39_WORDS[:20]
 DOIS = ("10.1038/s41586-021-03819-2", "10.1126/science.abj8754", "10.1056/NEJMoa2034577", "10.48550/arXiv.2310.06770")
 ISBNS = ("9780143127741", "9780262046305", "9781492056355", "9780735219090")
 PARAGRAPHS = (
@@ -488,46 +371,6 @@ REASONING = {
     ),
 }
 CODE_NAMES = ("total_count", "user_id", "created_at", "is_active", "parse_invoice", "retry_count", "buffer_size")
-COUNTRY_CODES = {
-    "Portugal": "PT",
-    "Spain": "ES",
-    "France": "FR",
-    "Germany": "DE",
-    "Netherlands": "NL",
-    "Denmark": "DK",
-    "Sweden": "SE",
-    "Norway": "NO",
-    "Finland": "FI",
-    "Ireland": "IE",
-    "United Kingdom": "GB",
-    "Italy": "IT",
-    "Austria": "AT",
-    "Czech Republic": "CZ",
-    "Poland": "PL",
-    "Greece": "GR",
-    "Turkey": "TR",
-    "Egypt": "EG",
-    "Kenya": "KE",
-    "South Africa": "ZA",
-    "Nigeria": "NG",
-    "United Arab Emirates": "AE",
-    "India": "IN",
-    "Singapore": "SG",
-    "Thailand": "TH",
-    "Japan": "JP",
-    "South Korea": "KR",
-    "China": "CN",
-    "Australia": "AU",
-    "New Zealand": "NZ",
-    "Canada": "CA",
-    "United States": "US",
-    "Mexico": "MX",
-    "Colombia": "CO",
-    "Peru": "PE",
-    "Chile": "CL",
-    "Argentina": "AR",
-    "Brazil": "BR",
-}
 MEDIA_PATHS = {
     "video": ("videos/product-demo.mp4", "videos/onboarding.mov"),
     "image": ("images/logo.png", "photos/team-offsite.jpg"),

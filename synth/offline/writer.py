@@ -7,14 +7,15 @@ gold value is grounded by construction; the gates check it anyway.
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 from typing import Any
 
 from synth.offline import language, vocab
 from synth.offline.params import documented
 from synth.offline.scenario import rng_for
-from synth.offline.simulate import noun
 from synth.offline.simulated import SimulatedRuntime
+from synth.offline.toolnames import noun
 from synth.offline.values import Context, make_value, words
 from synth.records import (
     Message,
@@ -45,54 +46,8 @@ def write(
     ctx = Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0])
     tools = [server.tool(name) for name in scenario.tools]
     assert all(tools), "scenario names a tool the server does not have"
-
-    chosen: dict[str, tuple[Any, str]] = {}  # one value per parameter name across the conversation
-    steps: list[language.Step] = []
-    for i, tool in enumerate(tools):
-        assert tool is not None
-        about = f"{' '.join(words(tool.name))} {tool.description[:200]}".lower()
-        ctx = dataclasses.replace(ctx, subject=noun(tool), about=about)
-        linked = {lk.param: lk.field for lk in scenario.links if lk.to_step == i}
-        props = documented(tool, server.tools)  # descriptions from the docstring's Args: where the schema has none
-        optional = [p for p in tool.properties if p not in tool.required]
-        # a person asks for an optional setting now and then, one at a time; the rest stay at the tool's defaults
-        picked = [rng.choice(optional)] if optional and rng.random() < P_OPTIONAL else []
-        args: dict[str, Any] = {}
-        kinds: dict[str, str] = {}
-        for param in [*tool.required, *picked]:
-            schema = props.get(param)
-            if not isinstance(schema, dict):
-                continue
-            if param in chosen and _fits(chosen[param][0], schema):  # one symbol/city per conversation
-                args[param], kinds[param] = chosen[param]
-                continue
-            value, kind = make_value(param, schema, ctx)
-            if param not in tool.required and (kind in _UNASKED or value == schema.get("default")):
-                continue  # an optional value nobody would ask for (a guess, boilerplate, the default) is left out
-            args[param], kinds[param] = value, kind
-            if param not in linked:
-                chosen[param] = (value, kind)
-        _in_order(tool, args)
-        steps.append(language.Step(tool, args, kinds, linked, set()))
-
-    withheld: tuple[str, ...] = ()
-    if scenario.multi_turn:
-        askable = [
-            (i, p)
-            for i, s in enumerate(steps)
-            for p in s.tool.required
-            if p in s.args
-            and p not in s.linked
-            and s.kinds.get(p) not in _UNASKABLE
-            and not any(p in other.args for j, other in enumerate(steps) if j < i)
-            # a value the request states anyway (for another step) cannot be held back
-            and not any(s.args[p] == v for j, other in enumerate(steps) if j != i for v in other.args.values())
-        ]
-        if askable:
-            i, p = rng.choice(askable)
-            steps[i].withheld.add(p)
-            withheld = (f"{i}.{p}",)
-
+    steps, ctx = _steps(scenario, server, [t for t in tools if t is not None], ctx)
+    withheld = _withhold(steps, rng) if scenario.multi_turn else ()
     text = language.request(steps, scenario.persona or None, rng)
     query = Query(id=make_id("query", scenario.id, text), scenario_id=scenario.id, text=text, withheld=withheld)
     if runtime is None:  # the simulator puts each value a later step needs where that step reads it
@@ -101,7 +56,87 @@ def write(
             for i in range(len(steps))
         }
         runtime = SimulatedRuntime(ctx, provide, scenario.links)
+    messages = _conversation(scenario, server, steps, text, runtime, rng)
+    trajectory = Trajectory(
+        id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
+        scenario_id=scenario.id,
+        messages=tuple(messages),
+    )
+    return query, _plan(scenario, steps), trajectory
 
+
+def _steps(
+    scenario: Scenario, server: ServerSpec, tools: list[ToolSpec], ctx: Context
+) -> tuple[list[language.Step], Context]:
+    """Each call's arguments, drawn before the request is written; the context as the last call left it."""
+    chosen: dict[str, tuple[Any, str]] = {}  # one value per parameter name across the conversation
+    steps: list[language.Step] = []
+    for i, tool in enumerate(tools):
+        about = f"{' '.join(words(tool.name))} {tool.description[:200]}".lower()
+        ctx = dataclasses.replace(ctx, subject=noun(tool), about=about)
+        linked = {lk.param: lk.field for lk in scenario.links if lk.to_step == i}
+        args, kinds = _arguments(tool, server, linked, chosen, ctx)
+        _in_order(tool, args)
+        steps.append(language.Step(tool, args, kinds, linked, set()))
+    return steps, ctx
+
+
+def _arguments(
+    tool: ToolSpec, server: ServerSpec, linked: dict[str, str], chosen: dict[str, tuple[Any, str]], ctx: Context
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The required arguments and, now and then, one optional setting, with the kind of each value."""
+    rng = ctx.rng
+    props = documented(tool, server.tools)  # descriptions from the docstring's Args: where the schema has none
+    optional = [p for p in tool.properties if p not in tool.required]
+    # a person asks for an optional setting now and then, one at a time; the rest stay at the tool's defaults
+    picked = [rng.choice(optional)] if optional and rng.random() < P_OPTIONAL else []
+    args: dict[str, Any] = {}
+    kinds: dict[str, str] = {}
+    for param in [*tool.required, *picked]:
+        schema = props.get(param)
+        if not isinstance(schema, dict):
+            continue
+        if param in chosen and _fits(chosen[param][0], schema):  # one symbol/city per conversation
+            args[param], kinds[param] = chosen[param]
+            continue
+        value, kind = make_value(param, schema, ctx)
+        if param not in tool.required and (kind in _UNASKED or value == schema.get("default")):
+            continue  # an optional value nobody would ask for (a guess, boilerplate, the default) is left out
+        args[param], kinds[param] = value, kind
+        if param not in linked:
+            chosen[param] = (value, kind)
+    return args, kinds
+
+
+def _withhold(steps: list[language.Step], rng: random.Random) -> tuple[str, ...]:
+    """One required value the request leaves out, for the assistant to ask for (none when none can be)."""
+    askable = [
+        (i, p)
+        for i, s in enumerate(steps)
+        for p in s.tool.required
+        if p in s.args
+        and p not in s.linked
+        and s.kinds.get(p) not in _UNASKABLE
+        and not any(p in other.args for j, other in enumerate(steps) if j < i)
+        # a value the request states anyway (for another step) cannot be held back
+        and not any(s.args[p] == v for j, other in enumerate(steps) if j != i for v in other.args.values())
+    ]
+    if not askable:
+        return ()
+    i, p = rng.choice(askable)
+    steps[i].withheld.add(p)
+    return (f"{i}.{p}",)
+
+
+def _conversation(
+    scenario: Scenario,
+    server: ServerSpec,
+    steps: list[language.Step],
+    text: str,
+    runtime: ToolRuntime,
+    rng: random.Random,
+) -> list[Message]:
+    """The messages: the request, a question for each withheld value, each call and result, the reply."""
     messages: list[Message] = [
         Message(role="system", content=render("conversation.system.j2", server=server)),
         Message(role="user", content=text),
@@ -125,7 +160,11 @@ def write(
     messages.append(
         Message(role="assistant", content=" ".join(language.reply(s.tool, s.args, r) for s, r in zip(steps, results)))
     )
-    plan = Plan(
+    return messages
+
+
+def _plan(scenario: Scenario, steps: list[language.Step]) -> Plan:
+    return Plan(
         id=make_id("plan", scenario.id, [(s.tool.name, s.args) for s in steps]),
         scenario_id=scenario.id,
         steps=tuple(
@@ -138,12 +177,6 @@ def write(
             for i, s in enumerate(steps)
         ),
     )
-    trajectory = Trajectory(
-        id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
-        scenario_id=scenario.id,
-        messages=tuple(messages),
-    )
-    return query, plan, trajectory
 
 
 def fed_value(data: Any, field: str) -> Any:
