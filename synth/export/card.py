@@ -19,6 +19,7 @@ from synth.errors import ConfigError
 from synth.export import card_sections as sections
 from synth.export import hf
 from synth.export.audit import audit, card_lines
+from synth.export.hf_features import features_yaml
 from synth.export.plots import Stats, write_plots
 from synth.records import Manifest
 from synth.rundir import (
@@ -106,7 +107,7 @@ def _header(
         tags=TAGS,
         size_categories=[size_category(max((sum(s.values()) for s in sizes.values()), default=0))],
         configs=hf.data_files(sizes),
-        dataset_info=[{"config_name": name, "features": hf.features_yaml(specs[name].features)} for name in sizes],
+        dataset_info=[{"config_name": name, "features": features_yaml(specs[name].features)} for name in sizes],
     )
     data.to_yaml(original_order=HEADER_ORDER)  # fixes the order from_template dumps the keys in
     return data
