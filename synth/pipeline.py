@@ -8,16 +8,13 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
-import platform
 import shutil
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from importlib import metadata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import synth
-from synth import rundir, templates
+from synth import run_manifest, rundir
 from synth.agents.engine import Scheduler
 from synth.config import Settings
 from synth.errors import ConfigError
@@ -29,10 +26,11 @@ from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor, offline_runtime
 from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs, usable_packs
-from synth.records import Conversation, Funnel, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
+from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
-from synth.rundir import FILES, RunDir, file_facts
+from synth.run_manifest import Tally
+from synth.rundir import FILES, RunDir
 from synth.runtime.base import ToolRuntime
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
@@ -40,8 +38,6 @@ from synth.stages.inject import negatives
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
 
-SPLITS = ("train", "valid", "test")
-GENERATOR_VERSION = 4  # what each version changed: the comment at "generator_version" in _manifest
 COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 # Offline scenarios cost nothing but time, so an offline run goes on past 2n + 20 while it still finds new
 # conversations: it stops once the last WINDOW scenarios (fewer for a small n) gave fewer than 1 in
@@ -55,20 +51,6 @@ def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
     if h < shares[0]:
         return "train"
     return "valid" if h < shares[0] + shares[1] else "test"
-
-
-@dataclass
-class Tally:
-    funnel: Funnel = field(default_factory=Funnel)
-    splits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPLITS, 0))
-    labels: dict[str, int] = field(default_factory=dict)
-    subtypes: dict[str, int] = field(default_factory=dict)
-    used_tools: set[str] = field(default_factory=set)
-    sources: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> tool-message origin -> count
-    eval_items: int = 0
-    turns: int = 0
-    calls: int = 0
-    multi_turn: int = 0
 
 
 class RunWriter(rundir.RunWriter):
@@ -189,73 +171,114 @@ def consume(
     runs, for a whole run (``generate``) and for merged shards (synth.shards) alike. ``productive``
     (offline runs): past 2n + 20 scenarios, go on while the last WINDOW still gave 1 in PRODUCTIVE."""
     names = ToolNames(registry.servers)
-    servers = {s.id: s for s in registry.servers}
-    offer = _offer(settings, servers)
-    tally = Tally()
-    dedup = Dedup()
-    spend = Spend(settings.prices)
-    writer = RunWriter(settings.out, settings.outputs)
-    rules = Rules.from_settings(settings)
-    accepted = attempts = 0
-    max_attempts = settings.n * 2 + 20
-    window, mark = min(WINDOW, max_attempts), 0  # mark: conversations accepted when the last window began
+    loop = _Loop(settings, {s.id: s for s in registry.servers}, names, RunWriter(settings.out, settings.outputs))
+    enough = _Enough(settings.n, productive)
     try:
         for scenario, written, responses in items:
-            attempts += 1
-            spend.add(responses)
-            tally.funnel.enter("generate")
-            if isinstance(written, Written) and written.review.verdict == "human" and "human" not in rules.rules:
-                written = StageFailure(
-                    stage="review",
-                    item_id=scenario.id,
-                    reason="reviewer_human",
-                    detail="; ".join(written.review.reasons)[:500] or "human",
-                )
-            result = (
-                written
-                if isinstance(written, StageFailure)
-                else _finish(scenario, written, servers[scenario.server], offer(scenario), settings, tally, dedup)
-            )
-            if isinstance(result, StageFailure):
-                tally.funnel.drop(result)
-                writer.write("rejected.jsonl", result.to_json())
-            elif result[0].review.verdict == "human":  # held for a person: it joins the data once accepted
-                tally.funnel.enter("human_review")
-                writer.write(QUEUE, conversation_item(result[0], conversation_reasons(result[0], rules), held=True))
-            else:
-                conv, scored, missed = result
-                rows = _export(conv, scored, servers[conv.server], names, writer, tally)
-                for line in lines_for(conv, rows, rules):
-                    writer.write(QUEUE, line)
-                for failure in missed:  # a negative that could not be made for a call: counted and written
-                    writer.write("rejected.jsonl", failure.to_json())
-                accepted += 1
+            loop.take(scenario, written, responses)
             if progress:
-                progress(accepted, attempts)
-            if accepted >= settings.n:
+                progress(loop.accepted, loop.attempts)
+            if enough.reached(loop.accepted, loop.attempts):
                 break
-            if productive and attempts % window == 0:
-                if attempts >= max_attempts and (accepted - mark) * PRODUCTIVE < window:
-                    break  # the registry has run out of new conversations
-                mark = accepted
         if hasattr(items, "finish"):
             items.finish()
     finally:
         if hasattr(items, "close"):
             items.close()
-        writer.close()
-    manifest = _manifest(settings, registry, names, tally, accepted, attempts, spend)
-    manifest["packs"] = packs.summary(registry)
-    manifest["execute"] = {
-        "mode": settings.execute,
-        "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
-        "unreachable": {name: str(error) for name, error in sorted((pool.dead if pool else {}).items())},
-    }
-    manifest["teval"] = writer.teval_counts
-    manifest["tasks"] = writer.task_counts
-    manifest["dedup"] = dedup.report()
+        loop.writer.close()
+    writer = loop.writer
+    manifest = run_manifest.build(
+        settings,
+        registry,
+        names,
+        loop.tally,
+        run_manifest.Outcome(loop.accepted, loop.attempts, loop.spend),
+        run_manifest.Parts(packs, pool, writer.teval_counts, writer.task_counts, loop.dedup),
+    )
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
+
+
+@dataclass
+class _Enough:
+    """When the loop stops: ``n`` accepted, or (``productive``, offline runs) past 2n + 20 scenarios
+    once the last window gave fewer than 1 in PRODUCTIVE (the registry has run out of new conversations)."""
+
+    n: int
+    productive: bool
+    mark: int = 0  # conversations accepted when the last window began
+
+    def reached(self, accepted: int, attempts: int) -> bool:
+        if accepted >= self.n:
+            return True
+        max_attempts = self.n * 2 + 20
+        window = min(WINDOW, max_attempts)
+        if self.productive and attempts % window == 0:
+            if attempts >= max_attempts and (accepted - self.mark) * PRODUCTIVE < window:
+                return True
+            self.mark = accepted
+        return False
+
+
+class _Loop:
+    """The state of ``consume``'s loop, and what it does with each written scenario."""
+
+    def __init__(self, settings: Settings, servers: dict[str, ServerSpec], names: ToolNames, writer: RunWriter):
+        self.settings, self.servers, self.names, self.writer = settings, servers, names, writer
+        self.offer = _offer(settings, servers)
+        self.tally = Tally()
+        self.dedup = Dedup()
+        self.spend = Spend(settings.prices)
+        self.rules = Rules.from_settings(settings)
+        self.accepted = self.attempts = 0
+
+    def take(self, scenario: Scenario, written: Written | StageFailure, responses: list[Any]) -> None:
+        """One scenario's outcome written where it belongs: rejected, held for a person, or accepted."""
+        self.attempts += 1
+        self.spend.add(responses)
+        self.tally.funnel.enter("generate")
+        written = self._unless_held(scenario, written)
+        result = (
+            written
+            if isinstance(written, StageFailure)
+            else _finish(
+                scenario,
+                written,
+                self.servers[scenario.server],
+                self.offer(scenario),
+                self.settings,
+                self.tally,
+                self.dedup,
+            )
+        )
+        if isinstance(result, StageFailure):
+            self.tally.funnel.drop(result)
+            self.writer.write("rejected.jsonl", result.to_json())
+        elif result[0].review.verdict == "human":  # held for a person: it joins the data once accepted
+            self.tally.funnel.enter("human_review")
+            conv = result[0]
+            self.writer.write(QUEUE, conversation_item(conv, conversation_reasons(conv, self.rules), held=True))
+        else:
+            self._accept(*result)
+
+    def _unless_held(self, scenario: Scenario, written: Written | StageFailure) -> Written | StageFailure:
+        """A conversation the reviewer sent to a person is rejected when the run does not hold any."""
+        if isinstance(written, Written) and written.review.verdict == "human" and "human" not in self.rules.rules:
+            return StageFailure(
+                stage="review",
+                item_id=scenario.id,
+                reason="reviewer_human",
+                detail="; ".join(written.review.reasons)[:500] or "human",
+            )
+        return written
+
+    def _accept(self, conv: Conversation, scored: list[Any], missed: list[StageFailure]) -> None:
+        rows = _export(conv, scored, self.servers[conv.server], self.names, self.writer, self.tally)
+        for line in lines_for(conv, rows, self.rules):
+            self.writer.write(QUEUE, line)
+        for failure in missed:  # a negative that could not be made for a call: counted and written
+            self.writer.write("rejected.jsonl", failure.to_json())
+        self.accepted += 1
 
 
 def _pool(settings: Settings, registry: Registry) -> Pool | None:
@@ -357,103 +380,3 @@ def _count(conv: Conversation, scored, server: str, split: str, tally: Tally) ->
     tally.turns += len(conv.messages)
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _manifest(
-    settings: Settings, registry: Registry, names: ToolNames, tally: Tally, accepted: int, attempts: int, spend: Spend
-) -> dict[str, Any]:
-    usable = [t.key for t in registry.tools]
-    unused = sorted(set(usable) - tally.used_tools)
-    files = {name: file_facts(settings.out / name) for name in FILES if rundir.stored(settings.out / name).exists()}
-    errors = [p for p in registry.problems if p.severity == "error"]
-    return {
-        "status": rundir.COMPLETE,
-        "synth_version": synth.__version__,
-        # Bumped whenever the same seed and registry give different offline output, so a change of
-        # data is always named: 2 = server packs (requests from goals, several requests per conversation,
-        # parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
-        # 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
-        # 4 = the pack author keeps its promises ("I'll tell you which": asked, not taken from an earlier request),
-        # reuses a value only where the pack's results fit it, never moves a thing onto itself (EUR into EUR), a
-        # pack result copies an earlier item's facts only when an argument names that item (id, slug, title),
-        # objects are said in words or pasted as JSON; the plain fallback for tools without a pack (issue 10
-        # point 4): values from docstring Args and description examples first, optional values only now and then
-        # (never a default), plain results (no catch-all record, formulas computed), intents without how-clauses;
-        # one grounding definition (synth.facts.Evidence) for the gates and the label reasons; offline values keep
-        # to the pattern, minItems, bounds and integer type of their schema (found by tests/test_properties.py);
-        # past the eighth round over the tools, the planner passes over first-request kinds whose distinct
-        # texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
-        # scenarios while still productive (WINDOW).
-        "generator_version": GENERATOR_VERSION,
-        "backend": settings.backend,
-        "model": None if settings.backend == "offline" else settings.models(),
-        "tokens": spend.by,
-        "cost_usd": round(spend.usd(), 6),
-        "stopped_by_budget": settings.budget_usd is not None
-        and accepted < settings.n
-        and spend.usd() >= settings.budget_usd,
-        "config": {
-            "servers": settings.servers.as_posix(),
-            "n": settings.n,
-            "seed": settings.seed,
-            "split": dict(zip(SPLITS, settings.split)),
-            "max_tools": settings.max_tools,
-            "execute": settings.execute,
-            "outputs": list(settings.outputs),
-            "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
-        },
-        "versions": {
-            "python": ".".join(platform.python_version_tuple()[:2]),
-            **{p: _version(p) for p in ("pydantic", "jsonschema", "faker", "jinja2")},
-        },
-        "prompts": {name: templates.template_hash(name) for name in templates.names()},
-        "registry": {
-            "servers": len(registry.servers),
-            "usable_tools": len(usable),
-            "skipped_servers": registry.skipped_servers,
-            "skipped_tools": registry.skipped_tools,
-            "errors": [p.line() for p in errors],
-            "warnings": sum(1 for p in registry.problems if p.severity == "warning"),
-            "snapshot": [
-                {
-                    "id": s.id,
-                    "source": s.source,
-                    "tools": [{"name": t.name, "schema_hash": t.schema_hash} for t in s.tools],
-                }
-                for s in registry.servers
-            ],
-        },
-        "identity": settings.identity(),  # what --resume and a new run into this folder are checked against
-        "tool_names": names.renamed(),
-        "funnel": {
-            "scenarios": attempts,
-            "accepted": accepted,
-            "entered": tally.funnel.entered,
-            "left": tally.funnel.left,
-            "dropped": tally.funnel.reasons,
-        },
-        "counts": {
-            "conversations": accepted,
-            "splits": tally.splits,
-            "multi_turn": tally.multi_turn,
-            "tool_calls": tally.calls,
-            "messages": tally.turns,
-            "eval_items": tally.eval_items,
-            "scored": dict(sorted(tally.labels.items())),
-            "scored_subtypes": dict(sorted(tally.subtypes.items())),
-        },
-        "coverage": {
-            "usable_tools": len(usable),
-            "used_tools": len(usable) - len(unused),
-            "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
-            "unused": unused,
-        },
-        "files": files,
-    }

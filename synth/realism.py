@@ -24,6 +24,7 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -103,70 +104,94 @@ def _slotted(text: str, calls: list[dict[str, Any]]) -> bool:
 
 
 def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
-    n = naming = slotted = 0
-    first_sentences: Counter[str] = Counter()
-    openings: Counter[str] = Counter()
-    answers = calls_total = users_total = tool_turns = parallel = 0
-    fills: dict[
-        str, str | set[str]
-    ] = {}  # value -> its parameter, a set once it fills two (most fill one: no set each)
-    string_args = 0
-    packed = 0
+    """The rows read off conversations.jsonl, in one pass (a large run is never held)."""
+    c = _Tally()
+    # value -> its parameter, a set once it fills two (most fill one: no set each)
+    fills: dict[str, str | set[str]] = {}
     for conv in read_jsonl(run / CONVERSATIONS):
-        n += 1
-        packed += conv["scenario"].get("turns") is not None
-        messages = conv["messages"]
-        calls = [c for m in messages for c in m.get("tool_calls") or []]
-        first = next((m.get("content") or "" for m in messages if m["role"] == "user"), "")
-        naming += _names_tool(first, calls, conv["scenario"]["server"], descriptions)
-        slotted += _slotted(first, calls)
-        first_sentences[SENTENCE.split(first.strip())[0].lower()] += 1
-        calls_total += len(calls)
-        users_total += sum(m["role"] == "user" for m in messages)
-        for i, m in enumerate(messages):
-            if m.get("tool_calls"):
-                tool_turns += 1
-                parallel += len(m["tool_calls"]) > 1
-            if m["role"] == "assistant" and m.get("content") and i and messages[i - 1]["role"] == "tool":
-                answers += 1
-                openings[" ".join(_words(m["content"])[:3])] += 1
-        for call in calls:
-            for param, value in call["arguments"].items():
-                if isinstance(value, str) and len(value) >= 4 and not value.replace(".", "").isdigit():
-                    string_args += 1
-                    key, had = value.lower(), fills.get(value.lower())
-                    if had is None:
-                        fills[key] = sys.intern(param)
-                    elif isinstance(had, str):
-                        if had != param:
-                            fills[key] = {had, param}
-                    else:
-                        had.add(param)
+        c.add(conv, descriptions)
+        c.string_args += _note_fills(conv["messages"], fills)
     spread = {v: sorted(p) for v, p in fills.items() if isinstance(p, set) and len(p) > 3}
-    top_first = first_sentences.most_common(1)
-    top_open = openings.most_common(1)
+    n = c.n
+    top_first = c.first_sentences.most_common(1)
+    top_open = c.openings.most_common(1)
     return {
         "conversations": n,
-        "from_packs": round(packed / n, 4) if n else 0.0,
-        "requests_naming_tool": round(naming / n, 4) if n else 0.0,
-        "requests_with_slots": round(slotted / n, 4) if n else 0.0,
+        "from_packs": round(c.packed / n, 4) if n else 0.0,
+        "requests_naming_tool": round(c.naming / n, 4) if n else 0.0,
+        "requests_with_slots": round(c.slotted / n, 4) if n else 0.0,
         "top_first_sentence": {"share": round(top_first[0][1] / n, 4), "text": top_first[0][0][:120]}
         if top_first
         else None,
-        "top_answer_opening": {"share": round(top_open[0][1] / answers, 4), "text": top_open[0][0]}
+        "top_answer_opening": {"share": round(top_open[0][1] / c.answers, 4), "text": top_open[0][0]}
         if top_open
         else None,
-        "calls_per_conversation": round(calls_total / n, 3) if n else 0.0,
-        "user_turns_per_conversation": round(users_total / n, 3) if n else 0.0,
-        "parallel_call_turns": round(parallel / tool_turns, 4) if tool_turns else 0.0,
+        "calls_per_conversation": round(c.calls / n, 3) if n else 0.0,
+        "user_turns_per_conversation": round(c.users / n, 3) if n else 0.0,
+        "parallel_call_turns": round(c.parallel / c.tool_turns, 4) if c.tool_turns else 0.0,
         "phrases_over_3_params": {
             "count": len(spread),
             "examples": dict(list(sorted(spread.items()))[:5]),
-            "share_of_string_args": round(sum(len(p) for p in spread.values()) / string_args, 4)
-            if string_args
+            "share_of_string_args": round(sum(len(p) for p in spread.values()) / c.string_args, 4)
+            if c.string_args
             else 0.0,
         },
     }
+
+
+@dataclass
+class _Tally:
+    """The counts ``conversations`` turns into shares, added one conversation at a time."""
+
+    n: int = 0
+    packed: int = 0
+    naming: int = 0
+    slotted: int = 0
+    answers: int = 0
+    calls: int = 0
+    users: int = 0
+    tool_turns: int = 0
+    parallel: int = 0
+    string_args: int = 0
+    first_sentences: Counter[str] = field(default_factory=Counter)
+    openings: Counter[str] = field(default_factory=Counter)
+
+    def add(self, conv: dict[str, Any], descriptions: dict) -> None:
+        self.n += 1
+        self.packed += conv["scenario"].get("turns") is not None
+        messages = conv["messages"]
+        calls = [c for m in messages for c in m.get("tool_calls") or []]
+        first = next((m.get("content") or "" for m in messages if m["role"] == "user"), "")
+        self.naming += _names_tool(first, calls, conv["scenario"]["server"], descriptions)
+        self.slotted += _slotted(first, calls)
+        self.first_sentences[SENTENCE.split(first.strip())[0].lower()] += 1
+        self.calls += len(calls)
+        self.users += sum(m["role"] == "user" for m in messages)
+        for i, m in enumerate(messages):
+            if m.get("tool_calls"):
+                self.tool_turns += 1
+                self.parallel += len(m["tool_calls"]) > 1
+            if m["role"] == "assistant" and m.get("content") and i and messages[i - 1]["role"] == "tool":
+                self.answers += 1
+                self.openings[" ".join(_words(m["content"])[:3])] += 1
+
+
+def _note_fills(messages: list[dict[str, Any]], fills: dict[str, str | set[str]]) -> int:
+    """Record which parameters each string value of these calls fills; returns how many string values there were."""
+    string_args = 0
+    for call in (c for m in messages for c in m.get("tool_calls") or []):
+        for param, value in call["arguments"].items():
+            if isinstance(value, str) and len(value) >= 4 and not value.replace(".", "").isdigit():
+                string_args += 1
+                key, had = value.lower(), fills.get(value.lower())
+                if had is None:
+                    fills[key] = sys.intern(param)
+                elif isinstance(had, str):
+                    if had != param:
+                        fills[key] = {had, param}
+                else:
+                    had.add(param)
+    return string_args
 
 
 def _arguments(call: Any) -> dict[str, Any]:

@@ -12,19 +12,17 @@ as ``"tools:<id>"``. The readers here (``read_jsonl``, ``lines``, ``read_json``)
 either spelling, undo both and give the public row, byte for byte as it was made; ``synth export``
 writes those rows out (``--format jsonl``: the plain files; ``hf``: parquet).
 
-This module is the public face: it writes (``Replacing``, ``RunWriter``), owns the manifest
-(``RunDir``) and decides who may write a folder (``claim``); the names, storage, reader, tool table,
-lock and digests are in ``synth.runfiles`` and re-exported here, so everyone imports ``synth.rundir``.
+This module is the public face: it owns the manifest (``RunDir``) and decides who may write a folder
+(``claim``); the names, storage, reader, writers (``Replacing``, ``RunWriter``), tool table, lock and
+digests are in ``synth.runfiles`` and re-exported here, so everyone imports ``synth.rundir``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -68,8 +66,8 @@ from synth.runfiles.names import (
 from synth.runfiles.reading import dump_line, inflater, read_json, read_jsonl, read_jsonl_text, teval_rows
 from synth.runfiles.requests import ERROR_LABELS, read_requests, requests_line
 from synth.runfiles.storage import is_compact, lines, open_text, open_write, other_spelling, parse_line, stored
-from synth.runfiles.storage import other_spelling as _other_spelling  # the writers' name for it, as before the split
 from synth.runfiles.tooltable import ToolTable, tool_table
+from synth.runfiles.writing import Replacing, RunWriter, append_jsonl, write_atomic, write_json, write_jsonl
 
 __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps working for every X it ever had
     "CACHE",
@@ -139,135 +137,6 @@ __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps work
     "writer_of",
     "writes_run",
 ]
-
-
-# --- writing -----------------------------------------------------------------------------------
-
-
-class Replacing:
-    """New versions of files in ``folder``, written beside the old ones under temporary names and
-    renamed over them together by ``commit``; ``abort`` (or an exception in a ``with``) leaves the old.
-
-    Names are the public ones (``scored.jsonl``); in a compact run folder the files are written in
-    its storage (gzip, tool lists referenced, new lists added to the folder's tool table). Lines for
-    a name in ``skip`` (an output the run does not write) are dropped."""
-
-    def __init__(self, folder: Path, names: Iterable[str], compact: bool | None = None, skip: Iterable[str] = ()):
-        folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
-        self.skip = frozenset(skip)
-        self.compact = is_compact(folder) if compact is None else compact
-        self.temp: dict[str, Path] = {}
-        self.out: dict[str, TextIO] = {}
-        self.table = ToolTable.load(folder) if self.compact and any(n in TOOL_FIELDS for n in names) else None
-        for name in names:
-            self._open(name)
-
-    def _open(self, name: str) -> None:
-        target = self.folder / storage_name(name, self.compact)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
-        os.close(fd)
-        self.temp[name], self.out[name] = Path(tmp), open_write(Path(tmp))
-
-    def write(self, name: str, line: Any) -> None:
-        """A record as one line, or text as it is (a line copied unchanged)."""
-        if name in self.skip:
-            return
-        if not isinstance(line, str) and self.table is not None:
-            line = self.table.compact(name, line)
-        self.out[name].write(line if isinstance(line, str) else dump_line(line))
-
-    def commit(self) -> None:
-        new = self.table.take_new() if self.table is not None else []
-        if new:  # the tool table grows: its old lines, then the new entries
-            self._open(TOOLS)
-            for _, text in lines(self.folder / TOOLS):
-                self.out[TOOLS].write(text)
-            for entry in new:
-                self.out[TOOLS].write(dump_line(entry))
-        for f in self.out.values():
-            f.flush()
-            f.close()
-        for name, tmp in self.temp.items():
-            with open(tmp, "rb") as f:  # type: ignore[assignment]
-                os.fsync(f.fileno())
-            target = self.folder / storage_name(name, self.compact)
-            os.replace(tmp, target)
-            _other_spelling(target.parent, target.name).unlink(missing_ok=True)
-
-    def abort(self) -> None:
-        for name, f in self.out.items():
-            f.close()
-            self.temp[name].unlink(missing_ok=True)
-
-    def __enter__(self) -> Replacing:
-        return self
-
-    def __exit__(self, kind: Any, *_: Any) -> None:
-        self.abort() if kind is not None else self.commit()
-
-
-def write_atomic(path: Path, chunks: Iterable[str]) -> None:
-    """Write a file so that a crash leaves the old or the new one, never half of each."""
-    with Replacing(path.parent, (path.name,)) as files:
-        for chunk in chunks:
-            files.write(path.name, chunk)
-
-
-def write_jsonl(path: Path, records: Iterable[Any]) -> None:
-    """Records as one file, atomically (in a compact run folder, in its storage: tool lists referenced)."""
-    with Replacing(path.parent, (path.name,)) as files:
-        for record in records:
-            files.write(path.name, record)
-
-
-def append_jsonl(path: Path, records: Iterable[Any]) -> None:
-    """Records added at the end of a plain JSONL file (``review_log.jsonl``: decisions are only ever added)."""
-    with open(path, "a", encoding="utf-8") as f:
-        for record in records:
-            f.write(dump_line(record))
-
-
-def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
-    write_atomic(path, [json.dumps(data, indent=indent, ensure_ascii=False) + "\n"])
-
-
-class RunWriter:
-    """Opens the run's JSONL files and writes each record to where it belongs (streamed, as made).
-
-    ``compact`` (a run folder): the storage this module describes, gzip with tool lists in the tool
-    table; without it (``synth derive``'s folder) the public rows in plain JSONL."""
-
-    def __init__(self, out: Path, names: Iterable[str] = FILES, compact: bool = True):
-        out.mkdir(parents=True, exist_ok=True)
-        self.out = out
-        names = tuple(names)
-        self.table = ToolTable(readable=False) if compact and any(n in TOOL_FIELDS for n in names) else None
-        if self.table is not None:
-            names = (*names, TOOLS)
-        self.files: dict[str, TextIO] = {}
-        for name in names:
-            target = out / storage_name(name, compact)
-            _other_spelling(out, target.name).unlink(missing_ok=True)  # a file of an older storage would shadow it
-            self.files[name] = open_write(target)
-
-    def write(self, name: str, record: Any) -> None:
-        """A record as one line, or text as it is (a line copied unchanged)."""
-        if self.table is not None and not isinstance(record, str):
-            record = self.table.compact(name, record)
-            for entry in self.table.take_new():
-                self.files[TOOLS].write(dump_line(entry))
-        self.files[name].write(record if isinstance(record, str) else dump_line(record))
-
-    def close(self) -> None:
-        for f in self.files.values():
-            f.close()
-
-    def __enter__(self) -> RunWriter:
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.close()
 
 
 # --- the folder --------------------------------------------------------------------------------

@@ -33,9 +33,10 @@ from synth.errors import ConfigError, RunFolderError
 from synth.llm.base import ChatResponse, request_report
 from synth.offline.scenario import Planner
 from synth.packs.load import usable_packs
-from synth.pipeline import GENERATOR_VERSION, consume, generate
+from synth.pipeline import consume, generate
 from synth.records import Scenario, StageFailure, Written, conversation_id
 from synth.registry import load_registry
+from synth.run_manifest import GENERATOR_VERSION
 from synth.rundir import RunDir, read_json, write_atomic, write_json
 from synth.stages.dedup import Dedup
 

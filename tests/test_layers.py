@@ -19,8 +19,9 @@ Layers, lowest first (a module may import its own layer and the ones below it):
             which author wrote the data ("an author behind the same seam as the LLM"), so stages and
             export never import them.
 6. review   synth.review: the human review queue and applying its decisions
-7. apps     synth.pipeline (the orchestrator), synth.derive, synth.evaluate, synth.hub, synth.summary,
-            synth.shards and synth.ray_shards (a run in slices, merged through the orchestrator's loop)
+7. apps     synth.pipeline (the orchestrator; the manifest it writes in synth.run_manifest), synth.derive,
+            synth.evaluate, synth.hub, synth.summary, synth.shards and synth.ray_shards (a run in slices,
+            merged through the orchestrator's loop)
 8. cli      synth.cli and its command modules synth.cli_* (synth.cli_common: what they share)
 
 Every import counts, function-level and TYPE_CHECKING ones included: a lazy import hides a cycle
@@ -60,6 +61,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth.review",),
     (
         "synth.pipeline",
+        "synth.run_manifest",
         "synth.derive",
         "synth.evaluate",
         "synth.hub",

@@ -384,12 +384,13 @@ def test_the_card_features_are_what_datasets_writes(run):
 
     from datasets import Features
 
-    from synth.export.hf import configs, features_yaml, hf_features
+    from synth.export.hf import configs
+    from synth.export.hf_features import features_yaml, hf_features
 
     for config in configs(run):
         spelled = features_yaml(config.features)
         assert Features._from_yaml_list(spelled)._to_yaml_list() == spelled, config.name
-        assert hf_features(config)._to_yaml_list() == spelled
+        assert hf_features(config.features)._to_yaml_list() == spelled
     header = read_header(run / "README.md")
     assert {i["config_name"]: i["features"] for i in header["dataset_info"]} == {
         c.name: features_yaml(c.features) for c in configs(run)

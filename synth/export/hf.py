@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from synth.export.hf_features import SPECS, hf_features, teval_features
 from synth.rundir import (
     EVAL,
     SCORED,
@@ -98,110 +99,13 @@ def scored_row(line: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# --- features ----------------------------------------------------------------------------------
-
-
-# A config's features are written as the ``dataset_info.features`` list ``datasets`` reads back (its YAML
-# spelling), so the card is made without importing ``datasets`` (about 90 MB and a second): a leaf is a
-# dtype name ("string", "int64", "json" for ``datasets.Json``), ``[x]`` a list of x, a dict a struct.
-_CALL = {"id": "string", "type": "string", "function": {"name": "string", "arguments": "json"}}
-_MESSAGE = {"role": "string", "content": "string", "tool_calls": [_CALL], "tool_call_id": "string"}
-_TOOL = {"type": "string", "function": {"name": "string", "description": "string", "parameters": "json"}}
-_SPECS: dict[str, dict[str, Any]] = {
-    "chat": {"messages": [_MESSAGE], "tools": [_TOOL]},
-    "eval": {
-        "messages": [_MESSAGE],
-        "tools": [_TOOL],
-        "expected_output": {"role": "string", "tool_calls": [_CALL]},
-        "metadata": {
-            "id": "string",
-            "conversation_id": "string",
-            "call_index": "int64",
-            "server": "string",
-            "tool": "string",
-            "split": "string",
-        },
-    },
-    "scored": {
-        "id": "string",
-        "conversation_id": "string",
-        "call_index": "int64",
-        "server": "string",
-        "split": "string",
-        "available_tools": [{"name": "string", "description": "string", "input_schema": "json"}],
-        "message_history": [_MESSAGE],
-        "tool_call": _CALL,
-        "score": "string",
-        "subtype": "string",
-        "failure_reason": "string",
-        "gold_call": _CALL,
-    },
-}
-
-
-def features_yaml(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """A features spec as the card's ``dataset_info.features`` list (what ``Features._to_yaml_list`` writes)."""
-
-    def field(name: str, kind: Any) -> dict[str, Any]:
-        if isinstance(kind, list):
-            inner = kind[0]
-            return {"name": name, "list": features_yaml(inner) if isinstance(inner, dict) else field("", inner)}
-        if isinstance(kind, dict):
-            return {"name": name, "struct": features_yaml(kind)}
-        return {"name": name, "dtype": kind}
-
-    return [field(name, kind) for name, kind in spec.items()]
-
-
-def hf_features(config: Config) -> Features:
-    """The ``datasets.Features`` of a config (imports ``datasets``: only for building parquet)."""
-    from datasets import Features
-
-    return Features._from_yaml_list(features_yaml(config.features))
-
-
-def _teval_features(rows: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], set[str]]:
-    """Features for a T-Eval subset, read off its records: text stays text, chat prompts are messages,
-    anything else is Json. Returns the features spec and the Json columns (encoded by us, see ``_encode``)."""
-    # one pass over the records, so a large subset is never held: per column, which kinds all its values are
-    kinds: dict[str, dict[str, bool]] = {}
-    for row in rows:
-        for col, v in row.items():
-            k = kinds.setdefault(col, {"any": False, "str": True, "int": True, "chat": True})
-            if v is None:
-                continue
-            k["any"] = True
-            k["str"] = k["str"] and isinstance(v, str)
-            k["int"] = k["int"] and isinstance(v, int) and not isinstance(v, bool)
-            k["chat"] = (
-                k["chat"]
-                and isinstance(v, list)
-                and all(
-                    isinstance(m, dict) and set(m) == {"role", "content"} and isinstance(m["content"], str) for m in v
-                )
-            )
-    out: dict[str, Any] = {}
-    json_columns = set()
-    for col, k in kinds.items():
-        if k["str"]:
-            out[col] = "string"
-        elif k["int"]:
-            out[col] = "int64"
-        elif k["any"] and k["chat"]:
-            out[col] = [{"role": "string", "content": "string"}]
-        else:
-            out[col] = "json"
-            json_columns.add(col)
-    return out, json_columns
-
-
 # --- the configs of a run ----------------------------------------------------------------------
 
 
 @dataclass
 class Config:
     name: str
-    features: dict[str, Any]  # the spec: see features_yaml
+    features: dict[str, Any]  # the spec: see synth.export.hf_features
     rows: Callable[[], Iterator[tuple[str, dict[str, Any]]]]  # (HF split, row), in file order
     json_columns: frozenset[str] = frozenset()
     description: str = ""
@@ -222,7 +126,14 @@ def teval_name(path: Path) -> str:
 
 def configs(run: Path) -> list[Config]:
     """The configs this run has, in card order."""
-    f = _SPECS
+    return _format_configs(run) + _teval_configs(run)
+
+
+_SOURCES = {"chat": (TRAIN, VALID), "eval": (EVAL,), "scored": (SCORED,)}  # the run files each config reads
+
+
+def _format_configs(run: Path) -> list[Config]:
+    """chat, eval and scored, for the outputs the run wrote (one left out by --outputs has no config)."""
 
     def chat() -> Iterator[tuple[str, dict[str, Any]]]:
         for split, name in (("train", TRAIN), ("validation", VALID)):
@@ -240,36 +151,36 @@ def configs(run: Path) -> list[Config]:
     out = [
         Config(
             "chat",
-            f["chat"],
+            SPECS["chat"],
             chat,
             description="OpenAI chat fine-tuning conversations with tools "
             "(train.jsonl, valid.jsonl); tool-call arguments are objects, as chat templates expect",
         ),
         Config(
             "eval",
-            f["eval"],
+            SPECS["eval"],
             evalset,
             description="one item per gold tool call of the test split: "
             "the conversation so far, the tools, the expected call (eval.jsonl)",
         ),
         Config(
             "scored",
-            f["scored"],
+            SPECS["scored"],
             scored,
             description="gold calls and injected errors labelled correct, "
             "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)",
         ),
     ]
-    sources = {
-        "chat": (TRAIN, VALID),
-        "eval": (EVAL,),
-        "scored": (SCORED,),
-    }  # an output left out (--outputs) has no config
-    out = [c for c in out if any(stored(run / name).exists() for name in sources[c.name])]
+    return [c for c in out if any(stored(run / name).exists() for name in _SOURCES[c.name])]
+
+
+def _teval_configs(run: Path) -> list[Config]:
+    """One config per T-Eval subset with records, its features read off them."""
+    out = []
     for path in teval_files(run):
         if next(teval_rows(path), None) is None:
             continue
-        feats, json_cols = _teval_features(teval_rows(path))
+        feats, json_cols = teval_features(teval_rows(path))
         name = "teval_" + re.sub(r"[^A-Za-z0-9_]+", "_", teval_name(path))
 
         def rows(path: Path = path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -330,7 +241,7 @@ def dataset_dict(run: Path, config: str) -> DatasetDict:
     by_split: dict[str, list[dict[str, Any]]] = {}
     for split, row in spec.rows():
         by_split.setdefault(split, []).append(_encode(row, spec.json_columns))
-    features = hf_features(spec)
+    features = hf_features(spec.features)
     return DatasetDict({s: Dataset.from_list(rows, features=features) for s, rows in by_split.items()})
 
 
@@ -397,7 +308,7 @@ def write_parquet(run: Path, out: Path) -> dict[str, dict[str, list[Path]]]:
     for config in configs(run):
         folder = out / config.name
         folder.mkdir(parents=True, exist_ok=True)
-        features = hf_features(config)
+        features = hf_features(config.features)
         shards: dict[str, _Shards] = {}
         for split, row in config.rows():
             sink = shards.get(split) or shards.setdefault(split, _Shards(folder, split, features))

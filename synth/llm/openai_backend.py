@@ -21,26 +21,22 @@ kept apart in ``ChatResponse.reasoning``, so the content parses as the answer al
 
 The SDK transports go through its generic ``client.post`` with a plain JSON body: same auth, base
 URL, headers, timeouts and typed errors as ``chat.completions.create``, without the walk over
-the typed params; the direct transport (synth.llm.transport) skips the SDK's request building.
+the typed params; the direct transport (synth.llm.transport) skips the SDK's request building. What is sent and
+read back (structured-output fields, the parsed answer, the failure message) is in synth.llm.openai_wire.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import re
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Self
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import openai
 
 from synth.errors import BackendError, EndpointDown
-from synth.llm.base import ChatRequest, ChatResponse, Usage
+from synth.llm.base import ChatRequest, ChatResponse
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
@@ -50,45 +46,23 @@ from synth.llm.limits import (
     estimate_tokens,
     is_retryable,
 )
-from synth.llm.reasoning import is_reasoning_model, split_reasoning, unsupported_param
+from synth.llm.openai_wire import (
+    FORMATS,
+    BackendStats,
+    add_format,
+    as_completion,
+    failure_message,
+    mentions_format,
+    parse_response,
+    public_url,
+)
+from synth.llm.reasoning import is_reasoning_model, unsupported_param
 from synth.llm.transport import Direct
 from synth.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("json_schema", "json_object", "text")  # the structured-output ladder, best first
 FAIL_FAST = 3  # connection failures in a row, before any request got through, that end the run
-_NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
-
-
-@dataclass
-class BackendStats:
-    """What the backend did so far (read it any time; the pipeline puts it in the manifest)."""
-
-    calls: int = 0  # complete() calls
-    requests: int = 0  # HTTP requests sent (retries and format downgrades included)
-    retries: int = 0
-    failures: int = 0  # calls that ended in BackendError
-    downgrades: int = 0
-    reasks: int = 0  # answers that did not validate and were asked again (counted by synth.llm.structured)
-    waited_s: float = 0.0  # time spent waiting before retries (backoff and Retry-After)
-    errors: Counter[str] = field(default_factory=Counter)  # failed requests by kind
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "requests": self.requests,
-            "retries": self.retries,
-            "failures": self.failures,
-            "downgrades": self.downgrades,
-            "reasks": self.reasks,
-            "waited_s": round(self.waited_s, 3),
-            "errors": dict(self.errors),
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-        }
 
 
 class _FormatRejected(Exception):
@@ -131,12 +105,7 @@ class OpenAIBackend:
         is merged into every request (vendor options). ``api_key`` defaults to OPENAI_API_KEY;
         local servers need none. ``max_attempts`` and ``max_wait`` (seconds spent waiting between
         attempts) bound the retries of one request; ``backoff`` is the first retry's wait."""
-        if transport not in ("direct", "aiohttp", "httpx"):
-            raise BackendError(f"unknown transport {transport!r}: use 'direct', 'aiohttp' or 'httpx'")
-        if concurrency < 1:
-            raise BackendError(f"concurrency must be at least 1 (got {concurrency})")
-        if token_param not in ("auto", "max_tokens", "max_completion_tokens"):
-            raise BackendError(f"unknown token_param {token_param!r}: use auto, max_tokens or max_completion_tokens")
+        _check_options(transport, concurrency, token_param)
         self.token_param = token_param
         self._refused: set[str] = set()  # parameters the endpoint said it does not support (max_tokens, temperature)
         self.model, self.max_tokens, self.seed = model, max_tokens, seed
@@ -145,27 +114,9 @@ class OpenAIBackend:
         key = api_key or os.environ.get("OPENAI_API_KEY") or ""
         self._secret = key
         base = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        self.endpoint = _public_url(base) + "/chat/completions"
+        self.endpoint = public_url(base) + "/chat/completions"
         self.transport, self._url = transport, base.rstrip("/") + "/chat/completions"
-        self._connections = max(100, 2 * concurrency)
-        limits = httpx2.Limits(max_connections=self._connections, max_keepalive_connections=max(20, concurrency))
-        http_client = (
-            openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout)
-            if transport == "httpx"
-            else openai.DefaultAioHttpClient(limits=limits, timeout=timeout)
-        )
-        # The SDK insists on a key; local servers need none, so they get a placeholder bearer token.
-        self._client = openai.AsyncOpenAI(
-            api_key=key or "no-key", base_url=base, timeout=timeout, max_retries=0, http_client=http_client
-        )
-        self._direct = Direct(
-            self._url,
-            self.endpoint,
-            key or "no-key",
-            timeout,
-            self._connections,
-            self._client._make_status_error_from_response,
-        )
+        self._open_clients(base, key, concurrency)
         self.stats = BackendStats()
         self.limiter = AIMDLimiter(concurrency)
         self._rpm = TokenBucket(rpm) if rpm else None
@@ -182,6 +133,29 @@ class OpenAIBackend:
         self._reached = False  # some request got an HTTP answer: from then on failures are per request
         self._refusals = 0  # connection failures in a row while not yet reached
         self.down: EndpointDown | None = None  # set once the endpoint is judged unreachable
+
+    def _open_clients(self, base: str, key: str, concurrency: int) -> None:
+        """The SDK client (its transports, and the status errors the direct transport raises) and the
+        direct transport, sized for ``concurrency`` requests at once."""
+        self._connections = max(100, 2 * concurrency)
+        limits = httpx2.Limits(max_connections=self._connections, max_keepalive_connections=max(20, concurrency))
+        http_client = (
+            openai.DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout)
+            if self.transport == "httpx"
+            else openai.DefaultAioHttpClient(limits=limits, timeout=self.timeout)
+        )
+        # The SDK insists on a key; local servers need none, so they get a placeholder bearer token.
+        self._client = openai.AsyncOpenAI(
+            api_key=key or "no-key", base_url=base, timeout=self.timeout, max_retries=0, http_client=http_client
+        )
+        self._direct = Direct(
+            self._url,
+            self.endpoint,
+            key or "no-key",
+            self.timeout,
+            self._connections,
+            self._client._make_status_error_from_response,
+        )
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -230,9 +204,9 @@ class OpenAIBackend:
                 raise
             except (openai.OpenAIError, InvalidResponse) as exc:  # anything else is a bug: traceback kept
                 self.stats.failures += 1
-                error = self._error(exc, attempts)
+                error = BackendError(self._redact(failure_message(exc, attempts, self.endpoint, self.timeout)))
             else:
-                return self._response(data)
+                return parse_response(data)
             raise error  # outside the except block: no chained SDK error holding request headers
 
     def _body(self, request: ChatRequest, level: int) -> dict[str, Any]:
@@ -252,18 +226,7 @@ class OpenAIBackend:
         seed = request.seed if request.seed is not None else self.seed
         if seed is not None:
             body["seed"] = seed
-        schema = request.response_schema
-        if schema is not None:
-            if FORMATS[level] == "json_schema":
-                name = _NAME_BAD.sub("_", request.schema_name or "response")[:64]
-                body["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": name, "schema": schema, "strict": False},
-                }
-            else:
-                body["messages"] = _with_schema_instruction(body["messages"], schema)
-                if FORMATS[level] == "json_object":
-                    body["response_format"] = {"type": "json_object"}
+        add_format(body, request, level)
         if self.extra_body:
             body.update(self.extra_body)
         return body
@@ -284,53 +247,60 @@ class OpenAIBackend:
                 content = await self._direct.post(body)
             else:
                 content = (await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response)).content
-            try:
-                data = json.loads(content)
-                usage = data.get("usage") or {}
-                data["choices"][0]["message"]
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-                raise InvalidResponse(f"the body is not a chat completion ({type(exc).__name__})") from None
+            data = as_completion(content)
             outcome = "ok"
         except openai.BadRequestError as exc:
             self._reached = True
-            if "response_format" in body and _mentions_format(exc):
-                raise _FormatRejected() from None
-            refused = unsupported_param(exc, body)
-            if refused == "max_tokens" and self.token_param != "auto":
-                refused = None  # the setting named the parameter: the endpoint's refusal is the answer
-            if refused is not None and refused not in self._refused:  # once per parameter: then it is an error
-                raise _ParamRejected(refused) from None
+            self._rejected(exc, body)
             self.stats.errors[error_kind(exc)] += 1
             raise
         except Exception as exc:
-            kind = error_kind(exc)
-            self.stats.errors[kind] += 1
-            if kind == "rate_limit":
+            if self._failed(exc) == "rate_limit":
                 outcome = "rate_limited"
-            if kind == "connection" and not self._reached:
-                self._refusals += 1
-                if self._refusals >= FAIL_FAST and self.down is None:
-                    phrase = connection_phrase(exc)
-                    self.down = EndpointDown(
-                        self._redact(
-                            f"{self.endpoint}: {phrase} ({self._refusals} attempts in a row, none got through); "
-                            "check --base-url and that the server is running and listening there"
-                        )
-                    )
-                if self.down is not None:
-                    raise self.down from None
-            elif not isinstance(exc, InvalidResponse) and getattr(exc, "status_code", None) is not None:
-                self._reached = True
             raise
         finally:
             self.limiter.release(ticket, outcome)
         self._reached = True
+        self._count_usage(data.get("usage") or {}, estimate)
+        return data
+
+    def _rejected(self, exc: openai.BadRequestError, body: dict[str, Any]) -> None:
+        """_FormatRejected or _ParamRejected when the 400 is about something this backend can leave out."""
+        if "response_format" in body and mentions_format(exc):
+            raise _FormatRejected() from None
+        refused = unsupported_param(exc, body)
+        if refused == "max_tokens" and self.token_param != "auto":
+            refused = None  # the setting named the parameter: the endpoint's refusal is the answer
+        if refused is not None and refused not in self._refused:  # once per parameter: then it is an error
+            raise _ParamRejected(refused) from None
+
+    def _failed(self, exc: Exception) -> str:
+        """Count a failed request by kind (returned); raise EndpointDown once connection failures in a row,
+        before any request got through, say the endpoint is not there."""
+        kind = error_kind(exc)
+        self.stats.errors[kind] += 1
+        if kind == "connection" and not self._reached:
+            self._refusals += 1
+            if self._refusals >= FAIL_FAST and self.down is None:
+                phrase = connection_phrase(exc)
+                self.down = EndpointDown(
+                    self._redact(
+                        f"{self.endpoint}: {phrase} ({self._refusals} attempts in a row, none got through); "
+                        "check --base-url and that the server is running and listening there"
+                    )
+                )
+            if self.down is not None:
+                raise self.down from None
+        elif not isinstance(exc, InvalidResponse) and getattr(exc, "status_code", None) is not None:
+            self._reached = True
+        return kind
+
+    def _count_usage(self, usage: dict[str, Any], estimate: int) -> None:
         prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         self.stats.prompt_tokens += prompt
         self.stats.completion_tokens += completion
         if self._tpm is not None:
             self._tpm.give_back(estimate - prompt - completion)
-        return data
 
     def _count_retry(self, exc: BaseException) -> None:
         self.stats.retries += 1
@@ -359,99 +329,16 @@ class OpenAIBackend:
                 FORMATS[level + 1],
             )
 
-    @staticmethod
-    def _response(data: dict[str, Any]) -> ChatResponse:
-        choice = data["choices"][0]
-        message = choice["message"]
-        usage = data.get("usage") or {}
-        calls = tuple(_tool_call(call) for call in message.get("tool_calls") or ())
-        content, reasoning = split_reasoning(message)
-        return ChatResponse(
-            content=content,
-            tool_calls=calls,
-            finish_reason=choice.get("finish_reason"),
-            reasoning=reasoning,
-            model=str(data.get("model") or ""),
-            usage=Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
-            ),
-        )
-
-    def _error(self, exc: BaseException, attempts: int) -> BackendError:
-        kind = error_kind(exc)
-        status = getattr(exc, "status_code", None)
-        what = (
-            f"HTTP {status}" if status else connection_phrase(exc) if kind == "connection" else kind.replace("_", " ")
-        )
-        detail = _server_message(exc)
-        advice = {
-            "rate_limit": "the endpoint kept rate-limiting; lower --concurrency or set --rpm/--tpm",
-            "server_error": "the endpoint kept failing; check that it is healthy, or raise --max-attempts",
-            "timeout": f"no answer within {self.timeout:g} s; raise --timeout or lower --concurrency",
-            "connection": "could not reach the endpoint; check --base-url and that the server is running",
-            "invalid_response": "the endpoint's answers were not chat completions; check --base-url",
-            "auth": "the endpoint refused the API key; set OPENAI_API_KEY (or --api-key-env) to a valid key",
-            "not_found": "wrong --base-url or --model; the endpoint does not know this path or model",
-            "bad_request": "the endpoint rejected the request; check --model and the endpoint's limits",
-        }.get(kind, "unexpected failure; see the message above")
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
-        message = f"chat completion failed{tries}: {what} from {self.endpoint}"
-        if detail:
-            message += f" ({detail})"
-        return BackendError(self._redact(f"{message}: {advice}"))
-
     def _redact(self, text: str) -> str:
         if self._secret and len(self._secret) >= 4:
             text = text.replace(self._secret, "***")
         return text
 
 
-def _mentions_format(exc: openai.APIStatusError) -> bool:
-    text = (str(exc.message) + " " + json.dumps(exc.body, default=str)).lower()
-    return any(word in text for word in ("response_format", "json_schema", "json_object"))
-
-
-def _with_schema_instruction(messages: list[dict[str, Any]], schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """Spell the schema out when the endpoint cannot enforce it (json_object or plain text)."""
-    instruction = (
-        "Reply with only a JSON object (no prose, no code fences) that follows this JSON "
-        "schema:\n" + json.dumps(schema, sort_keys=True)
-    )
-    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
-        first = dict(messages[0], content=messages[0]["content"] + "\n\n" + instruction)
-        return [first, *messages[1:]]
-    return [{"role": "system", "content": instruction}, *messages]
-
-
-def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAI shape, whatever extras the server adds; arguments always a JSON string."""
-    fn = call.get("function") or {}
-    args = fn.get("arguments")
-    if not isinstance(args, str):
-        args = json.dumps(args if args is not None else {})
-    return {
-        "id": str(call.get("id") or ""),
-        "type": "function",
-        "function": {"name": str(fn.get("name") or ""), "arguments": args},
-    }
-
-
-def _server_message(exc: BaseException) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:300]
-    if isinstance(exc, openai.APIStatusError):
-        return ""
-    return str(exc)[:300]
-
-
-def _public_url(url: str) -> str:
-    """The URL without user info or query (where keys sometimes hide), for messages and logs."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+def _check_options(transport: str, concurrency: int, token_param: str) -> None:
+    if transport not in ("direct", "aiohttp", "httpx"):
+        raise BackendError(f"unknown transport {transport!r}: use 'direct', 'aiohttp' or 'httpx'")
+    if concurrency < 1:
+        raise BackendError(f"concurrency must be at least 1 (got {concurrency})")
+    if token_param not in ("auto", "max_tokens", "max_completion_tokens"):
+        raise BackendError(f"unknown token_param {token_param!r}: use auto, max_tokens or max_completion_tokens")

@@ -18,6 +18,7 @@ from synth.grade import FORMAT_NAMES, json_type, same_value, show
 from synth.stages import mutate as m
 from synth.stages.candidates import Candidate, Ctx, Generator, Node, fits, replace, value_at
 from synth.stages.context import shape, sibling_reason
+from synth.stages.units import unit_mixup
 
 _TYPE_NAMES = {
     "integer": "an integer",
@@ -138,7 +139,7 @@ def _swapped_arguments(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
 def _unit_mixup(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """The gold number in the unit it is confused with: 68 for 20 (Celsius), 30000 for 30 s."""
     for node in _scalars(c, rng):
-        for new, unit, other in m.unit_mixup(node.value, node.facts):
+        for new, unit, other in unit_mixup(node.value, node.facts):
             reason = (
                 f"'{node.label}' is {show(new)}, {show(node.value)} {unit} converted to "
                 f"{other}, but {c.gold.name} takes {unit}; {c.wanted(node)}."

@@ -1,0 +1,197 @@
+"""A finished run's manifest.json, built from what the orchestrator's loop counted (``Tally``).
+
+The keys and their order are what every reader of a run (the card, review's recount, ``synth
+merge``) relies on, so they are built in one place; synth.pipeline only hands over the counts.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+import synth
+from synth import rundir, templates
+from synth.config import Settings
+from synth.export.chat import ToolNames
+from synth.llm.spend import Spend
+from synth.packs.load import Packs
+from synth.records import Funnel, Registry
+from synth.rundir import FILES, file_facts
+from synth.stages.dedup import Dedup
+
+if TYPE_CHECKING:  # the live pool loads the MCP SDK: imported only by runs that go live
+    from synth.live.pool import Pool
+
+SPLITS = ("train", "valid", "test")
+# Bumped whenever the same seed and registry give different offline output, so a change of
+# data is always named: 2 = server packs (requests from goals, several requests per conversation,
+# parallel calls, answers from results), fallback answers in varied forms, no stock persona sentence;
+# 3 = near-duplicate requests found across all servers with MinHash LSH (was: pairwise within a server);
+# 4 = the pack author keeps its promises ("I'll tell you which": asked, not taken from an earlier request),
+# reuses a value only where the pack's results fit it, never moves a thing onto itself (EUR into EUR), a
+# pack result copies an earlier item's facts only when an argument names that item (id, slug, title),
+# objects are said in words or pasted as JSON; the plain fallback for tools without a pack (issue 10
+# point 4): values from docstring Args and description examples first, optional values only now and then
+# (never a default), plain results (no catch-all record, formulas computed), intents without how-clauses;
+# one grounding definition (synth.facts.Evidence) for the gates and the label reasons; offline values keep
+# to the pattern, minItems, bounds and integer type of their schema (found by tests/test_properties.py);
+# past the eighth round over the tools, the planner passes over first-request kinds whose distinct
+# texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
+# scenarios while still productive (synth.pipeline.WINDOW).
+GENERATOR_VERSION = 4
+
+
+@dataclass
+class Tally:
+    """What the manifest and card say about the accepted conversations, counted as they are written."""
+
+    funnel: Funnel = field(default_factory=Funnel)
+    splits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPLITS, 0))
+    labels: dict[str, int] = field(default_factory=dict)
+    subtypes: dict[str, int] = field(default_factory=dict)
+    used_tools: set[str] = field(default_factory=set)
+    sources: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> tool-message origin -> count
+    eval_items: int = 0
+    turns: int = 0
+    calls: int = 0
+    multi_turn: int = 0
+
+
+@dataclass
+class Outcome:
+    """How the loop ended: the scenarios it took, the conversations accepted, what they cost."""
+
+    accepted: int
+    attempts: int
+    spend: Spend
+
+
+@dataclass
+class Parts:
+    """The run's parts that report on themselves in the manifest, after the base sections."""
+
+    packs: Packs
+    pool: Pool | None
+    teval: dict[str, int]
+    tasks: dict[str, Any]
+    dedup: Dedup
+
+
+def build(
+    settings: Settings, registry: Registry, names: ToolNames, tally: Tally, outcome: Outcome, parts: Parts
+) -> dict[str, Any]:
+    """The manifest of a finished run, its keys in the order every reader expects."""
+    manifest = _base(settings, registry, names, tally, outcome)
+    manifest["packs"] = parts.packs.summary(registry)
+    manifest["execute"] = {
+        "mode": settings.execute,
+        "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
+        "unreachable": {name: str(error) for name, error in sorted((parts.pool.dead if parts.pool else {}).items())},
+    }
+    manifest["teval"] = parts.teval
+    manifest["tasks"] = parts.tasks
+    manifest["dedup"] = parts.dedup.report()
+    return manifest
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _base(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, outcome: Outcome) -> dict[str, Any]:
+    accepted, spend = outcome.accepted, outcome.spend
+    files = {name: file_facts(settings.out / name) for name in FILES if rundir.stored(settings.out / name).exists()}
+    return {
+        "status": rundir.COMPLETE,
+        "synth_version": synth.__version__,
+        "generator_version": GENERATOR_VERSION,
+        "backend": settings.backend,
+        "model": None if settings.backend == "offline" else settings.models(),
+        "tokens": spend.by,
+        "cost_usd": round(spend.usd(), 6),
+        "stopped_by_budget": settings.budget_usd is not None
+        and accepted < settings.n
+        and spend.usd() >= settings.budget_usd,
+        "config": _config(settings),
+        "versions": {
+            "python": ".".join(platform.python_version_tuple()[:2]),
+            **{p: _version(p) for p in ("pydantic", "jsonschema", "faker", "jinja2")},
+        },
+        "prompts": {name: templates.template_hash(name) for name in templates.names()},
+        "registry": _registry(registry),
+        "identity": settings.identity(),  # what --resume and a new run into this folder are checked against
+        "tool_names": names.renamed(),
+        "funnel": {
+            "scenarios": outcome.attempts,
+            "accepted": accepted,
+            "entered": tally.funnel.entered,
+            "left": tally.funnel.left,
+            "dropped": tally.funnel.reasons,
+        },
+        "counts": _counts(tally, accepted),
+        "coverage": _coverage(registry, tally),
+        "files": files,
+    }
+
+
+def _config(settings: Settings) -> dict[str, Any]:
+    return {
+        "servers": settings.servers.as_posix(),
+        "n": settings.n,
+        "seed": settings.seed,
+        "split": dict(zip(SPLITS, settings.split)),
+        "max_tools": settings.max_tools,
+        "execute": settings.execute,
+        "outputs": list(settings.outputs),
+        "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
+    }
+
+
+def _registry(registry: Registry) -> dict[str, Any]:
+    """The registry the run read: its counts, problems, and every tool's schema hash (the snapshot)."""
+    errors = [p for p in registry.problems if p.severity == "error"]
+    return {
+        "servers": len(registry.servers),
+        "usable_tools": len(registry.tools),
+        "skipped_servers": registry.skipped_servers,
+        "skipped_tools": registry.skipped_tools,
+        "errors": [p.line() for p in errors],
+        "warnings": sum(1 for p in registry.problems if p.severity == "warning"),
+        "snapshot": [
+            {
+                "id": s.id,
+                "source": s.source,
+                "tools": [{"name": t.name, "schema_hash": t.schema_hash} for t in s.tools],
+            }
+            for s in registry.servers
+        ],
+    }
+
+
+def _counts(tally: Tally, accepted: int) -> dict[str, Any]:
+    return {
+        "conversations": accepted,
+        "splits": tally.splits,
+        "multi_turn": tally.multi_turn,
+        "tool_calls": tally.calls,
+        "messages": tally.turns,
+        "eval_items": tally.eval_items,
+        "scored": dict(sorted(tally.labels.items())),
+        "scored_subtypes": dict(sorted(tally.subtypes.items())),
+    }
+
+
+def _coverage(registry: Registry, tally: Tally) -> dict[str, Any]:
+    usable = [t.key for t in registry.tools]
+    unused = sorted(set(usable) - tally.used_tools)
+    return {
+        "usable_tools": len(usable),
+        "used_tools": len(usable) - len(unused),
+        "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
+        "unused": unused,
+    }
