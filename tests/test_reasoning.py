@@ -225,3 +225,16 @@ def test_only_the_tool_role_can_be_offline_in_an_llm_run(tmp_path, monkeypatch):
     assert (
         "roles.plan" in str(caught.value) and "tool" in str(caught.value) and "--backend offline" in str(caught.value)
     )
+
+
+def test_a_dry_run_prices_no_tool_calls_when_the_tool_role_is_offline(tmp_path):
+    from synth.agents.estimate import estimate
+
+    toml = tmp_path / "synth.toml"
+    toml.write_text('[roles.tool]\nbackend = "offline"\n')
+    base = {"servers": REGISTRY, "out": tmp_path / "run", "n": 5, "backend": "openai", "model": "gpt-4o-mini"}
+    offline, model = estimate(Settings(**base, **read_toml(toml))), estimate(Settings(**base))
+    tool = {r["role"]: r for r in offline["roles"]}["tool"]
+    assert tool["calls"] == tool["prompt_tokens"] == 0 and tool["usd"] == 0
+    assert {r["role"]: r for r in model["roles"]}["tool"]["calls"] > 0 and model["usd"] > offline["usd"]
+    assert offline["calls"] == model["calls"] - {r["role"]: r for r in model["roles"]}["tool"]["calls"]

@@ -59,22 +59,7 @@ def estimate(settings: Settings) -> dict[str, Any]:
                 prompt[role] += sum(executor_base + 150 * t for t in range(turns))
             else:
                 prompt[role] += n * sizes[role]
-    rows: list[dict[str, Any]] = []
-    for role in ROLES:
-        if settings.endpoint(role).backend == "offline":  # answered offline: no call, no tokens
-            calls[role] = prompt[role] = 0
-        completion = calls[role] * COMPLETION_TOKENS[role]
-        price_in, price_out = settings.prices.get(models[role], (0.0, 0.0))
-        rows.append(
-            {
-                "role": role,
-                "model": models[role],
-                "calls": calls[role],
-                "prompt_tokens": prompt[role],
-                "completion_tokens": completion,
-                "usd": round((prompt[role] * price_in + completion * price_out) / 1e6, 6),
-            }
-        )
+    rows = [_row(settings, role, models[role], calls, prompt) for role in ROLES]
     # The run starts scenarios until n are accepted: as many as 2n + 20 when most are turned away, and
     # up to HORIZON x concurrency beyond the last one it needed, which it completes when it stops.
     most = min(settings.n * 2 + 20, count + HORIZON * settings.concurrency) if count else 0
@@ -82,9 +67,25 @@ def estimate(settings: Settings) -> dict[str, Any]:
         "scenarios": count,
         "max_scenarios": most,
         "roles": rows,
-        "calls": sum(calls.values()),
-        "prompt_tokens": sum(prompt.values()),
+        "calls": sum(r["calls"] for r in rows),
+        "prompt_tokens": sum(r["prompt_tokens"] for r in rows),
         "completion_tokens": sum(r["completion_tokens"] for r in rows),
         "usd": round(sum(r["usd"] for r in rows), 6),
         "usd_max": round(sum(r["usd"] for r in rows) * most / count, 6) if count else 0.0,
+    }
+
+
+def _row(settings: Settings, role: str, model: str, calls: dict[str, int], prompt: dict[str, int]) -> dict[str, Any]:
+    """One role's calls, tokens and price; a role answered offline ([roles.tool] backend = "offline") costs nothing."""
+    offline = settings.endpoint(role).backend == "offline"
+    n, tokens = (0, 0) if offline else (calls[role], prompt[role])
+    completion = n * COMPLETION_TOKENS[role]
+    price_in, price_out = settings.prices.get(model, (0.0, 0.0))
+    return {
+        "role": role,
+        "model": model,
+        "calls": n,
+        "prompt_tokens": tokens,
+        "completion_tokens": completion,
+        "usd": round((tokens * price_in + completion * price_out) / 1e6, 6),
     }
