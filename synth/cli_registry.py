@@ -143,8 +143,8 @@ def registry_import(
     """Connect to an MCP server, read initialize and tools/list, write its registry entry."""
     import shlex
 
-    from synth.errors import SynthError
-    from synth.live.client import Limits, LiveError
+    from synth.errors import LiveError, SynthError
+    from synth.live.client import Limits
     from synth.live.importer import describe, write_entry
     from synth.records import Connection
 

@@ -127,6 +127,10 @@ class Settings(BaseModel):
             token_param=own.token_param or self.token_param,
         )
 
+    def offline(self, role: str) -> bool:
+        """Whether ``role`` is answered without a model in an LLM run (OFFLINE_ROLES)."""
+        return self.endpoint(role).backend == "offline"
+
     def models(self) -> dict[str, str]:
         return {role: self.endpoint(role).model or self.model for role in ROLES}
 

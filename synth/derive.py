@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError
-from synth.export.formats import FORMATS, Sample, read
-from synth.export.scored import scored_line
+from synth.export.formats import FORMATS, read
+from synth.export.samples import Sample
+from synth.export.scored import available_tools, scored_line
 from synth.export.teval import TevalWriter
 from synth.records import (
     Conversation,
@@ -185,8 +186,10 @@ def _calls(
             call_index=k,
             seed=seed,
         )
+        offered = tuple(t.name for t in server.tools)
+        tools = available_tools(server, offered)  # one list for the call's rows, referenced once when stored
         for record in scored:
-            files.write(SCORED, scored_line(record, server, tuple(t.name for t in server.tools), "test"))
+            files.write(SCORED, scored_line(record, server, offered, "test", tools))
             tally.scored[record.score] += 1
         for failure in missed:
             files.write(REJECTED, {**failure.to_json(), "line": sample.line})

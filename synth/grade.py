@@ -34,6 +34,7 @@ from jsonschema.validators import validator_for
 
 # The injector and the mutators take these from here (the facts and names a failure_reason is made of).
 from synth.facts import FORMAT_NAMES, Evidence, Facts, branch, facts, format_ok, show  # noqa: F401
+from synth.memo import ByIdentity
 from synth.records import ToolCall, ToolSpec, canonical_json
 from synth.wording import FILLER_WORDS, infinitive, loose, purpose, spell, words  # noqa: F401
 
@@ -139,17 +140,11 @@ def schema_validator(schema: dict[str, Any]) -> Validator:
     Keyed by the canonical JSON of the schema, so equal schemas share one compiled validator; the
     same schema object asked again (a tool's, for each of its calls) is found without spelling it.
     """
-    hit = _BY_OBJECT.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    validator = _validator(canonical_json(schema))
-    if len(_BY_OBJECT) >= 4096:
-        _BY_OBJECT.clear()
-    _BY_OBJECT[id(schema)] = (schema, validator)  # the schema is held, so its id stays its own
-    return validator
+    known = _VALIDATORS.get(schema)
+    return known if known is not None else _VALIDATORS.put((schema,), _validator(canonical_json(schema)))
 
 
-_BY_OBJECT: dict[int, tuple[dict[str, Any], Validator]] = {}
+_VALIDATORS: ByIdentity[Validator] = ByIdentity()
 
 
 # --- calls -------------------------------------------------------------------------------------

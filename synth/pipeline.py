@@ -133,7 +133,7 @@ def generate(
             settings.models(),
             settings.seed,
             pool,
-            _offline_tools(settings, planner, packs) if settings.endpoint("tool").backend == "offline" else None,
+            _offline_tools(settings, planner, packs) if settings.offline("tool") else None,
         )
     items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)  # type: ignore[arg-type, assignment]
     try:

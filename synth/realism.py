@@ -48,9 +48,9 @@ def _spans(text: str, n: int = 5) -> set[tuple[str, ...]]:
 def _descriptions(registry: Path | None) -> dict[tuple[str, str], str]:
     if registry is None or not registry.exists():
         return {}
-    from synth.registry.load import registry_files
+    from synth.registry.files import registry_files
 
-    stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in registry_files(registry))
+    stamps = tuple((str(p), st.st_mtime_ns, st.st_size) for p in registry_files(registry) if (st := p.stat()))
     return _read_descriptions(registry.resolve(), stamps)
 
 

@@ -856,3 +856,17 @@ def test_no_hard_positive_when_bfcl_would_reject_the_default() -> None:
     for seed in range(20):
         records, _ = run(spec, gold, user("Find lamps."), seed=seed, sibs=[])
         assert not [r for r in records if r.subtype.startswith("default_")]
+
+
+def test_values_kept_by_identity_are_found_only_for_the_same_objects():
+    """The memo behind validators, tool infos and similar tools: an equal but other object, a longer or
+    shorter tuple of objects, is a miss; a full memo starts over instead of growing."""
+    from synth.memo import ByIdentity
+
+    memo: ByIdentity[str] = ByIdentity(size=2)
+    a, same_as_a, b = {"type": "string"}, {"type": "string"}, {"type": "integer"}
+    assert memo.put((a, b), "ab") == "ab" and memo.get(a, b) == "ab"
+    assert memo.get(same_as_a, b) is None and memo.get(a) is None and memo.get(a, b, a) is None
+    memo.put((b,), "b")
+    memo.put((a,), "a")  # the third entry: the memo was full, so it starts over
+    assert memo.get(a) == "a" and memo.get(a, b) is None and memo.get(b) is None

@@ -39,7 +39,7 @@ import pytest
 
 ROOT = Path(__file__).parents[1] / "synth"
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("synth", "synth.errors", "synth.records"),
+    ("synth", "synth.errors", "synth.records", "synth.memo"),
     (
         "synth.config",
         "synth.templates",

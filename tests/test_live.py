@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.config import Settings
-from synth.errors import ConfigError
-from synth.live.client import Limits, LiveError, connect, result_text
+from synth.errors import ConfigError, LiveError
+from synth.live.client import Limits, connect, result_text
 from synth.live.pool import Pool
 from synth.pipeline import generate
 from synth.records import Connection

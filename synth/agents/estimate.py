@@ -77,8 +77,7 @@ def estimate(settings: Settings) -> dict[str, Any]:
 
 def _row(settings: Settings, role: str, model: str, calls: dict[str, int], prompt: dict[str, int]) -> dict[str, Any]:
     """One role's calls, tokens and price; a role answered offline ([roles.tool] backend = "offline") costs nothing."""
-    offline = settings.endpoint(role).backend == "offline"
-    n, tokens = (0, 0) if offline else (calls[role], prompt[role])
+    n, tokens = (0, 0) if settings.offline(role) else (calls[role], prompt[role])
     completion = n * COMPLETION_TOKENS[role]
     price_in, price_out = settings.prices.get(model, (0.0, 0.0))
     return {

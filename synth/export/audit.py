@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError
-from synth.export.formats import FORMATS, Sample, read
+from synth.export.formats import FORMATS, read
+from synth.export.samples import Sample
 from synth.records import ServerSpec, StageFailure
 from synth.rundir import stored
 from synth.stages import gates

@@ -27,8 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from synth.export.samples import ROLES, TAG, Reading, arguments, call_text, loose, text_of
-from synth.export.samples import Sample as Sample  # re-exported: what read() yields
+from synth.export.samples import ROLES, TAG, Reading, Sample, arguments, call_text, loose, text_of
 from synth.export.spans import elements, members, skip
 from synth.export.tool_defs import openai_tools_json, tool_specs
 from synth.records import Message, StageFailure, ToolCall

@@ -30,7 +30,7 @@ from mcp.client._memory import InMemoryTransport
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
-from synth.errors import LiveError  # noqa: F401  (defined with the other errors; raised here, imported from here)
+from synth.errors import LiveError
 from synth.records import Connection
 
 CONNECT_TIMEOUT = 20.0

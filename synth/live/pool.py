@@ -27,7 +27,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from synth.live.client import Limits, LiveError, connect
+from synth.errors import LiveError
+from synth.live.client import Limits, connect
 from synth.live.stores import store_seed
 from synth.records import Connection
 from synth.store.seed import seed_database

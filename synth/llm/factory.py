@@ -93,8 +93,7 @@ def open_backends(settings: Settings) -> dict[str, Any]:
     clients: dict[Endpoint, Any] = {}
     out = {}
     for role in ROLES:
-        endpoint = settings.endpoint(role).model_copy(update={"model": None})  # models share a client
-        if endpoint.backend == "offline":
+        if settings.offline(role):
             if role not in OFFLINE_ROLES:
                 raise ConfigError(
                     f'[roles.{role}] backend = "offline": in an LLM run only {", ".join(OFFLINE_ROLES)} can be '
@@ -102,6 +101,7 @@ def open_backends(settings: Settings) -> dict[str, Any]:
                     "use --backend offline"
                 )
             continue
+        endpoint = settings.endpoint(role).model_copy(update={"model": None})  # models share a client
         if endpoint not in clients:
             make = BACKENDS[endpoint.backend or settings.backend]
             clients[endpoint] = CachedBackend(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from synth.config import Settings
+from synth.errors import LiveError
 from synth.offline import vocab
 from synth.offline.packed import write_packed
 from synth.offline.scenario import Planner, rng_for
@@ -25,7 +26,7 @@ from synth.stages import gates
 
 if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
-    from synth.offline.shop import ShopFacts
+    from synth.offline.shop_turns import ShopFacts
 
 
 class OfflineAuthor:
@@ -59,7 +60,7 @@ def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) ->
     if pool is None or server.connection is None:
         return None
     from synth.live.stores import store_seed
-    from synth.offline.shop import ShopFacts
+    from synth.offline.shop_turns import ShopFacts
 
     seed = store_seed(server.connection)
     if seed is None:
@@ -107,8 +108,6 @@ def written(
             query, plan, trajectory = write_fallback(scenario, server, planner.topics[server.id], settings.seed, live)
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
         if live is not None:
-            from synth.live.client import LiveError
-
             if isinstance(
                 exc, LiveError
             ):  # the server could not be reached or broke off: the scenario ends with its line

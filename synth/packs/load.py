@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from synth.packs.model import Pack
 from synth.records import Problem, Registry
-from synth.registry.load import PACK_SUFFIXES as SUFFIXES
-from synth.registry.load import read_yaml
+from synth.registry.files import PACK_SUFFIXES as SUFFIXES
+from synth.registry.files import read_yaml
 
 
 def is_pack(path: Path) -> bool:

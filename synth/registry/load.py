@@ -17,9 +17,7 @@ from pydantic import ValidationError
 
 from synth.errors import RegistryError
 from synth.records import Connection, Problem, Registry, ServerSpec, ToolSpec
-from synth.registry.files import PACK_SUFFIXES as PACK_SUFFIXES  # re-exported: packs sit beside servers
 from synth.registry.files import parse, registry_files
-from synth.registry.files import read_yaml as read_yaml  # re-exported: packs are read the same way
 from synth.registry.tools import Tally, read_tool
 
 _SHAPES = (

@@ -27,6 +27,7 @@ from synth.grade import (
     show,
     words,
 )
+from synth.memo import ByIdentity
 from synth.records import ToolCall, ToolSpec
 from synth.stages.context import Context
 
@@ -46,18 +47,16 @@ class ToolInfo:
 
 _IDS = {"id", "ids", "key", "slug", "code", "token", "uuid", "hash"}  # one-word values
 _IMPLIED = (("url", "uri"), ("uri", "uri"), ("link", "uri"), ("email", "email"), ("date", "date"))
-_TOOLS: dict[int, ToolInfo] = {}  # by id(spec); the value keeps the spec, so the id cannot be reused
+_TOOLS: ByIdentity[ToolInfo] = ByIdentity(8192)
 _DOC_LINE = re.compile(r"\s*[-*•]?\s*`?([A-Za-z_][\w\-]*)`?\s*(?:\([^)]*\))?\s*[:–]\s+(.+)")
 _STOP = {"the", "and", "for", "with", "from", "this", "that", "into", "tool", "given", "specific", "returns", "args"}
 
 
 def tool_info(spec: ToolSpec) -> ToolInfo:
     """Everything about a tool that does not depend on the call, computed once per tool."""
-    hit = _TOOLS.get(id(spec))
-    if hit is not None and hit.spec is spec:
-        return hit
-    if len(_TOOLS) > 8192:
-        _TOOLS.clear()
+    known = _TOOLS.get(spec)
+    if known is not None:
+        return known
     props = spec.properties
     docs: dict[str, str] = {}
     for line in spec.description.splitlines():
@@ -74,8 +73,7 @@ def tool_info(spec: ToolSpec) -> ToolInfo:
         topic,
         loose(spec.name),
     )
-    _TOOLS[id(spec)] = info
-    return info
+    return _TOOLS.put((spec,), info)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from synth.grade import branch, infinitive, loose, words
+from synth.memo import ByIdentity
 from synth.stages import mutate as m
 from synth.stages import names as nm
 from synth.stages.candidates import Candidate, Ctx, Generator, ToolInfo, fits
@@ -37,16 +38,15 @@ def _sibling_tool(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         yield Candidate("sibling_tool", c.call(args, s.spec.name), _wrong_tool_reason(c, s))
 
 
-_SIMILAR: dict[tuple[int, ...], tuple[tuple[ToolInfo, ...], list[tuple[float, ToolInfo]]]] = {}
+_SIMILAR: ByIdentity[list[tuple[float, ToolInfo]]] = ByIdentity()
 
 
 def _similar_tools(tool: ToolInfo, siblings: tuple[ToolInfo, ...]) -> list[tuple[float, ToolInfo]]:
     """The three siblings most like ``tool`` (by name, topic and parameters) that do something else, with
     their scores; worked out once per tool and set of siblings (a run offers the same sets again and again)."""
-    key = (id(tool), *map(id, siblings))
-    hit = _SIMILAR.get(key)
-    if hit is not None and hit[0][0] is tool and all(a is b for a, b in zip(hit[0][1:], siblings)):
-        return hit[1]
+    known = _SIMILAR.get(tool, *siblings)
+    if known is not None:
+        return known
 
     def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
         return len(a & b) / len(a | b) if a | b else 0.0
@@ -64,10 +64,7 @@ def _similar_tools(tool: ToolInfo, siblings: tuple[ToolInfo, ...]) -> list[tuple
         and (tool.name_words & s.name_words or len(tool.topic & s.topic) >= 2)
     ]
     best = [(score(s), s) for s in sorted(options, key=lambda s: (-score(s), s.spec.name))[:3]]
-    if len(_SIMILAR) >= 4096:
-        _SIMILAR.clear()
-    _SIMILAR[key] = ((tool, *siblings), best)  # the objects are held, so their ids in the key stay theirs
-    return best
+    return _SIMILAR.put((tool, *siblings), best)
 
 
 def _map_arguments(gold: dict[str, Any], sibling: ToolInfo, rng: random.Random, pool: list[Any]) -> dict[str, Any]:
