@@ -10,7 +10,7 @@ import typer
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print one error line and exit with ``code`` (see the exit codes in synth.errors and the README)."""
+    """Print one error line and exit with ``code`` (see the exit codes in synth.errors and docs/exit-codes.md)."""
     from rich.console import Console
     from rich.markup import escape
 

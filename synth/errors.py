@@ -13,7 +13,7 @@
 
 Anything else escaping to the CLI is a bug and keeps its traceback.
 
-Exit codes (``synth`` commands; the README lists them too):
+Exit codes (``synth`` commands; docs/exit-codes.md lists them too):
 
     0  done
     1  the command ran but its result is not usable: nothing accepted, the rejected share is

@@ -1,4 +1,4 @@
-"""synth.toml: the example in the README parses; mistakes get an error naming the file and the fix."""
+"""synth.toml: the example in docs/models.md parses; mistakes get an error naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from synth.config import Settings, read_toml
 from synth.errors import ConfigError
 
-README = Path(__file__).parents[1] / "README.md"
+README = Path(__file__).parents[1] / "docs" / "models.md"
 
 
 def test_the_readme_example_parses_and_gives_per_role_models(tmp_path):

@@ -241,9 +241,9 @@ def test_only_the_live_client_speaks_mcp_as_a_client():
 
 
 def test_the_readme_picture_shows_these_layers():
-    """README's architecture picture names the same units in the same layers as LAYERS (so it cannot drift)."""
-    text = (ROOT.parent / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Architecture") :]
+    """docs/architecture.md's picture names the same units in the same layers as LAYERS (so it cannot drift)."""
+    text = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("# Architecture") :]
     block = section[section.index("```\n") + 4 :]
     block = block[: block.index("```")]
     shown: dict[int, set[str]] = {}

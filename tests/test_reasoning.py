@@ -177,7 +177,7 @@ def test_an_unknown_endpoint_type_names_the_file_and_the_choices(tmp_path):
 
 
 def test_the_readme_example_of_an_endpoint_per_role_parses(tmp_path):
-    examples = re.findall(r"```toml\n(.*?)```", (Path(__file__).parents[1] / "README.md").read_text(), re.S)
+    examples = re.findall(r"```toml\n(.*?)```", (Path(__file__).parents[1] / "docs" / "models.md").read_text(), re.S)
     (tmp_path / "synth.toml").write_text(next(x for x in examples if 'backend = "local"' in x))
     settings = Settings(servers=tmp_path, out=tmp_path, backend="openai", **read_toml(tmp_path / "synth.toml"))
     user, plan = settings.endpoint("user"), settings.endpoint("plan")
