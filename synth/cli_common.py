@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 import typer
 
@@ -34,3 +35,59 @@ def group(name: str, help: str) -> typer.Typer:
     """A command group (``synth pack``, ``synth tasks``...) that prints its help when given no command;
     ``app.add_typer(group)`` adds it under ``name``."""
     return typer.Typer(name=name, help=help, no_args_is_help=True)
+
+
+# Settings every model command (generate, pack build, eval) takes the same way: a flag, else synth.toml's
+# [llm], else the default. The advice printed after a failed request (synth.llm.openai_wire.ADVICE) names
+# only these flags; a test holds it to that.
+MODEL_FLAGS = ("model", "base_url", "api_key_env", "concurrency", "rpm", "tpm", "timeout", "max_attempts")
+
+
+def timeout_option(default: float) -> Any:
+    return typer.Option(
+        None,
+        "--timeout",
+        min=0.1,
+        help=f"Seconds to wait for one model answer before retrying it (default {default:g}; [llm] timeout "
+        "in synth.toml).",
+    )
+
+
+def attempts_option() -> Any:
+    return typer.Option(
+        None,
+        "--max-attempts",
+        min=1,
+        help="Tries per model request on 429, 5xx, timeouts and dropped connections (default 6; [llm] "
+        "max_attempts in synth.toml).",
+    )
+
+
+def config_option() -> Any:
+    return typer.Option(
+        None,
+        "--config",
+        help="synth.toml with \\[llm], \\[roles.<role>] and \\[prices]. Default: ./synth.toml when it exists.",
+    )
+
+
+def rate_options() -> tuple[Any, Any]:
+    return (
+        typer.Option(None, "--rpm", min=1, help="Requests per minute at most."),
+        typer.Option(None, "--tpm", min=1, help="Tokens per minute at most."),
+    )
+
+
+def model_fields(config: Path | None, flags: dict[str, Any]) -> dict[str, Any]:
+    """Settings fields for a model command: synth.toml (``config``, else ./synth.toml when it exists) with
+    the model flags that were given (MODEL_FLAGS) over it, and OPENAI_BASE_URL when no URL is named."""
+    import os
+
+    from synth.config import read_toml
+
+    config = config or (Path("synth.toml") if Path("synth.toml").is_file() else None)
+    fields = read_toml(config) if config else {}
+    fields.update({k: flags[k] for k in MODEL_FLAGS if flags.get(k) is not None})
+    if not fields.get("base_url") and os.environ.get("OPENAI_BASE_URL"):
+        fields["base_url"] = os.environ["OPENAI_BASE_URL"]
+    return fields

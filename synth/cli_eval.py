@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from synth.cli_common import exits_on_error, fail
+from synth.cli_common import attempts_option, config_option, exits_on_error, fail, rate_options, timeout_option
 
 
 def register(app: typer.Typer) -> None:
@@ -109,10 +110,13 @@ def eval_command(
     base_url: str | None = typer.Option(
         None, "--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)."
     ),
-    api_key_env: str = typer.Option(
-        "OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the API key."
-    ),
-    concurrency: int = typer.Option(16, "--concurrency", "-c", min=1, help="Requests in flight."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", help="Environment variable holding the API key."),
+    concurrency: int | None = typer.Option(None, "--concurrency", "-c", min=1, help="Requests in flight (default 16)."),
+    rpm: int | None = rate_options()[0],
+    tpm: int | None = rate_options()[1],
+    timeout: float | None = timeout_option(60),
+    max_attempts: int | None = attempts_option(),
+    config: Path | None = config_option(),
     out: Path | None = typer.Option(
         None, "--out", help="Where predictions and the report go. Default: <run>/eval-<model>."
     ),
@@ -132,12 +136,13 @@ def eval_command(
 
     from synth.evaluate.run import evaluate
 
+    flags = dict(locals())
     with exits_on_error():
         folder = source if source.is_dir() else source.parent
         _finished_if_run(source)
         kind = "judge" if judge else "tasks" if tasks else "eval"
         target = out or folder / f"{kind}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}"
-        backend = _open_backend(folder, target, model, concurrency, base_url, api_key_env)
+        backend, concurrency = _open_backend(folder, target, flags)
         if tasks:
             _solve_tasks(folder, backend, model, target, concurrency)
             return
@@ -149,23 +154,17 @@ def eval_command(
     _print_evaluation(report, other, target)
 
 
-def _open_backend(folder: Path, target: Path, model: str, concurrency: int, base_url: str | None, key_env: str):
-    """The endpoint of the model under evaluation (its cache in ``target``)."""
-    import os
-
+def _open_backend(folder: Path, target: Path, flags: dict) -> tuple[Any, int]:
+    """The endpoint of the model under evaluation (its cache in ``target``; flags over synth.toml's [llm]),
+    and the requests to keep in flight."""
+    from synth.cli_common import model_fields
     from synth.config import Settings
     from synth.llm.factory import open_one
 
-    settings = Settings(
-        servers=folder,
-        out=target,
-        backend="openai",
-        model=model,
-        concurrency=concurrency,
-        base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
-        api_key_env=key_env,
-    )
-    return open_one(settings)
+    fields = model_fields(flags["config"], flags)
+    fields.pop("roles", None)  # the model under evaluation is the one endpoint
+    settings = Settings(servers=folder, out=target, backend="openai", **fields)
+    return open_one(settings), settings.concurrency
 
 
 def _solve_tasks(folder: Path, backend, model: str, target: Path, concurrency: int) -> None:

@@ -8,15 +8,21 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from synth import cli_shards
-from synth.cli_common import exits_on_error, fail
+from synth.cli_common import (
+    attempts_option,
+    config_option,
+    exits_on_error,
+    fail,
+    model_fields,
+    rate_options,
+    timeout_option,
+)
 
 if TYPE_CHECKING:
     from synth.config import Settings
 
 # Flags that become Settings fields of the same name as they are given.
 _AS_GIVEN = "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout".split()
-# Flags that override synth.toml's [llm] fields when given.
-_LLM_FLAGS = "model base_url api_key_env concurrency rpm tpm budget_usd".split()
 
 
 def register(app: typer.Typer) -> None:
@@ -63,8 +69,10 @@ def generate(
     concurrency: int | None = typer.Option(
         None, "--concurrency", "-c", min=1, help="Requests in flight (cut on 429s)."
     ),
-    rpm: int | None = typer.Option(None, "--rpm", min=1, help="Requests per minute at most."),
-    tpm: int | None = typer.Option(None, "--tpm", min=1, help="Tokens per minute at most."),
+    rpm: int | None = rate_options()[0],
+    tpm: int | None = rate_options()[1],
+    timeout: float | None = timeout_option(60),
+    max_attempts: int | None = attempts_option(),
     budget_usd: float | None = typer.Option(
         None, "--budget-usd", min=0, help="Start no new work once this much is spent."
     ),
@@ -86,11 +94,7 @@ def generate(
         max=1.0,
         help="Exit 1 when more than this share of scenarios is rejected (a run with none accepted always exits 1).",
     ),
-    config: Path | None = typer.Option(
-        None,
-        "--config",
-        help="synth.toml with \\[llm], \\[roles.<role>] and \\[prices]. Default: ./synth.toml when it exists.",
-    ),
+    config: Path | None = config_option(),
     audit: float = typer.Option(
         0.02,
         "--audit",
@@ -158,6 +162,8 @@ def generate(
         if dry_run:
             _print_estimate(settings)
             return
+        if settings.backend == "offline":
+            _announce_packs(settings)
         manifest: dict | None
         if shards is None and shard is None and not (ray or ray_address):
             manifest = _run_here(settings, resume, overwrite)
@@ -191,6 +197,18 @@ def _settings(flags: dict[str, Any]) -> Settings:
     )
 
 
+def _announce_packs(settings: Settings) -> None:
+    """Before an offline run: how many servers have no pack, what that means, and the fix (the closing
+    summary says it again, with the tools whose entries did not pass the checker)."""
+    from synth.packs.load import load_packs
+    from synth.registry import load_registry
+    from synth.summary import pack_lines
+
+    registry = load_registry(settings.servers)
+    for line in pack_lines(load_packs(settings.servers).summary(registry), settings.servers):
+        typer.echo(f"note: {line}", err=True)
+
+
 def _default_servers() -> Path:
     from synth.templates import shipped
 
@@ -198,17 +216,10 @@ def _default_servers() -> Path:
 
 
 def _fields(flags: dict[str, Any]) -> dict[str, Any]:
-    """synth.toml's fields (--config, else ./synth.toml when it exists), with the LLM flags given over them."""
-    import os
-
-    from synth.config import read_toml
-
-    config = flags["config"] or (Path("synth.toml") if Path("synth.toml").is_file() else None)
-    fields = read_toml(config) if config else {}
-    given = {key: flags[key] for key in _LLM_FLAGS} | {
-        "base_url": flags["base_url"] or os.environ.get("OPENAI_BASE_URL")
-    }
-    fields.update({k: v for k, v in given.items() if v is not None})
+    """synth.toml's fields (--config, else ./synth.toml when it exists), with the model flags given over them."""
+    fields = model_fields(flags["config"], flags)
+    if flags["budget_usd"] is not None:
+        fields["budget_usd"] = flags["budget_usd"]
     return fields
 
 

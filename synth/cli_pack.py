@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from synth.cli_common import group
+from synth.cli_common import attempts_option, config_option, group, rate_options, timeout_option
 
 if TYPE_CHECKING:
     from synth.config import Settings
     from synth.records import ServerSpec
+
+PACK_TIMEOUT = 300.0  # seconds: one answer is a whole pack (or a group of tools), often 8-10 kB
 
 pack_app = group("pack", "Server packs: the reviewed data files that make offline conversations real.")
 
@@ -64,10 +66,17 @@ def pack_schema() -> None:
 def pack_build(
     servers: Path = typer.Option(..., "--servers", "-s", help="Registry folder of the servers to write packs for."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where the packs go. Default: SERVERS/packs."),
-    model: str = typer.Option("gpt-4.1-mini", "--model", "-m", help="The model that writes the packs."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="The model that writes the packs (default: [llm] model, else gpt-4.1-mini)."
+    ),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
-    concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, help="Requests in flight."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", help="Variable holding the API key."),
+    concurrency: int | None = typer.Option(None, "--concurrency", "-c", min=1, help="Requests in flight (default 8)."),
+    rpm: int | None = rate_options()[0],
+    tpm: int | None = rate_options()[1],
+    timeout: float | None = timeout_option(PACK_TIMEOUT),
+    max_attempts: int | None = attempts_option(),
+    config: Path | None = config_option(),
     seed: int = typer.Option(0, "--seed", help="Sent to the model, and part of the cache key."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate requests, tokens and cost; send nothing."),
 ) -> None:
@@ -82,7 +91,7 @@ def pack_build(
     try:
         registry = load_registry(servers)
         folder = out or servers / "packs"
-        settings = _build_settings(servers, folder, model, base_url, api_key_env, concurrency, seed)
+        settings = build_settings(servers, folder, dict(locals()), config, seed)
         if dry_run:
             _print_build_estimate([s for s in registry.servers if not pack_path(folder, s).exists()], settings)
             return
@@ -102,24 +111,16 @@ def pack_build(
     raise typer.Exit(1 if report.failed else 0)
 
 
-def _build_settings(
-    servers: Path, folder: Path, model: str, base_url: str | None, key_env: str, concurrency: int, seed: int
-) -> Settings:
-    """The pack author's endpoint; its cache sits beside the packs, so a rerun asks only what failed."""
-    import os
-
+def build_settings(servers: Path, folder: Path, flags: dict, config: Path | None, seed: int) -> Settings:
+    """The pack author's endpoint (flags over synth.toml over the pack defaults: a long timeout, since one
+    answer is a whole pack); its cache sits beside the packs, so a rerun asks only what failed."""
+    from synth.cli_common import model_fields
     from synth.config import Settings
 
+    fields = {"model": "gpt-4.1-mini", "concurrency": 8, "timeout": PACK_TIMEOUT, **model_fields(config, flags)}
+    fields.pop("roles", None)  # one author, the run's endpoint
     return Settings(
-        servers=servers,
-        out=folder,
-        backend="openai",
-        model=model,
-        base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
-        api_key_env=key_env,
-        concurrency=concurrency,
-        seed=seed,
-        cache=folder / ".pack-cache.sqlite",
+        servers=servers, out=folder, backend="openai", seed=seed, cache=folder / ".pack-cache.sqlite", **fields
     )
 
 

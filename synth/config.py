@@ -77,7 +77,8 @@ class Settings(BaseModel):
     concurrency: int = Field(16, ge=1)
     rpm: int | None = None
     tpm: int | None = None
-    timeout: float = 60.0
+    timeout: float = Field(60.0, gt=0, description="seconds to wait for one model answer before retrying it")
+    max_attempts: int = Field(6, ge=1, description="tries per model request on 429, 5xx, timeouts, dropped connections")
     max_tokens: int | None = Field(None, ge=1)
     token_param: Literal["auto", "max_tokens", "max_completion_tokens"] = "auto"
     budget_usd: float | None = None

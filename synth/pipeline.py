@@ -333,6 +333,7 @@ def _finish(
         tools=offered,
         review=written.review,
         split=split_of(conv_id, settings.split),
+        author=written.author,
     )
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
         return conv, [], []

@@ -104,12 +104,15 @@ def _slotted(text: str, calls: list[dict[str, Any]]) -> bool:
 
 
 def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
-    """The rows read off conversations.jsonl, in one pass (a large run is never held)."""
+    """The rows read off conversations.jsonl, in one pass (a large run is never held); ``by_author``: the
+    main rows for pack and fallback conversations apart (a run's figures mix what each writes)."""
     c = _Tally()
+    groups: dict[str, _Tally] = defaultdict(_Tally)
     # value -> its parameter, a set once it fills two (most fill one: no set each)
     fills: dict[str, str | set[str]] = {}
     for conv in read_jsonl(run / CONVERSATIONS):
         c.add(conv, descriptions)
+        groups[author_of(conv)].add(conv, descriptions)
         c.string_args += _note_fills(conv["messages"], fills)
     spread = {v: sorted(p) for v, p in fills.items() if isinstance(p, set) and len(p) > 3}
     n = c.n
@@ -118,17 +121,13 @@ def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
     return {
         "conversations": n,
         "from_packs": round(c.packed / n, 4) if n else 0.0,
-        "requests_naming_tool": round(c.naming / n, 4) if n else 0.0,
-        "requests_with_slots": round(c.slotted / n, 4) if n else 0.0,
+        **_shares(c),
         "top_first_sentence": {"share": round(top_first[0][1] / n, 4), "text": top_first[0][0][:120]}
         if top_first
         else None,
         "top_answer_opening": {"share": round(top_open[0][1] / c.answers, 4), "text": top_open[0][0]}
         if top_open
         else None,
-        "calls_per_conversation": round(c.calls / n, 3) if n else 0.0,
-        "user_turns_per_conversation": round(c.users / n, 3) if n else 0.0,
-        "parallel_call_turns": round(c.parallel / c.tool_turns, 4) if c.tool_turns else 0.0,
         "phrases_over_3_params": {
             "count": len(spread),
             "examples": dict(list(sorted(spread.items()))[:5]),
@@ -136,6 +135,26 @@ def conversations(run: Path, descriptions: dict) -> dict[str, Any]:
             if c.string_args
             else 0.0,
         },
+        "by_author": {a: {"conversations": t.n, **_shares(t)} for a, t in sorted(groups.items())},
+    }
+
+
+def author_of(conv: dict[str, Any]) -> str:
+    """Who wrote a conversation row: its ``author`` (pack, fallback, shop), else what its scenario says
+    (runs made before conversations carried one; model agents: ``agents``)."""
+    if conv.get("author"):
+        return str(conv["author"])
+    return "pack" if conv["scenario"].get("turns") is not None else "agents"
+
+
+def _shares(c: _Tally) -> dict[str, Any]:
+    n = c.n
+    return {
+        "requests_naming_tool": round(c.naming / n, 4) if n else 0.0,
+        "requests_with_slots": round(c.slotted / n, 4) if n else 0.0,
+        "calls_per_conversation": round(c.calls / n, 3) if n else 0.0,
+        "user_turns_per_conversation": round(c.users / n, 3) if n else 0.0,
+        "parallel_call_turns": round(c.parallel / c.tool_turns, 4) if c.tool_turns else 0.0,
     }
 
 

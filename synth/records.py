@@ -235,6 +235,11 @@ class Review(Record):
     reasons: tuple[str, ...] = ()
 
 
+# Who wrote a conversation: a server pack's entries, the plain fallback (no pack entry for its tools: a
+# trainer may want to filter these out), synth's store writer. Absent: the model agents, derive, a review edit.
+Author = Literal["pack", "fallback", "shop"]
+
+
 class Written(Record):
     """What a writer (offline, or the agents) hands on for one scenario: gates and reviewer passed."""
 
@@ -242,6 +247,7 @@ class Written(Record):
     plan: Plan
     trajectory: Trajectory
     review: Review
+    author: Author | None = None
 
 
 class Conversation(Record):
@@ -255,6 +261,7 @@ class Conversation(Record):
     tools: tuple[str, ...]  # names of the server's tools offered to the assistant
     review: Review
     split: Literal["train", "valid", "test"] | None = None
+    author: Author | None = None
 
     @property
     def server(self) -> str:

@@ -24,10 +24,10 @@ runner = CliRunner()
 # sha256 of each public file of the tiny registry's run (n=80, seed=3), written by synth at d785a5e,
 # before the storage changed (plain JSONL, every tool list in every row); taken again when GENERATOR_VERSION
 # became 4 (the pack author's fixes and the plain fallback's data changed on purpose) - the plain code path below still
-# writes the same bytes
+# writes the same bytes; eval and scored rows then gained "author" (issue 26: pack or fallback, for filtering)
 BEFORE = {
-    "eval.jsonl": "60fdf2702f4b5242f2c343bf248900aa9d93d9261a799ba9c369b4eb4102dfd8",
-    "scored.jsonl": "56e910a5e4bc63b258eb4ea0f257ecd6777c54fceb416820998d8f0d587b3379",
+    "eval.jsonl": "029ab7d9e2a92e6833bfb7445b3c8c6a6c323f73eb48680e9a813ae0901edfe6",
+    "scored.jsonl": "b5632a598b14996336a12130b471ee8ec76f0286a291790c7fbc385e1812cf8a",
     "teval/instruct_json.json": "8adb8346708d8582cc95f72e66783862fe33ef6faea5be3ca98c159dbc03da41",
     "teval/instruct_str.json": "bc9dec68dea4c8bb010662d94478d99b38142735f245ae65cb87422abc2d93eb",
     "teval/plan_json.json": "7f61b6d74067e38a6668b64fb945829e2381171fc302288532488972813efbee",

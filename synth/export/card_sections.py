@@ -48,6 +48,14 @@ def realism(run: Path, manifest: Manifest) -> list[str]:
             ),
             "",
         ]
+        unpacked = packs.get("tools_served_by_fallback") or {}
+        if unpacked:
+            out += [
+                "Tools of those servers with no usable pack entry (the model's entry never passed `synth pack "
+                "check`, or none was written) are served by the fallback: "
+                + "; ".join(f"`{s}`: {', '.join(tools)}" for s, tools in sorted(unpacked.items())),
+                "",
+            ]
     r = report(run)
     rows = [
         ["conversations from packs", f"{r['from_packs']:.0%}"],
@@ -70,7 +78,28 @@ def realism(run: Path, manifest: Manifest) -> list[str]:
                 f"{r['review_labels_used']}; {r['review_error_json_accuracy']:.0%}",
             ]
         )
-    return out + [table(["measure (benchmarks/realism.py)", "value"], rows), ""]
+    out += [table(["measure (benchmarks/realism.py)", "value"], rows), ""]
+    return out + _by_author(r.get("by_author") or {})
+
+
+def _by_author(groups: dict[str, dict[str, Any]]) -> list[str]:
+    """The main figures for pack and fallback conversations apart: fallback conversations (no pack entry
+    for their tools) read plainer, and carry ``"author": "fallback"`` in conversations, eval and scored rows."""
+    if len(groups) < 2 and "fallback" not in groups:
+        return []
+    rows = [
+        [
+            author,
+            str(g["conversations"]),
+            f"{g['requests_naming_tool']:.1%}",
+            f"{g['requests_with_slots']:.1%}",
+            f"{g['calls_per_conversation']} / {g['user_turns_per_conversation']}",
+            f"{g['parallel_call_turns']:.1%}",
+        ]
+        for author, g in groups.items()
+    ]
+    head = ["written by", "conversations", "naming a tool", "values as slots", "calls / user turns", "parallel"]
+    return ["By who wrote them:", "", table(head, rows), ""]
 
 
 HEAVY_TOOL = 16_000  # characters of one tool definition above which the card says what repeating it costs

@@ -41,6 +41,7 @@ def eval_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iter
                         "server": server.id,
                         "tool": call.name,
                         "split": conv.split,
+                        **({"author": conv.author} if conv.author else {}),
                     },
                 }
             }

@@ -86,12 +86,13 @@ def eval_row(line: dict[str, Any]) -> dict[str, Any]:
         "messages": [hf_message(m) for m in item["messages"]],
         "tools": item["tools"],
         "expected_output": {"role": expected["role"], "tool_calls": [_call(c) for c in expected["tool_calls"]]},
-        "metadata": item["metadata"],
+        "metadata": {"author": None, **item["metadata"]},
     }
 
 
 def scored_row(line: dict[str, Any]) -> dict[str, Any]:
     return {
+        "author": None,
         **line,
         "message_history": [hf_message(m) for m in line["message_history"]],
         "tool_call": _call(line["tool_call"]),

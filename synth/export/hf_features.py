@@ -29,6 +29,7 @@ SPECS: dict[str, dict[str, Any]] = {
             "server": "string",
             "tool": "string",
             "split": "string",
+            "author": "string",
         },
     },
     "scored": {
@@ -44,6 +45,7 @@ SPECS: dict[str, dict[str, Any]] = {
         "subtype": "string",
         "failure_reason": "string",
         "gold_call": _CALL,
+        "author": "string",
     },
 }
 

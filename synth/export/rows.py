@@ -31,7 +31,8 @@ def conversation_rows(
             yield EVAL, item
     tools = available_tools(server, conv.tools)
     for record in scored:
-        yield SCORED, scored_line(record, server, conv.tools, split, tools)
+        row = scored_line(record, server, conv.tools, split, tools)
+        yield SCORED, {**row, "author": conv.author} if conv.author else row
 
 
 def rows_by_file(

@@ -73,6 +73,7 @@ def _client(settings: Settings, endpoint: Endpoint, key: str | None, paced: bool
         rpm=settings.rpm if paced else None,
         tpm=settings.tpm if paced else None,
         timeout=settings.timeout,
+        max_attempts=settings.max_attempts,
         max_tokens=endpoint.max_tokens,
         token_param=endpoint.token_param or "auto",
     )

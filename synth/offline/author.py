@@ -19,7 +19,7 @@ from synth.offline.simulated import SimulatedRuntime
 from synth.offline.values import Context
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
-from synth.records import Scenario, ServerSpec, StageFailure, Written
+from synth.records import Author, Scenario, ServerSpec, StageFailure, Written
 from synth.runtime.base import ToolRuntime
 from synth.runtime.pack import PackRuntime
 from synth.stages import gates
@@ -101,11 +101,14 @@ def written(
             from synth.offline.shop import write_shop
 
             query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
+            author: Author = "shop"
         elif pack is not None and scenario.turns is not None:
             runtime = live or offline_runtime(scenario, pack, planner.topics[server.id], settings.seed)
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
+            author = "pack"
         else:
             query, plan, trajectory = write_fallback(scenario, server, planner.topics[server.id], settings.seed, live)
+            author = "fallback"
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
         if live is not None:
             if isinstance(
@@ -126,4 +129,4 @@ def written(
         return gates.failure(review, scenario.id).model_copy(
             update={"raw": {"server": server.id, "tools": list(scenario.tools)}}
         )
-    return Written(query=query, plan=plan, trajectory=trajectory, review=review)
+    return Written(query=query, plan=plan, trajectory=trajectory, review=review, author=author)

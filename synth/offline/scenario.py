@@ -138,8 +138,10 @@ class Planner:
         primary = self.order[index % len(self.order)]
         server = self.servers[primary.server]
         pack = self.packs.get(server.id)
-        if pack is not None and pack.tools:
+        if pack is not None and primary.name in pack.tools:
             return self._packed(index, rng, primary, server, pack)
+        # no pack, or none for this tool (the model's entry never passed the checker): the plain fallback
+        # serves it, so every usable tool gets its share of conversations
         tools: list[ToolSpec] = [primary]
         links: list[Link] = []
         options = self.chains.get(primary.key, [])

@@ -36,9 +36,21 @@ class Packs:
         return {
             "servers_with_pack": with_pack,
             "servers_without_pack": sorted(s.id for s in registry.servers if s.id not in self.by_server),
+            "tools_served_by_fallback": self.unpacked(registry),
             "files": {k: self.files[k] for k in with_pack},
             "problems": [p.line() for p in self.problems if p.severity == "error"],
         }
+
+    def unpacked(self, registry: Registry) -> dict[str, list[str]]:
+        """Server id -> its tools that a pack has no usable entry for (none written, or one with errors):
+        the plain fallback writes their conversations. Servers without any pack are not listed."""
+        out = {}
+        for server in registry.servers:
+            pack = self.by_server.get(server.id)
+            missing = sorted(t.name for t in server.tools if pack is not None and t.name not in pack.tools)
+            if missing:
+                out[server.id] = missing
+        return out
 
 
 def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
