@@ -261,17 +261,25 @@ def _check_prices(settings: Settings) -> None:
 
 
 def _run_here(settings: Settings, resume: bool, overwrite: bool) -> dict:
-    """The whole run in this process, holding the run folder; an error once it started says how to finish it."""
+    """The whole run in this process, holding the run folder; an error or Ctrl-C once it started marks the run
+    stopped (manifest status "stopped", and why) and says how to finish it."""
     from synth.errors import SynthError
     from synth.export.card import write_card
-    from synth.rundir import RunLock, claim
+    from synth.rundir import RunDir, RunLock, claim
 
     started = False
     try:
         with RunLock(settings.out):  # one writer per run folder, from the check below to the card
             claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
             started = True
-            manifest = _run_with_progress(settings)
+            try:
+                manifest = _run_with_progress(settings)
+            except SynthError as exc:
+                RunDir(settings.out).stop(str(exc))
+                raise
+            except KeyboardInterrupt:
+                RunDir(settings.out).stop("interrupted (Ctrl-C)")
+                fail(f"interrupted (Ctrl-C){_unfinished(settings.out, '')}", 130)
             write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
         fail(str(exc) + (_unfinished(settings.out) if started else ""), exc.exit_code)
@@ -288,7 +296,7 @@ def _summarise(manifest: dict, out: Path, max_reject: float | None) -> None:
         fail(problem, 1)
 
 
-def _unfinished(out: Path) -> str:
+def _unfinished(out: Path, after: str = "once that is fixed, ") -> str:
     """What to do about a run that stopped part way, for the error line (empty when it finished)."""
     from synth.errors import SynthError
     from synth.rundir import COMPLETE, RunDir, resume_command
@@ -299,7 +307,7 @@ def _unfinished(out: Path) -> str:
         return ""
     if manifest.get("status", COMPLETE) == COMPLETE:
         return ""
-    return f". The run in {out} stopped part way; once that is fixed, finish it with: {resume_command(manifest)}"
+    return f". The run in {out} stopped part way; {after}finish it with: {resume_command(manifest)}"
 
 
 def _print_estimate(settings: Settings) -> None:

@@ -7,7 +7,9 @@
     ├── TemplateError    a prompt template that does not render
     ├── BackendError     a model endpoint that fails past its retries
     │   ├── BudgetError  --budget-usd is spent: no new paid call
-    │   └── EndpointDown the endpoint was never reached: the run stops at once
+    │   ├── CutAnswer    an answer cut short (finish_reason length, content_filter) on every attempt: the item fails
+    │   └── EndpointDown the endpoint cannot answer any request (unreachable, gone mid-run, refusing the key,
+    │                    not knowing the model): the run stops at once
     ├── ParseError       model output that does not parse into a record
     └── HubError         Hugging Face Hub problems
 
@@ -57,9 +59,16 @@ class BudgetError(BackendError):
     pass
 
 
+class CutAnswer(BackendError):
+    """The model's answer was cut short (``finish_reason`` length or content_filter) on every attempt:
+    the item that asked fails with reason ``cut_answer``; a cut answer is never data."""
+
+
 class EndpointDown(BackendError):
-    """Connections to the endpoint failed several times in a row before any request got through:
-    nothing later will fare better, so the run stops instead of failing every item slowly."""
+    """The endpoint cannot answer any request: connections failed several times in a row (before any
+    request got through, or for seconds after it had answered), or it refused the key (401/403) or does
+    not know the model (404). Nothing later will fare better, so the run stops instead of failing every
+    item slowly."""
 
 
 class ParseError(SynthError):

@@ -220,8 +220,8 @@ class Trajectory(Record):
 
 
 class GateResult(Record):
-    gate: Literal["tool_exists", "schema_valid", "grounded"]
-    call_id: str
+    gate: Literal["tool_exists", "schema_valid", "grounded", "whole_text"]
+    call_id: str  # "" for whole_text: it is about a message, named in the detail
     passed: bool
     detail: str = ""
 
@@ -344,11 +344,13 @@ class _ManifestBase(BaseModel):
 
 
 class RunStart(_ManifestBase):
-    """The manifest of a run being made: written before any file is opened, replaced by a Manifest at the end."""
+    """The manifest of a run being made: written before any file is opened, replaced by a Manifest at the end;
+    "stopped" (with why) when the run ended part way on an error or Ctrl-C."""
 
-    status: Literal["running"]
+    status: Literal["running", "stopped"]
     identity: dict[str, Any]
     command: str
+    stopped: str | None = None  # why it stopped part way (the error line), when status is "stopped"
 
 
 class Manifest(_ManifestBase):

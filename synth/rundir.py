@@ -54,6 +54,7 @@ from synth.runfiles.names import (
     REQUESTS,
     RUNNING,
     SCORED,
+    STOPPED,
     TASKS,
     TEVAL,
     TOOL_FIELDS,
@@ -94,6 +95,7 @@ __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps work
     "REQUESTS",
     "RUNNING",
     "SCORED",
+    "STOPPED",
     "TASKS",
     "TEVAL",
     "TOOLS",
@@ -192,6 +194,16 @@ class RunDir:
             )
         )
 
+    def stop(self, why: str) -> None:
+        """Mark an unfinished run as stopped part way (status "stopped", and why), so no reader takes it for
+        a run still being made or a finished one; a finished run's manifest is left as it is."""
+        try:
+            manifest = self.read_manifest()
+        except SynthError:
+            return
+        if isinstance(manifest, RunStart):
+            self.write_manifest(manifest.model_copy(update={"status": STOPPED, "stopped": why}))
+
     def finished(self, error: type[SynthError] = ConfigError) -> Manifest:
         """The manifest of a finished run. RunFolderError while another process writes the folder, or
         when the run in it stopped part way (saying how to finish it); ``error`` when it is no run."""
@@ -228,7 +240,7 @@ def parse_manifest(data: Any, path: Path, error: type[SynthError] = ConfigError)
             f"{path}: manifest_version {version} is newer than this synth reads ({MANIFEST_VERSION}); "
             "upgrade synth (pip install -U synth) to read this run"
         )
-    model = RunStart if data.get("status") == RUNNING else Manifest
+    model = RunStart if data.get("status") in (RUNNING, STOPPED) else Manifest
     try:
         return model.model_validate({"manifest_version": version, **data})
     except ValidationError as exc:

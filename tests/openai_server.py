@@ -41,7 +41,8 @@ class Faults:
     rate_429: float = 0.0
     rate_500: float = 0.0
     rate_slow: float = 0.0  # answer only after slow_s (past a short client timeout)
-    rate_bad_json: float = 0.0  # the assistant's content is cut-off JSON
+    rate_bad_json: float = 0.0  # the assistant's content is cut off (half of it), finish_reason still "stop"
+    rate_length: float = 0.0  # the answer is cut off by max_tokens: half of it, finish_reason "length"
     rate_broken_body: float = 0.0  # the HTTP body itself is cut off (200 with invalid JSON)
     retry_after_s: float | None = 1.0  # Retry-After header on 429s (None: no header)
     retry_after_ms: int | None = None  # retry-after-ms header on 429s (None: no header)
@@ -76,7 +77,8 @@ class Received:
     body: str
     json: Any
     attempt: int  # how many times this exact body had been seen before
-    outcome: str  # ok, 429, 500, slow, bad_json, broken_body, reject_format, unsupported_param, bad_request, 401
+    # ok, 429, 500, slow, bad_json, length, broken_body, reject_format, unsupported_param, bad_request, 401, 404
+    outcome: str
     at: float  # time.monotonic() on arrival
     in_flight: int  # requests in flight at the server on arrival, this one included
 
@@ -189,8 +191,10 @@ class OpenAIServer:
         record: bool = True,
         api_key: str | None = None,
         reasoning: Reasoning | None = None,
+        models: frozenset[str] | None = None,
     ) -> None:
         self.responder = responder or echo_responder
+        self.models = models  # when set, a request naming another model gets OpenAI's 404 model_not_found
         self.reasoning = reasoning
         self.api_key = api_key  # when set, other bearer tokens get a 401 that echoes them
         self.latency_ms = latency_ms
@@ -316,6 +320,7 @@ class OpenAIServer:
             ("500", faults.rate_500),
             ("slow", faults.rate_slow),
             ("bad_json", faults.rate_bad_json),
+            ("length", faults.rate_length),
             ("broken_body", faults.rate_broken_body),
         ):
             if u < rate:
@@ -350,6 +355,14 @@ class OpenAIServer:
         except ValueError as exc:
             self._note(request, raw, None, attempt, "bad_request")
             return _error(400, f"could not parse the request body: {exc}", "invalid_request_error")
+        if self.models is not None and body.get("model") not in self.models:
+            self._note(request, raw, body, attempt, "404")
+            return _error(
+                404,
+                f"The model `{body.get('model')}` does not exist or you do not have access to it.",
+                "invalid_request_error",
+                code="model_not_found",
+            )
         faults = self.faults
         fmt = (body.get("response_format") or {}).get("type")
         if (fmt == "json_schema" and faults.reject_json_schema) or (fmt == "json_object" and faults.reject_json_object):
@@ -388,9 +401,11 @@ class OpenAIServer:
         message = dict(self.responder(body))
         if self.reasoning is not None:
             message = self._think(message)
-        if outcome == "bad_json":
+        if outcome in ("bad_json", "length"):
             text = message.get("content") or json.dumps({"answer": "a value that goes on"})
             message = {"content": text[: max(1, len(text) // 2)]}
+            if outcome == "length":
+                message["finish_reason"] = "length"
         payload = self._completion(body, raw, message)
         if outcome == "broken_body":
             text = json.dumps(payload)
@@ -432,6 +447,7 @@ class OpenAIServer:
     def _completion(self, body: dict[str, Any], raw: bytes, message: dict[str, Any]) -> dict[str, Any]:
         tool_calls = message.get("tool_calls") or None
         content = message.get("content")
+        finish = message.get("finish_reason") or ("tool_calls" if tool_calls else "stop")  # a responder may say
         thought = {k: message[k] for k in ("reasoning_content", "reasoning") if k in message}
         prompt_text = " ".join(_text_of(m.get("content")) for m in body["messages"])
         if body.get("tools"):
@@ -449,7 +465,7 @@ class OpenAIServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content, "tool_calls": tool_calls, **thought},
-                    "finish_reason": "tool_calls" if tool_calls else "stop",
+                    "finish_reason": finish,
                     "logprobs": None,
                 }
             ],

@@ -62,7 +62,7 @@ def test_a_dead_endpoint_stops_the_run_at_once_with_one_line(tiny_registry, tmp_
     assert "stopped part way" in result.output and "--resume" in result.output
     assert took < 12, took
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
-    assert manifest["status"] == "running"  # nothing finished: readers refuse it
+    assert manifest["status"] == "stopped" and "connection refused" in manifest["stopped"]  # readers refuse it
     assert cli("card", tmp_path / "d").exit_code == 3
 
 

@@ -180,7 +180,7 @@ def _plan_made(sid: str, calls: list[ToolCall], plan_answer: roles.PlanAnswer) -
 
 async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory) -> Review | StageFailure:
     """The gates' review with the reviewer model's verdict and step labels, or why it was turned away."""
-    checked = await asyncio.to_thread(gates.review, trajectory, ep.server)  # CPU work off the event loop
+    checked = await asyncio.to_thread(gates.review, trajectory, ep.server, True)  # CPU work off the event loop
     if checked.verdict != "accept":
         return gates.failure(checked, ep.sid)
     verdict = await ep.ask(

@@ -3,6 +3,9 @@
     async with CachedBackend(OpenAIBackend(...), Path("outputs/cache.sqlite")) as llm:
         response = await llm.complete(request)   # a hit makes no call and says cached=True
 
+An answer is keyed by the request and by the endpoint that gave it (its normalised URL, without user
+info or query): two deployments served under one model name at different base URLs are two models.
+
 Tables (one file, WAL mode):
 
     responses  key (request.key()) -> response JSON, role, model, tokens, created
@@ -25,6 +28,7 @@ from typing import Any, Self
 
 from synth.errors import BackendError, ConfigError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.records import content_hash
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -91,6 +95,7 @@ class CachedBackend:
     def __init__(self, inner: ChatBackend, path: Path | str) -> None:
         self.inner = inner
         self.path = Path(path)
+        self.endpoint = endpoint_of(inner)  # part of every key: another endpoint's answers are not this one's
         self._db = _open(self.path)
         self._inflight: dict[str, asyncio.Future[ChatResponse]] = {}
         self.hits = 0  # this run
@@ -120,7 +125,7 @@ class CachedBackend:
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """A stored answer (cached=True) if there is one; else one call per key, however many ask."""
-        key = request.key()
+        key = request.key() if not self.endpoint else content_hash([request.key(), self.endpoint], 32)
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if row is not None:
             self._hit(request.role)
@@ -202,6 +207,19 @@ class CachedBackend:
     def _hit(self, role: str) -> None:
         self.hits += 1
         self._db.execute("INSERT INTO hits VALUES (?, 1) ON CONFLICT(role) DO UPDATE SET n = n + 1", (role,))
+
+
+def endpoint_of(backend: Any) -> str:
+    """The normalised URL of the endpoint under a stack of wrappers (budget...), or "" for a backend that has
+    none (scripted, offline): ``OpenAIBackend.endpoint`` is already normalised (synth.llm.openai_wire.public_url)."""
+    for _ in range(8):
+        if backend is None:
+            return ""
+        endpoint = getattr(backend, "endpoint", None)
+        if isinstance(endpoint, str):
+            return endpoint
+        backend = getattr(backend, "inner", None)
+    return ""
 
 
 def stats(path: Path | str) -> dict[str, Any]:

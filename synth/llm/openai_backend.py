@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Mapping
 from typing import Any, Self
 
 import httpx2
 import openai
 
-from synth.errors import BackendError, EndpointDown
+from synth.errors import BackendError, CutAnswer, EndpointDown
 from synth.llm.base import ChatRequest, ChatResponse
 from synth.llm.limits import (
     AIMDLimiter,
@@ -51,7 +52,9 @@ from synth.llm.openai_wire import (
     BackendStats,
     add_format,
     as_completion,
+    cut_message,
     failure_message,
+    is_cut,
     mentions_format,
     parse_response,
     public_url,
@@ -63,6 +66,9 @@ from synth.retry import RetryPolicy
 log = logging.getLogger(__name__)
 
 FAIL_FAST = 3  # connection failures in a row, before any request got through, that end the run
+GONE_AFTER = 3.0  # seconds of nothing but connection failures, after the endpoint had answered, that end the run
+CUT_ATTEMPTS = 2  # asks of one request whose answers come back cut (finish_reason length...) before it fails
+FATAL = frozenset({"auth", "not_found"})  # a refused key (401/403), an unknown model or path (404): all fail alike
 
 
 class _FormatRejected(Exception):
@@ -130,9 +136,10 @@ class OpenAIBackend:
             on_retry=self._count_retry,
             on_wait=self._count_wait,
         )
-        self._reached = False  # some request got an HTTP answer: from then on failures are per request
-        self._refusals = 0  # connection failures in a row while not yet reached
-        self.down: EndpointDown | None = None  # set once the endpoint is judged unreachable
+        self._reached = False  # some request got an HTTP answer
+        self._refusals = 0  # connection failures in a row (any request), since the last answer
+        self._failing_since: float | None = None  # when that run of connection failures began
+        self.down: EndpointDown | None = None  # set once the endpoint is judged unable to answer
 
     def _open_clients(self, base: str, key: str, concurrency: int) -> None:
         """The SDK client (its transports, and the status errors the direct transport raises) and the
@@ -181,7 +188,7 @@ class OpenAIBackend:
         self.stats.calls += 1
         if self.down is not None:
             raise self.down
-        attempts = 0
+        attempts = cuts = 0
 
         async def attempt() -> dict[str, Any]:
             nonlocal attempts
@@ -206,7 +213,16 @@ class OpenAIBackend:
                 self.stats.failures += 1
                 error = BackendError(self._redact(failure_message(exc, attempts, self.endpoint, self.timeout)))
             else:
-                return parse_response(data)
+                response = parse_response(data)
+                if not is_cut(response):
+                    return response
+                cuts += 1  # a cut answer is a failed attempt: asked again within the bound, never returned
+                self.stats.errors["cut_answer"] += 1
+                if cuts < CUT_ATTEMPTS:
+                    self.stats.retries += 1
+                    continue
+                self.stats.failures += 1
+                error = CutAnswer(cut_message(response, cuts, self.endpoint))
             raise error  # outside the except block: no chained SDK error holding request headers
 
     def _body(self, request: ChatRequest, level: int) -> dict[str, Any]:
@@ -240,6 +256,9 @@ class OpenAIBackend:
             estimate = estimate_tokens(body)
             await self._tpm.take(estimate)
         ticket = await self.limiter.acquire()
+        if self.down is not None:  # judged down while this request waited for its slot: send nothing
+            self.limiter.release(ticket, "error")
+            raise self.down
         outcome = "error"
         self.stats.requests += 1
         try:
@@ -261,6 +280,7 @@ class OpenAIBackend:
         finally:
             self.limiter.release(ticket, outcome)
         self._reached = True
+        self._refusals, self._failing_since = 0, None
         self._count_usage(data.get("usage") or {}, estimate)
         return data
 
@@ -275,25 +295,34 @@ class OpenAIBackend:
             raise _ParamRejected(refused) from None
 
     def _failed(self, exc: Exception) -> str:
-        """Count a failed request by kind (returned); raise EndpointDown once connection failures in a row,
-        before any request got through, say the endpoint is not there."""
+        """Count a failed request by kind (returned); raise EndpointDown when the endpoint cannot answer any
+        request: a refused key or unknown model (FATAL), FAIL_FAST connection failures in a row before any
+        request got through, or connection failures only for GONE_AFTER seconds after it had answered."""
         kind = error_kind(exc)
         self.stats.errors[kind] += 1
-        if kind == "connection" and not self._reached:
+        if kind in FATAL and self.down is None:
+            self.down = EndpointDown(self._redact(failure_message(exc, 1, self.endpoint, self.timeout)))
+        elif kind == "connection" and self.down is None:
+            now = time.monotonic()
             self._refusals += 1
-            if self._refusals >= FAIL_FAST and self.down is None:
-                phrase = connection_phrase(exc)
-                self.down = EndpointDown(
-                    self._redact(
-                        f"{self.endpoint}: {phrase} ({self._refusals} attempts in a row, none got through); "
-                        "check --base-url and that the server is running and listening there"
-                    )
-                )
-            if self.down is not None:
-                raise self.down from None
-        elif not isinstance(exc, InvalidResponse) and getattr(exc, "status_code", None) is not None:
+            self._failing_since = self._failing_since or now
+            gone = self._reached and now - self._failing_since >= GONE_AFTER
+            if self._refusals >= FAIL_FAST and (gone or not self._reached):
+                self.down = EndpointDown(self._redact(self._down_line(exc, now)))
+        elif kind != "connection" and not isinstance(exc, InvalidResponse) and getattr(exc, "status_code", None):
             self._reached = True
+        if self.down is not None:
+            raise self.down from None
         return kind
+
+    def _down_line(self, exc: Exception, now: float) -> str:
+        phrase = connection_phrase(exc)
+        if not self._reached:
+            what = f"{self._refusals} attempts in a row, none got through"
+        else:
+            span = now - (self._failing_since or now)
+            what = f"it answered earlier; {self._refusals} attempts over {span:.0f} s failed"
+        return f"{self.endpoint}: {phrase} ({what}); check --base-url and that the server is running and listening"
 
     def _count_usage(self, usage: dict[str, Any], estimate: int) -> None:
         prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)

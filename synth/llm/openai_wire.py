@@ -21,6 +21,9 @@ from synth.llm.limits import InvalidResponse, connection_phrase, error_kind
 from synth.llm.reasoning import split_reasoning
 
 FORMATS = ("json_schema", "json_object", "text")  # the structured-output ladder, best first
+# finish_reason values of an answer the model ended itself (OpenAI, vLLM, llama.cpp, Ollama, TGI, Anthropic's
+# compatible layer); anything else (length, content_filter, abort...) means the answer was cut. None: not said.
+FINISHED = frozenset({"stop", "tool_calls", "function_call", "eos", "eos_token", "stop_sequence", "end_turn"})
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
 ADVICE = {
     "rate_limit": "the endpoint kept rate-limiting; lower --concurrency or set --rpm/--tpm",
@@ -113,6 +116,22 @@ def parse_response(data: dict[str, Any]) -> ChatResponse:
     )
 
 
+def is_cut(response: ChatResponse) -> bool:
+    """Whether the model did not end this answer itself (``finish_reason`` length, content_filter, ...)."""
+    return response.finish_reason is not None and response.finish_reason not in FINISHED
+
+
+def cut_message(response: ChatResponse, asks: int, endpoint: str) -> str:
+    """One line for an answer that came back cut on every ask, with the fix."""
+    why = response.finish_reason
+    fix = (
+        "raise max_tokens for this role in synth.toml ([llm] or [roles.<role>] max_tokens)"
+        if why == "length"
+        else "the endpoint stopped the answer itself; check its content filter or logs"
+    )
+    return f"the answer from {endpoint} was cut (finish_reason {why}) on {asks} of {asks} asks: {fix}"
+
+
 def failure_message(exc: BaseException, attempts: int, endpoint: str, timeout: float) -> str:
     """One line for a call that failed: what came back, from where, after how many attempts, and the fix."""
     kind = error_kind(exc)
@@ -169,9 +188,12 @@ def server_message(exc: BaseException) -> str:
 
 
 def public_url(url: str) -> str:
-    """The URL without user info or query (where keys sometimes hide), for messages and logs."""
-    parts = urlsplit(url)
+    """The URL without user info or query (where keys sometimes hide), for messages and logs; normalised
+    (scheme and host in lower case, no default port, no trailing slash), so it also names the endpoint in
+    cache keys."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
     host = parts.hostname or ""
-    if parts.port:
+    if parts.port and (scheme, parts.port) not in (("http", 80), ("https", 443)):
         host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+    return urlunsplit((scheme, host, parts.path.rstrip("/"), "", ""))

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from synth.errors import BackendError, BudgetError, EndpointDown, ParseError
+from synth.errors import BackendError, BudgetError, CutAnswer, EndpointDown, ParseError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse, stats_of
 from synth.records import StageFailure
 
@@ -24,8 +24,9 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 def extract_json(text: str | None) -> Any:
-    """The JSON value in a model's text: the whole text, a fenced block, or the first object in prose.
-    ParseError when there is none (``ask`` re-asks once with the message, then counts a StageFailure)."""
+    """The JSON value in a model's text: the whole text, a fenced block, or the object that prose leads up to
+    (from its first "{"). Only a whole object counts: a cut one is never mended or replaced by an object nested
+    inside it. ParseError when there is none (``ask`` re-asks once with the message, then counts a StageFailure)."""
     if not text or not text.strip():
         raise ParseError("the answer is empty")
     for candidate in (text.strip(), *(m.strip() for m in _FENCE.findall(text))):
@@ -33,12 +34,13 @@ def extract_json(text: str | None) -> Any:
             return json.loads(candidate)
         except ValueError:
             continue
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
+    start = text.find("{")
+    if start >= 0:
         try:
-            return decoder.raw_decode(text, m.start())[0]
+            return json.JSONDecoder().raw_decode(text, start)[0]
         except ValueError:
-            continue
+            cut = text[start : start + 120]
+            raise ParseError(f"the JSON object in the answer is not whole (cut off?): {cut!r}") from None
     raise ParseError(f"no JSON object found in the answer: {text[:120]!r}")
 
 
@@ -106,4 +108,4 @@ def _short(exc: Exception) -> str:
 
 def failure_reason(exc: BackendError) -> str:
     """The reason a call that could not be made is counted under."""
-    return "budget" if isinstance(exc, BudgetError) else "backend_error"
+    return "budget" if isinstance(exc, BudgetError) else "cut_answer" if isinstance(exc, CutAnswer) else "backend_error"

@@ -22,6 +22,7 @@ REQUESTS = (
 )
 LOCK = ".synth.lock"  # held (flock) by the one process writing the run; holds its pid and command
 RUNNING, COMPLETE = "running", "complete"  # the manifest's status: written "running" first, "complete" last
+STOPPED = "stopped"  # the run ended part way on an error or Ctrl-C (the manifest says why); --resume finishes it
 TOOLS = "tools.jsonl"  # each tool and each tool list once; rows refer to a list as "tools:<id>"
 TEVAL = "teval"  # the T-Eval subsets' folder
 TASKS = "tasks"  # live store runs: one MCPMark-style task folder per conversation

@@ -41,6 +41,7 @@ ERROR_LABELS = (
     ("timeout", "timeouts"),
     ("connection", "connection failures"),
     ("invalid_response", "unreadable bodies"),
+    ("cut_answer", "cut answers"),
     ("bad_request", "other 4xx"),
     ("auth", "auth errors"),
     ("not_found", "404s"),

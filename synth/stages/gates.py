@@ -6,6 +6,7 @@
    schema default, enum or const value. Booleans are a closed two-value domain and count as
    grounded, as enum values do. What "appears" means is synth.facts.Evidence, the one definition
    the grader's reasons, derive and audit share.
+4. whole_text: no text in the conversation was cut short (synth.stages.whole); only a failure is recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import jsonschema
 
 from synth.grade import Evidence, schema_validator
 from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
+from synth.stages.whole import cut_message
 
 
 def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
@@ -76,12 +78,18 @@ def ungrounded(call: ToolCall, schema: dict[str, Any], evidence: Evidence) -> li
     return out
 
 
-def review(trajectory: Trajectory, server: ServerSpec) -> Review:
-    """Run the three gates on each call; accept only when all pass."""
+def review(trajectory: Trajectory, server: ServerSpec, by_model: bool = False) -> Review:
+    """Run the three gates on each call and the whole-text gate on each message; accept only when all pass.
+    ``by_model``: models wrote the texts (synth.stages.whole.cut_message holds their prose to more)."""
     gates: list[GateResult] = []
     reasons: list[str] = []
     messages = list(trajectory.messages)
     for index, message in enumerate(messages):
+        cut = cut_message(message, by_model)
+        if cut is not None:
+            detail = f"message {index} ({message.role}) was cut short: {cut}"
+            gates.append(GateResult(gate="whole_text", call_id="", passed=False, detail=detail))
+            reasons.append(detail)
         for call in message.tool_calls:
             tool = server.tool(call.name)
             gates.append(

@@ -1,0 +1,122 @@
+"""Exit codes that hold after the start (issue 30): an endpoint that dies mid-run, a refused key (401) and an
+unknown model (404) each end ``synth generate`` with exit 4 within 15 s of the fault, the manifest saying
+the run stopped (not "complete"), and a line that says what happened and how to finish the run."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+from fake_agents import respond
+from openai_server import OpenAIServer
+from typer.testing import CliRunner
+
+from synth.cli import app
+
+runner = CliRunner()
+KEY = "sk-test-right-key-5d1e"
+WRONG = "sk-test-WRONG-key-93ab"
+
+
+def generate(server: OpenAIServer, registry: Path, out: Path, *extra: object, n: int = 40):
+    args = ["generate", "--servers", registry, "--out", out, "--n", n, "--seed", 5, "--base-url", server.base_url]
+    return runner.invoke(app, [str(a) for a in [*args, "--concurrency", 4, *extra]])
+
+
+def status(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+def test_an_endpoint_killed_mid_run_exits_4_within_15_s(tiny_registry, tmp_path):
+    server = OpenAIServer(respond, latency_ms=20).start()
+    killed: list[float] = []
+
+    def kill_after_some_answers() -> None:
+        while server.count() < 30:
+            time.sleep(0.01)
+        server.stop()
+        killed.append(time.monotonic())
+
+    threading.Thread(target=kill_after_some_answers, daemon=True).start()
+    out = tmp_path / "run"
+    result = generate(server, tiny_registry, out, "--model", "m", n=400)
+    took = time.monotonic() - killed[0]
+    assert result.exit_code == 4, result.output
+    assert took < 15, took
+    line = " ".join(result.output.split())
+    assert "connection refused" in line and "it answered earlier" in line and "--resume" in line
+    manifest = status(out)
+    assert manifest["status"] == "stopped" and "connection refused" in manifest["stopped"]
+    assert "Traceback" not in result.output
+
+
+def test_a_refused_key_exits_4_on_the_first_answer(tiny_registry, tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNTH_TEST_KEY", WRONG)
+    out = tmp_path / "run"
+    with OpenAIServer(respond, api_key=KEY) as server:
+        start = time.monotonic()
+        result = generate(server, tiny_registry, out, "--model", "m", "--api-key-env", "SYNTH_TEST_KEY")
+        took = time.monotonic() - start
+        sent = server.count()
+    assert result.exit_code == 4, result.output
+    assert took < 15 and sent <= 4  # the requests already in flight at most: one per slot
+    line = " ".join(result.output.split())
+    assert "HTTP 401" in line and "refused the API key" in line and WRONG not in result.output
+    assert status(out)["status"] == "stopped"
+
+
+def test_an_unknown_model_exits_4_on_the_first_answer(tiny_registry, tmp_path):
+    out = tmp_path / "run"
+    with OpenAIServer(respond, models=frozenset({"synth-test"})) as server:
+        start = time.monotonic()
+        result = generate(server, tiny_registry, out, "--model", "gpt-9")
+        took = time.monotonic() - start
+        sent = server.count()
+    assert result.exit_code == 4, result.output
+    assert took < 15 and sent <= 4
+    line = " ".join(result.output.split())
+    assert "HTTP 404" in line and "gpt-9" in line and "--model" in line
+    assert status(out)["status"] == "stopped"
+
+
+def test_eval_with_a_refused_key_stops_asking(tmp_path, monkeypatch):
+    from synth.config import Settings
+    from synth.pipeline import generate as make
+
+    run = tmp_path / "data"
+    make(Settings(servers=Path(__file__).parent / "fixtures" / "tiny_registry", out=run, n=30, seed=4))
+    monkeypatch.setenv("SYNTH_TEST_KEY", WRONG)
+    with OpenAIServer(respond, api_key=KEY) as server:
+        args = ["eval", run, "--model", "m", "--base-url", server.base_url, "--api-key-env", "SYNTH_TEST_KEY"]
+        result = runner.invoke(app, [str(a) for a in [*args, "--concurrency", 2, "--out", tmp_path / "e"]])
+        sent = server.count()
+    assert result.exit_code == 4, result.output
+    assert sent <= 4 and "refused the API key" in " ".join(result.output.split())
+
+
+def test_the_same_eval_against_two_base_urls_asks_both(tmp_path):
+    """Two deployments served under one model name are two models: the cache is keyed by the endpoint too
+    (eval on endpoint B once returned A's predictions byte for byte)."""
+    from synth.config import Settings
+    from synth.llm.openai_wire import public_url
+    from synth.pipeline import generate as make
+
+    run = tmp_path / "data"
+    make(Settings(servers=Path(__file__).parent / "fixtures" / "tiny_registry", out=run, n=20, seed=4))
+
+    def said(word: str):
+        return lambda body: {"content": f"{word}: no call needed."}
+
+    with OpenAIServer(said("first")) as a, OpenAIServer(said("second")) as b:
+        for server in (a, b, a):
+            result = runner.invoke(app, ["eval", str(run), "--model", "same-name", "--base-url", server.base_url])
+            assert result.exit_code in (0, 1), result.output
+        counts = a.count(), b.count()
+    predictions = (run / "eval-same-name" / "predictions.jsonl").read_text()
+    assert counts[0] > 0 and counts[1] == counts[0]  # B was asked everything; A's second eval came from the cache
+    assert "first:" in predictions and "second:" not in predictions
+    assert (
+        public_url("HTTP://LocalHost:80/v1/") == "http://localhost/v1" == public_url("http://user:pw@localhost/v1?k=1")
+    )
