@@ -12,7 +12,7 @@ from synth.errors import ConfigError
 from synth.rundir import CACHE, DEFAULT_OUTPUTS
 
 ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
-REVIEW_RULES = ("human", "low_confidence", "disagree", "audit")  # what sends an item to review_queue.jsonl
+REVIEW_RULES = ("human", "flagged", "low_confidence", "disagree", "audit")  # what sends an item to review_queue.jsonl
 
 # USD per million tokens (input, output); extend or override with [prices] in synth.toml.
 PRICES: dict[str, tuple[float, float]] = {

@@ -28,10 +28,11 @@ from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs, usable_packs
 from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.registry import load_registry
-from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, lines_for
+from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
 from synth.rundir import FILES, RunDir
 from synth.runtime.base import ToolRuntime
+from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
 
@@ -74,6 +75,10 @@ class RunWriter(rundir.RunWriter):
     def write(self, name: str, record: Any) -> None:
         if name in self.files:
             super().write(name, record)
+
+    def defer(self, name: str, record: Any) -> None:
+        if name in self.files:
+            super().defer(name, record)
 
     def close(self) -> None:
         if not self.task_counts and self.tasks is not None:
@@ -274,8 +279,8 @@ class _Loop:
 
     def _accept(self, conv: Conversation, scored: list[Any], missed: list[StageFailure]) -> None:
         rows = _export(conv, scored, self.servers[conv.server], self.names, self.writer, self.tally)
-        for line in lines_for(conv, rows, self.rules):
-            self.writer.write(QUEUE, line)
+        for line in lines_for(conv, rows, self.rules):  # flagged items first, the audited after them all
+            (self.writer.write if first(line["why"]) else self.writer.defer)(QUEUE, line)
         for failure in missed:  # a negative that could not be made for a call: counted and written
             self.writer.write("rejected.jsonl", failure.to_json())
         self.accepted += 1
@@ -316,6 +321,15 @@ def _finish(
     funnel = tally.funnel
     funnel.leave("generate")
     query, trajectory = written.query, written.trajectory
+    funnel.enter("reader")
+    found = reader.read(trajectory.messages, server, query.withheld, scenario.tools)
+    tally.read += 1
+    for gate, lines in found.items():
+        tally.reader[gate] = tally.reader.get(gate, 0) + bool(lines)
+    flags = reader.decide(found, scenario.id)
+    if isinstance(flags, StageFailure):
+        return flags
+    funnel.leave("reader")
     funnel.enter("dedup")
     conv_id = conversation_id(trajectory.messages)
     seen = dedup.check("", query.text, conv_id)  # one scope: the whole run, across servers
@@ -331,7 +345,7 @@ def _finish(
         plan=written.plan,
         messages=trajectory.messages,
         tools=offered,
-        review=written.review,
+        review=written.review.model_copy(update={"flags": flags}) if flags else written.review,
         split=split_of(conv_id, settings.split),
         author=written.author,
     )

@@ -15,6 +15,12 @@ Rows (targets in brackets):
 - wrong_values_absent: wrong-value negatives whose value appears nowhere in the history [<= 50%]
 - review_labels_used / review_error_json_accuracy: T-Eval review labels used [5], and how well
   "is the response error JSON" predicts the label [<= 70%]
+- announced_withholds: conversations where the user announces a value to come ("I'll send the slug")
+  instead of leaving it out [<= 2%]
+- top_stock_phrase: the short phrase (four words or fewer, a sentence or a lead-in of its own: "Thanks!",
+  "Also:") found in the most conversations' user turns, and its share [<= 5%]
+- reader_gates: per reader gate (synth.stages.reader) the share of checked conversations it found
+  something in, from the manifest [dropped_request, repeated_request, conflicting_ids <= 1% of accepted]
 The registry (default: the one in the run's manifest) gives tool descriptions for the first row.
 """
 
@@ -34,6 +40,8 @@ from synth.rundir import CONVERSATIONS, SCORED, RunDir, lines, read_jsonl, store
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 SET_TO = re.compile(r"\bset (?:the )?[\w ]{1,30}? to\b", re.I)
+ANNOUNCE = re.compile(r"\bI'll (?:tell|give|paste|send|share|say|let you know|provide)\b", re.I)
+PIECE = re.compile(r"(?<=[.!?:])\s+")
 
 
 def _words(text: str) -> list[str]:
@@ -155,7 +163,17 @@ def _shares(c: _Tally) -> dict[str, Any]:
         "calls_per_conversation": round(c.calls / n, 3) if n else 0.0,
         "user_turns_per_conversation": round(c.users / n, 3) if n else 0.0,
         "parallel_call_turns": round(c.parallel / c.tool_turns, 4) if c.tool_turns else 0.0,
+        "announced_withholds": round(c.announced / n, 4) if n else 0.0,
+        "top_stock_phrase": _top(c.stock, n),
     }
+
+
+def _top(counts: Counter[str], n: int) -> dict[str, Any] | None:
+    """The five short phrases in the most conversations, with their shares; the first is the row's figure."""
+    top = counts.most_common(5)
+    if not top or not n:
+        return None
+    return {"share": round(top[0][1] / n, 4), "text": top[0][0], "next": {t: round(k / n, 4) for t, k in top[1:]}}
 
 
 @dataclass
@@ -172,8 +190,10 @@ class _Tally:
     tool_turns: int = 0
     parallel: int = 0
     string_args: int = 0
+    announced: int = 0
     first_sentences: Counter[str] = field(default_factory=Counter)
     openings: Counter[str] = field(default_factory=Counter)
+    stock: Counter[str] = field(default_factory=Counter)  # short phrase -> conversations with it
 
     def add(self, conv: dict[str, Any], descriptions: dict) -> None:
         self.n += 1
@@ -186,6 +206,9 @@ class _Tally:
         self.first_sentences[SENTENCE.split(first.strip())[0].lower()] += 1
         self.calls += len(calls)
         self.users += sum(m["role"] == "user" for m in messages)
+        said = [m.get("content") or "" for m in messages if m["role"] == "user"]
+        self.announced += any(ANNOUNCE.search(text) for text in said)
+        self.stock.update({p for text in said for p in _short_pieces(text)})
         for i, m in enumerate(messages):
             if m.get("tool_calls"):
                 self.tool_turns += 1
@@ -193,6 +216,16 @@ class _Tally:
             if m["role"] == "assistant" and m.get("content") and i and messages[i - 1]["role"] == "tool":
                 self.answers += 1
                 self.openings[" ".join(_words(m["content"])[:3])] += 1
+
+
+def _short_pieces(text: str) -> set[str]:
+    """The pieces of a user message of four words or fewer, values aside ("Thanks!", "Also:", "Perfect.")."""
+    out = set()
+    for piece in PIECE.split(text.strip()):
+        words = piece.split()
+        if 0 < len(words) <= 4 and not any(ch.isdigit() for ch in piece) and piece[-1:] in ".!?:":
+            out.add(piece.lower())
+    return out
 
 
 def _note_fills(messages: list[dict[str, Any]], fills: dict[str, str | set[str]]) -> int:
@@ -277,4 +310,17 @@ def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
     """Every row for the run folder ``run``; the registry (default: the manifest's) gives tool descriptions."""
     if registry is None and RunDir(run).is_run():
         registry = Path(RunDir(run).manifest()["config"]["servers"])
-    return {**conversations(run, _descriptions(registry)), **negatives(run), **review(run)}
+    return {
+        **conversations(run, _descriptions(registry)),
+        **negatives(run),
+        **review(run),
+        "reader_gates": _gates(run),
+    }
+
+
+def _gates(run: Path) -> dict[str, float] | None:
+    """Each reader gate's share of checked conversations, from the manifest (None for runs made before them)."""
+    if not RunDir(run).is_run():
+        return None
+    section = RunDir(run).manifest().get("reader_gates") or {}
+    return {g: v["rate"] for g, v in (section.get("gates") or {}).items()} or None

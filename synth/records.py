@@ -233,6 +233,7 @@ class Review(Record):
     verdict: Literal["accept", "reject", "human"]
     confidence: float = 1.0
     reasons: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()  # what a reader gate found and kept for a person ("gate: finding"), synth.stages.reader
 
 
 # Who wrote a conversation: a server pack's entries, the plain fallback (no pack entry for its tools: a
@@ -384,4 +385,5 @@ class Manifest(_ManifestBase):
     teval: _SECTION | None = None
     tasks: _SECTION | None = None
     dedup: _SECTION | None = None
+    reader_gates: _SECTION | None = None  # synth.stages.reader.report
     review: _SECTION | None = None

@@ -19,6 +19,7 @@ from synth.llm.spend import Spend
 from synth.packs.load import Packs
 from synth.records import Funnel, Registry
 from synth.rundir import FILES, file_facts
+from synth.stages import reader
 from synth.stages.dedup import Dedup
 
 if TYPE_CHECKING:  # the live pool loads the MCP SDK: imported only by runs that go live
@@ -40,7 +41,12 @@ SPLITS = ("train", "valid", "test")
 # past the eighth round over the tools, the planner passes over first-request kinds whose distinct
 # texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
 # scenarios while still productive (synth.pipeline.WINDOW).
-GENERATOR_VERSION = 4
+# 5 = the reader gates (synth.stages.reader: dropped requests, conflicting ids, derived dates, values asked
+# that the user never had, unpointed reuse, repeats, success claimed after an error) reject or queue a
+# conversation; the pack author answers every step of a request (a chain's first one too), never announces a
+# value it leaves out, points at a value it reuses from an earlier turn, asks no goal twice, never asks for
+# a value the model writes (call_benefit), and opens and joins requests with varied or no stock phrases.
+GENERATOR_VERSION = 5
 
 
 @dataclass
@@ -57,6 +63,8 @@ class Tally:
     turns: int = 0
     calls: int = 0
     multi_turn: int = 0
+    read: int = 0  # conversations the reader gates checked (synth.stages.reader)
+    reader: dict[str, int] = field(default_factory=dict)  # gate -> conversations it found something in
 
 
 @dataclass
@@ -93,6 +101,7 @@ def build(
     manifest["teval"] = parts.teval
     manifest["tasks"] = parts.tasks
     manifest["dedup"] = parts.dedup.report()
+    manifest["reader_gates"] = reader.report(tally.read, tally.reader)
     return manifest
 
 

@@ -167,7 +167,8 @@ def test_golden_hash(tiny_registry, tmp_path):
 
 # generator version 4: pack author fixes and the plain fallback
 # conversations and scored rows carry "author" (pack, fallback, shop): issue 26
-GOLDEN = "d4277a21b9f46beb884d0582cc98dd0755024148b8eb2b814faf91b76d6df3b9"
+# generator version 5: the reader gates and the pack author's dialogue (issue 29)
+GOLDEN = "324ea65e6dc5c4f523cc74282baec47de67b6c9b86b4adb87561d72e9185809e"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -200,7 +200,8 @@ def _registry_of(tmp_path: Path, *servers: str) -> Path:
 
 
 def test_promises_are_kept_and_results_fit_their_own_arguments(tmp_path: Path):
-    """A request that says "I'll tell you which" is followed by the assistant asking; a value changed on second
+    """No request announces the value it leaves out ("I'll tell you which", issue 29), though the packs' goals
+    say it: the author drops the announcement and the question follows the gap; a value changed on second
     thought does not make a call convert EUR to EUR; a value given for one tool is reused for another only
     when the pack's results are written for it; a created doc comes back with its own title, not the title
     of an earlier listed doc that merely shared a format."""
@@ -211,10 +212,9 @@ def test_promises_are_kept_and_results_fit_their_own_arguments(tmp_path: Path):
     promised = titled = 0
     for conv in lines(tmp_path / "p" / "conversations.jsonl"):
         messages = conv["messages"]
-        for i, m in enumerate(messages):
+        for m in messages:
             if m["role"] == "user" and PROMISE.search(m["content"] or ""):
                 promised += 1
-                assert messages[i + 1]["role"] == "assistant" and not messages[i + 1].get("tool_calls"), messages
         calls = [c for m in messages for c in m.get("tool_calls", [])]
         results = [m["content"] for m in messages if m["role"] == "tool"]
         for call, result in zip(calls, results):
@@ -225,4 +225,4 @@ def test_promises_are_kept_and_results_fit_their_own_arguments(tmp_path: Path):
             if call["name"] == "create_doc" and not result.startswith("Error"):
                 assert json.loads(result)["title"] == args["title"], (call, result)
                 titled += 1
-    assert promised >= 5 and titled >= 3, (promised, titled)
+    assert promised == 0 and titled >= 3, (promised, titled)

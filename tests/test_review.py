@@ -379,7 +379,7 @@ def test_every_run_file_is_listed(offline_run):
     assert manifest["config"]["review"] == {
         "audit": 0.25,
         "below": 0.7,
-        "rules": ["human", "low_confidence", "disagree", "audit"],
+        "rules": ["human", "flagged", "low_confidence", "disagree", "audit"],
     }
 
 

@@ -24,21 +24,22 @@ runner = CliRunner()
 # sha256 of each public file of the tiny registry's run (n=80, seed=3), written by synth at d785a5e,
 # before the storage changed (plain JSONL, every tool list in every row); taken again when GENERATOR_VERSION
 # became 4 (the pack author's fixes and the plain fallback's data changed on purpose) - the plain code path below still
-# writes the same bytes; eval and scored rows then gained "author" (issue 26: pack or fallback, for filtering)
+# writes the same bytes; eval and scored rows then gained "author" (issue 26: pack or fallback, for filtering);
+# taken again at GENERATOR_VERSION 5 (issue 29: the reader gates and the pack author's dialogue, on purpose)
 BEFORE = {
-    "eval.jsonl": "029ab7d9e2a92e6833bfb7445b3c8c6a6c323f73eb48680e9a813ae0901edfe6",
-    "scored.jsonl": "b5632a598b14996336a12130b471ee8ec76f0286a291790c7fbc385e1812cf8a",
-    "teval/instruct_json.json": "8adb8346708d8582cc95f72e66783862fe33ef6faea5be3ca98c159dbc03da41",
-    "teval/instruct_str.json": "bc9dec68dea4c8bb010662d94478d99b38142735f245ae65cb87422abc2d93eb",
-    "teval/plan_json.json": "7f61b6d74067e38a6668b64fb945829e2381171fc302288532488972813efbee",
-    "teval/plan_str.json": "ae58dbecb3ec52804355721d6996d38f0396c657d69216a86ebe7a1dec715480",
-    "teval/reason_retrieve_understand_json.json": "2cadd0e36668ff26efaaa21112317d189f1894a35f1885cbbe76392e22c42981",
-    "teval/reason_str.json": "50579e26734ad5b970d6960910e818a9f579c3d0f343ca1480e83b0aaea547e5",
-    "teval/retrieve_str.json": "9abb00237a26096edf393209875462bcd1bd612f2f07cc0413b86c8d30cec547",
-    "teval/review_str.json": "6b42cdfa4a6497ea8a641b243c8e27ab8769296e30cb10ef8674534ee2b518cb",
-    "teval/understand_str.json": "09d14f5d706820ea7adfef4faa076bb0e50e8ee12d9aba92e81c21f2b65daa3b",
-    "train.jsonl": "b51d6b472211a9edd01980eaa507433ea331d5b82b33fd89abf6d702e167ce78",
-    "valid.jsonl": "5d7cdbe4ba944c62ebac5de29a947b917a28cdff5b6a409a0f6706a289ae01ed",
+    "eval.jsonl": "dfcc6e4d3de76a9d9c67c571934489b01aca6da21d633579937deaacea3efc32",
+    "scored.jsonl": "7b02786cc9272f0f2c34e3f4b4d419fdcd4986019f2a38cb3bd947a3c1cc2db2",
+    "teval/instruct_json.json": "c0635c63a3417ec32ca6aa4abb4027ba8d54b8957ac8630b0f6406f18d7f00b7",
+    "teval/instruct_str.json": "3cf95332567535cff78fa48ac6bd13dd8ecf28bf84b88b53e5a431921d2ed299",
+    "teval/plan_json.json": "9a7b2e131eec66200e4d7933055cac51e1db2cb922a2007e662a1c8608b837d4",
+    "teval/plan_str.json": "3fee56b5bcb530952028aaf9e9721113ba56a6d3b197437af9ebb0482f7c4f70",
+    "teval/reason_retrieve_understand_json.json": "462999466aa99b335b1fbb5a646166381f23635fc97e24f21ec8fd9a725cfd61",
+    "teval/reason_str.json": "caf9978f181bdcd6a0bb5ea929d40613b5ba7ba3d9b98053018042d1ba6da3b8",
+    "teval/retrieve_str.json": "ee3f6ccd9ccf501ff8828d68bbfd7d03f7c942d86875a7bbb59407e21c69e005",
+    "teval/review_str.json": "b7cdb76ed6419ae1afade855a6687154364cae29658e9d8e0680df0108109b15",
+    "teval/understand_str.json": "f14c0a3847f5d823f39fe172f79927e4fbe6e05a437b799d825f58b73dc6368a",
+    "train.jsonl": "7a0ff50170c9d116434e78c58ae711e9cd5aa6dc05d7f2c4e00dd38e2a1f5547",
+    "valid.jsonl": "edf724554087cddba6732643fa9a6e986187dfa8202c2072346017fa267bd4e9",
 }
 
 

@@ -145,6 +145,7 @@ def _render(
         made="\n".join(sections.made(manifest, run)),
         results=sections.block(sections.results(manifest)),
         dedup=sections.block(sections.dedup(manifest)),
+        reader_gates=sections.block(sections.reader_gates(manifest)),
         servers_called=len(stats.servers),
         unused=_unused(manifest.coverage.get("unused", [])),
         realism=sections.block(sections.realism(run, manifest)),

@@ -70,6 +70,8 @@ def realism(run: Path, manifest: Manifest) -> list[str]:
         ["assistant turns with parallel calls", f"{r['parallel_call_turns']:.1%}"],
         ["string values filling more than 3 parameter names", str(r["phrases_over_3_params"]["count"])],
         ["wrong-value negatives with a value absent from the conversation", f"{r['wrong_values_absent']:.1%}"],
+        ["conversations where the user announces a value to come", f"{r['announced_withholds']:.1%}"],
+        ["most common short phrase of user turns", f"{(r['top_stock_phrase'] or {}).get('share', 0):.1%}"],
     ]
     if r.get("review_items"):
         rows.append(
@@ -201,6 +203,28 @@ def dedup(manifest: Manifest) -> list[str]:
         f"Jaccard >= {d['threshold']} on requests of {d['min_words']} words or more, candidates from MinHash LSH "
         f"with {d['bands']} bands of {d['rows']}, each measured exactly). No near-duplicate pair "
         "is split between train, valid and test: the later request of a pair is never written.",
+        "",
+    ]
+
+
+def reader_gates(manifest: Manifest) -> list[str]:
+    """What each reader gate found (synth.stages.reader), its share of the conversations checked, and what
+    was done with them (runs made before these gates have no such section)."""
+    section = manifest.reader_gates
+    if not section or not section.get("gates"):
+        return []
+    rows = [
+        [f"`{gate}`", g["found"], f"{g['rate']:.1%}", "rejected" if g["decision"] == "reject" else "kept, queued"]
+        for gate, g in section["gates"].items()
+    ]
+    return [
+        "## Reader gates",
+        "",
+        f"Checks a careful reader makes of a whole conversation, run on all {section['checked']} written "
+        "conversations after the per-call gates; a rejected one is in `rejected.jsonl` with the gate as its "
+        "reason, a queued one is first in `review_queue.jsonl` with what was found.",
+        "",
+        table(["gate", "conversations", "share of checked", "decision"], rows),
         "",
     ]
 

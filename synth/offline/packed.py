@@ -9,6 +9,7 @@ earlier result; each request ends with an answer written from its result. Calls 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -33,6 +34,7 @@ from synth.records import (
 )
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
 from synth.stages.gates import schema_error
+from synth.stages.reader import internal
 from synth.templates import render
 
 GREET = (
@@ -50,7 +52,31 @@ GREET = (
     "Hiya! ",
 )
 P_GREET = 0.05  # people mostly start with the need itself; a stock greeting must not become the data's opening
-FOLLOW = ("Thanks! ", "Great, thanks. ", "Perfect. ", "That helps. ", "Thank you. ", "Nice. ", "OK. ", "")
+# how a later request opens: mostly with the need itself; now and then a word for the last answer, none of
+# them common enough to be a tic (realism.py counts each one's share of conversations)
+P_FOLLOW = 0.3
+FOLLOW = (
+    "Thanks! ",
+    "Great, thanks. ",
+    "Perfect. ",
+    "That helps. ",
+    "Thank you. ",
+    "Nice. ",
+    "OK. ",
+    "Got it. ",
+    "Cool. ",
+    "Good to know. ",
+    "Makes sense. ",
+    "Appreciated. ",
+    "Right. ",
+    "Interesting. ",
+    "Cheers. ",
+    "Okay, good. ",
+    "Alright. ",
+    "Ah, OK. ",
+    "Useful, thanks. ",
+    "Brilliant. ",
+)
 SAY = ("{value}.", "It's {value}.", "{value}, please.", "Use {value}.", "Let's go with {value}.")
 CHANGE = (
     "Actually, make that {new} instead of {old}.",
@@ -58,9 +84,49 @@ CHANGE = (
     "Wait, use {new} rather than {old}.",
     "On second thought, {new} instead of {old}.",
 )
-JOIN = (" Separately: ", " One more thing. ", " Second thing: ", " Also: ")
+# two requests in one message: mostly just one after the other, as people write them
+P_JOIN = 0.3
+JOIN = (
+    " Separately: ",
+    " One more thing. ",
+    " Second thing: ",
+    " Also: ",
+    " Oh, and one more. ",
+    " Plus: ",
+    " Another thing: ",
+    " And one more: ",
+    " While you're at it: ",
+    " On another note: ",
+    " Next: ",
+    " Unrelated: ",
+    " After that: ",
+    " And: ",
+)
+# a request that reuses a value of an earlier turn points at it (the reader gate unpointed_reuse)
+POINT = (
+    "That's {value} again.",
+    "Still {value}.",
+    "Use the same {noun}, {value}.",
+    "Same one as before: {value}.",
+    "({value} again.)",
+    "Same {noun} as before ({value}).",
+    "Same {noun} as last time, {value}.",
+)
 P_CHANGE = 0.25
 PROMISE = re.compile(r"\bI'll (?:tell|give|paste|send|share|say|let you know)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=;)\s+")
+
+
+def unpromised(text: str) -> str:
+    """The request without a sentence that announces a value to come ("I'll send the slug."): a person leaves
+    a value out because they did not think of it, and the question that follows is cued by the gap, not by
+    a phrase. A text that is all promise stays as it is."""
+    parts = _SENTENCE.split(text)
+    kept = [p for p in parts if not PROMISE.search(p)]
+    if not kept or len(kept) == len(parts):
+        return text
+    out = " ".join(kept).strip()
+    return out[:-1] + "." if out.endswith(";") else out
 
 
 @dataclass
@@ -109,6 +175,8 @@ class PackAuthor:
         self.results: dict[int, ToolResult] = {}
         self.messages: list[Message] = [Message(role="system", content=render("conversation.system.j2", server=server))]
         self.withheld: list[str] = []
+        self.used: set[str] = set()  # the goals this conversation has asked
+        self.pointed: list[Any] = []  # values this request has pointed at already (once is enough)
         self.first = ""
 
     def entry(self, step: int) -> ToolPack:
@@ -144,11 +212,12 @@ class PackAuthor:
     # --- one request ---------------------------------------------------------------------
 
     def _turn(self, number: int, steps: tuple[int, ...]) -> None:
+        self.pointed = []
         request = self._compose(steps)
         if number == 0:
             opener = self.rng.choice(GREET) if self.rng.random() < P_GREET else ""
         else:
-            opener = self.rng.choice(FOLLOW)
+            opener = self.rng.choice(FOLLOW) if self.rng.random() < P_FOLLOW else ""
         text = opener + request.text
         if number == 0:
             self.first = text
@@ -203,7 +272,7 @@ class PackAuthor:
         parts = [self._fill(self._pick([goal_of(g) for g in self.entry(s).goals], (s,)), (s,)) for s in steps]
         merged = parts[0]
         for other in parts[1:]:
-            merged.text += self.rng.choice(JOIN) + other.text
+            merged.text += (self.rng.choice(JOIN) if self.rng.random() < P_JOIN else " ") + other.text
             merged.steps += other.steps
             merged.args.update(other.args)
             merged.withheld += other.withheld
@@ -249,10 +318,13 @@ class PackAuthor:
                 if p not in said and not (s in self.links and self.links[s].param == p)
             }
 
+        goals = [g for g in goals if g.text not in self.used] or goals  # no request twice in one conversation
         gaps = [(g, left_out(g)) for g in goals]
         kept = [(g, gap) for g, gap in gaps if not (gap and gap <= known and PROMISE.search(g.text))] or gaps
         preferred = [g for g, gap in kept if bool(gap) == self.scenario.multi_turn]
-        return self.rng.choice(preferred or [g for g, _ in kept])
+        goal = self.rng.choice(preferred or [g for g, _ in kept])
+        self.used.add(goal.text)
+        return goal
 
     def _fill(self, goal: Goal, steps: tuple[int, ...]) -> _Request:
         said = goal_params(goal)
@@ -261,6 +333,7 @@ class PackAuthor:
             owner[param] = next((s for s in steps if param in self.tools[s].properties), steps[0])
         args: dict[int, dict[str, Any]] = {}
         withheld: list[tuple[int, str]] = []
+        reused: list[tuple[int, str]] = []
         for s in steps:
             tool = self.tools[s]
             fed = self.links[s].param if s in self.links else None
@@ -283,17 +356,36 @@ class PackAuthor:
             shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
             shared &= set(fixed)
             withheld += [
-                (s, p) for p in tool.required if p in args[s] and p not in mine and p != fed and p not in shared
+                (s, p)
+                for p in tool.required
+                if p in args[s] and p not in mine and p != fed and p not in shared and not internal(tool, p)
             ]
+            reused += [(s, p) for p in args[s] if p in fixed and p not in goal.set and p not in mine and p != fed]
 
         def slot_text(slot: str) -> str:
             if slot not in owner or slot not in args[owner[slot]]:
                 raise Missing(slot)
             return self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot])
 
-        text = fill(goal.text, slot_text)
+        text = self._point(unpromised(fill(goal.text, slot_text)), reused, args)
         stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set]
         return _Request(text=text, steps=steps, args=args, withheld=withheld, stated=stated)
+
+    def _point(self, text: str, reused: list[tuple[int, str]], args: dict[int, dict[str, Any]]) -> str:
+        """The request with a pointer to a value it reuses from an earlier turn and does not say ("Same
+        workspace as before."): a reader sees where the call's value comes from."""
+        earlier = {json.dumps(v, sort_keys=True) for a in self.args.values() for v in a.values()}
+        for step, param in reused:
+            value = args[step][param]
+            if json.dumps(value, sort_keys=True) not in earlier or not isinstance(value, (str, int)):
+                continue  # given in this request, for another of its steps
+            if str(value).lower() in text.lower() or value in self.pointed:
+                continue
+            self.pointed.append(value)
+            said = self._said(self.entry(step), param, value)
+            noun = " ".join(language.words(param))
+            return f"{text} " + self.rng.choice(POINT).format(noun=noun, value=said)
+        return text
 
     # --- calls and the answer ----------------------------------------------------------------
 
@@ -330,12 +422,8 @@ class PackAuthor:
                         source=self.results[s].source,
                     )
                 )
-        answered = [
-            s
-            for s in request.steps
-            if not any(self.links.get(o) and self.links[o].from_step == s for o in request.steps)
-        ]
-        self.messages.append(Message(role="assistant", content=" ".join(self._answer(s) for s in answered)))
+        # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both
+        self.messages.append(Message(role="assistant", content=" ".join(self._answer(s) for s in request.steps)))
 
     def _answer(self, step: int) -> str:
         result, args, entry = self.results[step], self.args[step], self.entry(step)

@@ -31,6 +31,7 @@ from synth.records import (
     make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.stages.reader import internal
 from synth.templates import render
 
 P_OPTIONAL = 0.3
@@ -117,6 +118,7 @@ def _withhold(steps: list[language.Step], rng: random.Random) -> tuple[str, ...]
         if p in s.args
         and p not in s.linked
         and s.kinds.get(p) not in _UNASKABLE
+        and not internal(s.tool, p)  # the model writes it (why it calls); no person would know it
         and not any(p in other.args for j, other in enumerate(steps) if j < i)
         # a value the request states anyway (for another step) cannot be held back
         and not any(s.args[p] == v for j, other in enumerate(steps) if j != i for v in other.args.values())

@@ -4,6 +4,9 @@ Rules (``Rules``, from Settings or ``synth review queue`` flags) put an item in 
 
 - ``human``: the reviewer model's verdict was "human". The conversation is *held*: it is not in
   the exports until a person accepts it (then it joins its hashed split).
+- ``flagged``: a reader gate (synth.stages.reader) found something it keeps for a person to judge; the
+  item's ``why`` names the gate (``unpointed_reuse``) and ``detail`` says what it found. Flagged and held
+  items come first in the file, audited ones last.
 - ``low_confidence``: the reviewer accepted it with confidence below ``min_confidence``.
 - ``disagree``: every gate passed but the reviewer labelled a step as an error.
 - ``audit``: a random share of accepted items (conversations and negatives), drawn from a hash of
@@ -64,6 +67,7 @@ class QueueItem(BaseModel):
     id: str
     kind: Literal["conversation", "scored"]
     why: list[str]
+    detail: list[str] = []  # what a reader gate found, one line each (a flagged item)
     held: bool  # True: not in the exports until a person accepts it
     server: str
     split: str
@@ -93,13 +97,20 @@ def conversation_reasons(conv: Conversation, rules: Rules) -> list[str]:
     why = []
     if review.verdict == "human":
         why.append("human")
+    if "flagged" in rules.rules:
+        why += list(dict.fromkeys(f.split(":", 1)[0] for f in review.flags))
     if review.confidence < rules.min_confidence:
         why.append("low_confidence")
     if review.gates and all(g.passed for g in review.gates) and any(s != "success" for s in review.step_labels):
         why.append("disagree")
     if review.verdict == "accept" and rules.audited(conv.id):
         why.append("audit")
-    return [w for w in why if w in rules.rules]
+    return [w for w in why if w in rules.rules or any(f.startswith(w + ":") for f in review.flags)]
+
+
+def first(why: list[str]) -> bool:
+    """Whether an item goes before the audited ones: anything but a random audit sent it."""
+    return any(w != "audit" for w in why)
 
 
 def conversation_item(conv: Conversation, why: list[str], *, held: bool) -> dict[str, Any]:
@@ -115,6 +126,7 @@ def conversation_item(conv: Conversation, why: list[str], *, held: bool) -> dict
         id=make_id("review", "conversation", conv.id),
         kind="conversation",
         why=why,
+        detail=list(review.flags),
         held=held,
         server=conv.server,
         split=conv.split or "train",
@@ -298,6 +310,7 @@ def rebuild(run: Path, rules: Rules) -> Rebuilt:
         if line and line["id"] not in keep:
             out.append(QueueItem.model_validate(line))
     report.added = len(out) - report.kept
+    out.sort(key=lambda i: not (i.held or first(i.why)))  # flagged first, audited last (a stable sort)
     for item in out:
         for w in item.why:
             report.by_reason[w] = report.by_reason.get(w, 0) + 1

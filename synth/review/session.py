@@ -177,10 +177,12 @@ class Session:
         if fresh and c.is_terminal:  # one item on screen at a time; a refused edit's message stays in view
             c.clear()
         c.print(Rule(f"item {position} of {total} to review  ·  {decided}/{len(items)} decided"))
+        c.print(f"why: [bold magenta]{escape(', '.join(item.why))}[/]", soft_wrap=True)  # the reason comes first
+        for line in item.detail:
+            c.print(f"  [magenta]{escape(line)}[/]", soft_wrap=True)
         facts = [
             f"[bold]{item.kind}[/] on {escape(item.server)}",
             f"split {item.split}",
-            f"why: [bold magenta]{', '.join(item.why)}[/]",
             f"suggested: [bold]{item.suggested_label}[/]",
         ]
         if item.held:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -121,6 +122,7 @@ class RunWriter:
         if self.table is not None:
             names = (*names, TOOLS)
         self.files: dict[str, TextIO] = {}
+        self.later: dict[str, TextIO] = {}  # lines written after the rest of their file (``defer``)
         for name in names:
             target = out / storage_name(name, compact)
             other_spelling(out, target.name).unlink(missing_ok=True)  # a file of an older storage would shadow it
@@ -134,7 +136,23 @@ class RunWriter:
                 self.files[TOOLS].write(dump_line(entry))
         self.files[name].write(record if isinstance(record, str) else dump_line(record))
 
+    def defer(self, name: str, record: Any) -> None:
+        """A record that goes after every line ``write`` gives ``name`` (audited items after flagged ones),
+        kept in a temporary file until ``close``: memory does not grow with the run."""
+        if name not in self.later:
+            self.later[name] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed in close)
+        if self.table is not None:
+            record = self.table.compact(name, record)
+            for entry in self.table.take_new():
+                self.files[TOOLS].write(dump_line(entry))
+        self.later[name].write(dump_line(record))
+
     def close(self) -> None:
+        for name, held in self.later.items():
+            held.seek(0)
+            shutil.copyfileobj(held, self.files[name])
+            held.close()
+        self.later.clear()
         for f in self.files.values():
             f.close()
 

@@ -19,6 +19,7 @@ import jsonschema
 
 from synth.grade import Evidence, schema_validator
 from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
+from synth.stages.reader import internal
 from synth.stages.whole import cut_message
 
 
@@ -69,10 +70,14 @@ def _allowed(schema: dict[str, Any], path: str) -> list[Any]:
     return out
 
 
-def ungrounded(call: ToolCall, schema: dict[str, Any], evidence: Evidence) -> list[str]:
+def ungrounded(
+    call: ToolCall, schema: dict[str, Any], evidence: Evidence, written: frozenset[str] = frozenset()
+) -> list[str]:
+    """Argument values with no source; ``written`` names parameters the model writes itself (why it calls:
+    synth.stages.reader.internal), which need none."""
     out = []
     for path, value in leaves(call.arguments):
-        if value in _allowed(schema, path) or evidence.grounded(value):
+        if value in _allowed(schema, path) or evidence.grounded(value) or path.strip("/").split("/")[0] in written:
             continue
         out.append(f"{path.lstrip('/')}={json.dumps(value, ensure_ascii=False)[:80]}")
     return out
@@ -107,7 +112,8 @@ def review(trajectory: Trajectory, server: ServerSpec, by_model: bool = False) -
             gates.append(GateResult(gate="schema_valid", call_id=call.id, passed=error is None, detail=error or ""))
             if error:
                 reasons.append(f"{call.name}: arguments invalid: {error}")
-            missing = ungrounded(call, tool.input_schema, Evidence(messages[:index]))
+            written = frozenset(p for p in call.arguments if internal(tool, p))
+            missing = ungrounded(call, tool.input_schema, Evidence(messages[:index]), written)
             detail = "; ".join(missing)
             gates.append(GateResult(gate="grounded", call_id=call.id, passed=not missing, detail=detail))
             if missing:

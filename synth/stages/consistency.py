@@ -1,0 +1,163 @@
+"""Do a conversation's tool results agree with each other and with themselves?
+
+- ``conflicting_ids``: a record that comes back twice (the same id in two results) says the same of
+  itself both times, unless a call between them (or the later call itself) changed that record.
+- ``derived_mismatch``: dates and numbers that go together agree: an end is not before its start
+  (checkout before checkin), a maximum is not below its minimum, in a call's arguments and in a result.
+
+Both read messages only (records or OpenAI chat lines), so the gates, realism.py and the worlds share them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+ID_KEYS = ("id", "uuid", "slug", "key", "nctId", "nct_id", "pmid", "number")  # any case: PMID is pmid
+_ID_LOWER = frozenset(k.lower() for k in ID_KEYS)
+# arguments that say where a record lives (a repository, a workspace, a database): PR 142 of two repositories
+# is two records
+_SCOPE = re.compile(r"(?i)(?:slug|_?id|repo\w*|workspace|owner|project|database|namespace|bucket|org\w*|url)$")
+_ID_SUFFIX = re.compile(r"(?:_id|Id|ID)$")
+# fields that may differ between two honest reads of one record: clocks, counters of views, rankings
+_VOLATILE = re.compile(r"(?i)(?:time|date|_at$|At$|updated|fetched|timestamp|now|score|rank|relevance|index)")
+_READ = re.compile(r"(?i)^(?:get|list|search|read|fetch|find|show|describe|query|lookup|view|check|count|browse)")
+_PAIRS = (
+    ("checkin", "checkout"),
+    ("check_in", "check_out"),
+    ("start", "end"),
+    ("from", "to"),
+    ("since", "until"),
+    ("begin", "end"),
+    ("departure", "return"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+    ("low", "high"),
+    ("first", "last"),
+)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
+
+
+def _parsed(content: Any) -> Any:
+    if not isinstance(content, str):
+        return content
+    try:
+        return json.loads(content)
+    except ValueError:
+        return None
+
+
+def _calls(message: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(id, name, arguments) of each call in a message, record or OpenAI shape."""
+    out = []
+    for call in message.get("tool_calls") or ():
+        fn = call.get("function") or call
+        args = fn.get("arguments")
+        args = _parsed(args) if isinstance(args, str) else args
+        out.append((call.get("id") or "", fn.get("name") or "", args if isinstance(args, dict) else {}))
+    return out
+
+
+def _records(value: Any) -> Iterator[dict[str, Any]]:
+    """Every object inside a result, however deep."""
+    if isinstance(value, dict):
+        yield value
+        for v in value.values():
+            yield from _records(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _records(v)
+
+
+def _identity(record: dict[str, Any]) -> tuple[str, str] | None:
+    """The record's own id: the first ID_KEYS key with a scalar value (a ``*_id`` key may name another record)."""
+    keys = {k.lower(): k for k in record}
+    for key in ID_KEYS:
+        value = record.get(keys.get(key.lower(), key))
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and len(str(value)) >= 2:
+            return keys.get(key.lower(), key), str(value)
+    return None
+
+
+def _scalars(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The record's words of itself (a title, a name, a status); numbers are left out: two tools may count
+    different things under one name (a day's volume and a day's fees, both ``total24h``)."""
+    for k, v in record.items():
+        if isinstance(v, str) and k.lower() not in _ID_LOWER and not _VOLATILE.search(k) and not _ID_SUFFIX.search(k):
+            yield k, v
+
+
+def _as_dict(m: Any) -> Mapping[str, Any]:
+    return m if isinstance(m, Mapping) else m.to_json()
+
+
+def conflicting_ids(messages: Iterable[Any]) -> list[str]:
+    """Each place where a record (the same id) is said to have two different values of one field by two
+    read results of one conversation, with no call between them changing that record; one line each
+    ("id 4512: status 'shipped' then 'pending' (get_order, then list_orders)")."""
+    seen: dict[tuple[str, str], tuple[Any, str, int, dict[str, str]]] = {}  # (id, field) -> value, tool, place, scope
+    names: dict[str, str] = {}
+    scopes: dict[str, dict[str, str]] = {}
+    writes: list[tuple[int, set[str]]] = []  # place of a write call, the values it names
+    out: list[str] = []
+    for place, m in enumerate(_as_dict(x) for x in messages):
+        for cid, name, args in _calls(m):
+            names[cid] = name
+            scopes[cid] = {k: str(v) for k, v in args.items() if _SCOPE.search(k) and isinstance(v, (str, int))}
+            if not _READ.search(name):
+                writes.append((place, {str(v) for v in args.values() if isinstance(v, (str, int))}))
+        if m.get("role") != "tool":
+            continue
+        tool = names.get(m.get("tool_call_id") or "", "?")
+        scope = scopes.get(m.get("tool_call_id") or "", {})
+        for record in _records(_parsed(m.get("content"))):
+            ident = _identity(record)
+            if ident is None:
+                continue
+            for key, value in _scalars(record):
+                earlier = seen.get((ident[1], key))
+                seen[(ident[1], key)] = (value, tool, place, scope)
+                if earlier is None or earlier[0] == value or any(earlier[3].get(k, v) != v for k, v in scope.items()):
+                    continue
+                if any(earlier[2] < at <= place and ident[1] in named for at, named in writes) or not _READ.search(
+                    tool
+                ):
+                    continue
+                out.append(f"{ident[0]} {ident[1]}: {key} {earlier[0]!r} then {value!r} ({earlier[1]}, then {tool})")
+    return out
+
+
+def _ordered(low: Any, high: Any) -> bool:
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and not isinstance(low, bool):
+        return low <= high
+    if isinstance(low, str) and isinstance(high, str) and _DATE.match(low) and _DATE.match(high):
+        return low[:10] <= high[:10]
+    return True
+
+
+def _pair_breaks(values: dict[str, Any]) -> Iterator[str]:
+    """Pairs of keys (checkin/checkout, minPrice/maxPrice, start_date/end_date) whose end is before their start."""
+    low_keys = {k.lower().replace("-", "_"): k for k in values}
+    for first, second in _PAIRS:
+        for key, original in low_keys.items():
+            if first not in key:
+                continue
+            partner = low_keys.get(key.replace(first, second, 1))
+            if partner is None or partner == original:
+                continue
+            if not _ordered(values[original], values[partner]):
+                yield f"{partner} {values[partner]!r} is before {original} {values[original]!r}"
+
+
+def derived_mismatch(messages: Iterable[Any]) -> list[str]:
+    """Each call argument pair or result record whose end comes before its start; one line each."""
+    out: list[str] = []
+    for m in (_as_dict(x) for x in messages):
+        for _, name, args in _calls(m):
+            out += [f"{name}: {line}" for line in _pair_breaks(args)]
+        if m.get("role") == "tool":
+            for record in _records(_parsed(m.get("content"))):
+                out += [f"result: {line}" for line in _pair_breaks(record)]
+    return out

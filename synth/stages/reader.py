@@ -1,0 +1,288 @@
+"""The gates a careful reader applies to a whole conversation, after the per-call gates (synth.stages.gates).
+
+Each gate has a reason name and a decision (``DECISIONS``): ``reject`` drops the conversation (counted
+in the funnel and written to rejected.jsonl with the reason), ``queue`` keeps it and puts it in the
+review queue with the reason, first in the queue.
+
+- dropped_request: a call the user asked for whose result the turn's answer never speaks of (no value
+  of its result or arguments in the answer, and no word of failure), or a turn with calls and no answer.
+- conflicting_ids: two results say different things of one record (synth.stages.consistency).
+- derived_mismatch: an end before its start in a call or a result (checkout before checkin).
+- asks_internal: the assistant asks the user for a value internal to the tool (``internal``: a
+  parameter the model writes, such as why it calls) or one the user never had (the answer is a value
+  an earlier tool result returned).
+- unpointed_reuse: a call of a later request reuses a value of an earlier turn that the request does
+  not point to (no "same", "that one", "again", and not the value itself).
+- repeated_request: the user makes the same request twice. repeated_call: the same call (name and
+  arguments) twice with no write between.
+- success_after_error: the answer after a failed call claims success.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from synth.records import Message, ServerSpec, StageFailure, ToolSpec
+from synth.stages.consistency import conflicting_ids, derived_mismatch
+
+Decision = Literal["reject", "queue"]
+DECISIONS: dict[str, Decision] = {
+    "dropped_request": "reject",
+    "conflicting_ids": "reject",
+    "derived_mismatch": "reject",
+    "asks_internal": "reject",
+    "unpointed_reuse": "queue",
+    "repeated_request": "reject",
+    "repeated_call": "reject",
+    "success_after_error": "reject",
+}
+GATES = tuple(DECISIONS)
+
+_INTERNAL_NAME = re.compile(
+    r"(?i)^(?:call_?benefit|reason(?:ing)?|rationale|justification|thoughts?|explanation|purpose|intent"
+    r"|why|motivation|request_?id|trace_?id|session_?id|cursor|page_?token|next_?token)$"
+)
+_INTERNAL_TEXT = re.compile(
+    r"(?i)\b(?:why (?:this|the) (?:function|tool) is (?:being )?called|intended benefit|your reasoning"
+    r"|explain why you|for internal use|internal (?:use|id)|set by the (?:model|assistant))\b"
+)
+_FAILED = re.compile(
+    r"(?i)\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|fail(?:ed|s|ure)?|error|not found|no such|did ?n[o']t"
+    r"|does ?n[o']t|is ?n[o']t|was ?n[o']t|are ?n[o']t|invalid|denied|refused|rejected|sorry|unfortunately"
+    r"|no (?:\w+ )?(?:match|result|record|data|access)|missing|unavailable|timed out|not (?:allowed|available|exist))"
+)
+_SUCCESS = re.compile(
+    r"(?i)\b(?:done|success(?:ful(?:ly)?)?|created|saved|updated|deleted|sent|downloaded|completed|booked"
+    r"|here(?:'s| is| are)|all set|went through)\b"
+)
+_POINTER = re.compile(
+    r"(?i)\b(?:same|again|above|earlier|previous|before|still|those|them|that one|this one|the one"
+    r"|the (?:first|second|third|last|top)|you (?:found|listed|showed|just))\b"
+)
+
+
+def internal(tool: ToolSpec, param: str) -> bool:
+    """A value the model writes, not one a person knows: why it calls the tool, a paging cursor, a trace id."""
+    if _INTERNAL_NAME.match(param):
+        return True
+    described = (tool.properties.get(param) or {}).get("description")
+    return isinstance(described, str) and bool(_INTERNAL_TEXT.search(described))
+
+
+@dataclass
+class Turn:
+    """One request: the user's words (the request and replies to questions), the assistant's questions,
+    the calls with their results, and the answer."""
+
+    user: list[str] = field(default_factory=list)
+    questions: list[tuple[str, str]] = field(default_factory=list)  # the question, the user's reply
+    calls: list[tuple[str, dict[str, Any], str, bool]] = field(default_factory=list)  # name, args, result, failed
+    answer: str | None = None
+
+
+def _failed(message: Message) -> bool:
+    flag = getattr(message, "is_error", None)
+    if isinstance(flag, bool):
+        return flag
+    text = (message.content or "").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return bool(re.match(r"(?i)(?:error|failed|exception)\b", text))
+    return isinstance(data, dict) and (data.get("isError") is True or ("error" in data and len(data) <= 3))
+
+
+def turns(messages: Iterable[Message]) -> list[Turn]:
+    """The conversation as requests; a user message after an answer opens the next one."""
+    out: list[Turn] = []
+    pending: dict[str, tuple[str, dict[str, Any]]] = {}
+    for m in messages:
+        if m.role == "user":
+            if not out or out[-1].answer is not None:
+                out.append(Turn())
+            turn = out[-1]
+            if turn.questions and not turn.questions[-1][1]:
+                turn.questions[-1] = (turn.questions[-1][0], m.content or "")
+            turn.user.append(m.content or "")
+        elif not out:
+            continue
+        elif m.role == "assistant" and m.tool_calls:
+            pending.update({c.id: (c.name, c.arguments) for c in m.tool_calls})
+        elif m.role == "tool":
+            name, args = pending.get(m.tool_call_id or "", ("?", {}))
+            out[-1].calls.append((name, args, m.content or "", _failed(m)))
+        elif m.role == "assistant":
+            if out[-1].calls or "?" not in (m.content or ""):
+                out[-1].answer = m.content or ""
+            else:
+                out[-1].questions.append((m.content or "", ""))
+    return out
+
+
+def _words(value: Any) -> Iterator[str]:
+    """The values of a result or arguments an answer could name (strings of 3+ characters, numbers of 2+ digits)."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _words(v)
+    elif isinstance(value, list):
+        for v in value[:50]:
+            yield from _words(v)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, (int, float)):
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if len(text.strip("-").replace(".", "")) >= 2:
+            yield text
+    elif isinstance(value, str):
+        text = value.strip()
+        if len(text) >= 3:
+            yield text[:60].lower()
+            yield from (w for w in re.findall(r"[\w.\-@/]{4,}", text.lower())[:40])
+
+
+def _covered(answer: str, name: str, args: dict[str, Any], result: str, failed: bool) -> bool:
+    low = re.sub(r"(?<=\d),(?=\d{3})", "", answer.lower())
+    if failed:
+        return bool(_FAILED.search(low))
+    try:
+        data: Any = json.loads(result)
+    except ValueError:
+        data = result
+    return any(w in low for w in _words(data)) or any(w in low for w in _words(args))
+
+
+def dropped(turns_: list[Turn]) -> list[str]:
+    out = []
+    for number, turn in enumerate(turns_):
+        if turn.calls and turn.answer is None:
+            out.append(f"turn {number + 1}: {len(turn.calls)} call(s) and no answer")
+            continue
+        for name, args, result, failed in turn.calls:
+            if turn.answer is not None and not _covered(turn.answer, name, args, result, failed):
+                out.append(f"turn {number + 1}: the answer says nothing of {name}'s result")
+    return out
+
+
+def _said(text: str, value: Any) -> bool:
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return len(shown) >= 2 and shown.lower() in text.lower()
+
+
+def asks_internal(turns_: list[Turn], server: ServerSpec, withheld: Iterable[str], tools: list[str]) -> list[str]:
+    out = []
+    for key in withheld:
+        step, _, param = key.partition(".")
+        tool = server.tool(tools[int(step)]) if step.isdigit() and int(step) < len(tools) else None
+        if tool is not None and internal(tool, param):
+            out.append(f"asked the user for {tool.name}'s {param}, which the model writes")
+    results = ""
+    for number, turn in enumerate(turns_):
+        for _, reply in turn.questions:
+            words = re.findall(r"[\w\-]{5,}", reply)
+            hits = [w for w in words if any(c.isdigit() for c in w) and w.lower() in results]
+            if hits:
+                out.append(f"turn {number + 1}: asked the user for {hits[0]}, which a tool returned earlier")
+        results += " ".join(c[2].lower() for c in turn.calls)
+    return out
+
+
+def unpointed(turns_: list[Turn]) -> list[str]:
+    out = []
+    for number, turn in enumerate(turns_[1:], start=2):
+        earlier = " ".join(" ".join(t.user) + " " + " ".join(c[2] for c in t.calls) for t in turns_[: number - 1])
+        own = " ".join(turn.user)  # the request, the replies, and the results that came before each call
+        pointed = bool(_POINTER.search(own))
+        for name, args, content, _ in turn.calls:
+            for param, value in args.items():
+                if isinstance(value, (str, int)) and not isinstance(value, bool) and len(str(value)) >= 4:
+                    if _said(earlier, value) and not _said(own, value) and not pointed:
+                        out.append(f"turn {number}: {name}.{param}={value!r} comes from an earlier turn, unasked")
+            own += " " + content
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def repeats(turns_: list[Turn], messages: list[Message]) -> tuple[list[str], list[str]]:
+    """(repeated requests, repeated calls)."""
+    requests: list[str] = []
+    seen: set[str] = set()
+    for number, turn in enumerate(turns_):
+        key = _norm(turn.user[0]) if turn.user else ""
+        sentences = {s for s in re.split(r"(?<=[.?!])\s+", turn.user[0]) if len(s) > 25} if turn.user else set()
+        for s in sentences:
+            if _norm(s) in seen:
+                requests.append(f"turn {number + 1} asks again: {s[:80]!r}")
+                break
+        seen |= {_norm(s) for s in sentences} | ({key} if key else set())
+    calls: list[str] = []
+    made: dict[str, int] = {}
+    for m in messages:
+        for c in m.tool_calls:
+            key = json.dumps([c.name, c.arguments], sort_keys=True)
+            if key in made:
+                calls.append(f"{c.name} called twice with the same arguments")
+            made[key] = 1
+            if not re.match(r"(?i)(get|list|search|read|fetch|find|show|describe|query|lookup|view|check)", c.name):
+                made = {key: 1}  # a write: the same read after it sees something new
+    return requests, calls
+
+
+def claims_success(turns_: list[Turn]) -> list[str]:
+    out = []
+    for number, turn in enumerate(turns_):
+        if turn.answer is None or not any(c[3] for c in turn.calls):
+            continue
+        if _SUCCESS.search(turn.answer) and not _FAILED.search(turn.answer):
+            failed = next(c[0] for c in turn.calls if c[3])
+            out.append(f"turn {number + 1}: {failed} failed and the answer reads as success")
+    return out
+
+
+def read(
+    messages: tuple[Message, ...], server: ServerSpec, withheld: Iterable[str] = (), tools: Iterable[str] = ()
+) -> dict[str, list[str]]:
+    """What each reader gate finds in one conversation: gate -> one line per finding (empty: passed)."""
+    conversation = list(messages)
+    split = turns(conversation)
+    requests, calls = repeats(split, conversation)
+    return {
+        "dropped_request": dropped(split),
+        "conflicting_ids": conflicting_ids(conversation),
+        "derived_mismatch": derived_mismatch(conversation),
+        "asks_internal": asks_internal(split, server, withheld, list(tools)),
+        "unpointed_reuse": unpointed(split),
+        "repeated_request": requests,
+        "repeated_call": calls,
+        "success_after_error": claims_success(split),
+    }
+
+
+def decide(found: dict[str, list[str]], item_id: str) -> StageFailure | tuple[str, ...]:
+    """A reject gate's finding as the conversation's StageFailure (the first such gate names it), else the
+    queue gates' findings as the review's flags ("gate: finding"), empty when nothing was found."""
+    rejected = [g for g in GATES if found.get(g) and DECISIONS[g] == "reject"]
+    if rejected:
+        detail = " | ".join(f"{g}: {line}" for g in rejected for line in found[g])
+        return StageFailure(stage="reader", item_id=item_id, reason=rejected[0], detail=detail[:1000])
+    return tuple(f"{g}: {line}" for g in GATES if DECISIONS[g] == "queue" for line in found.get(g, ()))
+
+
+def report(checked: int, found: dict[str, int]) -> dict[str, Any]:
+    """The manifest's ``reader_gates``: per gate its decision, the conversations it found, and their share
+    of the conversations checked (found before the decision: a rejected one is counted here too)."""
+    return {
+        "checked": checked,
+        "gates": {
+            g: {"decision": DECISIONS[g], "found": found.get(g, 0), "rate": round(found.get(g, 0) / checked, 4)}
+            for g in GATES
+        }
+        if checked
+        else {},
+    }

@@ -1,0 +1,191 @@
+"""The reader gates (synth.stages.reader, synth.stages.consistency): each finds the defect a careful reader
+finds, passes the conversation that is right, and a default run counts them in the manifest and the card
+and puts what it keeps for a person first in the review queue, with the reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from synth.config import Settings
+from synth.export.card import write_card
+from synth.offline.packed import unpromised
+from synth.pipeline import generate
+from synth.records import Message, ServerSpec, ToolCall, ToolSpec
+from synth.review.queue import read_queue
+from synth.stages.consistency import conflicting_ids, derived_mismatch
+from synth.stages.reader import DECISIONS, decide, read
+
+REGISTRY = Path(__file__).parents[1] / "registry"
+
+
+def _tool(name: str, **props: dict) -> ToolSpec:
+    schema = {"type": "object", "properties": props, "required": list(props)}
+    return ToolSpec(server="s", name=name, input_schema=schema, schema_hash="h")
+
+
+SERVER = ServerSpec(
+    id="s",
+    name="s",
+    source="s.json",
+    tools=(
+        _tool("get_order", order_id={"type": "string"}),
+        _tool("list_orders"),
+        _tool("update_order", order_id={"type": "string"}, status={"type": "string"}),
+        _tool("fetch_article", pmid={"type": "string"}, call_benefit={"type": "string"}),
+        _tool("search_stays", checkin={"type": "string"}, checkout={"type": "string"}),
+    ),
+)
+
+
+def call(cid: str, name: str, **args: object) -> Message:
+    return Message(role="assistant", tool_calls=(ToolCall(id=cid, name=name, arguments=args),))
+
+
+def result(cid: str, data: object) -> Message:
+    return Message(role="tool", tool_call_id=cid, content=json.dumps(data))
+
+
+def user(text: str) -> Message:
+    return Message(role="user", content=text)
+
+
+def said(text: str) -> Message:
+    return Message(role="assistant", content=text)
+
+
+ORDER = {"id": "A-4512", "status": "shipped", "item": "kettle"}
+
+
+def test_a_record_that_changes_between_two_reads_conflicts_unless_a_write_changed_it():
+    both = [
+        user("Where is order A-4512, and what else have I ordered?"),
+        call("c1", "get_order", order_id="A-4512"),
+        result("c1", ORDER),
+        call("c2", "list_orders"),
+        result("c2", {"orders": [{**ORDER, "status": "pending"}]}),
+    ]
+    assert conflicting_ids(both) == ["id A-4512: status 'shipped' then 'pending' (get_order, then list_orders)"]
+    changed = [*both[:3], call("c3", "update_order", order_id="A-4512", status="pending"), *both[3:]]
+    assert conflicting_ids(changed) == []
+    assert conflicting_ids([*both[:3], call("c2", "list_orders"), result("c2", {"orders": [ORDER]})]) == []
+
+
+def test_checkout_before_checkin_is_a_derived_mismatch():
+    wrong = [user("A stay in Lisbon"), call("c1", "search_stays", checkin="2026-07-20", checkout="2026-07-08")]
+    assert derived_mismatch(wrong) == ["search_stays: checkout '2026-07-08' is before checkin '2026-07-20'"]
+    right = [user("A stay in Lisbon"), call("c1", "search_stays", checkin="2026-07-08", checkout="2026-07-20")]
+    assert derived_mismatch(right) == []
+
+
+def test_an_answer_that_says_nothing_of_one_request_drops_it():
+    messages = (
+        user("What's the status of A-4512, and list my orders?"),
+        Message(
+            role="assistant",
+            tool_calls=(
+                ToolCall(id="c1", name="get_order", arguments={"order_id": "A-4512"}),
+                ToolCall(id="c2", name="list_orders", arguments={}),
+            ),
+        ),
+        result("c1", ORDER),
+        result("c2", {"orders": [{"id": "B-0099", "status": "delivered", "item": "toaster"}]}),
+    )
+    dropped = read((*messages, said("Your orders: B-0099, a toaster, delivered.")), SERVER)["dropped_request"]
+    assert dropped == ["turn 1: the answer says nothing of get_order's result"]
+    whole = said("A-4512 (the kettle) has shipped. Your other order, B-0099, was delivered.")
+    assert read((*messages, whole), SERVER)["dropped_request"] == []
+
+
+def test_asking_the_user_for_a_value_the_model_writes_or_a_tool_returned():
+    found = read((user("x"),), SERVER, withheld=("0.call_benefit",), tools=("fetch_article",))
+    assert found["asks_internal"] == ["asked the user for fetch_article's call_benefit, which the model writes"]
+    messages = (
+        user("List my orders"),
+        call("c1", "list_orders"),
+        result("c1", {"orders": [ORDER]}),
+        said("You have one order, A-4512 (a kettle), shipped."),
+        user("Can you check on an order for me?"),
+        said("Which order number?"),
+        user("A-4512."),
+        call("c2", "get_order", order_id="A-4512"),
+        result("c2", ORDER),
+        said("A-4512 has shipped."),
+    )
+    assert read(messages, SERVER)["asks_internal"] == [
+        "turn 2: asked the user for A-4512, which a tool returned earlier"
+    ]
+
+
+def test_a_value_from_an_earlier_turn_needs_a_pointer():
+    start = (
+        user("What's the status of order A-4512?"),
+        call("c1", "get_order", order_id="A-4512"),
+        result("c1", ORDER),
+        said("A-4512 has shipped."),
+    )
+    later = (call("c2", "update_order", order_id="A-4512", status="cancelled"), result("c2", ORDER), said("Done."))
+    unpointed = read((*start, user("Please cancel an order for me."), *later), SERVER)["unpointed_reuse"]
+    assert unpointed == ["turn 2: update_order.order_id='A-4512' comes from an earlier turn, unasked"]
+    assert read((*start, user("Please cancel that same order."), *later), SERVER)["unpointed_reuse"] == []
+
+
+def test_repeats_and_success_claimed_after_an_error():
+    ask = "Can you pull up order A-4512 and tell me where it is right now?"
+    turn = (user(ask), call("c1", "get_order", order_id="A-4512"), result("c1", ORDER), said("A-4512 has shipped."))
+    again = (user(ask), call("c2", "get_order", order_id="A-4512"), result("c2", ORDER), said("A-4512 has shipped."))
+    found = read((*turn, *again), SERVER)
+    assert found["repeated_request"] and found["repeated_call"] == ["get_order called twice with the same arguments"]
+    error = Message(role="tool", tool_call_id="c1", content='{"error": "order A-4512 not found"}')
+    claimed = read((user(ask), call("c1", "get_order", order_id="A-4512"), error, said("Done: here it is.")), SERVER)
+    assert claimed["success_after_error"] == ["turn 1: get_order failed and the answer reads as success"]
+    honest = said("I couldn't find order A-4512: the store says it does not exist.")
+    assert read((user(ask), call("c1", "get_order", order_id="A-4512"), error, honest), SERVER) == dict.fromkeys(
+        DECISIONS, []
+    )
+
+
+def test_decide_rejects_on_a_reject_gate_and_flags_the_rest():
+    failure = decide({"dropped_request": ["turn 1: x"], "unpointed_reuse": ["turn 2: y"]}, "scn_1")
+    assert not isinstance(failure, tuple) and (failure.stage, failure.reason) == ("reader", "dropped_request")
+    assert decide({"unpointed_reuse": ["turn 2: y"]}, "scn_1") == ("unpointed_reuse: turn 2: y",)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Can you check the size of a doc in fe-team/handbook for me? I'll send the slug.", "Can you check the size"),
+        ("I need to fix one row: it should become done. I'll tell you which table it's in.", "I need to fix one row"),
+    ],
+)
+def test_a_request_never_announces_the_value_it_leaves_out(text, kept):
+    out = unpromised(text)
+    assert out.startswith(kept) and "I'll" not in out
+
+
+@pytest.fixture(scope="module")
+def registry_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reader") / "run"
+    generate(Settings(servers=REGISTRY, out=out, n=120, seed=3, audit=0.05))
+    return out
+
+
+def test_a_default_run_counts_every_gate_and_queues_flagged_items_first(registry_run):
+    manifest = json.loads((registry_run / "manifest.json").read_text())
+    section = manifest["reader_gates"]
+    assert set(section["gates"]) == set(DECISIONS) and section["checked"] >= 120
+    rejected = [json.loads(line) for line in (registry_run / "rejected.jsonl").read_text().splitlines()]
+    for gate, facts in section["gates"].items():
+        assert facts["decision"] == DECISIONS[gate]
+        if facts["decision"] == "reject":  # every finding of a reject gate is in rejected.jsonl under its name
+            assert sum(r["stage"] == "reader" and r["reason"] == gate for r in rejected) <= facts["found"]
+    card = write_card(registry_run).read_text()
+    assert "## Reader gates" in card and "`dropped_request`" in card
+    queue = read_queue(registry_run)
+    audited = [i for i, item in enumerate(queue) if item.why == ["audit"]]
+    flagged = [i for i, item in enumerate(queue) if item.why != ["audit"]]
+    assert audited and (not flagged or max(flagged) < min(audited))
+    for i in flagged:
+        assert queue[i].detail and all(line.split(":")[0] in DECISIONS for line in queue[i].detail)
