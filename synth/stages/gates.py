@@ -196,5 +196,7 @@ def _grounding_flags(tool: ToolSpec, call: ToolCall, before: list[Message]) -> l
             "why": "not in the user's words or an earlier tool result, and not a default or enum value of the schema",
         }
         for path, value in leaves(call.arguments)
-        if value not in _allowed(tool.input_schema, path) and not evidence.grounded(value)
+        if value not in _allowed(tool.input_schema, path)
+        and not evidence.grounded(value)
+        and not internal(tool, path.strip("/").split("/")[0])  # the model writes it: no source needed
     ]
