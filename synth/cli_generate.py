@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 # Flags that become Settings fields of the same name as they are given.
 _AS_GIVEN = "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout".split()
+_AS_TUPLES = ("allow_env",)  # repeatable flags
 
 
 def register(app: typer.Typer) -> None:
@@ -121,6 +122,12 @@ def generate(
         "With --execute live: allow starting the commands and "
         "contacting the URLs that registry entries name. Never implied.",
     ),
+    allow_env: list[str] = typer.Option(
+        [],
+        "--allow-env",
+        help="With --allow-exec: let registry entries read this key variable (OPENAI_API_KEY, HF_TOKEN, "
+        "the --api-key-env one), which is refused otherwise. Repeat for each; never implied.",
+    ),
     connect_timeout: float = typer.Option(
         20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server."
     ),
@@ -193,6 +200,7 @@ def _settings(flags: dict[str, Any]) -> Settings:
         backend=backend,
         outputs=parse_outputs(flags["outputs"]),
         **{key: flags[key] for key in _AS_GIVEN},
+        **{key: tuple(flags[key] or ()) for key in _AS_TUPLES},
         **fields,
     )
 

@@ -65,6 +65,8 @@ class Settings(BaseModel):
     # where tool results come from: the simulator (packs, schema), or the real servers of entries with a connection
     execute: Literal["simulated", "live"] = "simulated"
     allow_exec: bool = False  # live execution starts commands and contacts URLs from the registry: only when asked
+    # the user's key variables (synth.live.secrets.guarded) a live entry may read anyway, each named by the user
+    allow_env: tuple[str, ...] = ()
     connect_timeout: float = Field(20.0, gt=0, description="seconds to connect to a live server and initialize")
     call_timeout: float = Field(30.0, gt=0, description="seconds to wait for one live tools/call")
     # which optional outputs generate writes (synth.rundir.OUTPUTS); conversations.jsonl always
@@ -159,6 +161,10 @@ class Settings(BaseModel):
             "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)},
             **({} if set(self.outputs) == set(DEFAULT_OUTPUTS) else {"outputs": sorted(self.outputs)}),
         }
+
+    def key_envs(self) -> list[str]:
+        """The environment variables this run's model keys come from: the run's and every role's api_key_env."""
+        return [self.api_key_env, *(endpoint.api_key_env or "" for endpoint in self.roles.values())]
 
     def writes(self, output: str) -> bool:
         """Whether this run writes ``output`` (one of synth.rundir.OUTPUTS)."""

@@ -290,8 +290,15 @@ def _pool(settings: Settings, registry: Registry) -> Pool | None:
     """The live servers' pool, when this run executes live and some entry has a connection."""
     if settings.execute != "live" or not any(s.connection for s in registry.servers):
         return None
+    from synth.live import secrets
+
     if not settings.allow_exec:
         raise ConfigError(live_refusal(registry))
+    keys = secrets.guarded(settings.key_envs())
+    refused = secrets.refusal(registry.servers, keys, settings.allow_env)
+    if refused:
+        raise ConfigError(refused)
+    secrets.seal(keys, settings.allow_env)  # the model clients hold their keys already
     from synth.live.client import Limits
     from synth.live.pool import Pool
 
@@ -299,13 +306,20 @@ def _pool(settings: Settings, registry: Registry) -> Pool | None:
 
 
 def live_refusal(registry: Registry) -> str:
-    """The one line said when live execution was asked for without --allow-exec."""
-    named = [s.id for s in registry.servers if s.connection]
+    """The one line said when live execution was asked for without --allow-exec: which entries would start,
+    and the environment variables each would read."""
+    from synth.live.secrets import reads
+
+    named = [f"{s.id}{_reading(reads(s.connection))}" for s in registry.servers if s.connection]
     return (
         f"--execute live would start commands or contact URLs from {len(named)} registry entr"
         f"{'y' if len(named) == 1 else 'ies'} ({', '.join(named[:5])}{', ...' if len(named) > 5 else ''}); "
         "an entry could be anyone's, so nothing was started. Read their connections, then add --allow-exec."
     )
+
+
+def _reading(names: tuple[str, ...]) -> str:
+    return f" reading {', '.join('$' + n for n in names)}" if names else ""
 
 
 def _finish(

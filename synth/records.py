@@ -76,8 +76,8 @@ class Connection(Record):
     """How to reach a server again (a registry entry's ``connections`` item that synth can run).
 
     ``stdio``: ``command`` + ``args`` started in ``cwd`` with only ``env`` (plus HOME, PATH, ...).
-    ``http``: Streamable HTTP at ``url`` with ``headers``; a value written ``$NAME`` is read from the
-    environment variable NAME when connecting, so a token never sits in a file.
+    ``http``: Streamable HTTP at ``url`` with ``headers``. ``$NAME`` in an env value, argument, header or the
+    URL is read from the environment variable NAME when connecting, so a token never sits in a file.
     ``stateful``: each scenario gets a fresh server (a new process in a fresh temporary folder).
     """
 

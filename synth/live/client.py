@@ -6,8 +6,9 @@ answers, exits at start, prints junk to stdout or refuses the connection costs a
 and becomes one ``LiveError`` that says which server, what happened and what to try.
 
 A stdio child gets only the variables its entry names plus the SDK's minimal set (HOME, LOGNAME,
-PATH, SHELL, TERM, USER): never our API keys. ``$NAME`` in an env value or an http header is read from
-the environment when connecting, so a token never sits in a registry file.
+PATH, SHELL, TERM, USER): never our API keys. ``$NAME`` in an env value, an argument, an http header or
+the URL is read from the environment when connecting, so a token never sits in a registry file (which
+variables an entry may read: synth.live.secrets).
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
 from synth.errors import LiveError
+from synth.live.secrets import ENV_REF as _ENV_REF
 from synth.records import Connection
 
 CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 30.0
-_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ async def _open(
             )
         params = StdioServerParameters(
             command=connection.command,
-            args=list(connection.args),
+            args=list(resolve(dict(enumerate(connection.args)), name, "argument").values()),
             env=resolve(connection.env, name, "env"),
             cwd=cwd or connection.cwd,
         )
@@ -161,14 +162,15 @@ async def _open(
             timeout=httpx2.Timeout(limits.connect, read=max(limits.call, limits.connect)),
         )
         await stack.enter_async_context(http)
-        read, write = await stack.enter_async_context(streamable_http_client(connection.url or "", http_client=http))
+        url = resolve({"url": connection.url or ""}, name, "the")["url"]
+        read, write = await stack.enter_async_context(streamable_http_client(url, http_client=http))
     session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=limits.connect))
     with anyio.fail_after(limits.connect):
         init = await session.initialize()
     return session, _wire(init)
 
 
-def resolve(values: dict[str, str], name: str, what: str) -> dict[str, str]:
+def resolve(values: dict[Any, str], name: str, what: str) -> dict[Any, str]:
     """Values with ``$NAME`` or ``${NAME}`` in them take that part from the environment (a token stays out of
     the registry file); a variable that is not set is an error naming it."""
     out = {}

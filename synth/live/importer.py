@@ -18,9 +18,9 @@ import anyio
 
 from synth.errors import ConfigError
 from synth.live.client import Limits, connect
+from synth.live.secrets import literal_secrets
 from synth.records import Connection
 
-_SECRET = re.compile(r"auth|token|key|secret|password|cookie", re.I)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -71,15 +71,14 @@ def connection_entry(connection: Connection) -> dict[str, Any]:
 
 
 def check_secrets(connection: Connection) -> None:
-    """Refuse to write a credential into a file: it must be a ``$NAME`` reference."""
-    for what, values in (("--header", connection.headers), ("--env", connection.env)):
-        for key, value in values.items():
-            if _SECRET.search(key) and "$" not in value:
-                raise ConfigError(
-                    f"{what} {key} holds a literal value; it would be written into the registry file. "
-                    f"Put it in an environment variable and pass {key}:'${{NAME}}' "
-                    f"(single quotes, so the shell leaves it for synth to read at connect time)."
-                )
+    """Refuse to write a credential into a file (synth.live.secrets.literal_secrets: by name and by shape):
+    it must be a ``$NAME`` reference, read from the environment when connecting."""
+    found = literal_secrets(connection)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise ConfigError(
+            f"{found[0]}{more}. A credential would be written into the registry file; nothing was written"
+        )
 
 
 def write_entry(entry: dict[str, Any], out: Path) -> Path:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from synth.errors import RegistryError
 from synth.records import Connection, Problem, Registry, ServerSpec, ToolSpec
 from synth.registry.files import parse, registry_files
-from synth.registry.tools import Tally, read_tool
+from synth.registry.tools import At, Tally, read_tool
 
 _SHAPES = (
     "a Smithery server object {qualifiedName, displayName, description, tools: [...]}, a list of them or "
@@ -229,7 +229,7 @@ def _connection(obj: dict[str, Any], pointer: str, rel: str, sid: str, tally: Ta
         else:
             continue
         try:
-            return Connection(type=kind, **fields)
+            connection = Connection(type=kind, **fields)
         except ValidationError as exc:
             first = exc.errors()[0]
             tally.at(rel, sid).warning(
@@ -238,4 +238,29 @@ def _connection(obj: dict[str, Any], pointer: str, rel: str, sid: str, tally: Ta
                 "stdio needs a command (string), args (list of strings), env (object of strings); "
                 "http needs deploymentUrl and headers (object of strings)",
             )
+            continue
+        _say_reads(connection, tally.at(rel, sid), where)
+        return connection
     return None
+
+
+def _say_reads(connection: Connection, at: At, where: str) -> None:
+    """The environment variables a runnable entry reads, said by lint: a warning for each entry that reads any,
+    an error for the user's model or Hub keys (refused by --execute live unless --allow-env names them)."""
+    from synth.live.secrets import KEY_NAMES, reads
+
+    names = reads(connection)
+    keys = [n for n in names if n in KEY_NAMES]
+    if keys:
+        at.error(
+            where,
+            f"the connection reads {', '.join(keys)} from your environment: your model or Hub key would go to "
+            "this server; synth refuses to start it",
+            f"remove it from the entry's env or headers (or, if the server must have it, --allow-env {keys[0]})",
+        )
+    elif names:
+        at.warning(
+            where,
+            f"when started, the server gets {', '.join('$' + n for n in names)} from your environment",
+            "check that this entry should have them before --execute live --allow-exec",
+        )
