@@ -48,7 +48,7 @@ def timeout_option(default: float) -> Any:
         None,
         "--timeout",
         min=0.1,
-        help=f"Seconds to wait for one model answer before retrying it (default {default:g}; [llm] timeout "
+        help=f"Seconds to wait for one model answer before retrying it (default {default:g}; \\[llm] timeout "
         "in synth.toml).",
     )
 
@@ -58,7 +58,7 @@ def attempts_option() -> Any:
         None,
         "--max-attempts",
         min=1,
-        help="Tries per model request on 429, 5xx, timeouts and dropped connections (default 6; [llm] "
+        help="Tries per model request on 429, 5xx, timeouts and dropped connections (default 6; \\[llm] "
         "max_attempts in synth.toml).",
     )
 

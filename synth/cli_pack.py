@@ -67,7 +67,7 @@ def pack_build(
     servers: Path = typer.Option(..., "--servers", "-s", help="Registry folder of the servers to write packs for."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where the packs go. Default: SERVERS/packs."),
     model: str | None = typer.Option(
-        None, "--model", "-m", help="The model that writes the packs (default: [llm] model, else gpt-4.1-mini)."
+        None, "--model", "-m", help="The model that writes the packs (default: \\[llm] model, else gpt-4.1-mini)."
     ),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="Variable holding the API key."),
@@ -99,16 +99,27 @@ def pack_build(
     except SynthError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    for line in report.problems:
-        typer.echo(line)
+    _print_build(report, registry, folder)
+    raise typer.Exit(1 if report.failed else 0)
+
+
+def _print_build(report, registry, folder: Path) -> None:
+    """Every tool left to the fallback with its last messages, servers with no pack, and the counts."""
+    for server_id, tools in sorted(report.left_out.items()):
+        typer.echo(f"{server_id}: {len(tools)} tools left to the fallback: {', '.join(tools)}")
+        for lines in tools.values():
+            for line in lines[:4]:
+                typer.echo(f"  {line}")
     for server_id, why in sorted(report.failed.items()):
         typer.echo(f"{server_id}: no pack: {why}", err=True)
+    left = sum(len(t) for t in report.left_out.values())
+    asked = sum(len(s.tools) for s in registry.servers if s.id in report.written or s.id in report.failed)
     typer.echo(
-        f"{len(report.written)} packs written, {len(report.skipped)} kept as they were, "
-        f"{len(report.failed)} failed, in {folder}",
+        f"{len(report.written)} packs written, {len(report.skipped)} kept as they were, {len(report.failed)} failed, "
+        f"in {folder}; {asked - left} of {asked} tools packed, {left} left to the fallback; {report.requests} "
+        f"requests ({report.reasks} asked again with the checker's messages)",
         err=True,
     )
-    raise typer.Exit(1 if report.failed else 0)
 
 
 def build_settings(servers: Path, folder: Path, flags: dict, config: Path | None, seed: int) -> Settings:
@@ -136,13 +147,14 @@ def _print_build_estimate(todo: list[ServerSpec], settings: Settings) -> None:
         else f"${e['usd']:.2f}"
     )
     typer.echo(
-        f"dry run: {e['requests']} requests for {e['servers']} servers without a pack, about "
+        f"dry run: about {e['requests']} requests for {e['servers']} servers without a pack (one per group of up "
+        "to 8 tools, and re-asks with the checker's messages for about half the tools), about "
         f"{e['prompt_tokens']:,} prompt and {e['completion_tokens']:,} completion tokens, about {usd}"
     )
 
 
 def _write_packs(servers: list[ServerSpec], folder: Path, settings: Settings):
-    """One model request per server without a pack, with a progress bar; the endpoint closed at the end."""
+    """The requests for every server without a pack, with a progress bar; the endpoint closed at the end."""
     import asyncio
 
     from rich.progress import Progress

@@ -70,8 +70,8 @@ def test_a_bad_pack_gets_one_clear_line_per_problem(weather: Path):
         f"packs/{WEATHER}.pack.yaml: @HarunGuclu/weather_mcp: get_weather_forecast_tool at /tools/get_weather_forecast_tool/values/days"  # noqa: E501
         in out
     )
-    assert "'three' breaks the schema" in out
-    assert "path 'locations.0.town' is not in every result template" in out
+    assert "the value 'three' of 'days' breaks its schema" in out and "[valid-values]" in out
+    assert "the path 'locations.0.town' is not in every result template" in out
     assert "has no tool 'get_live_temperature'" in out
     assert "no entry for 1 tool(s): get_live_temp" in out  # a warning
     # the run goes on: broken tools fall back, the rest of the pack is used

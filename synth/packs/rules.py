@@ -1,0 +1,128 @@
+"""The rules a pack entry must keep: stated once, here. The pack prompt renders every rule with its worked
+example (prompts/pack.system.j2), and the checker (synth.packs.check) tags each problem with the rule it
+breaks, so what the model is told and what it is held to cannot drift apart. A new rule (worlds, say) is a
+new ``Rule`` here plus its check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str  # short, quoted in checker messages: "[goal-set]"
+    says: str  # the rule, as the prompt states it
+    wrong: str  # a short example that breaks it
+    right: str  # the same example, kept
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "tools",
+        "Write one entry per tool you are asked for, under its exact name, and for no other tool.",
+        '"get_forecast" for a tool named "get_weather_forecast_tool"',
+        '"get_weather_forecast_tool": {...}',
+    ),
+    Rule(
+        "shape",
+        'An entry has "goals" (at least 3), "results" (at least 1) and "answers" (at least 2); the keys '
+        "values, cases, ask, say, failures and feeds are optional; no other keys.",
+        '{"goals": ["..."], "examples": [...]}',
+        '{"goals": ["...", "...", "..."], "values": {...}, "results": [{...}], "answers": ["...", "..."]}',
+    ),
+    Rule(
+        "params",
+        "The keys of values, cases, ask and say are parameters of that tool, spelled as in its input schema.",
+        '"values": {"location": [...]} for a tool whose parameter is "city"',
+        '"values": {"city": ["Porto", "Kraków"]}',
+    ),
+    Rule(
+        "required",
+        "Every required parameter has values: a list, a range, or a key in every case.",
+        'no values for the required parameter "query"',
+        '"values": {"query": ["lisinopril cough", "statin myopathy"]}',
+    ),
+    Rule(
+        "valid-values",
+        "Every value, and every value a generator in it makes, is valid for the parameter's schema: type, "
+        "enum, format, pattern, minimum and maximum. Numbers are numbers, booleans are true/false. Braces "
+        "in a value are only generators.",
+        '"limit": ["ten", "20"] for an integer parameter with maximum 50',
+        '"limit": {"range": [5, 50]}',
+    ),
+    Rule(
+        "phrase",
+        'A "phrase" for a value that is not an enum or boolean contains the value exactly as it is sent.',
+        '"days": {"range": [1, 10], "phrase": {"7": "next week"}}',
+        '"days": {"range": [1, 10], "phrase": {"7": "the next 7 days"}}',
+    ),
+    Rule(
+        "goal-slots",
+        "A goal's {slots} are parameters that have values (or a case) in this entry; each slot is said in "
+        "the request. Leave a required parameter out of some goals: the assistant will ask for it.",
+        '"Find flights to {destination}" when destination has no values',
+        'add "values": {"destination": ["Lisbon", "Osaka"]}, or write the goal without the slot',
+    ),
+    Rule(
+        "goal-set",
+        "A goal's \"set\" only implies an enum value, a boolean or the parameter's default; any other value "
+        "must be said in the goal as a {slot}, so the call is grounded in the user's words.",
+        '{"text": "Show my open tickets", "set": {"assignee": "ana@example.com"}}',
+        '{"text": "Show the open tickets assigned to {assignee}", "set": {"state": "open"}} (state is an enum)',
+    ),
+    Rule(
+        "no-tool-names",
+        "A goal never contains a tool name (or a parameter name): people say what they want, not which tool.",
+        '"Run search_papers for CRISPR"',
+        '"Find me recent papers on CRISPR base editing"',
+    ),
+    Rule(
+        "result-slots",
+        'In results, "{param}" echoes an argument only for parameters with values in this entry: an optional '
+        "parameter you echo needs values too; anything else is a fixed value or a generator ({int:1-9}, "
+        "{num:1.5-9.9}, {pick:a|b}, {date:3}, {fake:name}, {id:AB-####}); {n} only inside $repeat.",
+        '"result": {"overwritten": "{overwrite}"} when overwrite has no values',
+        'add "values": {"overwrite": [true, false]}, or write "overwritten": "{pick:true|false}"',
+    ),
+    Rule(
+        "answer-slots",
+        "Answers use {r.path} for result fields that every result template has (list items by number: "
+        "{r.items.0.name}), {count:r.list} for a list's length, and {param} for parameters with values.",
+        '"It will be {r.temperature} degrees" when the results hold "temp_c"',
+        '"It will be {r.temp_c} °C in {city}"',
+    ),
+    Rule(
+        "failure-slots",
+        "A failure's answer uses only fields of that failure's own result (and parameters with values).",
+        '{"result": {"error": "not found"}, "answer": "No match for {r.items.0.title}"}',
+        '{"result": {"error": "not found"}, "answer": "Nothing matched {query}; try a broader term."}',
+    ),
+    Rule(
+        "feed-target",
+        'A feed goes "to" another tool of this server and names one of its parameters as "param".',
+        '{"to": "get_detail", "param": "identifier"} when get_detail takes "id"',
+        '{"to": "get_detail", "param": "id", "path": "items.0.id"}',
+    ),
+    Rule(
+        "feed-path",
+        "A feed's path is in every result template of this tool.",
+        '"path": "results.0.id" when one template has "items" instead',
+        '"path": "items.0.id", with "items" in every template',
+    ),
+    Rule(
+        "feed-type",
+        "The value at a feed's path is valid for the target parameter (an integer for an integer, an id in "
+        "the id's pattern).",
+        '"path": "items.0.name" feeding an integer "id"',
+        '"path": "items.0.id" where id is "{int:1000-9999}"',
+    ),
+    Rule(
+        "feed-goals",
+        "A feed's goals never say the fed value: it comes from the first tool's result.",
+        '"Get the details of paper {id}" as a feed goal into id',
+        '"Find papers on {query} and open the newest one"',
+    ),
+)
+
+BY_ID = {rule.id: rule for rule in RULES}
