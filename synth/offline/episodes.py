@@ -36,8 +36,14 @@ P_FAIL = 0.07  # the last call of the conversation meets one of the tool's real 
 
 
 def feeds_of(pack: Pack) -> list[tuple[str, str, int]]:
-    """(producer, consumer, index of the feed in the producer's entry) for every feed of the pack."""
-    return [(name, f.to, i) for name, entry in sorted(pack.tools.items()) for i, f in enumerate(entry.feeds)]
+    """(producer, consumer, index of the feed in the producer's entry) for every feed of the pack into a tool it
+    has an entry for (a consumer whose entry failed the checker is the fallback's)."""
+    return [
+        (name, f.to, i)
+        for name, entry in sorted(pack.tools.items())
+        for i, f in enumerate(entry.feeds)
+        if f.to in pack.tools
+    ]
 
 
 def _size(values: Values | None, cases: int) -> int:

@@ -152,7 +152,8 @@ def _check_results(tool: ToolSpec, tp: ToolPack, filled: set[str], samples, at: 
                 tool.name,
                 f"{at}/results/{i}",
                 f"result {i} has the slot {{{bad}}}, which is neither a parameter with values nor a generator",
-                "use a parameter with values, {n} inside $repeat, or a generator (int, num, pick, date, fake, id)",
+                "use a parameter with values, {n} inside $repeat, or a generator (int, num, pick, date, fake, id); "
+                "text in braces is always read as a slot, so write literal text without them",
                 rule="result-slots",
             )
     return ok
