@@ -160,6 +160,12 @@ def generate(
         "(pip install 'synth[ray]'; a local Ray unless --ray-address).",
     ),
     ray_address: str | None = typer.Option(None, "--ray-address", help="An existing Ray cluster (implies --ray)."),
+    build_packs: bool = _flag(
+        "--build-packs",
+        "With --model: write a server pack for every server that has none (a few requests per server, cached, "
+        "into SERVERS/packs), then write every conversation offline from the packs (pay per server, not per "
+        "conversation).",
+    ),
 ) -> None:
     """Generate conversations, an eval set and scored calls from a registry."""
     flags = dict(locals())
@@ -168,7 +174,10 @@ def generate(
         _check_prices(settings)
         if dry_run:
             _print_estimate(settings)
+            _print_pack_road(settings)
             return
+        if build_packs:
+            settings = _build_missing_packs(settings)
         if settings.backend == "offline":
             _announce_packs(settings)
         manifest: dict | None
@@ -215,6 +224,51 @@ def _announce_packs(settings: Settings) -> None:
     registry = load_registry(settings.servers)
     for line in pack_lines(load_packs(settings.servers).summary(registry), settings.servers):
         typer.echo(f"note: {line}", err=True)
+
+
+def _pack_settings(settings: Settings) -> Settings:
+    """The pack author's settings within a generate run: its endpoint, a cache beside the packs, and the pack
+    timeout unless one was set (one answer is a whole group of entries)."""
+    from synth.cli_pack import PACK_TIMEOUT
+
+    folder = settings.servers / "packs"
+    timeout = settings.timeout if "timeout" in settings.model_fields_set else PACK_TIMEOUT
+    return settings.model_copy(update={"out": folder, "cache": folder / ".pack-cache.sqlite", "timeout": timeout})
+
+
+def _build_missing_packs(settings: Settings) -> Settings:
+    """--build-packs: write the packs the registry lacks with the run's model, then run offline from them."""
+    from synth.cli_pack import print_build, write_packs
+    from synth.errors import ConfigError
+    from synth.packs.build import pack_path
+    from synth.registry import load_registry
+
+    if settings.backend == "offline":
+        raise ConfigError("--build-packs needs a model to write the packs: add --model M (and --base-url for your own)")
+    registry = load_registry(settings.servers)
+    pack_settings = _pack_settings(settings)
+    folder = pack_settings.out
+    todo = [s for s in registry.servers if not pack_path(folder, s).exists()]
+    typer.echo(f"building packs for {len(todo)} of {len(registry.servers)} servers with {settings.model}", err=True)
+    print_build(write_packs(list(registry.servers), folder, pack_settings), registry, folder)
+    return settings.model_copy(update={"backend": "offline", "roles": {}})
+
+
+def _print_pack_road(settings: Settings) -> None:
+    """--dry-run with a model: the other road, packs for the servers without one and then offline."""
+    from synth.cli_pack import print_build_estimate
+    from synth.packs.load import load_packs
+    from synth.registry import load_registry
+
+    if settings.backend == "offline":
+        return
+    registry = load_registry(settings.servers)
+    found = load_packs(settings.servers)
+    todo = [s for s in registry.servers if s.id not in found.by_server]
+    typer.echo(
+        "the other road (--build-packs): packs for the servers without one, then every conversation offline at $0:"
+    )
+    print_build_estimate(todo, _pack_settings(settings))
 
 
 def _default_servers() -> Path:

@@ -93,17 +93,17 @@ def pack_build(
         folder = out or servers / "packs"
         settings = build_settings(servers, folder, dict(locals()), config, seed)
         if dry_run:
-            _print_build_estimate([s for s in registry.servers if not pack_path(folder, s).exists()], settings)
+            print_build_estimate([s for s in registry.servers if not pack_path(folder, s).exists()], settings)
             return
-        report = _write_packs(list(registry.servers), folder, settings)
+        report = write_packs(list(registry.servers), folder, settings)
     except SynthError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    _print_build(report, registry, folder)
+    print_build(report, registry, folder)
     raise typer.Exit(1 if report.failed else 0)
 
 
-def _print_build(report, registry, folder: Path) -> None:
+def print_build(report, registry, folder: Path) -> None:
     """Every tool left to the fallback with its last messages, servers with no pack, and the counts."""
     for server_id, tools in sorted(report.left_out.items()):
         typer.echo(f"{server_id}: {len(tools)} tools left to the fallback: {', '.join(tools)}")
@@ -135,7 +135,7 @@ def build_settings(servers: Path, folder: Path, flags: dict, config: Path | None
     )
 
 
-def _print_build_estimate(todo: list[ServerSpec], settings: Settings) -> None:
+def print_build_estimate(todo: list[ServerSpec], settings: Settings) -> None:
     """--dry-run: the requests, tokens and cost of writing the missing packs."""
     from synth.packs.build import estimate
 
@@ -153,7 +153,7 @@ def _print_build_estimate(todo: list[ServerSpec], settings: Settings) -> None:
     )
 
 
-def _write_packs(servers: list[ServerSpec], folder: Path, settings: Settings):
+def write_packs(servers: list[ServerSpec], folder: Path, settings: Settings):
     """The requests for every server without a pack, with a progress bar; the endpoint closed at the end."""
     import asyncio
 

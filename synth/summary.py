@@ -66,7 +66,7 @@ def _pack_cost(servers: Path, without: list[str]) -> str:
         return "cost unknown: the registry no longer loads"
     todo = [s for s in registry.servers if s.id in set(without)]
     e = estimate(todo, PACK_MODEL, PRICES[PACK_MODEL])
-    return f"{e['requests']} requests, about ${e['usd']:.2f}"
+    return f"about {e['requests']} requests, about ${e['usd']:.2f}"
 
 
 def _made(console: Console, manifest: dict[str, Any]) -> None:

@@ -71,3 +71,30 @@ def test_a_tool_that_never_passes_is_left_to_the_fallback_and_still_covered(tmp_
     served = [c for c in read_jsonl(out / "conversations.jsonl") if "getModel" in c["scenario"]["tools"]]
     assert served and {c["author"] for c in served} == {"fallback"}
     assert "served by the fallback (@CamdenClark/anki-mcp-server: getModel)" in " ".join(result.output.split())
+
+
+def test_generate_builds_the_missing_packs_first_then_writes_offline(tmp_path: Path):
+    import os
+    import subprocess
+    import sys
+
+    reg = _registry(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    with OpenAIServer(lambda r: _answer("first" if len(r["messages"]) == 2 else "reask")) as server:
+        base = [sys.executable, "-m", "synth.cli", "generate", "--servers", str(reg), "--model", "gpt-4.1-mini"]
+        base += ["--base-url", server.base_url, "-n", "30", "--out", str(tmp_path / "run")]
+        dry = subprocess.run([*base, "--dry-run"], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert dry.returncode == 0, dry.stderr
+        assert "dry run:" in dry.stdout and "the other road (--build-packs)" in dry.stdout
+        assert "about 2 requests for 1 servers without a pack" in dry.stdout and server.count() == 0
+        done = subprocess.run(
+            [*base, "--build-packs"], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        assert server.count() == 2  # the pack's answer and one re-ask; no request per conversation
+    assert "5 of 5 tools packed" in done.stderr
+    manifest = RunDir(tmp_path / "run").manifest()
+    assert manifest["backend"] == "offline" and manifest["packs"]["servers_with_pack"] == [
+        "@CamdenClark/anki-mcp-server"
+    ]
+    assert {c["author"] for c in read_jsonl(tmp_path / "run" / "conversations.jsonl")} == {"pack"}

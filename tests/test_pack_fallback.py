@@ -53,5 +53,5 @@ def test_a_run_on_servers_without_packs_says_so_at_start_and_end_with_the_fix(tm
     text = " ".join(result.output.split())
     said = "1 of 1 servers have no server pack (@kazuph/mcp-fetch)"
     assert text.count(said) == 2 and text.index("note: " + said) < text.index("conversations accepted")
-    assert f"Fix: synth pack build --servers {reg} --model gpt-4.1-mini (1 requests, about $" in text
+    assert f"Fix: synth pack build --servers {reg} --model gpt-4.1-mini (about 2 requests, about $" in text
     assert all(c["author"] == "fallback" for c in read_jsonl(tmp_path / "run" / "conversations.jsonl"))
