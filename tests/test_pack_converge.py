@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.packs.load import load_packs
+from synth.packs.rules import RULES
 from synth.rundir import RunDir, read_jsonl
 
 EXCHANGE = ROOT / "tests" / "fixtures" / "pack_exchanges" / "anki"
@@ -41,7 +42,8 @@ def test_an_answer_that_breaks_a_rule_is_asked_again_and_every_tool_is_packed(tm
         assert "5 of 5 tools packed, 0 left to the fallback; 2 requests (1 asked again" in built.stderr
         first, reask = (r.json for r in server.requests)
     recorded = json.loads((EXCHANGE / "first.request.json").read_text("utf-8"))
-    assert first["messages"] == recorded["messages"]  # the prompt the recorded answer was written for
+    assert first["messages"][1] == recorded["messages"][1]  # the request the recorded answer was written for
+    assert all(f"[{rule.id}]" in first["messages"][0]["content"] for rule in RULES)  # every rule is stated
     said = reask["messages"][-1]["content"]
     assert reask["messages"][2] == {"role": "assistant", "content": _answer("first")["content"]}
     assert "problems in 1 of the entries (getModel)" in said and "entries for these tools only: getModel." in said
