@@ -22,7 +22,10 @@ if TYPE_CHECKING:
     from synth.config import Settings
 
 # Flags that become Settings fields of the same name as they are given.
-_AS_GIVEN = "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout".split()
+_AS_GIVEN = (
+    "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout max_result_chars"
+    " result_overflow"
+).split()
 _AS_TUPLES = ("allow_env",)  # repeatable flags
 
 
@@ -132,6 +135,20 @@ def generate(
         20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server."
     ),
     call_timeout: float = typer.Option(30.0, "--call-timeout", min=0.1, help="Seconds to wait for one live tool call."),
+    allow_writes: bool = _flag(
+        "--allow-writes",
+        "With --execute live: also run tools whose annotations say destructive, and writes outside a scenario's "
+        "sandbox (by default they are refused and the scenario is rejected with its reason).",
+    ),
+    read_only: bool = _flag("--read-only", "With --execute live: run only tools annotated readOnlyHint."),
+    max_result_chars: int = typer.Option(
+        20_000, "--max-result-chars", min=100, help="A live tool result longer than this is cut (or an error)."
+    ),
+    result_overflow: str = typer.Option(
+        "cut",
+        "--result-overflow",
+        help="What a live result over --max-result-chars becomes: cut (with a marker) or error.",
+    ),
     outputs: str = typer.Option(
         ",".join(("train", "valid", "eval", "scored", "teval", "tasks")),
         "--outputs",
@@ -202,12 +219,17 @@ def _settings(flags: dict[str, Any]) -> Settings:
     out = flags["out"] or Path("outputs") / _default_name(servers, flags)
     if flags["execute"] not in ("simulated", "live"):
         raise ConfigError(f"--execute {flags['execute']!r}: use simulated (the default) or live")
+    if flags["allow_writes"] and flags["read_only"]:
+        raise ConfigError("--allow-writes and --read-only contradict each other: give one")
+    if flags["result_overflow"] not in ("cut", "error"):
+        raise ConfigError(f"--result-overflow {flags['result_overflow']!r}: use cut (the default) or error")
     return Settings(
         servers=servers,
         out=out,
         split=parse_split(flags["split"]),
         backend=backend,
         outputs=parse_outputs(flags["outputs"]),
+        live_writes="allow" if flags["allow_writes"] else "read-only" if flags["read_only"] else "guarded",
         **{key: flags[key] for key in _AS_GIVEN},
         **{key: tuple(flags[key] or ()) for key in _AS_TUPLES},
         **fields,

@@ -69,6 +69,11 @@ class Settings(BaseModel):
     allow_env: tuple[str, ...] = ()
     connect_timeout: float = Field(20.0, gt=0, description="seconds to connect to a live server and initialize")
     call_timeout: float = Field(30.0, gt=0, description="seconds to wait for one live tools/call")
+    # live safety: "guarded" runs writes only in a scenario's own sandbox, "allow" runs every tool, "read-only"
+    # only the tools whose annotations say readOnlyHint
+    live_writes: Literal["guarded", "allow", "read-only"] = "guarded"
+    max_result_chars: int = Field(20_000, ge=100, description="a live result longer than this is cut or an error")
+    result_overflow: Literal["cut", "error"] = "cut"
     # which optional outputs generate writes (synth.rundir.OUTPUTS); conversations.jsonl always
     outputs: tuple[str, ...] = DEFAULT_OUTPUTS
     # the LLM path
@@ -156,6 +161,17 @@ class Settings(BaseModel):
             "split": list(self.split),
             "max_tools": self.max_tools,
             "execute": self.execute,
+            **(
+                {
+                    "live": {
+                        "writes": self.live_writes,
+                        "max_result": self.max_result_chars,
+                        "overflow": self.result_overflow,
+                    }
+                }
+                if self.execute == "live"
+                else {}
+            ),
             "backend": self.backend,
             "model": None if self.backend == "offline" else self.models(),
             "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)},

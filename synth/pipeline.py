@@ -8,6 +8,7 @@ in the exports or in rejected.jsonl, and the funnel counts both.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -242,7 +243,7 @@ class _Loop:
         self.attempts += 1
         self.spend.add(responses)
         self.tally.funnel.enter("generate")
-        written = self._unless_held(scenario, written)
+        written = _unless_leaking(scenario, self._unless_held(scenario, written))
         result = (
             written
             if isinstance(written, StageFailure)
@@ -286,6 +287,23 @@ class _Loop:
         self.accepted += 1
 
 
+def _unless_leaking(scenario: Scenario, written: Written | StageFailure) -> Written | StageFailure:
+    """A conversation with live results that still holds the generating machine (a temporary folder, the home
+    folder, PATH, the host name) after the sandbox's mapping is rejected with what it holds, never kept."""
+    if isinstance(written, StageFailure) or not any(m.source == "live" for m in written.trajectory.messages):
+        return written
+    from synth.live.sandbox import leaks
+
+    texts = [m.content or "" for m in written.trajectory.messages]
+    texts += [json.dumps(c.arguments, ensure_ascii=False) for c in written.trajectory.calls]
+    found = leaks(texts)
+    if found is None:
+        return written
+    return StageFailure(
+        stage="execute", item_id=scenario.id, reason="machine_leak", detail=f"the conversation holds {found}"
+    )
+
+
 def _pool(settings: Settings, registry: Registry) -> Pool | None:
     """The live servers' pool, when this run executes live and some entry has a connection."""
     if settings.execute != "live" or not any(s.connection for s in registry.servers):
@@ -302,7 +320,15 @@ def _pool(settings: Settings, registry: Registry) -> Pool | None:
     from synth.live.client import Limits
     from synth.live.pool import Pool
 
-    return Pool(Limits(connect=settings.connect_timeout, call=settings.call_timeout))
+    return Pool(
+        Limits(
+            connect=settings.connect_timeout,
+            call=settings.call_timeout,
+            max_result=settings.max_result_chars,
+            overflow=settings.result_overflow,
+        ),
+        writes=settings.live_writes,
+    )
 
 
 def live_refusal(registry: Registry) -> str:
@@ -403,9 +429,12 @@ def _count(conv: Conversation, scored, server: str, split: str, tally: Tally) ->
     tally.splits[split] += 1
     tally.used_tools.update(f"{server}/{c.name}" for c in conv.calls)
     sources = tally.sources.setdefault(server, {})
+    errors = tally.errors.setdefault(server, {})
     for m in conv.messages:
         if m.role == "tool":
             sources[m.source or "unknown"] = sources.get(m.source or "unknown", 0) + 1
+            if m.is_error:
+                errors[m.source or "unknown"] = errors.get(m.source or "unknown", 0) + 1
     tally.turns += len(conv.messages)
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)

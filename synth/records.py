@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 JSON = Any
 
@@ -72,6 +72,41 @@ class ToolSpec(Record):
         return list(self.input_schema.get("required") or [])
 
 
+class SeedCall(Record):
+    """A call made on the server itself before a scenario starts (entities created in a memory graph)."""
+
+    tool: str
+    arguments: dict[str, JSON] = Field(default_factory=dict)
+
+
+class SandboxStep(Record):
+    """One step of preparing a sandbox, exactly one of: files to ``write`` (path inside the folder ->
+    text), a command to ``run`` in the folder (argv, no shell), or a ``call`` on the started server."""
+
+    write: dict[str, str] | None = None
+    run: tuple[str, ...] | None = None
+    call: SeedCall | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> SandboxStep:
+        if sum(x is not None for x in (self.write, self.run, self.call)) != 1:
+            raise ValueError("a sandbox step is exactly one of write, run or call")
+        return self
+
+
+class Sandbox(Record):
+    """How a scenario's folder is prepared before its first call (a registry entry's ``sandbox``).
+
+    ``write`` and ``run`` steps happen in the fresh folder before the server starts (a git repository
+    with history, files to read), ``call`` steps once it is connected. Commands get only ``env`` (plus
+    PATH, and HOME pointing at the folder), so what they make is the same on every machine.
+    ``${SANDBOX}`` in the connection's args, env and cwd names the folder.
+    """
+
+    steps: tuple[SandboxStep, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+
+
 class Connection(Record):
     """How to reach a server again (a registry entry's ``connections`` item that synth can run).
 
@@ -89,6 +124,7 @@ class Connection(Record):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     stateful: bool = False
+    sandbox: Sandbox | None = None  # how each scenario's fresh folder is prepared (stateful servers)
 
     def where(self) -> str:
         """The server's address in words, for messages (never a header value)."""
@@ -157,12 +193,15 @@ class Message(Record):
     tool_call_id: str | None = None
     # a tool message's origin: the real server ("live"), a server pack, the schema simulator, or a model
     source: Literal["live", "pack", "simulated", "llm"] | None = None
+    is_error: bool | None = None  # a tool message: the result was an error (MCP ``isError``), recorded on every one
 
 
 def conversation_id(messages: Iterable[Message]) -> str:
     """A conversation's id: a hash of what was said, so a conversation read back from the chat export
     (which carries no ``source``) gets the same id as the one the generator wrote."""
-    return make_id("conv", [m.model_dump(mode="json", exclude_none=True, exclude={"source"}) for m in messages])
+    return make_id(
+        "conv", [m.model_dump(mode="json", exclude_none=True, exclude={"source", "is_error"}) for m in messages]
+    )
 
 
 class Link(Record):

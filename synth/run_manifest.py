@@ -59,6 +59,7 @@ class Tally:
     subtypes: dict[str, int] = field(default_factory=dict)
     used_tools: set[str] = field(default_factory=set)
     sources: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> tool-message origin -> count
+    errors: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> origin -> results that were errors
     eval_items: int = 0
     turns: int = 0
     calls: int = 0
@@ -96,6 +97,7 @@ def build(
     manifest["execute"] = {
         "mode": settings.execute,
         "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
+        "errors": {k: dict(sorted(v.items())) for k, v in sorted(tally.errors.items()) if v},
         "unreachable": {name: str(error) for name, error in sorted((parts.pool.dead if parts.pool else {}).items())},
     }
     manifest["teval"] = parts.teval

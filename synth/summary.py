@@ -83,6 +83,8 @@ def _made(console: Console, manifest: dict[str, Any]) -> None:
         live = sum(by.get("live", 0) for by in execute.get("results", {}).values())
         other = sum(n for by in execute.get("results", {}).values() for k, n in by.items() if k != "live")
         console.print(f"tool results: {live} live, {other} simulated (entries without a connection)")
+        if (errors := live_errors(manifest)) is not None:
+            console.print(f"  live results that are errors: {errors[0]} of {errors[1]}", highlight=False)
         for line in execute.get("unreachable", {}).values():
             console.print(f"  [yellow]unreachable: {line}[/]", highlight=False, soft_wrap=True)
     splits = counts["splits"]
@@ -178,6 +180,12 @@ def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | 
             f"no conversation was accepted of {scenarios} scenarios; the reasons are in the table above and in "
             "rejected.jsonl"
         )
+    errors = live_errors(manifest)
+    if errors is not None and errors[0] * 2 > errors[1]:
+        return (
+            f"{errors[0]} of {errors[1]} live tool results are errors: the run made little that is worth training on; "
+            "seed the servers' sandboxes (docs/live.md) or check their entries"
+        )
     share = (scenarios - accepted) / scenarios if scenarios else 0.0
     if max_reject is not None and share > max_reject:
         return (
@@ -185,3 +193,12 @@ def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | 
             "are in the table above and in rejected.jsonl"
         )
     return None
+
+
+def live_errors(manifest: dict[str, Any]) -> tuple[int, int] | None:
+    """(live tool results that were errors, live tool results) of a live run that had any, else None."""
+    execute = manifest.get("execute") or {}
+    live = sum(by.get("live", 0) for by in (execute.get("results") or {}).values())
+    if execute.get("mode") != "live" or not live:
+        return None
+    return sum(by.get("live", 0) for by in (execute.get("errors") or {}).values()), live

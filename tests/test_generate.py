@@ -168,7 +168,7 @@ def test_golden_hash(tiny_registry, tmp_path):
 # generator version 4: pack author fixes and the plain fallback
 # conversations and scored rows carry "author" (pack, fallback, shop): issue 26
 # generator version 5: the reader gates and the pack author's dialogue (issue 29)
-GOLDEN = "324ea65e6dc5c4f523cc74282baec47de67b6c9b86b4adb87561d72e9185809e"
+GOLDEN = "b08a7d5dabda3193a1b19f428cd9e45380a9e89a50efb77aeacc33d4b7a64a36"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -27,7 +27,8 @@ runner = CliRunner()
 # writes the same bytes; eval and scored rows then gained "author" (issue 26: pack or fallback, for filtering);
 # taken again at GENERATOR_VERSION 5 (issue 29: the reader gates and the pack author's dialogue, on purpose)
 BEFORE = {
-    "eval.jsonl": "dfcc6e4d3de76a9d9c67c571934489b01aca6da21d633579937deaacea3efc32",
+    "conversations.jsonl": "66cc127fefb7569bc40f0bd6a6d1ad809ca7d4428ce430a151b4b45c49d4366a",
+    "eval.jsonl": "a8b671f0dea684b5e53f8a757e6edf0dc0615f7afd762d7387601c366ec0e572",
     "scored.jsonl": "7b02786cc9272f0f2c34e3f4b4d419fdcd4986019f2a38cb3bd947a3c1cc2db2",
     "teval/instruct_json.json": "c0635c63a3417ec32ca6aa4abb4027ba8d54b8957ac8630b0f6406f18d7f00b7",
     "teval/instruct_str.json": "3cf95332567535cff78fa48ac6bd13dd8ecf28bf84b88b53e5a431921d2ed299",
@@ -117,7 +118,12 @@ def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_pa
     assert manifest["config"]["outputs"] == ["train", "valid", "eval"] and "scored.jsonl" not in manifest["files"]
     assert {c.name for c in configs(out)} == {"chat", "eval"}
     assert runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "pub")]).exit_code == 0
-    assert sorted(p.name for p in (tmp_path / "pub").iterdir()) == ["eval.jsonl", "train.jsonl", "valid.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "pub").iterdir()) == [
+        "conversations.jsonl",
+        "eval.jsonl",
+        "train.jsonl",
+        "valid.jsonl",
+    ]
     bad = runner.invoke(
         app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "x"), "--outputs", "chat"]
     )

@@ -198,7 +198,9 @@ async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory)
             detail="; ".join(verdict.reasons)[:500] or verdict.verdict,
         )
     calls = trajectory.calls
-    labels = tuple((verdict.step_labels + ["success"] * len(calls))[: len(calls)])
+    said = (verdict.step_labels + ["success"] * len(calls))[: len(calls)]
+    # a result the server marked isError is never a success, whatever the reviewer says
+    labels = tuple(mine if mine != "success" else theirs for mine, theirs in zip(checked.step_labels, said))
     return checked.model_copy(
         update={
             "step_labels": labels,
@@ -345,5 +347,13 @@ async def _run_calls(
             except SimulatorFailed as exc:
                 return exc.failure
         results.append(result.data)
-        messages.append(Message(role="tool", tool_call_id=call.id, content=result.content, source=result.source))
+        messages.append(
+            Message(
+                role="tool",
+                tool_call_id=call.id,
+                content=result.content,
+                source=result.source,
+                is_error=result.is_error,
+            )
+        )
     return None

@@ -300,17 +300,30 @@ def results(manifest: Manifest) -> list[str]:
     if not execute or not execute.get("results"):
         return []
     kinds = ("live", "pack", "simulated", "llm")
-    rows = [[server, *(by.get(k, 0) for k in kinds)] for server, by in execute["results"].items()]
+    errors = execute.get("errors") or {}
+    rows = [
+        [server, *(by.get(k, 0) for k in kinds), sum(errors.get(server, {}).values())]
+        for server, by in execute["results"].items()
+    ]
     lines = [
         "### Tool results",
         "",
         f"Execution mode `{execute['mode']}`. Each tool message records where its result came from: `live` is "
         "the server's real answer to `tools/call` (its text content as served, errors included), `pack` a server "
-        "pack's result template, `simulated` the schema simulator, `llm` a model playing the tool.",
+        "pack's result template, `simulated` the schema simulator, `llm` a model playing the tool. `errors` counts "
+        "the results marked as errors (`is_error` on the tool message; the call's step label says which kind).",
         "",
-        table(["server", *kinds], rows),
+        table(["server", *kinds, "errors"], rows),
         "",
     ]
+    live = sum(by.get("live", 0) for by in execute["results"].values())
+    failed = sum(by.get("live", 0) for by in errors.values())
+    if live and failed * 2 > live:
+        lines += [
+            f"**Most live results are errors ({failed} of {live}).** The servers answered, but mostly to say that a "
+            "call could not be served: this run made little that is worth training on (`synth generate` exited 1).",
+            "",
+        ]
     for line in execute.get("unreachable", {}).values():
         lines.append(f"- Not reachable, its scenarios rejected: {line}")
     if execute.get("unreachable"):

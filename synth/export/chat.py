@@ -42,6 +42,8 @@ def eval_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iter
                         "tool": call.name,
                         "split": conv.split,
                         **({"author": conv.author} if conv.author else {}),
+                        # the calls before this one whose results were errors (the server's isError)
+                        "tool_errors": [m.tool_call_id for m in conv.messages[:position] if m.is_error],
                     },
                 }
             }

@@ -1,16 +1,31 @@
 """The run's public files as plain JSONL, the shapes synth has always published: OpenAI fine-tuning
 lines (train.jsonl, valid.jsonl), Foundry eval items (eval.jsonl), limbic scored rows (scored.jsonl),
-T-Eval subsets (teval/*.json). A run folder stores them compactly (synth.rundir); this writes them
-out row for row, each line the bytes it had when it was made."""
+T-Eval subsets (teval/*.json), and the conversations they were made from (conversations.jsonl). A run
+folder stores them compactly (synth.rundir); this writes them out row for row, each line the bytes it had
+when it was made."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from synth.errors import ConfigError
-from synth.rundir import EVAL, SCORED, TEVAL, TRAIN, VALID, dump_line, open_text, read_jsonl, stored, write_atomic
+from synth.rundir import (
+    CONVERSATIONS,
+    EVAL,
+    SCORED,
+    TEVAL,
+    TRAIN,
+    VALID,
+    dump_line,
+    open_text,
+    read_jsonl,
+    stored,
+    write_atomic,
+)
 
-PUBLIC = (TRAIN, VALID, EVAL, SCORED)
+# conversations.jsonl is the canonical record (each tool message's source and is_error, the review's step
+# labels): OpenAI's fine-tuning lines take no key of synth's on a message, so it travels beside them
+PUBLIC = (TRAIN, VALID, EVAL, SCORED, CONVERSATIONS)
 
 
 def export_jsonl(run: Path, out: Path) -> list[Path]:

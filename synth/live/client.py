@@ -41,10 +41,13 @@ CALL_TIMEOUT = 30.0
 
 @dataclass(frozen=True)
 class Limits:
-    """Seconds to wait: for the connection and ``initialize``, and for each later request."""
+    """Seconds to wait: for the connection and ``initialize``, and for each later request; how long a result's
+    text may be (``max_result`` characters), and what a longer one becomes (``overflow``: cut or error)."""
 
     connect: float = CONNECT_TIMEOUT
     call: float = CALL_TIMEOUT
+    max_result: int = 20_000
+    overflow: str = "cut"
 
 
 class Session:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import tempfile
 import threading
 from concurrent.futures import Future
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import LiveError
-from synth.live.client import Limits, connect
+from synth.live.client import Limits, Session, connect, result_text
+from synth.live.sandbox import Neutral, placed, prepare, uses_folder
 from synth.live.stores import store_seed
 from synth.records import Connection
 from synth.store.seed import seed_database
@@ -43,6 +45,7 @@ class Server:
         self.pool, self.name, self.connection, self.fresh = pool, name, connection, fresh
         self.store_seed = store_seed  # synth's own store: served in this process from a fresh copy of its seed
         self.info: dict[str, Any] = {}
+        self.folder: str | None = None  # the scenario's prepared sandbox, when the entry has one
         self.broken: LiveError | None = None
         self._queue: asyncio.Queue[tuple[str, dict[str, Any], Future[dict[str, Any]]] | None] | None = None
         self._done: Future[None] = Future()
@@ -78,20 +81,27 @@ class Server:
             self._done.result()
 
     async def _own(self, ready: Future[dict[str, Any]]) -> None:
-        folder = tempfile.mkdtemp(prefix="synth-live-") if self.fresh else None
+        sandboxed = self.store_seed is None and uses_folder(self.connection)
+        folder = tempfile.mkdtemp(prefix="synth-live-") if self.fresh or sandboxed else None
         queue: asyncio.Queue[Any] = asyncio.Queue()
         store = None
+        connection = self.connection
         try:
             if self.store_seed is not None:
                 store = self.pool.store_copy(self.store_seed, folder or tempfile.mkdtemp(prefix="synth-live-"))
                 CURRENT.set(store)  # this task's context: the session's tasks and tool threads inherit it
+            elif folder is not None and sandboxed:
+                await asyncio.to_thread(prepare, connection.sandbox, folder, self.name)
+                connection = placed(connection, folder)
+                self.folder = folder
             async with connect(
-                self.connection,
+                connection,
                 self.name,
                 self.pool.limits,
                 cwd=folder,
                 local=self.pool.store_server() if store is not None else None,
             ) as session:
+                await self._seed(session)
                 self._queue = queue
                 ready.set_result(session.info)
                 while (item := await queue.get()) is not None:
@@ -100,6 +110,8 @@ class Server:
                         result.set_result(await session.call(tool, arguments))
                     except LiveError as error:
                         result.set_exception(error)
+                        if error.reason == "live_timeout":
+                            self.pool.hung(self.name, tool, error)
                         if error.reason in ("live_closed", "live_error"):  # the session is gone: fail what is left
                             self.broken = error
                             break
@@ -125,12 +137,34 @@ class Server:
                 shutil.rmtree(folder, ignore_errors=True)
             self._done.set_result(None)
 
+    async def _seed(self, session: Session) -> None:
+        """The sandbox's ``call`` steps, made on the server before the scenario's first call; one that fails
+        (or returns an error) ends the scenario with a line that names it."""
+        sandbox = self.connection.sandbox if self.folder else None
+        neutral = Neutral(self.folder)
+        for number, step in enumerate(sandbox.steps if sandbox else ()):
+            if step.call is None:
+                continue
+            result = await session.call(step.call.tool, neutral.to_real(dict(step.call.arguments)))
+            if result.get("isError"):
+                raise LiveError(
+                    self.name,
+                    f"sandbox step {number} ({step.call.tool}) returned an error: {result_text(result)[:160]}",
+                    "fix the call's arguments in the entry's sandbox",
+                    "live_sandbox",
+                )
+
 
 class Pool:
-    """Every live server of a run, on one background event loop."""
+    """Every live server of a run, on one background event loop.
 
-    def __init__(self, limits: Limits = Limits(), fresh_at_once: int = 8):
-        self.limits = limits
+    ``writes`` says which tool calls may run (synth.live.policy): guarded (the default), allow, read-only.
+    A server whose calls hang twice is marked unreachable for the rest of the run.
+    """
+
+    def __init__(self, limits: Limits = Limits(), fresh_at_once: int = 8, writes: str = "guarded"):
+        self.limits, self.writes = limits, writes
+        self.hangs: dict[str, int] = {}
         self._fresh = threading.BoundedSemaphore(fresh_at_once)  # stateful servers running at once
         self._spares: dict[str, Server] = {}  # the next scenario's fresh server, started while this one runs
         self._ending: list[Server] = []  # fresh servers released, still shutting down
@@ -187,6 +221,18 @@ class Pool:
                 return None  # every slot is taken: no spare now (waiting here could deadlock the scenarios in flight)
             server._done.add_done_callback(lambda _: self._fresh.release())
         return server.start()
+
+    def hung(self, name: str, tool: str, error: LiveError) -> None:
+        """A call that got no answer in time: one line on the console; the second marks the server unreachable."""
+        with self._lock:
+            self.hangs[name] = self.hangs.get(name, 0) + 1
+            twice = self.hangs[name] >= 2
+            if twice:
+                self.dead[name] = LiveError(
+                    name, f"hung twice (tools/call {tool}: {error.what})", error.hint, "live_hung"
+                )
+        then = "marked unreachable for the rest of the run" if twice else "its scenario is rejected"
+        print(f"synth: {name}: tools/call {tool} hung ({error.what}); {then}", file=sys.stderr, flush=True)
 
     def store_copy(self, seed: int, folder: str) -> Store:
         """A fresh store in ``folder``: a copy of the seed database, which is made once per run and seed."""

@@ -33,7 +33,8 @@ def reads(connection: Connection) -> tuple[str, ...]:
     """The environment variables an entry's connection reads (sorted, once each): ``$NAME`` in its env values,
     headers, arguments and URL (synth.live.client.resolve fills them in when connecting)."""
     values = [*connection.env.values(), *connection.headers.values(), *connection.args, connection.url or ""]
-    return tuple(sorted({m.group(1) or m.group(2) for value in values for m in ENV_REF.finditer(value)}))
+    names = {m.group(1) or m.group(2) for value in values for m in ENV_REF.finditer(value)}
+    return tuple(sorted(names - {"SANDBOX"}))  # ${SANDBOX} is synth's own: the scenario's folder (synth.live.sandbox)
 
 
 def guarded(key_envs: Iterable[str | None] = ()) -> frozenset[str]:

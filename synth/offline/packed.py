@@ -420,6 +420,7 @@ class PackAuthor:
                         tool_call_id=call.id,
                         content=self.results[s].content,
                         source=self.results[s].source,
+                        is_error=self.results[s].is_error,
                     )
                 )
         # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both

@@ -232,7 +232,15 @@ class StoreDialog:
         self.steps.append((tool, arguments))
         self.messages.append(Message(role="assistant", tool_calls=(call,)))
         result = run_sync(self.runtime.call(spec, arguments))
-        self.messages.append(Message(role="tool", tool_call_id=call.id, content=result.content, source=result.source))
+        self.messages.append(
+            Message(
+                role="tool",
+                tool_call_id=call.id,
+                content=result.content,
+                source=result.source,
+                is_error=result.is_error,
+            )
+        )
         if result.is_error:
             return result
         return result.data

@@ -157,7 +157,13 @@ def _conversation(
         messages.append(Message(role="assistant", tool_calls=(call,)))
         results.append(run_sync(runtime.call(step.tool, step.args)))
         messages.append(
-            Message(role="tool", tool_call_id=call.id, content=results[-1].content, source=results[-1].source)
+            Message(
+                role="tool",
+                tool_call_id=call.id,
+                content=results[-1].content,
+                source=results[-1].source,
+                is_error=results[-1].is_error,
+            )
         )
     messages.append(
         Message(role="assistant", content=" ".join(language.reply(s.tool, s.args, r) for s, r in zip(steps, results)))

@@ -219,6 +219,7 @@ def _connection(obj: dict[str, Any], pointer: str, rel: str, sid: str, tally: Ta
                 "env": item.get("env") or {},
                 "cwd": item.get("cwd"),
                 "stateful": item.get("stateful", False),
+                "sandbox": item.get("sandbox"),
             }
         elif kind == "http" and (item.get("deploymentUrl") or item.get("url")):
             fields = {
@@ -235,7 +236,8 @@ def _connection(obj: dict[str, Any], pointer: str, rel: str, sid: str, tally: Ta
             tally.at(rel, sid).warning(
                 where,
                 f"connection cannot be used: {'.'.join(map(str, first['loc']))}: {first['msg']}; the server is simulated",  # noqa: E501
-                "stdio needs a command (string), args (list of strings), env (object of strings); "
+                "stdio needs a command (string), args (list of strings), env (object of strings), and a sandbox "
+                "of steps (each one of write: {path: text}, run: [argv], call: {tool, arguments}); "
                 "http needs deploymentUrl and headers (object of strings)",
             )
             continue

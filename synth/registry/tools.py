@@ -78,6 +78,7 @@ def read_tool(entry: Any, pointer: str, sid: str, rel: str, tally: Tally, names:
         problems.extend(found)
     output = _output_schema(entry, pointer, rel, sid, name, problems)
     annotations = _annotations(entry.get("annotations"), pointer, note)
+    _unspoken(entry, annotations, pointer, note)
     if schema is None:  # the errors say why; say also what happened
         tally.problems.extend(
             p.model_copy(update={"what": f"{p.what}; tool skipped"}) if p.severity == "error" else p for p in problems
@@ -93,6 +94,27 @@ def read_tool(entry: Any, pointer: str, sid: str, rel: str, tally: Tally, names:
         schema_hash=content_hash(original),
         annotations=annotations,
     )
+
+
+def _unspoken(entry: dict[str, Any], annotations: dict[str, Any] | None, pointer: str, note: Any) -> None:
+    """Warnings for a tool that needs what synth does not give a live call: MCP task support, or the network."""
+    execution = entry.get("execution")
+    if isinstance(execution, dict) and execution.get("taskSupport") == "required":
+        note(
+            "warning",
+            f"{pointer}/execution/taskSupport",
+            "the tool needs MCP task support (taskSupport: required), which synth does not speak: every live call "
+            "of it fails",
+            "leave the tool out of the entry for live runs, or generate without --execute live",
+        )
+    if (annotations or {}).get("openWorldHint") is True:
+        note(
+            "warning",
+            f"{pointer}/annotations/openWorldHint",
+            "the tool reaches the outside world (openWorldHint): a live call needs network access from where synth "
+            "runs, and its results change over time, so conversations do not replay",
+            "run it live only where the network is reachable, or generate it simulated",
+        )
 
 
 def _name(entry: Any, pointer: str, at: At, names: dict[str, str]) -> str | None:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,11 +123,32 @@ def review(trajectory: Trajectory, server: ServerSpec, by_model: bool = False) -
     return Review(
         trajectory_id=trajectory.id,
         gates=tuple(gates),
-        step_labels=tuple("success" for g in gates if g.gate == "tool_exists"),
+        step_labels=step_labels(messages),
         verdict="accept" if passed else "reject",
         confidence=1.0,
         reasons=tuple(reasons) if reasons else (() if gates else ("no tool calls",)),
     )
+
+
+_INPUT = re.compile(r"validation error|invalid|not found|no such|no \w+ with|unknown|missing|required|must be", re.I)
+
+
+def error_label(text: str) -> str:
+    """The step label of a call whose result is an error: the call's input was wrong (a bad value, a path or id
+    that does not exist), or the tool could not do it (everything else: a refusal, a crash, a timeout)."""
+    return "input_error" if _INPUT.search(text) else "unable_to_accomplish"
+
+
+def step_labels(messages: list[Message]) -> tuple[str, ...]:
+    """One label per call, in call order: ``success`` unless its tool message says ``is_error``, whose
+    label says which kind of error (a result recorded as an error is never labelled a success)."""
+    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    labels = []
+    for message in messages:
+        for call in message.tool_calls:
+            result = results.get(call.id)
+            labels.append(error_label(result.content or "") if result is not None and result.is_error else "success")
+    return tuple(labels)
 
 
 def failure(review: Review, item_id: str) -> StageFailure:
