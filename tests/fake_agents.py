@@ -182,12 +182,12 @@ def _executor(request: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 results.append(m["content"])
     done = sum(1 for m in messages if m["role"] == "tool")
-    if done >= len(plan):
-        last = results[-1] if results else {}
-        facts = (
-            ", ".join(f"{human(k)} {v}" for k, v in list(last.items())[:3])
-            if isinstance(last, dict)
-            else str(last)[:80]
+    if done >= len(plan):  # a capable model's answer speaks of every result the request got, not the last alone
+        facts = "; ".join(
+            ", ".join(f"{human(k)} {v}" for k, v in list(result.items())[:3])
+            if isinstance(result, dict)
+            else str(result)[:80]
+            for result in results or [{}]
         )
         return {"content": f"All done. Here is what I found: {facts}."}
     step = plan[done]
