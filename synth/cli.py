@@ -16,8 +16,11 @@ app = typer.Typer(
 )
 
 
-def _no_flag_metavar() -> None:
-    """typer 0.29 with click 8.5 prints ``<bool>`` beside every flag, as if it took a value; flags show none."""
+def _plain_metavars() -> None:
+    """typer 0.29 with click 8.5 prints ``<bool>`` beside every flag, as if it took a value, and
+    ``<float range> [0.0<=x<=1.0]`` beside bounded numbers, a column so wide that at 80 columns the
+    help beside it is cut ("outputs/<servers>-seed<…"). Flags show no type, numbers their plain type;
+    the bounds are still checked, and a value out of them is refused with them."""
     from typer.core import TyperOption
 
     shown = TyperOption.display_type_rich
@@ -25,13 +28,17 @@ def _no_flag_metavar() -> None:
         return
 
     def display_type_rich(self: TyperOption, ctx):
-        return None if self.is_flag else shown(self, ctx)
+        if self.is_flag:
+            return None
+        text = shown(self, ctx)
+        return text.replace(" range>", ">") if text else text
 
     display_type_rich._synth = True  # type: ignore[attr-defined]
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+    TyperOption._get_number_range_help_str = lambda self: ""  # type: ignore[method-assign]
 
 
-_no_flag_metavar()
+_plain_metavars()
 # Command groups are listed in the order they are added, and plain commands in theirs: keep both.
 from synth import (  # noqa: E402
     cli_audit,
@@ -57,6 +64,38 @@ cli_shards.register(app)  # merge
 cli_generate.register(app)  # generate (--shards/--ray through cli_shards)
 cli_eval.register(app)  # grade, eval
 cli_audit.register(app)  # derive, audit
+
+# `synth --help` lists the commands in the order a user meets them, in these panels (a test checks
+# that every command is here, so a new one gets a place)
+PANELS = {
+    "Make a dataset": ("generate", "merge"),
+    "Use it": ("export", "eval", "grade"),
+    "Check and publish": ("card", "push", "review", "tasks"),
+    "Your own data": ("audit", "derive"),
+    "Servers and packs": ("registry", "pack", "serve"),
+    "Upkeep": ("cache",),
+}
+ORDER = [name for names in PANELS.values() for name in names]
+
+
+def _arrange() -> None:
+    """Each command and group in its panel, in ORDER (typer lists plain commands before groups)."""
+    panel = {name: title for title, names in PANELS.items() for name in names}
+
+    def name_of(info) -> str:
+        return (
+            info.name
+            or (info.typer_instance.info.name if hasattr(info, "typer_instance") else None)
+            or (info.callback.__name__)
+        )
+
+    for infos in (app.registered_commands, app.registered_groups):
+        for info in infos:
+            info.rich_help_panel = panel.get(name_of(info))
+        infos.sort(key=lambda info: ORDER.index(name_of(info)) if name_of(info) in ORDER else len(ORDER))
+
+
+_arrange()
 
 
 @cache_app.command("stats")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -29,6 +29,39 @@ def exits_on_error() -> Iterator[None]:
         yield
     except SynthError as exc:
         fail(str(exc), exc.exit_code)
+
+
+@contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int], Callable[[int], None]]]:
+    """A bar on stderr for a long command (tasks check, eval, review apply, push): done of total, time
+    spent and time left. Yields ``start(total)``, which gives ``tell(done)``; the bar goes when the work
+    ends, leaving the command's own lines (rich draws nothing when stderr is no terminal)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def start(total: int) -> Callable[[int], None]:
+            bar.update(task, total=total)
+            return lambda done: bar.update(task, completed=done)
+
+        yield start
 
 
 def group(name: str, help: str) -> typer.Typer:

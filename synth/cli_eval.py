@@ -7,7 +7,15 @@ from typing import Any
 
 import typer
 
-from synth.cli_common import attempts_option, config_option, exits_on_error, fail, rate_options, timeout_option
+from synth.cli_common import (
+    attempts_option,
+    config_option,
+    exits_on_error,
+    fail,
+    progress_bar,
+    rate_options,
+    timeout_option,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -130,8 +138,10 @@ def eval_command(
         "store each, the customer simulated from the task) and score each by its verify.py.",
     ),
 ) -> None:
-    """Ask a model for each eval item's next tool call and grade it (or, with --judge, judge scored calls;
-    with --tasks, solve the store tasks and be scored by the final state)."""
+    """Ask a model for each eval item's next tool call and grade it.
+
+    With --judge it judges scored calls; with --tasks it solves the store tasks, scored by the final state.
+    """
     import re
 
     from synth.evaluate.run import evaluate
@@ -150,7 +160,8 @@ def eval_command(
             _judge(source, backend, model, target, concurrency)
             return
         other = _read_report(compare) if compare else None
-        report = evaluate(source, backend, model, target, concurrency * 2, _leniency(lenient))
+        with progress_bar(f"asking {model}") as start:
+            report = evaluate(source, backend, model, target, concurrency * 2, _leniency(lenient), start)
     _print_evaluation(report, other, target)
 
 
@@ -168,10 +179,13 @@ def _open_backend(folder: Path, target: Path, flags: dict) -> tuple[Any, int]:
 
 
 def _solve_tasks(folder: Path, backend, model: str, target: Path, concurrency: int) -> None:
-    """--tasks: the model as the agent on every store task; exit 1 when some could not be run."""
+    """--tasks: the model as the agent on every store task; exit 4 when some could not be run (the model
+    could not be asked), as the per-call eval does, naming the first reason."""
     from synth.evaluate.agent import evaluate_tasks
+    from synth.rundir import read_jsonl
 
-    report = evaluate_tasks(folder, backend, model, target, concurrency)
+    with progress_bar(f"{model} on the tasks") as start:
+        report = evaluate_tasks(folder, backend, model, target, concurrency, start)
     typer.echo(
         f"{model}: {report['passed']} of {report['tasks'] - report['errors']} store tasks pass their "
         f"verify.py ({report['pass_rate']:.1%}); {report['errors']} could not be run"
@@ -180,14 +194,20 @@ def _solve_tasks(folder: Path, backend, model: str, target: Path, concurrency: i
         typer.echo(f"  {category}: {row['pass_rate']:.1%} of {row['tasks']}")
     typer.echo(f"episodes and report: {target}")
     if report["errors"]:
-        raise typer.Exit(1)
+        first = next((r["error"] for r in read_jsonl(target / "episodes.jsonl") if r.get("error")), "?")
+        fail(
+            f"{report['errors']} of {report['tasks']} tasks could not be run ({first}); they are left out of the "
+            "pass rate; run again when the endpoint works (answers already received are cached)",
+            4,
+        )
 
 
 def _judge(source: Path, backend, model: str, target: Path, concurrency: int) -> None:
     """--judge: the model labels scored calls; exit 4 when requests failed (a rerun asks only those again)."""
     from synth.evaluate.run import judge as run_judge
 
-    report = run_judge(source, backend, model, target, concurrency * 2)
+    with progress_bar(f"{model} judging") as start:
+        report = run_judge(source, backend, model, target, concurrency * 2, start)
     _print_judge(report)
     typer.echo(f"report: {target / 'judge_report.json'}")
     if report.get("errors"):

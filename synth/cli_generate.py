@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 # Flags that become Settings fields of the same name as they are given.
 _AS_GIVEN = (
     "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout max_result_chars"
-    " result_overflow"
+    " result_overflow storage"
 ).split()
 _AS_TUPLES = ("allow_env",)  # repeatable flags
 
@@ -33,9 +35,19 @@ def register(app: typer.Typer) -> None:
     app.command()(generate)
 
 
-def _flag(name: str, help: str) -> Any:
+# generate --help groups its options in these panels, in this order
+REGISTRY, OUTPUT, MODEL, LIVE, SCALE = "Registry and size", "Output", "Model", "Live servers", "Scale"
+
+
+def _flag(name: str, help: str, panel: str) -> Any:
     """An off-by-default switch."""
-    return typer.Option(False, name, help=help)
+    return typer.Option(False, name, help=help, rich_help_panel=panel)
+
+
+def _in(panel: str, option: Any) -> Any:
+    """A shared option (synth.cli_common) shown in one of generate's panels."""
+    option.rich_help_panel = panel
+    return option
 
 
 def generate(
@@ -45,60 +57,70 @@ def generate(
         "-s",
         help="Folder of server definitions (Smithery JSON/YAML, MCP tools/list, "
         "OpenAI tools arrays), read recursively. Default: the registry shipped with synth.",
+        rich_help_panel=REGISTRY,
     ),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Run folder. Default: outputs/<servers>-seed<S>-n<N>."),
     n: int = typer.Option(
-        500, "--n", "-n", min=1, help="Conversations to aim for in total, spread over servers and tools."
+        500,
+        "--n",
+        "-n",
+        min=1,
+        help="Conversations to aim for in total, spread over servers and tools.",
+        rich_help_panel=REGISTRY,
     ),
-    seed: int = typer.Option(0, "--seed", help="Same registry + seed = byte-identical output."),
+    seed: int = typer.Option(
+        0, "--seed", help="Same registry + seed = byte-identical output.", rich_help_panel=REGISTRY
+    ),
     split: str = typer.Option(
-        "0.8,0.1,0.1", "--split", help="train,valid,test shares, by hash of the conversation id."
+        "0.8,0.1,0.1",
+        "--split",
+        help="train,valid,test shares; each conversation's place in the run decides its split, so even a "
+        "small run fills each split near its share.",
+        rich_help_panel=REGISTRY,
     ),
-    max_tools: int = typer.Option(24, "--max-tools", min=1, help="Tools offered per conversation (used ones always)."),
-    backend: str | None = typer.Option(
-        None,
-        "--backend",
-        help="offline (no key, the default) or openai (any OpenAI-compatible endpoint; chosen "
-        "automatically when --base-url, OPENAI_BASE_URL or OPENAI_API_KEY is set).",
+    max_tools: int = typer.Option(
+        24, "--max-tools", min=1, help="Tools offered per conversation (used ones always).", rich_help_panel=REGISTRY
     ),
-    model: str | None = typer.Option(
-        None, "--model", "-m", help="Model for every agent (per-role models: synth.toml)."
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Run folder. Default: outputs/<servers>-seed<S>-n<N>.", rich_help_panel=OUTPUT
     ),
-    base_url: str | None = typer.Option(
-        None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."
+    outputs: str = typer.Option(
+        ",".join(("train", "valid", "eval", "scored", "teval", "tasks")),
+        "--outputs",
+        help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
+        "valid (chat fine-tuning), eval (eval items), scored (labelled calls), teval (T-Eval "
+        "subsets), tasks.",
+        show_default="all",
+        rich_help_panel=OUTPUT,
     ),
-    api_key_env: str | None = typer.Option(
-        None, "--api-key-env", help="Name of the environment variable holding the API key."
+    storage: str = typer.Option(
+        "ready",
+        "--storage",
+        help="ready: train, valid and eval plain JSONL, to upload as they are; the bulky rest gzip with "
+        "tool lists once. compact: every file that way (large runs; synth export writes the plain files). "
+        "plain: every file plain JSONL.",
+        rich_help_panel=OUTPUT,
     ),
-    concurrency: int | None = typer.Option(
-        None, "--concurrency", "-c", min=1, help="Requests in flight (cut on 429s)."
-    ),
-    rpm: int | None = rate_options()[0],
-    tpm: int | None = rate_options()[1],
-    timeout: float | None = timeout_option(60),
-    max_attempts: int | None = attempts_option(),
-    budget_usd: float | None = typer.Option(
-        None, "--budget-usd", min=0, help="Start no new work once this much is spent."
-    ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, tokens and cost; call nothing."),
     resume: bool = _flag(
         "--resume",
         "Finish the interrupted run in --out (same flags): the "
         "LLM path answers what was already asked from its cache; offline runs are made again.",
+        OUTPUT,
     ),
     overwrite: bool = _flag(
         "--overwrite",
         "Replace a different run already in --out "
         "(other seed, registry or flags); without it such a folder is refused.",
+        OUTPUT,
     ),
     max_reject: float | None = typer.Option(
         None,
         "--max-reject",
         min=0.0,
         max=1.0,
-        help="Exit 1 when more than this share of scenarios is rejected (a run with none accepted always exits 1).",
+        help="Exit 1 when more than this share of scenarios is rejected. Without it a run exits 1 when none "
+        "was accepted, or when most of the registry's servers could not be reached.",
+        rich_help_panel=OUTPUT,
     ),
-    config: Path | None = config_option(),
     audit: float = typer.Option(
         0.02,
         "--audit",
@@ -106,6 +128,7 @@ def generate(
         max=1.0,
         help="Share of accepted items sent to "
         "review_queue.jsonl at random for a person to check (besides the reviewer's doubts).",
+        rich_help_panel=OUTPUT,
     ),
     review_below: float = typer.Option(
         0.7,
@@ -113,48 +136,81 @@ def generate(
         min=0.0,
         max=1.0,
         help="Queue items the reviewer model accepted with less confidence than this.",
+        rich_help_panel=OUTPUT,
     ),
+    backend: str | None = typer.Option(
+        None,
+        "--backend",
+        help="offline (no key, the default) or openai (any OpenAI-compatible endpoint; chosen "
+        "automatically when --base-url, OPENAI_BASE_URL or OPENAI_API_KEY is set).",
+        rich_help_panel=MODEL,
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Model for every agent (per-role models: synth.toml).", rich_help_panel=MODEL
+    ),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.", rich_help_panel=MODEL
+    ),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="Name of the environment variable holding the API key.", rich_help_panel=MODEL
+    ),
+    config: Path | None = _in(MODEL, config_option()),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", "-c", min=1, help="Requests in flight (cut on 429s).", rich_help_panel=MODEL
+    ),
+    rpm: int | None = _in(MODEL, rate_options()[0]),
+    tpm: int | None = _in(MODEL, rate_options()[1]),
+    timeout: float | None = _in(MODEL, timeout_option(60)),
+    max_attempts: int | None = _in(MODEL, attempts_option()),
+    budget_usd: float | None = typer.Option(
+        None, "--budget-usd", min=0, help="Start no new work once this much is spent.", rich_help_panel=MODEL
+    ),
+    dry_run: bool = _flag("--dry-run", "Estimate calls, tokens and cost; call nothing.", MODEL),
     execute: str = typer.Option(
         "simulated",
         "--execute",
         help="Where tool results come from: simulated (server "
         "packs, schema simulator) or live (the real server of every entry with a connection).",
+        rich_help_panel=LIVE,
     ),
     allow_exec: bool = _flag(
         "--allow-exec",
         "With --execute live: allow starting the commands and "
         "contacting the URLs that registry entries name. Never implied.",
+        LIVE,
     ),
     allow_env: list[str] = typer.Option(
         [],
         "--allow-env",
         help="With --allow-exec: let registry entries read this key variable (OPENAI_API_KEY, HF_TOKEN, "
         "the --api-key-env one), which is refused otherwise. Repeat for each; never implied.",
+        rich_help_panel=LIVE,
     ),
     connect_timeout: float = typer.Option(
-        20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server."
+        20.0, "--connect-timeout", min=0.1, help="Seconds to connect to a live server.", rich_help_panel=LIVE
     ),
-    call_timeout: float = typer.Option(30.0, "--call-timeout", min=0.1, help="Seconds to wait for one live tool call."),
+    call_timeout: float = typer.Option(
+        30.0, "--call-timeout", min=0.1, help="Seconds to wait for one live tool call.", rich_help_panel=LIVE
+    ),
     allow_writes: bool = _flag(
         "--allow-writes",
         "With --execute live: also run tools whose annotations say destructive, and writes outside a scenario's "
         "sandbox (by default they are refused and the scenario is rejected with its reason).",
+        LIVE,
     ),
-    read_only: bool = _flag("--read-only", "With --execute live: run only tools annotated readOnlyHint."),
+    read_only: bool = _flag("--read-only", "With --execute live: run only tools annotated readOnlyHint.", LIVE),
     max_result_chars: int = typer.Option(
-        20_000, "--max-result-chars", min=100, help="A live tool result longer than this is cut (or an error)."
+        20_000,
+        "--max-result-chars",
+        min=100,
+        help="A live tool result longer than this is cut (or an error).",
+        rich_help_panel=LIVE,
     ),
     result_overflow: str = typer.Option(
         "cut",
         "--result-overflow",
         help="What a live result over --max-result-chars becomes: cut (with a marker) or error.",
-    ),
-    outputs: str = typer.Option(
-        ",".join(("train", "valid", "eval", "scored", "teval", "tasks")),
-        "--outputs",
-        help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
-        "valid (chat fine-tuning), eval (eval items), scored (labelled calls), teval (T-Eval "
-        "subsets), tasks. Default: all; each is stored compactly (gzip, tool lists once).",
+        rich_help_panel=LIVE,
     ),
     shards: int | None = typer.Option(
         None,
@@ -162,26 +218,34 @@ def generate(
         min=1,
         help="Make the run in N slices by scenario index "
         "(with --shard I, or --ray); synth merge makes them the single run, byte for byte.",
+        rich_help_panel=SCALE,
     ),
-    shard: int | None = typer.Option(None, "--shard", min=0, help="Which slice this process makes (0 to N-1)."),
+    shard: int | None = typer.Option(
+        None, "--shard", min=0, help="Which slice this process makes (0 to N-1).", rich_help_panel=SCALE
+    ),
     shard_quota: int | None = typer.Option(
         None,
         "--shard-quota",
         min=1,
         help="Conversations a shard makes before it "
         "stops (default: n/N plus a small margin); synth merge says when one needs more.",
+        rich_help_panel=SCALE,
     ),
     ray: bool = _flag(
         "--ray",
         "Run the --shards N (default 2) as Ray tasks and merge them into --out "
-        "(pip install 'synth[ray]'; a local Ray unless --ray-address).",
+        "(pip install 'synth\\[ray]'; a local Ray unless --ray-address).",
+        SCALE,
     ),
-    ray_address: str | None = typer.Option(None, "--ray-address", help="An existing Ray cluster (implies --ray)."),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="An existing Ray cluster (implies --ray).", rich_help_panel=SCALE
+    ),
     build_packs: bool = _flag(
         "--build-packs",
         "With --model: write a server pack for every server that has none (a few requests per server, cached, "
         "into SERVERS/packs), then write every conversation offline from the packs (pay per server, not per "
         "conversation).",
+        MODEL,
     ),
 ) -> None:
     """Generate conversations, an eval set and scored calls from a registry."""
@@ -198,12 +262,13 @@ def generate(
         if settings.backend == "offline":
             _announce_packs(settings)
         manifest: dict | None
-        if shards is None and shard is None and not (ray or ray_address):
-            manifest = _run_here(settings, resume, overwrite)
-        else:
-            manifest = cli_shards.sharded(
-                settings, shards, shard, ray, ray_address, shard_quota, overwrite, _run_with_progress
-            )
+        with _no_litter(settings.out):
+            if shards is None and shard is None and not (ray or ray_address):
+                manifest = _run_here(settings, resume, overwrite)
+            else:
+                manifest = cli_shards.sharded(
+                    settings, shards, shard, ray, ray_address, shard_quota, overwrite, _run_with_progress
+                )
     if manifest is not None:  # None: one shard, nothing to summarise until the merge
         _summarise(manifest, settings.out, max_reject)
 
@@ -212,6 +277,7 @@ def _settings(flags: dict[str, Any]) -> Settings:
     """The run's settings: the flags over synth.toml over the defaults."""
     from synth.config import Settings, parse_outputs, parse_split
     from synth.errors import ConfigError
+    from synth.rundir import STORAGES
 
     servers = flags["servers"] or _default_servers()
     fields = _fields(flags)
@@ -223,6 +289,8 @@ def _settings(flags: dict[str, Any]) -> Settings:
         raise ConfigError("--allow-writes and --read-only contradict each other: give one")
     if flags["result_overflow"] not in ("cut", "error"):
         raise ConfigError(f"--result-overflow {flags['result_overflow']!r}: use cut (the default) or error")
+    if flags["storage"] not in STORAGES:
+        raise ConfigError(f"--storage {flags['storage']!r}: use {', '.join(STORAGES)} (ready is the default)")
     return Settings(
         servers=servers,
         out=out,
@@ -342,6 +410,20 @@ def _check_prices(settings: Settings) -> None:
             "synth.toml to count it)",
             err=True,
         )
+
+
+@contextlib.contextmanager
+def _no_litter(out: Path) -> Iterator[None]:
+    """A run refused before it wrote anything (bad flags, --execute live without --allow-exec, a budget
+    without prices...) leaves no folder behind: the folders this command made and left empty go."""
+    made = [folder for folder in (out, *out.parents) if not folder.exists()]
+    try:
+        yield
+    except BaseException:
+        for folder in made:  # deepest first
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        raise
 
 
 def _run_here(settings: Settings, resume: bool, overwrite: bool) -> dict:

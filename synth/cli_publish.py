@@ -72,7 +72,7 @@ def export(
         "-f",
         help="hf: Hugging Face datasets parquet, one config per "
         "format, laid out as a Hub dataset repo with its card. jsonl: the public files as plain "
-        "JSONL (train/valid/eval/scored.jsonl, teval/*.json), as OpenAI and T-Eval read them.",
+        "JSONL (train/valid/eval/scored/conversations.jsonl, teval/*.json), as OpenAI and T-Eval read them.",
     ),
     out: Path | None = typer.Option(
         None,
@@ -91,7 +91,7 @@ def export(
 
         if out is None:
             fail(
-                f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps them compressed)"
+                f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps some compressed)"
             )
         with exits_on_error():
             files = export_jsonl(run, out)

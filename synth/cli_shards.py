@@ -73,8 +73,9 @@ def merge_command(
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a different run already in --out."),
 ) -> None:
-    """Merge shard folders into one run: dedup across shards, the n cap, splits, exports, manifest and card,
-    exactly as the single run makes them."""
+    """Merge shard folders into one run, exactly as the single run makes it.
+
+    Dedup across shards, the n cap, splits, exports, manifest and card, byte for byte."""
     from synth.cli_common import exits_on_error
     from synth.export.card import write_card
     from synth.rundir import RunLock, claim

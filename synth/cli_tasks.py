@@ -18,6 +18,8 @@ def tasks_check(
 ) -> None:
     """Replay each task's gold calls on a fresh store and run its verify.py (it must pass), then run it on an
     untouched store (it must fail when the task changes the state). Exits 1 when any task is wrong."""
+    from synth.cli_common import progress_bar
+    from synth.export.task_verify import task_folders
     from synth.export.tasks import TASKS, check_tasks
 
     if not (run / TASKS).is_dir():
@@ -28,13 +30,20 @@ def tasks_check(
         )
         raise typer.Exit(2)
 
-    def say(name: str, problem: str | None) -> None:
-        if problem:
-            typer.echo(f"FAIL {name}: {problem}", err=True)
-        elif verbose:
-            typer.echo(f"ok   {name}")
+    checked = 0
+    with progress_bar("checking tasks") as start:
+        tell = start(sum(1 for _ in task_folders(run)))
 
-    report = check_tasks(run, say)
+        def say(name: str, problem: str | None) -> None:
+            nonlocal checked
+            checked += 1
+            tell(checked)
+            if problem:
+                typer.echo(f"FAIL {name}: {problem}", err=True)
+            elif verbose:
+                typer.echo(f"ok   {name}")
+
+        report = check_tasks(run, say)
     total = len(report.passed) + len(report.failed)
     if not total:
         typer.echo(f"error: no task in {run / TASKS} (a task folder holds description.md and verify.py)", err=True)

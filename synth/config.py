@@ -76,6 +76,8 @@ class Settings(BaseModel):
     result_overflow: Literal["cut", "error"] = "cut"
     # which optional outputs generate writes (synth.rundir.OUTPUTS); conversations.jsonl always
     outputs: tuple[str, ...] = DEFAULT_OUTPUTS
+    # how the run folder stores them (synth.rundir.STORAGES): train/valid/eval plain and ready by default
+    storage: Literal["ready", "compact", "plain"] = "ready"
     # the LLM path
     model: str = "gpt-4o-mini"
     base_url: str | None = None

@@ -117,7 +117,7 @@ def derive(
     sid = server_id or source.stem
     tally = _Tally()
     teval = TevalWriter(out)
-    with RunWriter(out, (EVAL, SCORED, REJECTED), compact=False) as files:  # files for people: plain public rows
+    with RunWriter(out, (EVAL, SCORED, REJECTED), storage="plain") as files:  # files for people: plain public rows
         for sample in read(source, sid):
             if isinstance(sample, StageFailure):
                 tally.unreadable[sample.reason] += 1

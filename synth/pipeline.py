@@ -40,16 +40,22 @@ from synth.stages.inject import negatives
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
 
-COMPACT = True  # the run folder's storage (synth.rundir); False writes the public rows plain, as before issue 18
 # Offline scenarios cost nothing but time, so an offline run goes on past 2n + 20 while it still finds new
 # conversations: it stops once the last WINDOW scenarios (fewer for a small n) gave fewer than 1 in
 # PRODUCTIVE, or at PATIENCE * n + 20 scenarios. The LLM path keeps 2n + 20 (each scenario is paid for).
 WINDOW, PRODUCTIVE, PATIENCE = 1000, 20, 50
 
 
-def split_of(conversation_id: str, shares: tuple[float, float, float]) -> str:
-    """The split a conversation belongs to, from its id alone: adding data never moves it."""
-    h = int(hashlib.sha256(conversation_id.encode()).hexdigest()[:12], 16) / 16**12
+STEP = 0x9E3779B97F4A7C15  # 2**64 / golden ratio: consecutive places land far apart on the circle
+
+
+def split_of(place: int, shares: tuple[float, float, float], seed: int) -> str:
+    """The split of the run's ``place``-th distinct conversation (in scenario order, so a larger --n,
+    a resume or a merge of shards never moves one). Places walk a golden-ratio sequence from a point
+    the seed picks, so every first N conversations fill the splits within a row or two of their shares:
+    a 30-conversation run gets 2 to 4 valid rows where a hash of the id could give none (issue 31)."""
+    start = int(hashlib.sha256(f"split:{seed}".encode()).hexdigest()[:16], 16)
+    h = ((start + place * STEP) % 2**64) / 2**64
     if h < shares[0]:
         return "train"
     return "valid" if h < shares[0] + shares[1] else "test"
@@ -59,16 +65,16 @@ class RunWriter(rundir.RunWriter):
     """The run's files plus the T-Eval subsets, which are made as test conversations arrive; only the
     outputs asked for (``--outputs``), in the run folder's storage (synth.rundir)."""
 
-    def __init__(self, out: Path, outputs: tuple[str, ...] = rundir.DEFAULT_OUTPUTS):
+    def __init__(self, out: Path, outputs: tuple[str, ...] = rundir.DEFAULT_OUTPUTS, storage: str = "ready"):
         off = {rundir.OUTPUT_FILES[o] for o in rundir.OUTPUT_FILES if o not in outputs}
-        super().__init__(out, [name for name in FILES if name not in off], compact=COMPACT)
+        super().__init__(out, [name for name in FILES if name not in off], storage=storage)
         for name in off:  # an earlier run's file of an output now off would read as this run's
             (out / name).unlink(missing_ok=True)
             (out / (name + rundir.GZ)).unlink(missing_ok=True)
         for folder in (rundir.TEVAL, TASKS):
             if folder not in outputs:
                 shutil.rmtree(out / folder, ignore_errors=True)
-        self.teval = TevalWriter(out, compact=COMPACT) if "teval" in outputs else None
+        self.teval = TevalWriter(out, compact=storage != "plain") if "teval" in outputs else None
         self.teval_counts: dict[str, int] = {}
         self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line)) if "tasks" in outputs else None
         self.task_counts: dict[str, Any] = {}
@@ -177,7 +183,12 @@ def consume(
     runs, for a whole run (``generate``) and for merged shards (synth.shards) alike. ``productive``
     (offline runs): past 2n + 20 scenarios, go on while the last WINDOW still gave 1 in PRODUCTIVE."""
     names = ToolNames(registry.servers)
-    loop = _Loop(settings, {s.id: s for s in registry.servers}, names, RunWriter(settings.out, settings.outputs))
+    loop = _Loop(
+        settings,
+        {s.id: s for s in registry.servers},
+        names,
+        RunWriter(settings.out, settings.outputs, settings.storage),
+    )
     enough = _Enough(settings.n, productive)
     try:
         for scenario, written, responses in items:
@@ -237,6 +248,7 @@ class _Loop:
         self.spend = Spend(settings.prices)
         self.rules = Rules.from_settings(settings)
         self.accepted = self.attempts = 0
+        self.placed = 0  # conversations past dedup: each one's place decides its split
 
     def take(self, scenario: Scenario, written: Written | StageFailure, responses: list[Any]) -> None:
         """One scenario's outcome written where it belongs: rejected, held for a person, or accepted."""
@@ -255,8 +267,11 @@ class _Loop:
                 self.settings,
                 self.tally,
                 self.dedup,
+                self.placed,
             )
         )
+        if not isinstance(result, StageFailure):
+            self.placed += 1
         if isinstance(result, StageFailure):
             self.tally.funnel.drop(result)
             self.writer.write("rejected.jsonl", result.to_json())
@@ -356,8 +371,9 @@ def _finish(
     settings: Settings,
     tally: Tally,
     dedup: Dedup,
+    place: int,
 ):
-    """Dedup, split and inject one written conversation."""
+    """Dedup, split and inject one written conversation (the ``place``-th past dedup)."""
     funnel = tally.funnel
     funnel.leave("generate")
     query, trajectory = written.query, written.trajectory
@@ -386,7 +402,7 @@ def _finish(
         messages=trajectory.messages,
         tools=offered,
         review=written.review.model_copy(update={"flags": flags}) if flags else written.review,
-        split=split_of(conv_id, settings.split),
+        split=split_of(place, settings.split, settings.seed),
         author=written.author,
     )
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)

@@ -46,7 +46,8 @@ SPLITS = ("train", "valid", "test")
 # conversation; the pack author answers every step of a request (a chain's first one too), never announces a
 # value it leaves out, points at a value it reuses from an earlier turn, asks no goal twice, never asks for
 # a value the model writes (call_benefit), and opens and joins requests with varied or no stock phrases.
-GENERATOR_VERSION = 5
+# 6 = splits by each conversation's place in the run (issue 31), not by a hash of its id.
+GENERATOR_VERSION = 6
 
 
 @dataclass
@@ -159,6 +160,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         "max_tools": settings.max_tools,
         "execute": settings.execute,
         "outputs": list(settings.outputs),
+        "storage": settings.storage,
         "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
     }
 

@@ -5,11 +5,13 @@ Everything that reads or writes a run's files goes through here, so a file's nam
 temporary name, then renamed over the old one, so a crash leaves the old file or the new one, never
 half of each) are decided once.
 
-Storage (issue 18): the big files are gzip-compressed (``train.jsonl.gz``; fixed header, so the same
-run gives the same bytes), and the tool list of a chat line, an eval item or a scored row is stored
-once in ``tools.jsonl.gz`` (each tool once, each list once as tool ids) and referenced from the row
-as ``"tools:<id>"``. The readers here (``read_jsonl``, ``lines``, ``read_json``) find the file under
-either spelling, undo both and give the public row, byte for byte as it was made; ``synth export``
+Storage (issue 18): the big files are gzip-compressed (``scored.jsonl.gz``; fixed header, so the same
+run gives the same bytes), and the tool list of a scored row is stored once in ``tools.jsonl.gz``
+(each tool once, each list once as tool ids) and referenced from the row as ``"tools:<id>"``. The
+files users upload or load (``train.jsonl``, ``valid.jsonl``, ``eval.jsonl``: READY) are plain public
+rows by default (issue 31); ``--storage compact`` stores them compactly too. The readers here
+(``read_jsonl``, ``lines``, ``read_json``) find a file under either spelling, undo both and give the
+public row, byte for byte as it was made; ``synth export``
 writes those rows out (``--format jsonl``: the plain files; ``hf``: parquet).
 
 This module is the public face: it owns the manifest (``RunDir``) and decides who may write a folder
@@ -49,12 +51,14 @@ from synth.runfiles.names import (
     OUTPUTS,
     PLOTS,
     QUEUE,
+    READY,
     REF,
     REJECTED,
     REQUESTS,
     RUNNING,
     SCORED,
     STOPPED,
+    STORAGES,
     TASKS,
     TEVAL,
     TOOL_FIELDS,
@@ -90,12 +94,14 @@ __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps work
     "OUTPUT_FILES",
     "PLOTS",
     "QUEUE",
+    "READY",
     "REF",
     "REJECTED",
     "REQUESTS",
     "RUNNING",
     "SCORED",
     "STOPPED",
+    "STORAGES",
     "TASKS",
     "TEVAL",
     "TOOLS",

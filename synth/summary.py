@@ -6,10 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from synth.rundir import TOOLS, is_compact, read_requests, requests_line, stored
+from synth.rundir import READY, TOOLS, is_compact, read_requests, requests_line, stored
 from synth.wording import plural
+
+MIN_TRAIN = 10  # the fewest training examples OpenAI's fine-tuning takes
 
 
 def print_summary(manifest: dict[str, Any], out: Path, console: Console | None = None) -> None:
@@ -86,12 +89,28 @@ def _made(console: Console, manifest: dict[str, Any]) -> None:
         if (errors := live_errors(manifest)) is not None:
             console.print(f"  live results that are errors: {errors[0]} of {errors[1]}", highlight=False)
         for line in execute.get("unreachable", {}).values():
-            console.print(f"  [yellow]unreachable: {line}[/]", highlight=False, soft_wrap=True)
+            console.print(f"  [yellow]unreachable: {escape(line)}[/]", highlight=False, soft_wrap=True)
     splits = counts["splits"]
     console.print(
         f"splits: train {splits['train']}, valid {splits['valid']}, test {splits['test']} "
         f"-> {counts['eval_items']} eval items"
     )
+    note = small_splits(splits)
+    if note:
+        console.print(f"[yellow]{note}[/]", highlight=False)
+
+
+def small_splits(splits: dict[str, int]) -> str | None:
+    """What a trainer should know when the splits are too small to use (OpenAI's fine-tuning wants 10
+    training examples; a validation file with none measures nothing), or None."""
+    problems = []
+    if 0 < splits["train"] < MIN_TRAIN:
+        problems.append(f"train.jsonl has {splits['train']} rows (OpenAI's fine-tuning needs at least {MIN_TRAIN})")
+    if splits["train"] and not splits["valid"]:
+        problems.append("valid.jsonl is empty")
+    if not problems:
+        return None
+    return "; ".join(problems) + ": raise --n, or give valid a larger share (e.g. --split 0.7,0.2,0.1)"
 
 
 def _tables(console: Console, manifest: dict[str, Any]) -> None:
@@ -163,16 +182,19 @@ def _files(console: Console, manifest: dict[str, Any], out: Path) -> None:
         + (", README.md (dataset card), plots/" if (out / "README.md").exists() else "")
     )
     if is_compact(out):
+        ready = [name for name in sorted(READY) if (out / name).is_file()]
         console.print(
-            "the .gz files are stored compactly (tool lists once, in tools.jsonl.gz); the plain public files: "
-            f"synth export {out} --format jsonl --out DIR",
+            (f"ready to upload or load as they are: {', '.join(ready)}; " if ready else "")
+            + "the .gz files are stored compactly (tool lists once, in tools.jsonl.gz), and every synth command "
+            f"reads them; all files plain: synth export {out} --format jsonl --out DIR",
             highlight=False,
         )
 
 
 def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | None:
-    """Why a finished run is not usable (the CLI then exits 1), or None: nothing accepted, or more of
-    the scenarios rejected than ``max_reject`` allows."""
+    """Why a finished run is not usable (the CLI then exits 1), or None: nothing accepted, more of the
+    scenarios rejected than ``max_reject`` allows, or (without ``max_reject``) most of the registry's
+    servers unreachable, which leaves a dataset of the few that answered."""
     funnel = manifest["funnel"]
     scenarios, accepted = funnel["scenarios"], funnel["accepted"]
     if accepted == 0:
@@ -187,6 +209,15 @@ def verdict(manifest: dict[str, Any], max_reject: float | None = None) -> str | 
             "seed the servers' sandboxes (docs/live.md) or check their entries"
         )
     share = (scenarios - accepted) / scenarios if scenarios else 0.0
+    dead = (manifest.get("execute") or {}).get("unreachable") or {}
+    servers = manifest["registry"]["servers"]
+    if max_reject is None and 2 * len(dead) > servers:
+        reasons = "; ".join(dead.values())
+        return (
+            f"{len(dead)} of {servers} servers could not be reached, so {scenarios - accepted} of {scenarios} "
+            f"scenarios were rejected and the data comes from the rest: {reasons}. Start those servers or take "
+            "them out of the registry; --max-reject 1 keeps a run like this"
+        )
     if max_reject is not None and share > max_reject:
         return (
             f"{share:.1%} of {scenarios} scenarios were rejected, above --max-reject {max_reject:g}; the reasons "

@@ -7,6 +7,7 @@ conversation passes every task; a model that only talks fails every task that wr
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +95,17 @@ def test_a_model_that_only_talks_fails_the_tasks_that_write(run, tmp_path):
     episodes = [json.loads(x) for x in (tmp_path / "talk" / "episodes.jsonl").read_text().splitlines()]
     failed = [e for e in episodes if not e["passed"]]
     assert failed and all("❌" in e["verify"] for e in failed)
+
+
+def test_a_dead_endpoint_fails_fast_with_the_reason_and_the_per_call_evals_exit_code(run, tmp_path):
+    """Issue 31: it said "0 of 0 ... 12 could not be run" and exited 1, the reason only in episodes.jsonl."""
+    with socket.socket() as s:  # a loopback port nobody listens on: every connection is refused
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    argv = ["--model", "m", "--base-url", dead, "--api-key-env", "SYNTH_TEST_KEY"]
+    env = {"SYNTH_TEST_KEY": "sk-test", "COLUMNS": "200"}
+    tasks = runner.invoke(app, ["eval", str(run), "--tasks", *argv, "--out", str(tmp_path / "t")], env=env)
+    calls = runner.invoke(app, ["eval", str(run), *argv, "--out", str(tmp_path / "c")], env=env)
+    assert tasks.exit_code == calls.exit_code == 4, tasks.output + calls.output
+    assert "connection refused" in tasks.output and dead.removesuffix("/v1") in tasks.output
+    assert not (tmp_path / "t" / "tasks_report.json").exists()  # no report that reads as a result

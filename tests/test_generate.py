@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from fine_tuning_rules import check_line
 
 from synth.config import Settings
 from synth.pipeline import generate, split_of
@@ -15,8 +16,6 @@ from synth.records import LABELS
 from synth.registry import load_registry
 from synth.rundir import read_jsonl, stored
 from synth.stages.gates import schema_error
-
-OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def lines(path: Path) -> list[dict]:
@@ -50,23 +49,7 @@ def test_writes_every_file_and_the_funnel_adds_up(run):
 
 def test_chat_lines_are_valid_openai_fine_tuning_records(run):
     for record in lines(run / "train.jsonl") + lines(run / "valid.jsonl"):
-        assert set(record) == {"messages", "tools"}
-        offered = {t["function"]["name"] for t in record["tools"]}
-        assert all(OPENAI_NAME.match(n) for n in offered)
-        assert record["messages"][0]["role"] == "system" and record["messages"][1]["role"] == "user"
-        pending: set[str] = set()
-        for m in record["messages"]:
-            if m.get("tool_calls"):
-                for call in m["tool_calls"]:
-                    assert call["type"] == "function" and call["function"]["name"] in offered
-                    assert isinstance(call["function"]["arguments"], str)
-                    json.loads(call["function"]["arguments"])
-                    pending.add(call["id"])
-            if m["role"] == "tool":
-                assert m["tool_call_id"] in pending
-                pending.remove(m["tool_call_id"])
-        assert not pending
-        assert record["messages"][-1]["role"] == "assistant" and record["messages"][-1]["content"]
+        check_line(record)
 
 
 def test_gold_calls_validate_and_are_grounded(run, tiny_registry):
@@ -126,9 +109,21 @@ def test_scored_records_have_all_labels_and_never_cross_splits(run):
             assert r["tool_call"] != r["gold_call"] and len(r["failure_reason"]) > 20
 
 
-def test_splits_come_from_the_id_and_never_split_a_conversation(run):
-    for c in lines(run / "conversations.jsonl"):
-        assert c["split"] == split_of(c["id"], (0.8, 0.1, 0.1))
+def test_splits_come_from_each_conversations_place_and_never_split_a_conversation(run):
+    convs = list(lines(run / "conversations.jsonl"))
+    assert [c["split"] for c in convs] == [split_of(place, (0.8, 0.1, 0.1), 3) for place in range(len(convs))]
+    for name, split in (("train.jsonl", "train"), ("valid.jsonl", "valid")):
+        assert sum(1 for _ in lines(run / name)) == sum(c["split"] == split for c in convs)
+
+
+@pytest.mark.parametrize("count", [10, 20, 30, 50, 100, 1000])
+def test_every_first_n_conversations_fill_the_splits_near_their_shares(count):
+    """A small run still gets a validation split (issue 31: a 30-conversation run wrote an empty valid.jsonl)."""
+    for seed in range(50):
+        splits = [split_of(place, (0.8, 0.1, 0.1), seed) for place in range(count)]
+        for split, share in (("train", 0.8), ("valid", 0.1), ("test", 0.1)):
+            assert abs(splits.count(split) - share * count) <= 2.5, (count, seed, split)
+        assert count < 20 or min(splits.count("valid"), splits.count("test")) >= 1
 
 
 def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, tmp_path, run):
@@ -165,10 +160,8 @@ def test_golden_hash(tiny_registry, tmp_path):
     assert digest == GOLDEN, f"offline output changed: {digest}"
 
 
-# generator version 4: pack author fixes and the plain fallback
-# conversations and scored rows carry "author" (pack, fallback, shop): issue 26
-# generator version 5: the reader gates and the pack author's dialogue (issue 29)
-GOLDEN = "b08a7d5dabda3193a1b19f428cd9e45380a9e89a50efb77aeacc33d4b7a64a36"
+# generator version 6: splits by each conversation's place (issue 31; the rows are those of version 5)
+GOLDEN = "49be16df9a0796e47bc3448e0fa84c37d40afcbea8fcce9199116e7c78075a0f"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -18,6 +18,7 @@ from synth.cli import app
 from synth.config import Settings
 from synth.export.card import read_header
 from synth.export.hf import dataset_dict
+from synth.export.plots import PLOTS
 from synth.export.repo import export, hub_files
 from synth.hub import push
 from synth.pipeline import generate
@@ -161,6 +162,7 @@ def test_layout_card_and_plots_are_byte_identical_for_the_same_run(run, hub, tmp
         "plots/tool_calls_per_conversation.png",
         "plots/tool_frequency.png",
         "plots/label_distribution.png",
+        "plots/tool_results.png",
         "chat/train-00000-of-00001.parquet",
     } <= set(files)
     for name in files:
@@ -194,7 +196,8 @@ def test_the_card_is_a_hub_card_with_stats_and_plots(run, hub):
     assert f"synth generate --servers {manifest['config']['servers']} --n 40 --seed 3" in text
     for label, n in manifest["counts"]["scored"].items():
         assert f"| {label} | {n} |" in text
-    for plot in ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution"):
+    assert "Same registry, seed and version give byte-identical files" in text  # an offline run keeps the promise
+    for plot in PLOTS:  # the five, tool results by source and error included
         assert f"(plots/{plot}.png)" in text
         data = (hub / "plots" / f"{plot}.png").read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and b"Software" not in data and len(data) > 5000
@@ -270,6 +273,7 @@ def test_push_commits_exactly_the_hub_layout(run, api, monkeypatch, caplog):
                     "label_distribution",
                     "tool_calls_per_conversation",
                     "tool_frequency",
+                    "tool_results",
                     "turns_per_conversation",
                 )
             ],

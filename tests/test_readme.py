@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.openai_server import OpenAIServer
+import pytest
+from fine_tuning_rules import MIN_EXAMPLES, check_line
+from openai_server import OpenAIServer
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -55,8 +57,11 @@ def test_every_link_in_the_readme_and_docs_resolves():
                 assert (page.parent / target).exists(), f"{page.name} links to {target}, which is missing"
 
 
-def test_every_path_the_readme_names_exists_after_the_commands_above_it(tmp_path):
-    (tmp_path / "registry").symlink_to(ROOT / "registry")
+@pytest.fixture(scope="module")
+def walked(tmp_path_factory) -> Path:
+    """A fresh folder holding the shipped registry, after every command of the README's walk-through."""
+    here = tmp_path_factory.mktemp("newcomer")
+    (here / "registry").symlink_to(ROOT / "registry")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")} | {"SYNTH_TEST_KEY": "sk-test"}
     commands = walkthrough_commands()
     assert commands[0][:2] == ["synth", "generate"] and any(c[1] == "eval" for c in commands)
@@ -65,11 +70,30 @@ def test_every_path_the_readme_names_exists_after_the_commands_above_it(tmp_path
             if ENDPOINT in words:
                 words = [server.base_url if w == ENDPOINT else w for w in words] + ["--api-key-env", "SYNTH_TEST_KEY"]
             command = [sys.executable, "-m", "synth.cli", *words[1:]]
-            done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            done = subprocess.run(command, cwd=here, env=env, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, f"{shlex.join(words)}\n{done.stdout}\n{done.stderr}"
+    return here
+
+
+def test_every_path_the_readme_names_exists_after_the_commands_above_it(walked):
     named = set(re.findall(r"outputs/[\w./-]+", README[: README.index("\n## Next")]))
     assert len(named) >= 8
-    missing = sorted(p for p in named if not (tmp_path / p.rstrip(".")).exists())
+    missing = sorted(p for p in named if not (walked / p.rstrip(".")).exists())
     assert not missing, f"the README names paths its commands did not make: {missing}"
-    first = (tmp_path / "outputs/first-jsonl/train.jsonl").read_text().splitlines()[0]
-    assert set(json.loads(first)) == {"messages", "tools"}
+    assert (walked / "outputs/first-jsonl/conversations.jsonl").is_file()
+
+
+def test_train_and_valid_pass_openai_fine_tuning_rules_as_they_are(walked):
+    run = walked / "outputs/registry-seed0-n500"
+    for name in ("train.jsonl", "valid.jsonl"):  # uploaded as they are: no export, no gzip, tool lists inline
+        rows = [json.loads(line) for line in (run / name).read_text(encoding="utf-8").splitlines()]
+        assert len(rows) >= MIN_EXAMPLES
+        for row in rows:
+            check_line(row)
+
+
+def test_the_conversation_the_readme_shows_is_a_line_of_the_first_runs_train_jsonl(walked):
+    """The README quotes a real line (its tools left out)."""
+    shown = [json.loads(line) for line in re.search(r"```json\n(.*?)```", README, re.S).group(1).splitlines()]
+    train = (walked / "outputs/registry-seed0-n500/train.jsonl").read_text(encoding="utf-8").splitlines()
+    assert any(json.loads(line)["messages"] == shown for line in train), "the README's conversation is not in train"

@@ -21,7 +21,7 @@ from synth.agents.roles import ROLES
 from synth.cli import app
 from synth.config import Settings
 from synth.llm.scripted import ScriptedBackend
-from synth.pipeline import FILES, generate, split_of
+from synth.pipeline import FILES, generate
 from synth.records import LABELS, Conversation
 from synth.review.manifest import recount
 from synth.review.queue import QueueItem, Rules, read_queue, rebuild
@@ -343,7 +343,7 @@ def test_reviewer_doubts_are_queued_and_held_items_join_when_accepted(tiny_regis
 
     convs = {c["id"]: c for c in lines(run / "conversations.jsonl")}
     joined = convs[accept.record_id]
-    assert joined["split"] == split_of(joined["id"], (0.8, 0.1, 0.1)) and joined["review"]["verdict"] == "accept"
+    assert joined["split"] == accept.split and joined["review"]["verdict"] == "accept"
     rows = [r for r in lines(run / "scored.jsonl") if r["conversation_id"] == joined["id"]]
     calls = len(Conversation.model_validate(joined).calls)
     assert sum(r["subtype"] == "gold" for r in rows) == calls and {r["score"] for r in rows} <= set(LABELS)

@@ -1,6 +1,7 @@
-"""The run folder's storage (issue 18): gzip, and tool lists stored once and referenced from rows.
-What synth publishes (``synth export --format jsonl``, the parquet of ``synth export``/``synth push``)
-is byte for byte what synth wrote before the storage changed."""
+"""The run folder's storage (issue 18): gzip, and tool lists stored once and referenced from rows;
+since issue 31 train/valid/eval are kept plain and ready by default (``--storage ready``), every file
+compact with ``--storage compact``. What synth publishes (``synth export --format jsonl``, the parquet of
+``synth export``/``synth push``) is byte for byte what synth wrote before the storage changed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth import pipeline
 from synth.cli import app
 from synth.config import Settings
 from synth.errors import ConfigError
@@ -21,26 +21,27 @@ from synth.rundir import GZ, TOOLS, ToolTable, read_json, read_jsonl, stored
 
 runner = CliRunner()
 
-# sha256 of each public file of the tiny registry's run (n=80, seed=3), written by synth at d785a5e,
+# sha256 of each public file of the tiny registry's run (n=80, seed=3), first written by synth at d785a5e,
 # before the storage changed (plain JSONL, every tool list in every row); taken again when GENERATOR_VERSION
-# became 4 (the pack author's fixes and the plain fallback's data changed on purpose) - the plain code path below still
-# writes the same bytes; eval and scored rows then gained "author" (issue 26: pack or fallback, for filtering);
-# taken again at GENERATOR_VERSION 5 (issue 29: the reader gates and the pack author's dialogue, on purpose)
+# became 4 (the pack author's fixes and the plain fallback's data changed on purpose), when eval and scored rows
+# gained "author" (issue 26), at 5 (issue 29: the reader gates) and at 6 (issue 31: splits by each conversation's
+# place, so the same rows fall in other splits; conversations.jsonl exported too) - the plain code path below
+# still writes the same bytes
 BEFORE = {
-    "conversations.jsonl": "66cc127fefb7569bc40f0bd6a6d1ad809ca7d4428ce430a151b4b45c49d4366a",
-    "eval.jsonl": "a8b671f0dea684b5e53f8a757e6edf0dc0615f7afd762d7387601c366ec0e572",
-    "scored.jsonl": "7b02786cc9272f0f2c34e3f4b4d419fdcd4986019f2a38cb3bd947a3c1cc2db2",
-    "teval/instruct_json.json": "c0635c63a3417ec32ca6aa4abb4027ba8d54b8957ac8630b0f6406f18d7f00b7",
-    "teval/instruct_str.json": "3cf95332567535cff78fa48ac6bd13dd8ecf28bf84b88b53e5a431921d2ed299",
-    "teval/plan_json.json": "9a7b2e131eec66200e4d7933055cac51e1db2cb922a2007e662a1c8608b837d4",
-    "teval/plan_str.json": "3fee56b5bcb530952028aaf9e9721113ba56a6d3b197437af9ebb0482f7c4f70",
-    "teval/reason_retrieve_understand_json.json": "462999466aa99b335b1fbb5a646166381f23635fc97e24f21ec8fd9a725cfd61",
-    "teval/reason_str.json": "caf9978f181bdcd6a0bb5ea929d40613b5ba7ba3d9b98053018042d1ba6da3b8",
-    "teval/retrieve_str.json": "ee3f6ccd9ccf501ff8828d68bbfd7d03f7c942d86875a7bbb59407e21c69e005",
-    "teval/review_str.json": "b7cdb76ed6419ae1afade855a6687154364cae29658e9d8e0680df0108109b15",
-    "teval/understand_str.json": "f14c0a3847f5d823f39fe172f79927e4fbe6e05a437b799d825f58b73dc6368a",
-    "train.jsonl": "7a0ff50170c9d116434e78c58ae711e9cd5aa6dc05d7f2c4e00dd38e2a1f5547",
-    "valid.jsonl": "edf724554087cddba6732643fa9a6e986187dfa8202c2072346017fa267bd4e9",
+    "conversations.jsonl": "3ece8a8a38179878dcd8fb985a1b7e6799139e083d80637ca5e94431d27c8367",
+    "eval.jsonl": "a68d6ad8457d47780e740e2bbc1d92dbaa7433ce673b1ce66d7d697ec37efb75",
+    "scored.jsonl": "ed4fa8d0293ddd5c05c6d00379c0d3c401686d345c498e00a0b4c9d7e78bbabc",
+    "teval/instruct_json.json": "663e5ac616ca666298ff453c05bd5704970c742fcc6a8154f4a84c0e23c77fe9",
+    "teval/instruct_str.json": "64839dad810dbcd292b51bbf0c6e684bd35e73e6dfeb077efa95ad7eac52eeed",
+    "teval/plan_json.json": "2c0fa1636d2a03452224be9238783bd88a1477d89013cb38b56cdd67dd99f6db",
+    "teval/plan_str.json": "328a23d65bd5093835b805511670e935553eeb57e3af2e57dae1e31af5a17848",
+    "teval/reason_retrieve_understand_json.json": "f5f6f35b4945268344f95df048b842ee47824c790e3f369b3044c0487820cb40",
+    "teval/reason_str.json": "2aaf09b5a0ab74731d35449aba11fe3d41b75289605c0d65ac6d50f638e7238a",
+    "teval/retrieve_str.json": "8ab5503af3de207b3fcd89e030f9237a9ea9a5d329d75e9e43ca2cd45ef27da0",
+    "teval/review_str.json": "4a619fc63460a8babc9da499e6976971c3571a8571b463838cfb0d2a7f101c4a",
+    "teval/understand_str.json": "4e9435f9ecc7c05daa25867758d8a3e06d5020c56ed01d029f56e4492adc6250",
+    "train.jsonl": "58dea4b0cc76c99a34ab94f3e5b9ac4b593c6a2a34b1f27ac76736d2a2c6ddcd",
+    "valid.jsonl": "a91ecd2fa1d80ce9bf1ccb9ca5d91effa5e41aa74c950e179a981de3419111a0",
 }
 
 
@@ -54,13 +55,26 @@ def on_disk(folder: Path) -> int:
 
 @pytest.fixture(scope="module")
 def runs(tiny_registry, tmp_path_factory) -> tuple[Path, Path]:
-    """The same run stored compactly (the default) and plain (the code path synth had before)."""
+    """The same run stored compactly (--storage compact) and plain (the code path synth had before)."""
     root = tmp_path_factory.mktemp("storage")
-    generate(Settings(servers=tiny_registry, out=root / "compact", n=80, seed=3))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "COMPACT", False)
-        generate(Settings(servers=tiny_registry, out=root / "plain", n=80, seed=3))
+    for storage in ("compact", "plain"):
+        generate(Settings(servers=tiny_registry, out=root / storage, n=80, seed=3, storage=storage))
     return root / "compact", root / "plain"
+
+
+def test_the_default_run_keeps_train_valid_eval_plain_and_the_bulky_files_compact(runs, tiny_registry, tmp_path):
+    compact, plain = runs
+    generate(Settings(servers=tiny_registry, out=tmp_path / "ready", n=80, seed=3))
+    ready = tmp_path / "ready"
+    for name in ("train.jsonl", "valid.jsonl", "eval.jsonl"):  # uploaded as they are: the public bytes
+        assert (ready / name).read_bytes() == (plain / name).read_bytes(), name
+        assert not (ready / (name + GZ)).exists()
+    for name in ("scored.jsonl", "conversations.jsonl", "teval/plan_json.json"):
+        assert stored(ready / name).read_bytes() == stored(compact / name).read_bytes(), name
+    assert stored(ready / "scored.jsonl").name == "scored.jsonl.gz"
+    assert (ready / (TOOLS + GZ)).is_file() and on_disk(ready) * 2 < on_disk(plain)
+    for name in ("train.jsonl", "valid.jsonl", "eval.jsonl"):  # --storage compact: as issue 18 stored them
+        assert stored(compact / name).name == name + GZ
 
 
 def test_export_jsonl_gives_the_public_files_byte_for_byte(runs, tmp_path):
@@ -118,12 +132,8 @@ def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_pa
     assert manifest["config"]["outputs"] == ["train", "valid", "eval"] and "scored.jsonl" not in manifest["files"]
     assert {c.name for c in configs(out)} == {"chat", "eval"}
     assert runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "pub")]).exit_code == 0
-    assert sorted(p.name for p in (tmp_path / "pub").iterdir()) == [
-        "conversations.jsonl",
-        "eval.jsonl",
-        "train.jsonl",
-        "valid.jsonl",
-    ]
+    published = sorted(p.name for p in (tmp_path / "pub").iterdir())
+    assert published == ["conversations.jsonl", "eval.jsonl", "train.jsonl", "valid.jsonl"]
     bad = runner.invoke(
         app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "x"), "--outputs", "chat"]
     )

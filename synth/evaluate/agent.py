@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from synth.errors import BackendError, SynthError
-from synth.evaluate.run import bounded, closing
+from synth.errors import BackendError, EndpointDown, SynthError
+from synth.evaluate.run import Tell, bounded, closing
 from synth.export.store_replay import STORE, SeedStores
 from synth.export.task_verify import read_meta, run_verify, task_folders
 from synth.live.client import Limits, connect, result_text
@@ -41,6 +42,8 @@ async def run_task(
     try:
         async with connect(STORE, "store", Limits(30, 30), local=build_server(store)) as session:
             await _episode(session, customer, transcript, backend, model)
+    except EndpointDown:  # nothing later will fare better: the whole eval stops with the reason (exit 4)
+        raise
     except BackendError as exc:  # the model could not be asked: an error, not a failed task
         error = f"model request failed: {exc}"[:300]
     finally:
@@ -107,8 +110,11 @@ async def _execute(session: Any, call: dict[str, Any]) -> str:
     return result_text(await session.call(str(fn.get("name")), arguments))
 
 
-def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
-    """Every task of ``run`` with ``model`` as the agent; writes episodes.jsonl and tasks_report.json into ``out``."""
+def evaluate_tasks(
+    run: Path, backend: ChatBackend, model: str, out: Path, limit: int, progress: Callable[[int], Tell] | None = None
+) -> dict[str, Any]:
+    """Every task of ``run`` with ``model`` as the agent; writes episodes.jsonl and tasks_report.json into ``out``.
+    ``progress(total)`` gives the callback that hears each finished task."""
     tasks = list(task_folders(run))
     if not tasks:
         raise SynthError(
@@ -131,7 +137,8 @@ def evaluate_tasks(run: Path, backend: ChatBackend, model: str, out: Path, limit
         return await run_task(task, customer, system, backend, model, stores)
 
     try:
-        rows = asyncio.run(closing(backend, bounded([one(t) for t in tasks], limit)))
+        tell = progress(len(tasks)) if progress else None
+        rows = asyncio.run(closing(backend, bounded([one(t) for t in tasks], limit, tell)))
     finally:
         stores.close()
     scored = [r for r in rows if not r["error"]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,21 +29,33 @@ from synth.rundir import SCORED, read_jsonl, write_json, write_jsonl
 JUDGE_LABELS = LABELS
 
 
-async def bounded(jobs: list[Any], limit: int) -> list[Any]:
-    """Await ``jobs`` at most ``limit`` at a time; their results in job order."""
+Tell = Callable[[int], None]  # how many jobs are done so far (a progress bar)
+
+
+async def bounded(jobs: list[Any], limit: int, tell: Tell | None = None) -> list[Any]:
+    """Await ``jobs`` at most ``limit`` at a time; their results in job order. ``tell(done)`` hears
+    each one that ends."""
     gate = asyncio.Semaphore(limit)
+    done = 0
 
     async def run(job: Any) -> Any:
+        nonlocal done
         try:
             async with gate:
-                return await job
+                result = await job
+            done += 1
+            if tell:
+                tell(done)
+            return result
         finally:
             job.close()  # a job cancelled before it started (the endpoint is down) is closed, not left unawaited
 
     return await asyncio.gather(*(run(j) for j in jobs))
 
 
-async def predict(items: list[dict[str, Any]], backend: ChatBackend, model: str, limit: int) -> list[dict[str, Any]]:
+async def predict(
+    items: list[dict[str, Any]], backend: ChatBackend, model: str, limit: int, tell: Tell | None = None
+) -> list[dict[str, Any]]:
     """One prediction per item, in item order."""
 
     async def one(item: dict[str, Any]) -> dict[str, Any]:
@@ -60,15 +73,23 @@ async def predict(items: list[dict[str, Any]], backend: ChatBackend, model: str,
             return {"id": item["metadata"]["id"], "content": None, "tool_calls": [], "error": str(exc)[:300]}
         return {"id": item["metadata"]["id"], "content": response.content, "tool_calls": list(response.tool_calls)}
 
-    return await bounded([one(i) for i in items], limit)
+    return await bounded([one(i) for i in items], limit, tell)
 
 
 def evaluate(
-    source: Path, backend: ChatBackend, model: str, out: Path, limit: int, lenient: Leniency = Leniency()
+    source: Path,
+    backend: ChatBackend,
+    model: str,
+    out: Path,
+    limit: int,
+    lenient: Leniency = Leniency(),
+    progress: Callable[[int], Tell] | None = None,
 ) -> dict[str, Any]:
-    """Predict, grade, and write predictions.jsonl, graded.jsonl and report.json into ``out``."""
+    """Predict, grade, and write predictions.jsonl, graded.jsonl and report.json into ``out``.
+    ``progress(total)`` gives the callback that hears each answered item."""
     items = eval_items(source)
-    predictions = asyncio.run(closing(backend, predict(items, backend, model, limit)))
+    tell = progress(len(items)) if progress else None
+    predictions = asyncio.run(closing(backend, predict(items, backend, model, limit, tell)))
     report, rows = grade(items, predictions, lenient)
     report = {"model": model, "source": source.as_posix(), **report}
     write_jsonl(out / "predictions.jsonl", predictions)
@@ -113,7 +134,14 @@ def judge_request(model: str, record: dict[str, Any]) -> ChatRequest:
     )
 
 
-def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int) -> dict[str, Any]:
+def judge(
+    source: Path,
+    backend: ChatBackend,
+    model: str,
+    out: Path,
+    limit: int,
+    progress: Callable[[int], Tell] | None = None,
+) -> dict[str, Any]:
     """Classify each scored call into the four labels; accuracy, per-label precision/recall, confusion matrix."""
     file = source / SCORED if source.is_dir() else source
     records = list(read_jsonl(file, "scored file", required=True))
@@ -131,7 +159,8 @@ def judge(source: Path, backend: ChatBackend, model: str, out: Path, limit: int)
             row["error"] = True  # the request failed: not a wrong or unparsed answer
         return row
 
-    rows = asyncio.run(closing(backend, bounded([one(r) for r in records], limit)))
+    tell = progress(len(records)) if progress else None
+    rows = asyncio.run(closing(backend, bounded([one(r) for r in records], limit, tell)))
     report = {"model": model, "source": file.as_posix(), **judge_report(rows)}
     write_jsonl(out / "judge_predictions.jsonl", rows)
     write_json(out / "judge_report.json", report)

@@ -114,10 +114,11 @@ def _header(
 
 
 PLOT_TITLES = {
-    "turns_per_conversation": "Turns per conversation",
+    "turns_per_conversation": "Messages per conversation",
     "tool_calls_per_conversation": "Tool calls per conversation",
     "tool_frequency": "Tool frequency",
     "label_distribution": "Label distribution",
+    "tool_results": "Tool results by source and error",
 }
 
 

@@ -255,15 +255,6 @@ def made(manifest: Manifest, run: Path | None = None) -> list[str]:
     models = ", ".join(f"{role}: {m}" for role, m in model.items()) if isinstance(model, dict) else (model or "none")
     versions = ", ".join(f"{k} {v}" for k, v in manifest.versions.items())
     split = cfg.get("split", {})
-    command = (
-        f"synth generate --servers {cfg['servers']} --n {cfg['n']} --seed {cfg['seed']} "
-        f"--split {','.join(str(split[k]) for k in ('train', 'valid', 'test') if k in split)} "
-        f"--max-tools {cfg.get('max_tools')}"
-    )
-    if manifest.backend != "offline":
-        command += f" --backend {manifest.backend}"
-        if isinstance(model, dict) and len(set(model.values())) == 1:
-            command += f" --model {next(iter(model.values()))}"
     lines = [
         f"- **Generator**: synth {manifest.synth_version}, backend `{manifest.backend}`"
         + (
@@ -277,7 +268,7 @@ def made(manifest: Manifest, run: Path | None = None) -> list[str]:
         f"({reg['skipped_servers']} servers and {reg['skipped_tools']} tools skipped, {len(reg['errors'])} errors); "
         f"snapshot hash `{snapshot}` (server, tool and schema hash of every tool are in manifest.json)",
         f"- **Seed** {cfg['seed']}, **conversations asked for** {cfg['n']}, **split shares** "
-        f"{', '.join(f'{k} {v}' for k, v in split.items())} (by a hash of the conversation id), "
+        f"{', '.join(f'{k} {v}' for k, v in split.items())} (by each conversation's place in the run), "
         f"**tools offered per conversation** up to {cfg.get('max_tools')}",
         f"- **Versions**: {versions}",
     ]
@@ -290,8 +281,54 @@ def made(manifest: Manifest, run: Path | None = None) -> list[str]:
     requests = requests_line(read_requests(run)) if run is not None else None
     if requests:
         lines.append(f"- **Requests** (all processes that worked on the run, from requests.json): {requests}")
-    lines += ["", "Same registry, seed and version give byte-identical files:", "", "```bash", command, "```"]
+    lines += ["", promise(manifest), "", "```bash", reproduce(manifest), "```"]
     return lines
+
+
+def reproduce(manifest: Manifest) -> str:
+    """The ``synth generate`` command that made the run, every flag that shaped its data included."""
+    cfg = manifest.config
+    split = cfg.get("split", {})
+    words = [
+        f"synth generate --servers {cfg['servers']} --n {cfg['n']} --seed {cfg['seed']}",
+        f"--split {','.join(str(split[k]) for k in ('train', 'valid', 'test') if k in split)}",
+        f"--max-tools {cfg.get('max_tools')}",
+    ]
+    if cfg.get("execute") == "live":
+        words.append("--execute live --allow-exec")
+    if manifest.backend != "offline":
+        words.append(f"--backend {manifest.backend}")
+        model = manifest.model
+        if isinstance(model, dict) and len(set(model.values())) == 1:
+            words.append(f"--model {next(iter(model.values()))}")
+        elif isinstance(model, dict):
+            words.append("--config synth.toml  # per-role models: " + ", ".join(f"{r} {m}" for r, m in model.items()))
+    review = cfg.get("review") or {}
+    if review.get("audit", 0.02) != 0.02:
+        words.append(f"--audit {review['audit']}")
+    if review.get("below", 0.7) != 0.7:
+        words.append(f"--review-below {review['below']}")
+    outputs = cfg.get("outputs") or []
+    if outputs and set(outputs) != {"train", "valid", "eval", "scored", "teval", "tasks"}:
+        words.append(f"--outputs {','.join(outputs)}")
+    if cfg.get("storage", "ready") != "ready":
+        words.append(f"--storage {cfg['storage']}")
+    return " ".join(words)
+
+
+def promise(manifest: Manifest) -> str:
+    """What running the command again gives: the same bytes only where nothing outside synth answered."""
+    if manifest.config.get("execute") == "live":
+        return (
+            "Made against live MCP servers: running this again calls them again, and their answers (and which "
+            "of them are up) decide the data, so the files can differ from these:"
+        )
+    if manifest.backend != "offline":
+        return (
+            "Made with a model: running this again in the same folder answers every request from cache.sqlite and "
+            "gives these files byte for byte; in a new folder the model is asked again and the files can differ:"
+        )
+    return "Same registry, seed and version give byte-identical files:"
 
 
 def results(manifest: Manifest) -> list[str]:

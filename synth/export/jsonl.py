@@ -1,7 +1,8 @@
 """The run's public files as plain JSONL, the shapes synth has always published: OpenAI fine-tuning
 lines (train.jsonl, valid.jsonl), Foundry eval items (eval.jsonl), limbic scored rows (scored.jsonl),
-T-Eval subsets (teval/*.json), and the conversations they were made from (conversations.jsonl). A run
-folder stores them compactly (synth.rundir); this writes them out row for row, each line the bytes it had
+T-Eval subsets (teval/*.json), and conversations.jsonl, the gold conversations they are all made from
+(scenario, plan, review, split, where each tool result came from and whether it was an error). A run folder
+stores the bulky ones compactly (synth.rundir); this writes them out row for row, each line the bytes it had
 when it was made."""
 
 from __future__ import annotations

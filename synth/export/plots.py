@@ -1,4 +1,4 @@
-"""The card's numbers and plots: conversation stats read in one pass, and four PNG plots.
+"""The card's numbers and plots: conversation stats read in one pass, and five PNG plots.
 
 PNGs are written without the Software/date metadata, so the same run always gives the same bytes.
 """
@@ -12,7 +12,14 @@ from typing import Any
 
 from synth.rundir import CONVERSATIONS, LOG, QUEUE, read_jsonl
 
-PLOTS = ("turns_per_conversation", "tool_calls_per_conversation", "tool_frequency", "label_distribution")
+PLOTS = (
+    "turns_per_conversation",
+    "tool_calls_per_conversation",
+    "tool_frequency",
+    "label_distribution",
+    "tool_results",
+)
+SOURCES = ("live", "pack", "simulated", "llm")  # where a tool message's result came from (its "source")
 LABEL_COLOURS = {
     "correct": "#2b8a3e",
     "incorrect_tool": "#c92a2a",
@@ -29,6 +36,7 @@ class Stats:
         self.calls: Counter[int] = Counter()
         self.tools: Counter[str] = Counter()
         self.servers: Counter[str] = Counter()
+        self.results: Counter[tuple[str, bool]] = Counter()  # tool messages by (source, is an error)
         self.conversations = 0
         for conv in read_jsonl(run / CONVERSATIONS):
             self.conversations += 1
@@ -39,6 +47,9 @@ class Stats:
             server = conv["scenario"]["server"]
             self.servers[server] += 1
             self.tools.update(f"{c} ({server})" for c in calls)
+            self.results.update(
+                (m.get("source") or "unknown", bool(m.get("is_error"))) for m in messages if m["role"] == "tool"
+            )
         self.log = list(read_jsonl(run / LOG))  # a person's decisions: small next to the queue
         # the queue holds whole conversations: only what the card says about it is kept
         self.queued = 0
@@ -66,7 +77,16 @@ def _bars(ax, counts: Counter[int], colour: str, xlabel: str) -> None:
     ax.set_ylabel("conversations")
     if len(xs) <= 30:
         ax.set_xticks(xs)
+    _whole(ax.xaxis, ax.yaxis)
     ax.spines[["top", "right"]].set_visible(False)
+
+
+def _whole(*axes: Any) -> None:
+    """Counts have whole-number ticks (matplotlib would mark 0.5 conversations on a small run)."""
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in axes:
+        axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[str]:
@@ -88,7 +108,7 @@ def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[st
         figures = {}
         fig, ax = _figure()
         _bars(ax, stats.turns, "#1864ab", "messages per conversation (system prompt not counted)")
-        ax.set_title(f"Turns per conversation ({stats.conversations} conversations)")
+        ax.set_title(f"Messages per conversation ({stats.conversations} conversations)")
         figures["turns_per_conversation"] = fig
 
         fig, ax = _figure()
@@ -98,6 +118,7 @@ def write_plots(stats: Stats, manifest: dict[str, Any], folder: Path) -> list[st
 
         figures["tool_frequency"] = _tool_frequency(stats, manifest.get("coverage", {}))
         figures["label_distribution"] = _label_distribution(manifest.get("counts", {}).get("scored_subtypes", {}))
+        figures["tool_results"] = _tool_results(stats.results)
 
         for name in PLOTS:
             path = folder / f"{name}.png"
@@ -120,6 +141,7 @@ def _tool_frequency(stats: Stats, cov: dict[str, Any]) -> Any:
     bars = spread.bar(xs, [per_tool.get(x, 0) for x in xs], color=["#adb5bd"] + ["#2b8a3e"] * (len(xs) - 1))
     spread.bar_label(bars, labels=[str(per_tool[x]) if per_tool.get(x) else "" for x in xs], padding=2)
     spread.set_xticks(xs) if len(xs) <= 20 else None
+    _whole(spread.xaxis, spread.yaxis)
     spread.set_xlabel("gold calls per tool")
     spread.set_ylabel("tools")
     spread.set_title(f"{cov.get('used_tools', 0)} of {cov.get('usable_tools', 0)} usable tools called")
@@ -152,7 +174,31 @@ def _label_distribution(subtypes: dict[str, int]) -> Any:
     ax.bar_label(bars, padding=2)
     ax.set_yticks(range(len(keys)), list(reversed(keys)))
     ax.set_xlabel("scored calls")
+    _whole(ax.xaxis)
     ax.set_title("Scored calls by label and subtype")
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def _tool_results(results: Counter[tuple[str, bool]]) -> Any:
+    """Tool messages by where their result came from (a live server, a pack, the simulator, a model),
+    each bar split into results and errors (``is_error``, MCP's isError: a refusal or failure to explain)."""
+    sources = [s for s in SOURCES if results[s, False] or results[s, True]] + sorted(
+        {s for s, _ in results} - set(SOURCES)
+    )
+    fig, ax = _figure(max(2.2, 0.4 * len(sources) + 1.3))
+    ys = list(range(len(sources)))[::-1]
+    ok = [results[s, False] for s in sources]
+    bad = [results[s, True] for s in sources]
+    ax.bar_label(ax.barh(ys, ok, color="#2b8a3e", label="result"), labels=[str(n or "") for n in ok], padding=2)
+    errors = ax.barh(ys, bad, left=ok, color="#c92a2a", label="error (is_error)")
+    ax.bar_label(errors, labels=[str(n or "") for n in bad], padding=2)
+    ax.set_yticks(ys, sources)
+    ax.set_xlabel("tool messages")
+    _whole(ax.xaxis)
+    total, failed = sum(results.values()), sum(bad)
+    ax.set_title(f"Tool results by source ({total} tool messages, {failed} errors)")
+    ax.legend(loc="lower right", frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 

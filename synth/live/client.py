@@ -231,6 +231,10 @@ def explain(name: str, exc: BaseException, limits: Limits, what: str, junk: list
     return _transport_error(name, error, limits, what)
 
 
+# the flags that set the timeouts, by command (registry import has one for both)
+TIMEOUT_FLAGS = "generate: --connect-timeout / --call-timeout; registry import: --timeout"
+
+
 def _mcp_error(name: str, error: MCPError, limits: Limits, what: str) -> LiveError:
     """An MCP error response: a timeout, a closed connection, a URL that is no MCP endpoint, or the server's own."""
     code, message = error.error.code, error.error.message
@@ -239,8 +243,7 @@ def _mcp_error(name: str, error: MCPError, limits: Limits, what: str) -> LiveErr
         return LiveError(
             name,
             f"no answer to {what} within {seconds:g} s",
-            "check that the server is up and speaks MCP on this transport, or raise the timeout "
-            "(--connect-timeout / --call-timeout)",
+            f"check that the server is up and speaks MCP on this transport, or raise the timeout ({TIMEOUT_FLAGS})",
             "live_timeout",
         )
     if "connection closed" in message.lower():
@@ -266,7 +269,7 @@ def _transport_error(name: str, error: BaseException, limits: Limits, what: str)
         return LiveError(
             name,
             f"no answer to {what} within {limits.connect if what == 'connect' else limits.call:g} s",
-            "check that the server is up, or raise the timeout (--connect-timeout / --call-timeout)",
+            f"check that the server is up, or raise the timeout ({TIMEOUT_FLAGS})",
             "live_timeout",
         )
     if isinstance(error, FileNotFoundError):
@@ -298,7 +301,7 @@ def _transport_error(name: str, error: BaseException, limits: Limits, what: str)
         return LiveError(
             name,
             f"no answer to {what} within {limits.connect:g} s",
-            "check the URL, or raise --connect-timeout",
+            f"check the URL, or raise the timeout ({TIMEOUT_FLAGS})",
             "live_timeout",
         )
     if isinstance(error, RuntimeError) and "output schema" in str(error):

@@ -1,6 +1,6 @@
 """``synth review apply``: fold a person's decisions back into the run.
 
-- accept: a held conversation joins its hashed split (its negatives are derived then); an item
+- accept: a held conversation joins the split it was given (its negatives are derived then); an item
   already in the data stays.
 - reject: the conversation (with everything derived from it) or the scored call leaves the data
   and goes to rejected.jsonl with stage ``human_review``, reason ``human``.

@@ -3,7 +3,7 @@
 Rules (``Rules``, from Settings or ``synth review queue`` flags) put an item in the queue:
 
 - ``human``: the reviewer model's verdict was "human". The conversation is *held*: it is not in
-  the exports until a person accepts it (then it joins its hashed split).
+  the exports until a person accepts it (then it joins the split it was given).
 - ``flagged``: a reader gate (synth.stages.reader) found something it keeps for a person to judge; the
   item's ``why`` names the gate (``unpointed_reuse``) and ``detail`` says what it found. Flagged and held
   items come first in the file, audited ones last.

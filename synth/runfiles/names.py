@@ -32,8 +32,12 @@ EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, REJECTED)
 FILES = (*EXPORTS, QUEUE)  # what generate writes, and what the manifest lists with line counts and hashes
 CHAT = {"train": TRAIN, "valid": VALID}  # split -> its chat file
 GZ = ".gz"
-COMPRESSED = frozenset((CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS))  # stored as <name>.gz in a run folder
+COMPRESSED = frozenset(
+    (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS)
+)  # stored as <name>.gz in a compact run folder
 # (rejected, the review queue and log stay plain: small, and read or edited by people)
+READY = frozenset((TRAIN, VALID, EVAL))  # what users upload or load: plain public rows unless --storage compact
+STORAGES = ("ready", "compact", "plain")  # --storage: READY plain and the rest compact; all compact; all plain
 TOOL_FIELDS: dict[str, tuple[str, ...]] = {
     TRAIN: ("tools",),
     VALID: ("tools",),
@@ -58,3 +62,9 @@ def public_name(path: Path) -> str:
 def storage_name(name: str, compact: bool = True) -> str:
     """The name ``name`` is written under in a run folder (``scored.jsonl`` -> ``scored.jsonl.gz``)."""
     return name + GZ if compact and (name in COMPRESSED or name.startswith(TEVAL + "/")) else name
+
+
+def kept_plain(name: str, storage: str) -> bool:
+    """Whether a run of ``storage`` (STORAGES) writes ``name`` as plain public rows (no gzip, tool lists
+    inline): every file in a plain run, the READY files in a ready one (the default)."""
+    return storage == "plain" or (storage == "ready" and name in READY)

@@ -1,7 +1,9 @@
 """Writing a run's files: replaced atomically (``Replacing``, ``write_atomic``) or streamed as made (``RunWriter``).
 
 Names are the public ones (``scored.jsonl``); in a compact run folder the files are written in its
-storage (gzip, tool lists referenced from the folder's tool table). Re-exported by synth.rundir.
+storage (gzip, tool lists referenced from the folder's tool table), except the files users upload
+(``train.jsonl``, ``valid.jsonl``, ``eval.jsonl``: plain public rows unless the run was made with
+``--storage compact``). Re-exported by synth.rundir.
 """
 
 from __future__ import annotations
@@ -14,10 +16,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from synth.runfiles.names import FILES, TOOL_FIELDS, TOOLS, storage_name
+from synth.runfiles.names import FILES, GZ, READY, TOOL_FIELDS, TOOLS, kept_plain, storage_name
 from synth.runfiles.reading import dump_line
 from synth.runfiles.storage import is_compact, lines, open_write, other_spelling
 from synth.runfiles.tooltable import ToolTable
+
+
+def file_mode() -> int:
+    """The mode ``open`` gives a new file under this process's umask (0644 under 022). Linux shows the
+    umask in /proc; elsewhere it can only be read by setting it (to 077 for that instant, so a file
+    another thread makes meanwhile is never more open than the user asked)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            mask = next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return 0o666 & ~mask
 
 
 class Replacing:
@@ -25,23 +40,28 @@ class Replacing:
     renamed over them together by ``commit``; ``abort`` (or an exception in a ``with``) leaves the old.
 
     Names are the public ones (``scored.jsonl``); in a compact run folder the files are written in
-    its storage (gzip, tool lists referenced, new lists added to the folder's tool table). Lines for
-    a name in ``skip`` (an output the run does not write) are dropped."""
+    its storage (gzip, tool lists referenced, new lists added to the folder's tool table), and each
+    READY file keeps the spelling it has (plain unless the run stored it compactly). Lines for a name
+    in ``skip`` (an output the run does not write) are dropped."""
 
     def __init__(self, folder: Path, names: Iterable[str], compact: bool | None = None, skip: Iterable[str] = ()):
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.skip = frozenset(skip)
-        self.compact = is_compact(folder) if compact is None else compact
+        compact = is_compact(folder) if compact is None else compact
+        names = tuple(names)
+        self.plain = {n: not compact or (n in READY and not (folder / (n + GZ)).exists()) for n in (*names, TOOLS)}
         self.temp: dict[str, Path] = {}
         self.out: dict[str, TextIO] = {}
-        self.table = ToolTable.load(folder) if self.compact and any(n in TOOL_FIELDS for n in names) else None
+        referenced = any(n in TOOL_FIELDS and not self.plain[n] for n in names)
+        self.table = ToolTable.load(folder) if referenced else None
         for name in names:
             self._open(name)
 
     def _open(self, name: str) -> None:
-        target = self.folder / storage_name(name, self.compact)
+        target = self.folder / storage_name(name, not self.plain[name])
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
+        os.fchmod(fd, file_mode())  # mkstemp makes 0600; a run's files are the user's to share, as open() makes them
         os.close(fd)
         self.temp[name], self.out[name] = Path(tmp), open_write(Path(tmp))
 
@@ -49,7 +69,7 @@ class Replacing:
         """A record as one line, or text as it is (a line copied unchanged)."""
         if name in self.skip:
             return
-        if not isinstance(line, str) and self.table is not None:
+        if not isinstance(line, str) and self.table is not None and not self.plain[name]:
             line = self.table.compact(name, line)
         self.out[name].write(line if isinstance(line, str) else dump_line(line))
 
@@ -67,7 +87,7 @@ class Replacing:
         for name, tmp in self.temp.items():
             with open(tmp, "rb") as f:  # type: ignore[assignment]
                 os.fsync(f.fileno())
-            target = self.folder / storage_name(name, self.compact)
+            target = self.folder / storage_name(name, not self.plain[name])
             os.replace(tmp, target)
             other_spelling(target.parent, target.name).unlink(missing_ok=True)
 
@@ -111,26 +131,29 @@ def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
 class RunWriter:
     """Opens the run's JSONL files and writes each record to where it belongs (streamed, as made).
 
-    ``compact`` (a run folder): the storage this module describes, gzip with tool lists in the tool
-    table; without it (``synth derive``'s folder) the public rows in plain JSONL."""
+    ``storage`` (synth.runfiles.names.STORAGES): ``ready``, a run folder's default, writes the READY
+    files as plain public rows and the rest compactly (gzip, tool lists in the tool table);
+    ``compact`` writes every file compactly; ``plain`` (``synth derive``'s folder) none."""
 
-    def __init__(self, out: Path, names: Iterable[str] = FILES, compact: bool = True):
+    def __init__(self, out: Path, names: Iterable[str] = FILES, storage: str = "ready"):
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
         names = tuple(names)
-        self.table = ToolTable(readable=False) if compact and any(n in TOOL_FIELDS for n in names) else None
+        self.plain = {n: kept_plain(n, storage) for n in (*names, TOOLS)}
+        referenced = any(n in TOOL_FIELDS and not self.plain[n] for n in names)
+        self.table = ToolTable(readable=False) if referenced else None
         if self.table is not None:
             names = (*names, TOOLS)
         self.files: dict[str, TextIO] = {}
         self.later: dict[str, TextIO] = {}  # lines written after the rest of their file (``defer``)
         for name in names:
-            target = out / storage_name(name, compact)
+            target = out / storage_name(name, not self.plain[name])
             other_spelling(out, target.name).unlink(missing_ok=True)  # a file of an older storage would shadow it
             self.files[name] = open_write(target)
 
     def write(self, name: str, record: Any) -> None:
         """A record as one line, or text as it is (a line copied unchanged)."""
-        if self.table is not None and not isinstance(record, str):
+        if self.table is not None and not isinstance(record, str) and not self.plain[name]:
             record = self.table.compact(name, record)
             for entry in self.table.take_new():
                 self.files[TOOLS].write(dump_line(entry))
