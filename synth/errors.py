@@ -19,7 +19,8 @@ Exit codes (``synth`` commands; docs/exit-codes.md lists them too):
 
     0  done
     1  the command ran but its result is not usable: nothing accepted, the rejected share is
-       above --max-reject, eval requests failed, lint found errors, review decisions refused
+       above --max-reject, most servers of a live run unreachable, lint found errors, review
+       decisions refused
     2  bad flags, settings or input files (ConfigError, RegistryError, TemplateError, ...)
     3  the run folder is busy (another synth process is writing it), holds a different run, or
        holds an unfinished run that must be resumed first (RunFolderError)

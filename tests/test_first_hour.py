@@ -33,18 +33,13 @@ def modes(folder: Path) -> dict[str, str]:
 
 
 def test_every_file_a_run_or_an_export_writes_is_readable_by_others_under_umask_022(
-    store_registry, tiny_registry, tmp_path, umask_022
+    store_registry, tmp_path, umask_022
 ):
-    """A live store run (tasks included) over the tiny registry's servers, then every export and the card."""
-    reg = tmp_path / "reg"
-    shutil.copytree(store_registry, reg)
-    for path in tiny_registry.glob("*.json"):
-        shutil.copy(path, reg)
-    for path in (tiny_registry / "packs").glob("*"):
-        shutil.copy(path, reg / "packs")
+    """A live store run (tasks included), then every export, the card and derive."""
     run = tmp_path / "outputs" / "run"
+    live = ["--execute", "live", "--allow-exec"]
     commands = [
-        ["generate", "--servers", str(reg), "-n", "16", "--out", str(run), "--execute", "live", "--allow-exec"],
+        ["generate", "--servers", str(store_registry), "-n", "12", "--seed", "8", "--out", str(run), *live],
         ["export", str(run), "--format", "jsonl", "--out", str(tmp_path / "plain")],
         ["export", str(run), "--out", str(tmp_path / "hub")],
         ["export", str(run)],
