@@ -28,8 +28,8 @@ runner = CliRunner()
 # place, so the same rows fall in other splits; conversations.jsonl exported too) - the plain code path below
 # still writes the same bytes
 BEFORE = {
-    "conversations.jsonl": "3ece8a8a38179878dcd8fb985a1b7e6799139e083d80637ca5e94431d27c8367",
-    "eval.jsonl": "a68d6ad8457d47780e740e2bbc1d92dbaa7433ce673b1ce66d7d697ec37efb75",
+    "conversations.jsonl": "64d77294f79d525d21123d366548976221b40f76a5430e59825fb2176dfa0f9b",
+    "eval.jsonl": "a37686d1c32fa2beaf778b9662e07d3ab41ac6a689b56212e4c9455eaf351151",
     "scored.jsonl": "ed4fa8d0293ddd5c05c6d00379c0d3c401686d345c498e00a0b4c9d7e78bbabc",
     "teval/instruct_json.json": "663e5ac616ca666298ff453c05bd5704970c742fcc6a8154f4a84c0e23c77fe9",
     "teval/instruct_str.json": "64839dad810dbcd292b51bbf0c6e684bd35e73e6dfeb077efa95ad7eac52eeed",
