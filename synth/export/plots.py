@@ -186,19 +186,18 @@ def _tool_results(results: Counter[tuple[str, bool]]) -> Any:
     sources = [s for s in SOURCES if results[s, False] or results[s, True]] + sorted(
         {s for s, _ in results} - set(SOURCES)
     )
-    fig, ax = _figure(max(2.2, 0.4 * len(sources) + 1.3))
+    fig, ax = _figure(max(2.2, 0.45 * len(sources) + 1.4))
     ys = list(range(len(sources)))[::-1]
     ok = [results[s, False] for s in sources]
     bad = [results[s, True] for s in sources]
-    ax.bar_label(ax.barh(ys, ok, color="#2b8a3e", label="result"), labels=[str(n or "") for n in ok], padding=2)
-    errors = ax.barh(ys, bad, left=ok, color="#c92a2a", label="error (is_error)")
-    ax.bar_label(errors, labels=[str(n or "") for n in bad], padding=2)
-    ax.set_yticks(ys, sources)
+    ax.barh(ys, ok, height=0.6, color="#2b8a3e", label="result")
+    ax.barh(ys, bad, height=0.6, left=ok, color="#c92a2a", label="error (is_error)")
+    ax.set_yticks(ys, [f"{s}\n{n:,} + {e:,} errors" for s, n, e in zip(sources, ok, bad)])
     ax.set_xlabel("tool messages")
     _whole(ax.xaxis)
     total, failed = sum(results.values()), sum(bad)
     ax.set_title(f"Tool results by source ({total} tool messages, {failed} errors)")
-    ax.legend(loc="lower right", frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 
