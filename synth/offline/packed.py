@@ -18,7 +18,7 @@ from synth.offline import language
 from synth.offline.scenario import rng_for
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
-from synth.packs.template import Expander, Missing, answer_slot, fill, get_path, spoken
+from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, spoken
 from synth.records import (
     Message,
     Plan,
@@ -400,7 +400,8 @@ class PackAuthor:
                 if s in self.links:
                     link = self.links[s]
                     try:
-                        args[link.param] = get_path(self.results[link.from_step].data, link.field)
+                        value = get_path(self.results[link.from_step].data, link.field, self.rng)
+                        args[link.param] = fed(value, self.tools[s].properties.get(link.param))
                     except (Missing, KeyError):
                         pass  # the gates reject the call with its reason: a missing value is never invented
                 self.args[s] = args

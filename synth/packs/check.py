@@ -18,7 +18,7 @@ from typing import Any
 from synth.packs.draw import arguments, draw, goal_params
 from synth.packs.model import Goal, Pack, Pool, Range, ToolPack, goal_of
 from synth.packs.rules import BY_ID
-from synth.packs.template import Expander, Missing, answer_slot, fill, get_path, slots
+from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, slots
 from synth.records import Problem, ServerSpec, ToolSpec
 from synth.stages.gates import schema_error
 
@@ -342,6 +342,7 @@ def _feed_value_ok(tool: ToolSpec, feed, target: ToolSpec, samples, results, at:
                 rule="feed-path",
             )
             return False
+        value = fed(value, target.properties[feed.param])
         error = schema_error(
             {"type": "object", "properties": {feed.param: target.properties[feed.param]}}, {feed.param: value}
         )

@@ -56,8 +56,14 @@ class Missing(KeyError):
     """A slot that the values at hand cannot fill."""
 
 
-def get_path(value: Any, path: str) -> Any:
-    """``locations.0.name`` inside a result; raises Missing when any step is absent."""
+def get_path(value: Any, path: str, rng: random.Random | None = None) -> Any:
+    """``locations.0.name`` inside a result; raises Missing when any step is absent.
+
+    ``path~regex`` reads a value out of text (what real servers often return): the regex's first group (or
+    the whole match) in the text at ``path`` (the whole result when empty; JSON text when not a string), the
+    first match, or one drawn by ``rng``: ``~Commit: ([0-9a-f]{40})`` is a commit id a git log listed.
+    """
+    path, cut, pattern = path.partition("~")
     node = value
     for part in path.split(".") if path else []:
         if isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
@@ -66,7 +72,20 @@ def get_path(value: Any, path: str) -> Any:
             node = node[part]
         else:
             raise Missing(path)
-    return node
+    if not cut:
+        return node
+    text = node if isinstance(node, str) else json.dumps(node, ensure_ascii=False)
+    found = [m.group(1) if m.groups() else m.group(0) for m in re.finditer(pattern, text, re.MULTILINE)]
+    if not found:
+        raise Missing(f"{path}~{pattern}")
+    return rng.choice(found) if rng is not None else found[0]
+
+
+def fed(value: Any, schema: Any) -> Any:
+    """A value read from a result, as the parameter takes it: one item becomes a list for an array."""
+    if isinstance(schema, dict) and schema.get("type") == "array" and not isinstance(value, list):
+        return [value]
+    return value
 
 
 def spoken(value: Any) -> str:
@@ -141,7 +160,8 @@ def fill(text: str, lookup: Callable[[str], str]) -> str:
 
 
 def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
-    """An answer's slot: an argument, ``r.path`` into the result, or ``count:r.path``."""
+    """An answer's slot: an argument, ``r.path`` into the result, ``count:r.path``, or ``re:regex`` (the first
+    group of the regex's first match in the result's text)."""
     if slot.startswith("count:r."):
         value = get_path(result, slot[len("count:r.") :])
         if not isinstance(value, list):
@@ -151,6 +171,8 @@ def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
         return spoken(result)
     if slot.startswith("r."):
         return spoken(get_path(result, slot[2:]))
+    if slot.startswith("re:"):  # {re:Message: (.+)}: the first match in a text result (see get_path)
+        return spoken(get_path(result, "~" + slot[3:]))
     if slot in args:
         return spoken(args[slot])
     raise Missing(slot)
