@@ -159,3 +159,20 @@ def test_lint_warns_about_tools_that_need_task_support_or_the_network():
     lines = result.output.splitlines()
     assert any("simulate-research-query at /tools/12/execution/taskSupport: warning" in line for line in lines)
     assert any("gzip-file-as-resource at /tools/8/annotations/openWorldHint: warning" in line for line in lines)
+
+
+def test_a_feed_reads_a_value_out_of_a_text_result():
+    import random
+
+    from synth.packs.template import Missing, answer_slot, fed, get_path
+
+    log = "Commit history:\nCommit: 42d22a1\nMessage: Start a changelog\n\nCommit: 825df8e\nMessage: Document usage\n"
+    assert get_path(log, "~Commit: (\\w+)") == "42d22a1"
+    assert {get_path(log, "~Commit: (\\w+)", random.Random(i)) for i in range(20)} == {"42d22a1", "825df8e"}
+    found = {"content": "/workspace/notes/todo.txt\n/workspace/recipes/focaccia.md"}
+    assert get_path(found, "content~(?m)^(/workspace/\\S+)$") == "/workspace/notes/todo.txt"
+    with pytest.raises(Missing):
+        get_path(found, "content~^(/elsewhere/\\S+)$")
+    assert fed("Dana Okafor", {"type": "array", "items": {"type": "string"}}) == ["Dana Okafor"]
+    assert fed("main", {"type": "string"}) == "main"
+    assert answer_slot("re:Message: (.+)", {}, log) == "Start a changelog"
