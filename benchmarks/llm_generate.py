@@ -13,6 +13,11 @@ always in flight. Two busy ratios, each calls/s over that ideal:
 
 ``--repo`` runs another checkout's synth (e.g. main, for a before/after) with this server.
 The machine is shared: run a few times (``--runs``) and read the spread.
+
+Spend: ``calls_used`` (the manifest: the scenarios the run took) against ``calls_sent`` (requests.json:
+every answer received); ``sent_over_used`` is at most 1.1 when the engine spends only on what is kept,
+and ``manifest_tokens`` equals ``kept_tokens`` (what was sent for the scenarios used).
+``dry_run_over_sent``: the calls ``--dry-run`` priced for the same run over the calls it sent.
 """
 
 from __future__ import annotations
@@ -57,6 +62,42 @@ def engine_span(cache: Path) -> tuple[int, float, float]:
         db.close()
     starts = [created - ms / 1000 for created, ms in rows]
     return len(rows), max(c for c, _ in rows) - min(starts), sum(ms for _, ms in rows) / 1000 / len(rows)
+
+
+def spend(manifest: dict, requests: dict, http_calls: int) -> dict:
+    """What was sent against what the run used: the manifest counts the calls and tokens of the scenarios
+    it took (accepted and rejected); requests.json counts what was sent, kept and discarded."""
+    used = manifest["tokens"].values()
+    kept = {k: sum(r[k] for r in used) for k in ("calls", "prompt_tokens", "completion_tokens")}
+    sent, thrown = requests["sent"], requests["discarded"]
+    return {
+        "calls_used": kept["calls"],
+        "calls_sent": sent["calls"],
+        "calls_discarded": thrown["calls"],
+        "requests_unsent": requests["unsent"],
+        "sent_over_used": round(sent["calls"] / kept["calls"], 3),
+        "manifest_tokens": kept["prompt_tokens"] + kept["completion_tokens"],
+        "sent_tokens": sent["prompt_tokens"] + sent["completion_tokens"],
+        "kept_tokens": requests["kept"]["prompt_tokens"] + requests["kept"]["completion_tokens"],
+        "discarded_tokens": thrown["prompt_tokens"] + thrown["completion_tokens"],
+        "http_calls_logged": http_calls,
+    }
+
+
+def dry_run_calls(repo: Path, n: int, c: int) -> int:
+    """The calls ``--dry-run`` prices for the same run (synth.agents.estimate, run from ``repo``)."""
+    code = (
+        "import json; from pathlib import Path; from synth.config import Settings; "
+        "from synth.agents.estimate import estimate; "
+        f"print(estimate(Settings(servers=Path({str(ROOT / 'registry')!r}), out=Path('x'), n={n}, "
+        f"concurrency={c}, backend='openai', model='bench'))['calls'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, env={"PYTHONPATH": str(repo)}
+    )
+    if done.returncode:
+        raise SystemExit(done.stderr)
+    return int(done.stdout.strip())
 
 
 def cpu_of(pid: int) -> float:
@@ -104,8 +145,13 @@ def one(url: str, server_pid: int, repo: Path, n: int, c: int, latency_ms: float
             raise SystemExit(done.stdout + done.stderr)
         calls, span, latency = engine_span(out / "cache.sqlite")
         manifest = json.loads((out / "manifest.json").read_text())
+        requests = json.loads((out / "requests.json").read_text())[-1]
     ideal = c / (latency_ms / 1000)
+    dry = dry_run_calls(repo, n, c)
     return {
+        **spend(manifest, requests, calls),
+        "dry_run_calls": dry,
+        "dry_run_over_sent": round(dry / requests["sent"]["calls"], 3),
         "latency_ms": latency_ms,
         "accepted": manifest["funnel"]["accepted"],
         "scenarios_taken": manifest["funnel"]["scenarios"],

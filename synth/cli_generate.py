@@ -504,9 +504,8 @@ def _print_estimate(settings: Settings) -> None:
     )
     if report.get("max_scenarios", 0) > report["scenarios"]:
         Console().print(
-            f"estimated for {report['scenarios']} scenarios (n plus 10% for the ones the gates, reviewer and dedup "
-            f"turn away); a run that turns away many starts up to {report['max_scenarios']} (at most 2n + 20, "
-            f"and up to {report['max_scenarios'] - report['scenarios']} more in flight when it stops), "
+            f"estimated for {report['scenarios']} scenarios (n plus a quarter for the ones the gates, reviewer and "
+            f"dedup turn away); a run that turns away many starts up to {report['max_scenarios']} (2n + 20), "
             f"which would cost about ${report['usd_max']:.2f}",
             highlight=False,
         )

@@ -25,10 +25,10 @@ from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor, offline_runtime
+from synth.offline.runplan import open_run
 from synth.offline.scenario import Planner, rng_for
-from synth.packs.load import Packs, usable_packs
+from synth.packs.load import Packs
 from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
-from synth.registry import load_registry
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
 from synth.rundir import FILES, RunDir
@@ -120,12 +120,10 @@ def generate(
     the scenario indexes is written, and into its shard file instead of the exports (``synth merge``
     feeds the slices to ``consume``).
     """
-    registry = load_registry(settings.servers)
-    packs = usable_packs(registry, settings.servers)
+    run = open_run(settings)  # the registry, packs and planner, as --dry-run sees them
+    registry, packs, planner, servers = run.registry, run.packs, run.planner, run.servers
     pool = _pool(settings, registry)
-    planner = Planner(registry, settings.seed, packs.by_server)
-    servers = {s.id: s for s in registry.servers}
-    max_attempts = settings.n * 2 + 20 if planner.order else 0
+    max_attempts = run.attempts()
     # offline scenarios cost nothing but time: an offline run may go on past 2n + 20 while productive (consume)
     last = max_attempts and settings.n * PATIENCE + 20 if backends is None else max_attempts
     if shard is not None:  # scenario k of the slice is scenario I + k*N of the run
@@ -147,7 +145,14 @@ def generate(
             pool,
             _offline_tools(settings, planner, packs) if settings.offline("tool") else None,
         )
-    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(author, planner.scenario, range(last), settings)  # type: ignore[arg-type, assignment]
+    wanted = None if shard is not None else settings.n  # a shard writes its slice whole (synth.shards)
+    items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(  # type: ignore[assignment]
+        author,  # type: ignore[arg-type]
+        planner.scenario,
+        range(last),
+        settings,
+        wanted=wanted,
+    )
     try:
         if shard is not None:
             return shard.write(items)
@@ -193,6 +198,8 @@ def consume(
     try:
         for scenario, written, responses in items:
             loop.take(scenario, written, responses)
+            if hasattr(items, "accepted"):  # the scheduler starts only what the rest of the run needs
+                items.accepted(loop.accepted)
             if progress:
                 progress(loop.accepted, loop.attempts)
             if enough.reached(loop.accepted, loop.attempts):
@@ -278,7 +285,12 @@ class _Loop:
         elif result[0].review.verdict == "human":  # held for a person: it joins the data once accepted
             self.tally.funnel.enter("human_review")
             conv = result[0]
-            self.writer.write(QUEUE, conversation_item(conv, conversation_reasons(conv, self.rules), held=True))
+            self.writer.write(
+                QUEUE,
+                conversation_item(
+                    conv, conversation_reasons(conv, self.rules), held=True, reviewer=self.rules.reviewer
+                ),
+            )
         else:
             self._accept(*result)
 

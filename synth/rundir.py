@@ -69,7 +69,7 @@ from synth.runfiles.names import (
     storage_name,
 )
 from synth.runfiles.reading import dump_line, inflater, read_json, read_jsonl, read_jsonl_text, teval_rows
-from synth.runfiles.requests import ERROR_LABELS, read_requests, requests_line
+from synth.runfiles.requests import ERROR_LABELS, read_requests, requests_line, spend_line
 from synth.runfiles.storage import is_compact, lines, open_text, open_write, other_spelling, parse_line, stored
 from synth.runfiles.tooltable import ToolTable, tool_table
 from synth.runfiles.writing import Replacing, RunWriter, append_jsonl, write_atomic, write_json, write_jsonl
@@ -133,6 +133,7 @@ __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps work
     "read_jsonl_text",
     "read_requests",
     "requests_line",
+    "spend_line",
     "resume_command",
     "storage_name",
     "stored",

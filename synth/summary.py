@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from synth.rundir import READY, TOOLS, is_compact, read_requests, requests_line, stored
+from synth.rundir import READY, TOOLS, is_compact, read_requests, requests_line, spend_line, stored
 from synth.wording import plural
 
 MIN_TRAIN = 10  # the fewest training examples OpenAI's fine-tuning takes
@@ -167,6 +167,9 @@ def _registry_and_cost(console: Console, manifest: dict[str, Any], out: Path) ->
             "every process's counts are in requests.json",
             highlight=False,
         )
+        spend = spend_line(entries[-1:])
+        if spend:
+            console.print(f"spend (this process): {spend}", highlight=False)
 
 
 def _files(console: Console, manifest: dict[str, Any], out: Path) -> None:

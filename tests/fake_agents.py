@@ -73,28 +73,28 @@ def say(param: str, value: Any) -> str:
 
 def _query(text: str, rng: random.Random) -> dict[str, Any]:
     data = _tag(text, "scenario")
-    tools = [_spec(t) for t in data["tools"]]
-    linked = {(lk["to_step"], lk["param"]) for lk in data["links"]}
+    steps = data["steps"]
+    tools = [_spec(step["tool"]) for step in steps]
+    linked = {(i, got["param"]): got["field"] for i, step in enumerate(steps) for got in step["gets"]}
     ctx = Context(rng=rng, city=rng.choice(["Porto", "Lisbon", "Tokyo", "Denver"]))
-    parts, details = [], {}
+    parts, details = [], []
     for i, tool in enumerate(tools):
         stated = []
         for p in tool.required:
             schema = tool.properties.get(p)
             if not isinstance(schema, dict):
                 continue
-            if (i, p) in linked:
-                stated.append(f"the {human(p)} from the first result")
+            if (i, p) in linked:  # where it is, as the prompt says it (a model reads "item 5 of tables")
+                stated.append(f"the {human(p)} from the first result (at {linked[(i, p)]})")
                 continue
             value, _ = make_value(p, schema, ctx)
             if data["multi_turn"] and not details and i == 0 and isinstance(value, (str, int)):
-                details[p] = value
+                details.append({"step": i + 1, "param": p, "value": value})
                 continue
             stated.append(say(p, value))
         clause = intent(tool) + (" with " + ", ".join(stated) if stated else "")
         parts.append(clause if i == 0 else f"then {clause}")
-    opener = f"{data['persona']}. " if data.get("persona") else ""
-    return {"request": f"{opener}Could you {'; '.join(parts)}?", "details": details}
+    return {"request": f"Could you {'; '.join(parts)}?", "details": details}
 
 
 def _refine(text: str, rng: random.Random) -> dict[str, Any]:
@@ -113,12 +113,15 @@ def _plan(text: str, rng: random.Random) -> dict[str, Any]:
 
 
 def _user(text: str, rng: random.Random) -> dict[str, Any]:
-    details = _tag(text, "details") or {}
+    details = _tag(text, "details") or []
     last = [line for line in text.split("\n") if line.startswith("assistant:")][-1:]
-    for p, v in details.items():
+    for d in details:
+        p, v = d["param"], d["value"]
         if last and human(p) in last[0].lower():
+            if d["say"] == "in your own words":  # a fixed option, said as a person says it
+                return {"reply": f"The {human(str(v))} one, please."}
             return {"reply": f"{say(p, v)}, please."}
-    return {"reply": "Yes, please go ahead."}
+    return {"reply": "Sorry, I don't know that."}
 
 
 def _tool(text: str, rng: random.Random) -> dict[str, Any]:
@@ -131,12 +134,14 @@ def _tool(text: str, rng: random.Random) -> dict[str, Any]:
 
 
 def _review(text: str, rng: random.Random) -> dict[str, Any]:
-    calls = text.count("assistant calls ")
+    results = [line for line in text.split("\n") if line.startswith("tool result")]
+    labels = ["internal_error" if line.startswith("tool result (ERROR") else "success" for line in results]
     return {
-        "step_labels": ["success"] * calls,
+        "step_labels": labels,
         "verdict": "accept",
-        "reasons": ["each call follows the request and uses stated or returned values"],
-        "confidence": 0.9,
+        "reasons": ["each call follows the request and uses stated or returned values"]
+        + (["the assistant reports the failed call instead of pretending it worked"] if "ERROR" in text else []),
+        "confidence": 0.9 if "internal_error" not in labels else 0.7,
     }
 
 
@@ -153,6 +158,35 @@ def _find(text: str, param: str) -> Any:
     return None
 
 
+def _option(text: str, schema: dict[str, Any]) -> Any:
+    """The enum value a person named in their own words ("the cash flow one" for "cash_flow")."""
+    said = re.sub(r"[\W_]+", " ", text.lower())
+    for value in schema.get("enum") or []:
+        if isinstance(value, str) and f" {human(value).lower()} " in f" {said} ":
+            return value
+    return None
+
+
+def _at(results: list[Any], text: str, param: str) -> Any:
+    """The value the request points to in an earlier result ("the table name from the first result (at
+    tables.4)"): a field of that name, or the path followed into the result."""
+    m = re.search(rf"the {re.escape(human(param))} from the first result \(at ([\w.]+)\)", text)
+    if m is None or not results or not isinstance(results[0], dict):
+        return None
+    path, node = m.group(1), results[0]
+    flat = _from_results(results[:1], path)  # the simulator may put the field under that very name
+    if flat is not None:
+        return flat
+    for part in path.split("."):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return None
+    return node if not isinstance(node, (dict, list)) else None
+
+
 def _from_results(results: list[Any], param: str) -> Any:
     for result in reversed(results):
         stack = [result]
@@ -165,6 +199,20 @@ def _from_results(results: list[Any], param: str) -> Any:
             elif isinstance(node, list):
                 stack.extend(node[:1])
     return None
+
+
+def _facts(result: Any) -> str:
+    """A few values of one result, in words: its first scalar fields (inside the first item of a list)."""
+    node = result
+    while isinstance(node, list) and node:
+        node = node[0]
+    if isinstance(node, dict):
+        scalars = [(k, v) for k, v in node.items() if not isinstance(v, (dict, list))]
+        if not scalars:
+            inner = next((v for v in node.values() if isinstance(v, (dict, list))), None)
+            return _facts(inner) if inner is not None else "an empty result"
+        return ", ".join(f"{human(k)} {v}" for k, v in scalars[:3])
+    return str(node)[:80]
 
 
 def _executor(request: dict[str, Any]) -> dict[str, Any]:
@@ -183,12 +231,7 @@ def _executor(request: dict[str, Any]) -> dict[str, Any]:
                 results.append(m["content"])
     done = sum(1 for m in messages if m["role"] == "tool")
     if done >= len(plan):  # a capable model's answer speaks of every result the request got, not the last alone
-        facts = "; ".join(
-            ", ".join(f"{human(k)} {v}" for k, v in list(result.items())[:3])
-            if isinstance(result, dict)
-            else str(result)[:80]
-            for result in results or [{}]
-        )
+        facts = "; ".join(_facts(result) for result in results) if results else "nothing came back"
         return {"content": f"All done. Here is what I found: {facts}."}
     step = plan[done]
     tools = {t["function"]["name"]: t["function"] for t in request.get("tools") or []}
@@ -205,6 +248,10 @@ def _executor(request: dict[str, Any]) -> dict[str, Any]:
             ),
             None,
         )
+        if value is None and isinstance(schema["properties"][p], dict):
+            value = next((v for text in users[1:] if (v := _option(text, schema["properties"][p])) is not None), None)
+        if value is None and p in (schema.get("required") or []):
+            value = _at(results, users[0] if users else "", p)
         if value is None and p in (schema.get("required") or []):
             value = _from_results(results, p)
             if value is None:

@@ -149,3 +149,26 @@ def test_the_plan_schema_names_only_the_scenarios_tools():
     answer = asyncio.run(go())
     assert isinstance(answer, roles.PlanAnswer), answer
     assert {s.tool for s in answer.steps} <= {"get_item", "search_items"}
+
+
+def test_a_failed_call_is_marked_for_the_reviewer_and_never_labelled_success():
+    """The reviewer reads which results were errors; whatever it says, an errored step keeps the gates' label
+    (from the result's isError), and a step it left out gets its result's label."""
+    from synth.agents.roles import review_request, transcript
+    from synth.agents.writer import _labels
+
+    chat = [
+        {"role": "user", "content": "Book the 9:40 to Porto."},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "search", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_a", "content": '{"trains": ["IC 521"]}'},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "book", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_b", "content": '{"error": "seat map unavailable"}'},
+    ]
+    text = transcript(chat, {"call_b": "internal_error"})
+    assert 'tool result: {"trains"' in text and 'tool result (ERROR, internal error): {"error"' in text
+    prompt = review_request("m", 0, text, errors=1).messages[1]["content"]
+    assert "1 tool result was an error (marked ERROR below)" in prompt
+    gates = ("success", "internal_error")
+    assert _labels(gates, ["success", "success"]) == ("success", "internal_error")
+    assert _labels(gates, ["success"]) == ("success", "internal_error")
+    assert _labels(gates, ["irrelevant_response", "input_error"]) == ("irrelevant_response", "internal_error")

@@ -98,4 +98,4 @@ def test_a_dry_run_says_how_many_scenarios_a_run_may_start(tiny_registry, tmp_pa
     result = runner.invoke(app, [*run, *llm], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "22 scenarios" in text and "starts up to 60" in text and "2n + 20" in text
+    assert "25 scenarios" in text and "starts up to 60" in text and "2n + 20" in text

@@ -359,6 +359,42 @@ def test_the_llm_path_calls_the_real_server_too(imported, tmp_path):
         assert [result_text(r) for r in replayed] == [m["content"] for m in tools]
 
 
+def test_a_run_whose_calls_all_fail_accepts_none_and_the_reviewer_sees_the_errors(tmp_path):
+    """A real server whose upstream is down: every call comes back isError. The reviewer is told which
+    results were errors; a conversation whose calls all failed is not accepted as a success."""
+    from fake_agents import respond
+    from openai_server import OpenAIServer
+
+    registry = tmp_path / "reg"
+    result = runner.invoke(
+        app,
+        ["registry", "import", "--stdio", f"{sys.executable} {SERVERS / 'outage_server.py'}", "--out", str(registry)],
+    )
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "llm"
+    with OpenAIServer(respond) as server:
+        settings = Settings(
+            servers=registry,
+            out=out,
+            n=3,
+            seed=2,
+            backend="openai",
+            base_url=server.base_url,
+            model="synth-test",
+            api_key_env="SYNTH_LIVE_KEY",
+            concurrency=3,
+            execute="live",
+            allow_exec=True,
+        )
+        manifest = generate(settings, backends=_backends(server, out))
+        reviews = [r.json for r in server.requests if "synth's reviewer" in r.json["messages"][0]["content"]]
+    assert manifest["funnel"]["accepted"] == 0
+    assert manifest["funnel"]["dropped"]["review"]["all_calls_failed"] >= 1
+    rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
+    assert any(r["reason"] == "all_calls_failed" and r["detail"].startswith("get_") for r in rejected)
+    assert not reviews  # nothing to review: no model is asked to bless a conversation where nothing worked
+
+
 def _backends(server, out: Path) -> dict:
     import os
 

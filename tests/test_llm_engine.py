@@ -16,7 +16,7 @@ from openai_server import Faults, OpenAIServer
 
 from synth.errors import BackendError, ConfigError
 from synth.llm import cache
-from synth.llm.base import ChatRequest, ChatResponse
+from synth.llm.base import CLAIM, ChatRequest, ChatResponse, Claim
 from synth.llm.cache import CachedBackend
 from synth.llm.openai_backend import OpenAIBackend
 
@@ -83,6 +83,30 @@ def test_plain_completion_sends_the_request_and_counts_tokens(transport):
     assert "tools" not in sent and "response_format" not in sent
     assert llm.stats.requests == 1 and llm.stats.retries == 0
     assert llm.stats.prompt_tokens == answer.usage.prompt_tokens
+
+
+def test_a_dropped_scenario_sends_no_further_request_but_its_request_on_the_wire_is_answered():
+    """The scheduler drops scenarios the run no longer needs (synth.llm.base.Claim): a request already out
+    is answered and counted (and cached), the next one is not sent, and the client counts it as unsent."""
+
+    async def go(llm: OpenAIBackend) -> tuple[ChatResponse, BaseException]:
+        claim = Claim()
+        CLAIM.set(claim)
+        async with llm:
+            first = asyncio.ensure_future(llm.complete(ask("one")))
+            while not claim.out:  # on the wire
+                await asyncio.sleep(0.001)
+            claim.dropped = True
+            answer = await first
+            second = await asyncio.gather(llm.complete(ask("two")), return_exceptions=True)
+        return answer, second[0]
+
+    with OpenAIServer(latency_ms=30) as server:
+        llm = backend(server)
+        answer, refused = asyncio.run(go(llm))
+    assert answer.content == "You asked: one" and isinstance(refused, asyncio.CancelledError)
+    assert server.count() == 1 and llm.stats.requests == 1 and llm.stats.unsent == 1
+    assert llm.stats.to_json()["sent"]["calls"] == 1
 
 
 def test_tool_calls_come_back_in_openai_shape():

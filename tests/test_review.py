@@ -111,6 +111,7 @@ def test_offline_queue_holds_the_audit_share_with_empty_decisions(offline_run):
         assert item.decision is item.edited is item.reviewer is item.note is item.decided_at is None
         if item.kind == "conversation":
             assert item.record == convs[item.record_id] and item.suggested_label == "accept"
+            assert item.decided_by == "gates" and item.model_review is None  # no reviewer model ran
             calls = [c for t in item.item["turns"] for c in t.get("calls", [])]
             assert calls and all(isinstance(c["arguments"], dict) for c in calls)  # rendered for reading
             assert any(t["role"] == "tool" and t["name"] == calls[0]["name"] for t in item.item["turns"])
@@ -256,6 +257,17 @@ def test_quitting_loses_nothing_and_the_next_session_goes_on(run, tmp_path):
     screen = io.StringIO()
     Session(run=run, console=Console(file=screen, width=100), reviewer="bo", read_key=lambda: next(keys)).start()
     assert f"item 1 of {len(items) - 1} to review" in screen.getvalue() and "1/" in screen.getvalue()
+
+
+def test_an_offline_conversation_shows_the_gates_that_decided_it_not_a_model(run):
+    items = read_queue(run)
+    first = next(i for i, item in enumerate(items) if item.kind == "conversation")
+    keys = iter("s" * first + "q")  # skip to the first conversation, then quit
+    screen = io.StringIO()
+    Session(run=run, console=Console(file=screen, width=200), reviewer="bo", read_key=lambda: next(keys)).start()
+    shown = screen.getvalue()
+    assert "decided by the gates (no reviewer model ran): accept; tool_exists" in shown
+    assert "grounded" in shown and "reviewer model:" not in shown
 
 
 def test_an_edit_that_fails_the_gates_is_refused_and_stays_queued(run, editor):

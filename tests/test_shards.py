@@ -168,7 +168,9 @@ def test_llm_shards_merge_to_the_single_run(tmp_path):
     with OpenAIServer(respond, api_key=KEY) as server:
         synth(*llm_args(server, tmp_path / "single", 12))
         for i in (0, 1):
-            synth(*llm_args(server, tmp_path / f"s{i}", 12, "--shards", "2", "--shard", str(i)))
+            # a quota past the default's margin: the reader gates turn away some of the fake agents'
+            # conversations only at the merge, which the default quota (accepted by the writer) does not see
+            synth(*llm_args(server, tmp_path / f"s{i}", 12, "--shards", "2", "--shard", str(i), "--shard-quota", "16"))
             assert (tmp_path / f"s{i}" / "cache.sqlite").exists()  # one cache per shard's folder
         done = subprocess.run(
             [
@@ -188,10 +190,11 @@ def test_llm_shards_merge_to_the_single_run(tmp_path):
         )
         assert done.returncode == 0, done.stderr
     assert_same_run(tmp_path / "single", tmp_path / "m", TIMING | {"README.md"})
-    # the card is the same but for its line on requests.json (every process's requests: the shards made more)
+    # the card is the same but for its lines from requests.json (every process's requests and spend: the shards
+    # made more)
     card = [(tmp_path / run / "README.md").read_text().splitlines() for run in ("single", "m")]
-    kept = [[line for line in c if not line.startswith("- **Requests**")] for c in card]
-    assert kept[0] == kept[1] and len(kept[0]) == len(card[0]) - 1
+    kept = [[line for line in c if not line.startswith(("- **Requests**", "- **Spend**"))] for c in card]
+    assert kept[0] == kept[1] and len(kept[0]) == len(card[0]) - 2
     manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
     assert manifest["funnel"]["accepted"] == 12 and sum(r["calls"] for r in manifest["tokens"].values()) > 12
     assert len(json.loads((tmp_path / "m" / "requests.json").read_text())) == 2  # one entry per shard's process

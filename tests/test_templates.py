@@ -31,9 +31,10 @@ SCENARIO = Scenario(
 
 def requests():
     yield roles.query_request("m", 1, SCENARIO, SERVER)
-    yield roles.refine_request("m", 1, f"Forecast for Porto please {INJECTED}", ["get_forecast"])
+    yield roles.refine_request("m", 1, f"Forecast for Porto please {INJECTED}", ["get_forecast"], INJECTED)
     yield roles.plan_request("m", 1, "Forecast for Porto please", [TOOL])
-    yield roles.user_request("m", 1, "Forecast for Porto", {"days": 4}, f"assistant: How many days? {INJECTED}")
+    details = roles.spoken_details([roles.Detail(step=1, param="city", value=f"Porto {INJECTED}")], SCENARIO, SERVER)
+    yield roles.user_request("m", 1, "Forecast for Porto", details, f"assistant: Which city? {INJECTED}", INJECTED)
     yield roles.tool_request("m", 1, TOOL, {"city": "Porto"}, ["city"], [{"city": "Porto"}])
     yield roles.review_request("m", 1, f"user: hi {INJECTED}")
     yield pack_request(SERVER, "m", 1)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from synth.agents.writer import Agents, write
 from synth.export.chat import ToolNames
-from synth.llm.base import ChatResponse
+from synth.llm.base import ChatResponse, stats_of
 from synth.records import Scenario, ServerSpec, StageFailure, Written
 from synth.runtime.base import ToolRuntime
 
@@ -38,6 +38,10 @@ class Author(Protocol):
 
     async def aclose(self) -> None:
         """Release what the author holds (clients, shops); called once, on the scheduler's loop."""
+        ...
+
+    def discard(self, responses: list[ChatResponse]) -> None:
+        """Count answers that were sent for scenarios the run did not use (requests.json's ``discarded``)."""
         ...
 
 
@@ -64,6 +68,13 @@ class LLMAuthor:
 
     async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
         return await write(scenario, self.servers[scenario.server], self.offer(scenario), self.agents, spent)
+
+    def discard(self, responses: list[ChatResponse]) -> None:
+        """Each answer counted as discarded by the client of the role that asked for it ("role:model")."""
+        for r in responses:
+            stats = stats_of(self.backends.get(r.model.split(":", 1)[0]))
+            if stats is not None and hasattr(stats, "discard"):
+                stats.discard(r.usage.prompt_tokens, r.usage.completion_tokens)
 
     async def aclose(self) -> None:
         closes = [getattr(b, "aclose", None) for b in {id(b): b for b in self.backends.values()}.values()]

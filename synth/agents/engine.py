@@ -11,23 +11,23 @@ Launching on the loop: scenarios start while fewer than ``HORIZON x C`` are past
 or finished and waiting), so the C request slots always have work queued behind them; requests wait
 for a slot in scenario order (synth.llm.base.PRIORITY), so the oldest scenarios finish first. A
 scenario that finishes before the ones ahead of it waits in a reorder buffer bounded in bytes
-(``buffer_bytes``); launches pause while that buffer is full or the horizon is reached, which is the
-most a run can start beyond the last scenario it needed (what ``--dry-run`` prices as the worst case).
-A normal end completes the horizon (so a rerun is free); it being no wider than what keeps the
-slots busy keeps a run's last seconds, when fewer and fewer scenarios are left, short.
-Both pauses depend on what the consumer took, and the horizon on nothing else, so a run that ends
-normally completes every scenario up to its horizon and a rerun starts none that is not cached.
+(``buffer_bytes``); launches pause while that buffer is full or the horizon is reached.
 
-Stopping early (enough accepted, budget spent) cancels what is still in flight (``close``) or, on a
-normal end (``finish``), completes the horizon; the cache keeps every answer that arrived, so a
-rerun or ``--resume`` picks up without paying twice. The same ordering, stop and budget rule serve
-both modes; the budget counts everything received so far, scenarios in flight included, while the
-manifest counts only what the consumer took.
+Spending only on what is kept: a consumer that wants ``wanted`` accepted items reports each one it
+accepts (``accepted``); launches stop once the scenarios started will fill what is still wanted at
+the acceptance rate seen so far (``need``), and start again if they fall short. When the consumer
+has enough (``finish``), the scenarios still running can no longer be used: each is dropped
+(synth.llm.base.Claim), so its next request is not sent, while a request already on the wire is
+answered and cached. What those scenarios cost is counted as discarded (``discard`` on the author,
+for requests.json), never in the manifest, which counts only the scenarios the consumer took, so the
+output stays byte-identical at any concurrency; a rerun asks again for what was dropped, and says so.
+``close`` (an error, a spent budget) cancels what runs at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import queue
 import threading
 from collections.abc import Callable, Coroutine, Iterator, Sequence
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from synth.config import Settings
 from synth.errors import EndpointDown
-from synth.llm.base import PRIORITY, ChatResponse
+from synth.llm.base import CLAIM, PRIORITY, ChatResponse, Claim
 from synth.llm.spend import Spend
 from synth.records import Scenario, StageFailure, Written
 from synth.runtime.base import run_sync
@@ -62,9 +62,15 @@ class Scheduler:
         indices: Sequence[int],
         settings: Settings,
         buffer_bytes: int = REORDER_BYTES,
+        wanted: int | None = None,
     ):
         self.author, self.scenario, self.indices, self.settings = author, scenario, indices, settings
         self.buffer_bytes = buffer_bytes
+        self.wanted = wanted  # accepted items the consumer needs (None: no rate limit on launches, e.g. a shard)
+        self.need = len(indices) if wanted is None else wanted  # scenarios expected to be needed in all
+        self.claims: dict[int, Claim] = {}  # scenarios started and not handed on (loop thread)
+        self.spent: dict[int, list[ChatResponse]] = {}  # answers of scenarios started, until taken
+        self.discarded = 0  # scenarios started that the consumer never took
         self.spend = Spend(settings.prices)
         concurrency = max(1, settings.concurrency)
         self.horizon = HORIZON * concurrency
@@ -84,6 +90,19 @@ class Scheduler:
         self.thread = threading.Thread(target=self._thread_main, name="synth-authors", daemon=True)
         self.thread.start()
         return self._threaded()
+
+    def accepted(self, count: int) -> None:
+        """The consumer has accepted ``count`` of the items it took: launches stop once the scenarios
+        started are expected to bring what is still wanted, at the acceptance rate seen so far."""
+        if self.wanted is None:
+            return
+        left = self.wanted - count
+        if left <= 0:
+            self.need = self.taken
+        elif count == 0:  # no rate yet: each scenario brings at most one
+            self.need = self.taken + left
+        else:
+            self.need = self.taken + math.ceil(left * (self.taken + 1) / (count + 1))
 
     def finish(self) -> None:
         self.finished.set()
@@ -110,7 +129,7 @@ class Scheduler:
 
     async def _one(self, pos: int) -> Item:
         scenario = self.scenario(self.indices[pos])
-        spent: list[ChatResponse] = []
+        spent = self.spent.setdefault(pos, [])
         try:
             result = await self.author.write(scenario, spent)
         except EndpointDown:
@@ -128,6 +147,7 @@ class Scheduler:
         pos = 0
         while self._may_start(pos) and not self.finished.is_set():
             item = _drive(self._one(pos))
+            self.spent.pop(pos, None)
             pos += 1
             self.launched = pos
             self.taken += 1
@@ -143,13 +163,28 @@ class Scheduler:
             if isinstance(got, BaseException):
                 raise got
             item, size = got
+            self.spent.pop(self.taken, None)  # taken: its answers are the consumer's to count
             self.taken += 1
             self.taken_bytes += size
             yield item
 
     async def _prioritised(self, pos: int) -> Item:
         PRIORITY.set(pos)  # this task's own context: its requests queue for a slot by scenario order
+        CLAIM.set(self.claims.setdefault(pos, Claim()))  # and are not sent once the run drops it
         return await self._one(pos)
+
+    async def _drop(self, tasks: dict[int, asyncio.Task[Item]]) -> None:
+        """End the scenarios the consumer will not take: none sends another request (one on the wire is
+        answered first; one that has none out is cancelled at once); what they were answered is discarded."""
+        for pos, task in tasks.items():
+            claim = self.claims[pos]
+            claim.dropped = True
+            if not claim.out:
+                task.cancel()
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+        left = list(self.spent.values())  # what the consumer did not take: running, buffered or queued
+        self.discarded = len(left)
+        self.author.discard([r for spent in left for r in spent if not r.cached])
 
     async def _run(self) -> None:
         tasks: dict[int, asyncio.Task[Item]] = {}  # started, not yet handed on
@@ -166,7 +201,9 @@ class Scheduler:
 
         def launch(limit: int, room: int) -> None:
             nonlocal launched
-            while launched < limit and self._may_start(launched) and done_bytes - self.taken_bytes < room:
+            while (
+                launched < min(limit, self.need) and self._may_start(launched) and done_bytes - self.taken_bytes < room
+            ):
                 task = asyncio.create_task(self._prioritised(launched))
                 task.add_done_callback(lambda t, pos=launched: settle(pos, t))  # type: ignore[misc]
                 tasks[launched] = task
@@ -180,6 +217,7 @@ class Scheduler:
                 if emitted in sizes:
                     size = sizes.pop(emitted)
                     self.out.put((tasks.pop(emitted).result(), size))  # EndpointDown is raised here, in order
+                    self.claims.pop(emitted, None)
                     emitted += 1
                     continue
                 if emitted not in tasks and not self._may_start(launched):
@@ -192,9 +230,8 @@ class Scheduler:
             self.out.put(_DONE)
             while not (self.stop.is_set() or self.finished.is_set()):
                 await asyncio.sleep(0.01)
-            if self.finished.is_set() and not self.stop.is_set():  # complete the horizon: a rerun is then free
-                launch(self.taken + self.horizon, 1 << 62)
-                await asyncio.gather(*tasks.values(), return_exceptions=True)
+            if self.finished.is_set() and not self.stop.is_set():  # what still runs is past the end
+                await self._drop(tasks)
         finally:
             for task in tasks.values():
                 task.cancel()

@@ -1,68 +1,62 @@
 """``--dry-run``: how many calls, tokens and dollars a run would take, before anything is sent.
 
-The scenarios are the ones the run would make; the prompts are rendered for real and counted at
-about four characters a token. What models write back, and how long conversations get, can only
-be guessed: completion sizes are typical figures per role, and each scenario is assumed to take
-one executor turn per tool call plus a final answer (and a question when it is multi-turn).
+The scenarios are the ones the run makes (the same setup, synth.offline.runplan: registry, packs,
+planner); the prompts are rendered for real and counted at about four characters a token. How many
+scenarios the run takes depends on how many the gates, the reviewer and dedup turn away: SPARE
+assumes a fifth of them (the loopback agents of the tests turn away about a quarter). The run starts
+no more than that need at the rate it sees, and drops what it no longer needs when it stops
+(synth.agents.engine), so the estimate holds whatever the concurrency. What models write back, and
+how long conversations get, can only be guessed: completion sizes are typical figures per role, and
+each scenario is assumed to take one executor turn per tool call plus a final answer (and a question
+when it is multi-turn).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from synth.agents import roles
-from synth.agents.engine import HORIZON
 from synth.config import ROLES, Settings
 from synth.messages import ToolNames, openai_tool
-from synth.offline.scenario import Planner
-from synth.registry import load_registry
+from synth.offline.runplan import RunPlan, open_run
+from synth.records import Scenario, ServerSpec
 
 COMPLETION_TOKENS = {"query": 120, "refine": 90, "plan": 120, "executor": 70, "user": 30, "tool": 220, "review": 90}
-SPARE = 1.1  # scenarios beyond n, for those the gates, reviewer and dedup will turn away
+SPARE = 1.25  # scenarios per accepted conversation: a fifth turned away by the gates, the reviewer and dedup
 
 
 def _tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
+def planned(run: RunPlan, settings: Settings) -> Iterator[tuple[Scenario, ServerSpec]]:
+    """The scenarios the dry run prices, with their servers: the run's own (``run`` is what
+    synth.offline.runplan.open_run gives generate too, packs included), as many as it expects to take."""
+    servers = run.servers
+    count = math.ceil(settings.n * SPARE) if run.planner.order else 0
+    for index in range(count):
+        scenario = run.planner.scenario(index)
+        yield scenario, servers[scenario.server]
+
+
 def estimate(settings: Settings) -> dict[str, Any]:
-    registry = load_registry(settings.servers)
-    planner = Planner(registry, settings.seed)
-    names = ToolNames(registry.servers)
-    servers = {s.id: s for s in registry.servers}
+    run = open_run(settings)
+    names = ToolNames(run.registry.servers)
     models = settings.models()
     calls = dict.fromkeys(ROLES, 0)
     prompt = dict.fromkeys(ROLES, 0)
-    count = math.ceil(settings.n * SPARE) if planner.order else 0
-    for index in range(count):
-        sc = planner.scenario(index)
-        server = servers[sc.server]
-        tools = [t for t in (server.tool(n) for n in sc.tools) if t]
-        k, multi = len(tools), int(sc.multi_turn)
-        sizes = {
-            "query": sum(_tokens(m["content"]) for m in roles.query_request("m", 0, sc, server).messages),
-            "refine": 250,
-            "plan": sum(_tokens(m["content"]) for m in roles.plan_request("m", 0, "x" * 200, tools).messages),
-            "user": 400,
-            "tool": 500 + sum(_tokens(json.dumps(t.input_schema)) for t in tools) // max(k, 1),
-            "review": 300 + 250 * k,
-        }
-        offered = [t for t in server.tools][: settings.max_tools]
-        executor_base = 150 + sum(_tokens(json.dumps(openai_tool(t, names(server.id, t.name)))) for t in offered)
-        turns = k + 1 + multi
-        per = {"query": 1, "refine": 1, "plan": 1, "executor": turns, "user": multi, "tool": k, "review": 1}
-        for role, n in per.items():
+    count = 0
+    for sc, server in planned(run, settings):
+        count += 1
+        for role, (n, tokens) in _scenario(sc, server, names, settings.max_tools).items():
             calls[role] += n
-            if role == "executor":  # the conversation grows by about 150 tokens a turn
-                prompt[role] += sum(executor_base + 150 * t for t in range(turns))
-            else:
-                prompt[role] += n * sizes[role]
+            prompt[role] += tokens
     rows = [_row(settings, role, models[role], calls, prompt) for role in ROLES]
-    # The run starts scenarios until n are accepted: as many as 2n + 20 when most are turned away, and
-    # up to HORIZON x concurrency beyond the last one it needed, which it completes when it stops.
-    most = min(settings.n * 2 + 20, count + HORIZON * settings.concurrency) if count else 0
+    # The run starts scenarios until n are accepted: as many as 2n + 20 when most are turned away.
+    most = run.attempts() if count else 0
     return {
         "scenarios": count,
         "max_scenarios": most,
@@ -73,6 +67,29 @@ def estimate(settings: Settings) -> dict[str, Any]:
         "usd": round(sum(r["usd"] for r in rows), 6),
         "usd_max": round(sum(r["usd"] for r in rows) * most / count, 6) if count else 0.0,
     }
+
+
+def _scenario(sc: Scenario, server: ServerSpec, names: ToolNames, max_tools: int) -> dict[str, tuple[int, int]]:
+    """One scenario's calls and prompt tokens by role: one executor turn per call plus the final answer
+    (and a question, with the user's reply, when it is multi-turn)."""
+    tools = [t for t in (server.tool(n) for n in sc.tools) if t]
+    k, multi = len(tools), int(sc.multi_turn)
+    sizes = {
+        "query": sum(_tokens(m["content"]) for m in roles.query_request("m", 0, sc, server).messages),
+        "refine": 250,
+        "plan": sum(_tokens(m["content"]) for m in roles.plan_request("m", 0, "x" * 200, tools).messages),
+        "user": 400,
+        "tool": 500 + sum(_tokens(json.dumps(t.input_schema)) for t in tools) // max(k, 1),
+        "review": 300 + 250 * k,
+    }
+    offered = [t for t in server.tools][:max_tools]
+    executor_base = 150 + sum(_tokens(json.dumps(openai_tool(t, names(server.id, t.name)))) for t in offered)
+    turns = k + 1 + multi
+    per = {"query": 1, "refine": 1, "plan": 1, "executor": turns, "user": multi, "tool": k, "review": 1}
+    out = {role: (n, n * sizes[role]) for role, n in per.items() if role != "executor"}
+    # the conversation grows by about 150 tokens a turn
+    out["executor"] = (turns, sum(executor_base + 150 * t for t in range(turns)))
+    return out
 
 
 def _row(settings: Settings, role: str, model: str, calls: dict[str, int], prompt: dict[str, int]) -> dict[str, Any]:

@@ -8,11 +8,13 @@ schemas) goes into the prompts as JSON values, so it is data, never template cod
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from synth import templates
+from synth.agents.people import person
 from synth.llm.base import ChatRequest
 from synth.records import Scenario, ServerSpec, ToolSpec
 
@@ -24,9 +26,17 @@ class Answer(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+class Detail(Answer):
+    """A value the person knows but did not write, for one step's parameter (steps count from 1)."""
+
+    step: int = Field(ge=1)
+    param: str = Field(min_length=1)
+    value: Any
+
+
 class Draft(Answer):
     request: str = Field(min_length=8)
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: list[Detail] = Field(default_factory=list)
 
 
 class Refined(Answer):
@@ -91,20 +101,50 @@ def _request(role: str, model: str, system: str, user: str, seed: int, **render:
 
 
 def query_request(model: str, seed: int, scenario: Scenario, server: ServerSpec) -> ChatRequest:
-    tools = [server.tool(n) for n in scenario.tools]
-    data = {
-        "tools": [_tool_json(t) for t in tools if t],
-        "persona": scenario.persona,
-        "multi_turn": scenario.multi_turn,
-        "links": [lk.model_dump() for lk in scenario.links],
-    }
+    """The query generator's request: the person, and the steps with their tools, each saying in plain words
+    which of its values an earlier step returns (the scenario's links)."""
+    steps = []
+    for i, name in enumerate(scenario.tools):
+        tool = server.tool(name)
+        if tool is None:
+            continue
+        gets = [
+            {"param": lk.param, "from_step": lk.from_step + 1, "field": lk.field, "where": where(lk.field)}
+            for lk in scenario.links
+            if lk.to_step == i
+        ]
+        steps.append({"step": i + 1, "tool": _tool_json(tool), "gets": gets})
+    data = {"multi_turn": scenario.multi_turn, "steps": steps}
     return _request(
-        "query", model, "query.system", "query.user", seed, scenario=scenario, server=server, scenario_json=_dump(data)
+        "query",
+        model,
+        "query.system",
+        "query.user",
+        seed,
+        scenario=scenario,
+        server=server,
+        person=person(scenario, server, seed).describe(),
+        steps=steps,
+        scenario_json=_dump(data),
     )
 
 
-def refine_request(model: str, seed: int, draft: str, tool_names: list[str]) -> ChatRequest:
-    return _request("refine", model, "refine.system", "refine.user", seed, draft=draft, tool_names=tool_names)
+def where(path: str) -> str:
+    """A result path in plain words: "tables.4" is 'item 5 of "tables"', "results.0.id" is '"id" of item 1 of
+    "results"'."""
+    said = ""
+    for part in path.split("."):
+        if part.isdigit():
+            said = f"item {int(part) + 1} of {said}" if said else f"item {int(part) + 1}"
+        else:
+            said = f'"{part}" of {said}' if said else f'"{part}"'
+    return said or "the result"
+
+
+def refine_request(model: str, seed: int, draft: str, tool_names: list[str], who: str = "") -> ChatRequest:
+    return _request(
+        "refine", model, "refine.system", "refine.user", seed, draft=draft, tool_names=tool_names, person=who
+    )
 
 
 def plan_request(model: str, seed: int, request: str, tools: list[ToolSpec]) -> ChatRequest:
@@ -133,7 +173,10 @@ def plan_schema(names: list[str]) -> dict[str, Any]:
     return schema
 
 
-def user_request(model: str, seed: int, request: str, details: dict[str, Any], transcript: str) -> ChatRequest:
+def user_request(
+    model: str, seed: int, request: str, details: list[dict[str, Any]], transcript: str, who: str = ""
+) -> ChatRequest:
+    """The user simulator's request; ``details`` as ``spoken_details`` gives them."""
     return _request(
         "user",
         model,
@@ -141,9 +184,41 @@ def user_request(model: str, seed: int, request: str, details: dict[str, Any], t
         "user.user",
         seed,
         request=request,
-        details_json=_dump(details),
+        person=who,
+        details=details,
+        details_json=_dump([{k: d[k] for k in ("step", "param", "value", "say")} for d in details]),
         transcript=transcript,
     )
+
+
+def spoken_details(details: list[Detail], scenario: Scenario, server: ServerSpec) -> list[dict[str, Any]]:
+    """Each detail as the user simulator reads it: what it is about, its value, and how to say it (exactly;
+    verbatim, for text with several lines, code or JSON; in their own words, for one of a tool's fixed options)."""
+    ordinals = ("first", "second", "third", "fourth", "fifth")
+    out = []
+    for d in details:
+        tool = server.tool(scenario.tools[d.step - 1]) if d.step <= len(scenario.tools) else None
+        schema = (tool.properties.get(d.param) if tool else None) or {}
+        options = schema.get("enum") if isinstance(schema, dict) else None
+        if options or (isinstance(schema, dict) and schema.get("type") == "boolean"):
+            say = "in your own words"
+        elif isinstance(d.value, (dict, list)) or (isinstance(d.value, str) and "\n" in d.value):
+            say = "verbatim"
+        else:
+            say = "exactly"
+        part = ordinals[d.step - 1] if d.step <= len(ordinals) else f"step {d.step}"
+        about = f"the {d.param.replace('_', ' ')} for the {part} thing you asked"
+        out.append(
+            {
+                "step": d.step,
+                "param": d.param,
+                "about": about,
+                "value_json": _dump(d.value),
+                "value": d.value,
+                "say": say,
+            }
+        )
+    return out
 
 
 def tool_request(
@@ -162,8 +237,22 @@ def tool_request(
     )
 
 
-def review_request(model: str, seed: int, transcript: str) -> ChatRequest:
-    return _request("review", model, "reviewer.system", "reviewer.user", seed, transcript=transcript)
+def review_request(model: str, seed: int, transcript: str, errors: int = 0) -> ChatRequest:
+    """The reviewer's request; ``errors``: how many tool results were errors (marked in the transcript)."""
+    return _request("review", model, "reviewer.system", "reviewer.user", seed, transcript=transcript, errors=errors)
+
+
+_FENCED = re.compile(r"```[^\n]*\n.*?\n```", re.S)
+
+
+def verbatim(text: str) -> list[str]:
+    """The fenced blocks of ``text`` (``` on its own line before and after): values every rewriting step keeps."""
+    return _FENCED.findall(text)
+
+
+def lost_verbatim(before: str, after: str) -> list[str]:
+    """The fenced blocks of ``before`` that ``after`` does not hold byte for byte."""
+    return [block for block in verbatim(before) if block not in after]
 
 
 def plan_note(steps: list[PlanItem]) -> str:
@@ -171,8 +260,9 @@ def plan_note(steps: list[PlanItem]) -> str:
     return templates.render("executor.plan.j2", plan_json=_dump([s.model_dump() for s in steps]))
 
 
-def transcript(messages: list[dict[str, Any]]) -> str:
-    """A conversation as plain text for the user simulator and the reviewer."""
+def transcript(messages: list[dict[str, Any]], failed: dict[str, str] | None = None) -> str:
+    """A conversation as plain text for the user simulator and the reviewer; a tool result that was an
+    error (``failed``: call id -> what the runtime called it) says so."""
     lines = []
     for m in messages:
         if m["role"] == "system":
@@ -181,7 +271,9 @@ def transcript(messages: list[dict[str, Any]]) -> str:
             for c in m["tool_calls"]:
                 lines.append(f"assistant calls {c['function']['name']} {c['function']['arguments']}")
         elif m["role"] == "tool":
-            lines.append(f"tool result: {m.get('content', '')[:1500]}")
+            error = (failed or {}).get(m.get("tool_call_id") or "")
+            said = f"tool result (ERROR, {error.replace('_', ' ')})" if error else "tool result"
+            lines.append(f"{said}: {m.get('content', '')[:1500]}")
         else:
             lines.append(f"{m['role']}: {m.get('content') or ''}")
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from synth import templates
 from synth.agents import roles
+from synth.agents.people import person
 from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
 from synth.errors import BackendError, EndpointDown, LiveError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
@@ -99,6 +100,11 @@ class _Episode:
     def models(self) -> dict[str, str]:
         return self.agents.models
 
+    @property
+    def who(self) -> str:
+        """The person behind the scenario's requests, in one line (synth.agents.people)."""
+        return person(self.scenario, self.server, self.agents.seed).describe()
+
     async def ask(self, request: ChatRequest, model: type, stage: str) -> Any:
         return await _ask(self.agents, request, model, stage, self.sid, self.log)
 
@@ -112,23 +118,27 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     draft = await ep.ask(roles.query_request(m["query"], seed, scenario, server), roles.Draft, "query")
     if isinstance(draft, StageFailure):
         return draft
-    refined = await ep.ask(
-        roles.refine_request(m["refine"], seed, draft.request, list(scenario.tools)), roles.Refined, "refine"
-    )
+    unknown = [f"{d.step}.{d.param}" for d in draft.details if not _a_parameter(ep, d)]
+    if unknown:
+        return StageFailure(
+            stage="query", item_id=sid, reason="unknown_detail", detail=f"details name no step's parameter: {unknown}"
+        )
+    refined = await _refine(ep, draft.request)
     if isinstance(refined, StageFailure):
         return refined
     draft_query = Query(id=make_id("query", sid, draft.request), scenario_id=sid, text=draft.request)
     query = Query(
-        id=make_id("query", sid, refined.request),
+        id=make_id("query", sid, refined),
         scenario_id=sid,
-        text=refined.request,
+        text=refined,
         parent_id=draft_query.id,
-        withheld=tuple(sorted(draft.details)),
+        withheld=tuple(sorted(f"{d.step - 1}.{d.param}" for d in draft.details)),
     )
-    plan_answer = await _plan(ep, refined.request)
+    plan_answer = await _plan(ep, refined)
     if isinstance(plan_answer, StageFailure):
         return plan_answer
-    messages = await _converse(ep, refined.request, draft.details, plan_answer)
+    details = roles.spoken_details(draft.details, scenario, server)
+    messages = await _converse(ep, refined, details, plan_answer)
     if isinstance(messages, StageFailure):
         return messages
     trajectory = Trajectory(
@@ -140,6 +150,42 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     # accept, or "human": the pipeline holds it in review_queue.jsonl until a person decides
     plan = _plan_made(sid, trajectory.calls, plan_answer)
     return Written(query=query, plan=plan, trajectory=trajectory, review=review)
+
+
+def _a_parameter(ep: _Episode, detail: roles.Detail) -> bool:
+    """Whether a detail names a parameter of the tool of its step."""
+    tools = ep.scenario.tools
+    tool = ep.server.tool(tools[detail.step - 1]) if detail.step <= len(tools) else None
+    return tool is not None and detail.param in tool.properties
+
+
+async def _refine(ep: _Episode, draft: str) -> str | StageFailure:
+    """The refined request; a fenced block of the draft (verbatim text) that the refiner changed is asked
+    again once, showing the block; changed again, the scenario fails rather than keep a changed value."""
+    request = roles.refine_request(ep.models["refine"], ep.agents.seed, draft, list(ep.scenario.tools), ep.who)
+    for _attempt in range(2):
+        refined = await ep.ask(request, roles.Refined, "refine")
+        if isinstance(refined, StageFailure):
+            return refined
+        lost = roles.lost_verbatim(draft, refined.request)
+        if not lost:
+            return refined.request
+        note = (
+            "Your request changed or left out this fenced block of the draft, which must be kept byte for byte:\n"
+            f"{lost[0]}\nAnswer again with the block copied exactly."
+        )
+        request = request.model_copy(
+            update={
+                "messages": (
+                    *request.messages,
+                    {"role": "assistant", "content": json.dumps({"request": refined.request}, ensure_ascii=False)},
+                    {"role": "user", "content": note},
+                )
+            }
+        )
+    return StageFailure(
+        stage="refine", item_id=ep.sid, reason="verbatim_changed", detail=f"the refiner changed: {lost[0][:300]}"
+    )
 
 
 async def _plan(ep: _Episode, request: str) -> roles.PlanAnswer | StageFailure:
@@ -183,8 +229,16 @@ async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory)
     checked = await asyncio.to_thread(gates.review, trajectory, ep.server, True)  # CPU work off the event loop
     if checked.verdict != "accept":
         return gates.failure(checked, ep.sid)
+    calls = trajectory.calls
+    # the gates label a call whose result the runtime marked isError (synth.stages.gates.step_labels)
+    failed = {c.id: label for c, label in zip(calls, checked.step_labels, strict=True) if label != "success"}
+    if calls and len(failed) == len(calls):  # nothing worked: not a conversation to learn success from
+        detail = "; ".join(f"{c.name}: {failed[c.id]}" for c in calls)
+        return StageFailure(stage="review", item_id=ep.sid, reason="all_calls_failed", detail=detail[:500])
     verdict = await ep.ask(
-        roles.review_request(ep.models["review"], ep.agents.seed, roles.transcript(ep.openai(messages))),
+        roles.review_request(
+            ep.models["review"], ep.agents.seed, roles.transcript(ep.openai(messages), failed), len(failed)
+        ),
         roles.Verdict,
         "review",
     )
@@ -197,10 +251,7 @@ async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory)
             reason="reviewer_reject",
             detail="; ".join(verdict.reasons)[:500] or verdict.verdict,
         )
-    calls = trajectory.calls
-    said = (verdict.step_labels + ["success"] * len(calls))[: len(calls)]
-    # a result the server marked isError is never a success, whatever the reviewer says
-    labels = tuple(mine if mine != "success" else theirs for mine, theirs in zip(checked.step_labels, said))
+    labels = _labels(checked.step_labels, verdict.step_labels)
     return checked.model_copy(
         update={
             "step_labels": labels,
@@ -211,12 +262,19 @@ async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory)
     )
 
 
+def _labels(gates: tuple[str, ...], said: list[str]) -> tuple[str, ...]:
+    """One label per call: the gates' for a call whose result was an error (never "success", whatever the
+    reviewer says), else the reviewer's ("success" for a call it did not label)."""
+    said = (said + ["success"] * len(gates))[: len(gates)]
+    return tuple(mine if mine != "success" else theirs for mine, theirs in zip(gates, said, strict=True))
+
+
 def _deps(plan: roles.PlanAnswer, tool: str) -> list[int]:
     return next((s.depends_on for s in plan.steps if s.tool == tool), [])
 
 
 async def _converse(
-    ep: _Episode, request: str, details: dict[str, Any], plan: roles.PlanAnswer
+    ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer
 ) -> list[Message] | StageFailure:
     """The executor talks to the user simulator and calls tools until it gives a final answer.
 
@@ -239,7 +297,7 @@ async def _converse(
 
 
 async def _talk(
-    ep: _Episode, request: str, details: dict[str, Any], plan: roles.PlanAnswer, live: ToolRuntime | None
+    ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, live: ToolRuntime | None
 ) -> list[Message] | StageFailure:
     sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
     system = templates.render("conversation.system.j2", server=server)
@@ -267,11 +325,15 @@ async def _talk(
         text = (answer.content or "").strip()
         if not text:
             return StageFailure(stage="execute", item_id=sid, reason="empty_answer", detail="no text and no tool call")
+        if any(m.role == "assistant" and m.content == text for m in messages):  # the user could not help
+            return StageFailure(
+                stage="execute", item_id=sid, reason="asked_again", detail=f"the assistant repeated: {text[:200]}"
+            )
         messages.append(Message(role="assistant", content=text))
         if results and not text.endswith("?"):
             return messages
         reply = await ep.ask(
-            roles.user_request(m["user"], seed, request, details, roles.transcript(ep.openai(messages))),
+            roles.user_request(m["user"], seed, request, details, roles.transcript(ep.openai(messages)), ep.who),
             roles.UserReply,
             "user",
         )

@@ -14,7 +14,7 @@ from typing import Any
 from synth.export import hf
 from synth.export.plots import Stats, short
 from synth.records import Manifest, content_hash
-from synth.rundir import SCORED, TRAIN, VALID, read_jsonl, read_requests, requests_line
+from synth.rundir import SCORED, TRAIN, VALID, read_jsonl, read_requests, requests_line, spend_line
 
 
 def cut(value: Any, limit: int = 240) -> Any:
@@ -278,9 +278,14 @@ def made(manifest: Manifest, run: Path | None = None) -> list[str]:
             f"- **Model calls**: {sum(r['calls'] for r in used)}, tokens {sum(r['prompt_tokens'] for r in used):,} in / "  # noqa: E501
             f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.cost_usd:.2f}"
         )
-    requests = requests_line(read_requests(run)) if run is not None else None
+    entries = read_requests(run) if run is not None else []
+    requests, spend = requests_line(entries), spend_line(entries)
     if requests:
         lines.append(f"- **Requests** (all processes that worked on the run, from requests.json): {requests}")
+    if spend:
+        lines.append(
+            f"- **Spend** (all processes, from requests.json; the model calls above are the kept part): {spend}"
+        )
     lines += ["", promise(manifest), "", "```bash", reproduce(manifest), "```"]
     return lines
 

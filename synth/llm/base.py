@@ -7,7 +7,9 @@ so its ``key()`` is the cache key; the API key is never part of it.
 
 from __future__ import annotations
 
+import asyncio
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from synth.records import Record, content_hash
@@ -15,6 +17,25 @@ from synth.records import Record, content_hash
 # Which request gets the next free slot when several wait (lowest first): the scheduler sets the
 # scenario's position in each scenario's task, so the scenario the writer waits for goes first.
 PRIORITY: ContextVar[int] = ContextVar("synth_request_priority", default=0)
+
+
+@dataclass
+class Claim:
+    """A scenario's hold on the endpoint (the scheduler sets one in each scenario's task, ``CLAIM``).
+    Once ``dropped`` (the run no longer needs the scenario), its next request is not sent: ``hold``
+    raises CancelledError, so the scenario ends without paying for more; a request already out is
+    answered (and cached) first. ``out`` counts its requests on the wire."""
+
+    dropped: bool = False
+    out: int = 0
+
+    def hold(self) -> None:
+        """Called before a request goes out: refuses it once the scenario was dropped."""
+        if self.dropped:
+            raise asyncio.CancelledError("the run no longer needs this scenario")
+
+
+CLAIM: ContextVar[Claim | None] = ContextVar("synth_request_claim", default=None)
 
 
 class ChatRequest(Record):

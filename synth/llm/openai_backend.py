@@ -27,6 +27,7 @@ read back (structured-output fields, the parsed answer, the failure message) is 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
@@ -37,7 +38,7 @@ import httpx2
 import openai
 
 from synth.errors import BackendError, CutAnswer, EndpointDown
-from synth.llm.base import ChatRequest, ChatResponse
+from synth.llm.base import CLAIM, ChatRequest, ChatResponse
 from synth.llm.limits import (
     AIMDLimiter,
     InvalidResponse,
@@ -255,12 +256,22 @@ class OpenAIBackend:
         if self._tpm is not None:
             estimate = estimate_tokens(body)
             await self._tpm.take(estimate)
+        claim = CLAIM.get()
         ticket = await self.limiter.acquire()
         if self.down is not None:  # judged down while this request waited for its slot: send nothing
             self.limiter.release(ticket, "error")
             raise self.down
         outcome = "error"
+        try:  # a scenario the run dropped while this request waited for a slot sends nothing more
+            if claim is not None:
+                claim.hold()
+        except asyncio.CancelledError:
+            self.limiter.release(ticket, outcome)
+            self.stats.unsent += 1
+            raise
         self.stats.requests += 1
+        if claim is not None:
+            claim.out += 1
         try:
             if self.transport == "direct":
                 content = await self._direct.post(body)
@@ -279,8 +290,11 @@ class OpenAIBackend:
             raise
         finally:
             self.limiter.release(ticket, outcome)
+            if claim is not None:
+                claim.out -= 1
         self._reached = True
         self._refusals, self._failing_since = 0, None
+        self.stats.answers += 1
         self._count_usage(data.get("usage") or {}, estimate)
         return data
 

@@ -49,10 +49,19 @@ class BackendStats:
     reasks: int = 0  # answers that did not validate and were asked again (counted by synth.llm.structured)
     waited_s: float = 0.0  # time spent waiting before retries (backoff and Retry-After)
     errors: Counter[str] = field(default_factory=Counter)  # failed requests by kind
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # of every answer received: the tokens sent (and paid for)
     completion_tokens: int = 0
+    answers: int = 0  # calls answered
+    unsent: int = 0  # requests not sent: their scenario was dropped (synth.llm.base.Claim) while they waited
+    # answers that went to scenarios past the end of the run (the scheduler's ``discard``): sent, not kept
+    discarded: Counter[str] = field(default_factory=Counter)
+
+    def discard(self, prompt_tokens: int, completion_tokens: int) -> None:
+        self.discarded.update(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
 
     def to_json(self) -> dict[str, Any]:
+        thrown = {k: self.discarded[k] for k in ("calls", "prompt_tokens", "completion_tokens")}
+        sent = {"calls": self.answers, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
         return {
             "calls": self.calls,
             "requests": self.requests,
@@ -64,6 +73,10 @@ class BackendStats:
             "errors": dict(self.errors),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "unsent": self.unsent,
+            "sent": sent,
+            "kept": {k: sent[k] - thrown[k] for k in sent},
+            "discarded": thrown,
         }
 
 

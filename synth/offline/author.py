@@ -54,6 +54,9 @@ class OfflineAuthor:
             shop.close()
         self.shops.clear()
 
+    def discard(self, responses: list[Any]) -> None:
+        """Nothing to count: the offline author sends no request."""
+
 
 def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) -> ShopFacts | None:
     """What the customers of synth's store know (its seed database), when ``server`` is that store."""

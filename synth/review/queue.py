@@ -8,7 +8,8 @@ Rules (``Rules``, from Settings or ``synth review queue`` flags) put an item in 
   item's ``why`` names the gate (``unpointed_reuse``) and ``detail`` says what it found. Flagged and held
   items come first in the file, audited ones last.
 - ``low_confidence``: the reviewer accepted it with confidence below ``min_confidence``.
-- ``disagree``: every gate passed but the reviewer labelled a step as an error.
+- ``disagree``: every gate passed but the reviewer model labelled a step as an error whose result was not
+  one (a result the server marked isError is labelled so by the gates; an offline run has no reviewer model).
 - ``audit``: a random share of accepted items (conversations and negatives), drawn from a hash of
   (seed, item id), so the same run always audits the same items, in any order.
 
@@ -42,6 +43,7 @@ class Rules:
     min_confidence: float = 0.7
     rules: tuple[str, ...] = REVIEW_RULES
     seed: int = 0
+    reviewer: Literal["model", "gates"] = "model"  # who decided the verdicts: a reviewer model, or the gates alone
 
     @classmethod
     def from_settings(cls, settings: Any) -> Rules:
@@ -50,6 +52,7 @@ class Rules:
             min_confidence=settings.review_below,
             rules=tuple(settings.review_rules),
             seed=settings.seed,
+            reviewer="gates" if settings.backend == "offline" else "model",
         )
 
     def audited(self, record_id: str) -> bool:
@@ -74,7 +77,8 @@ class QueueItem(BaseModel):
     conversation_id: str
     record_id: str
     suggested_label: str
-    model_review: dict[str, Any] | None = None
+    model_review: dict[str, Any] | None = None  # the reviewer model's verdict; None when no model reviewed
+    decided_by: Literal["model", "gates"] | None = None  # a conversation's verdict: a reviewer model's, or the gates'
     item: dict[str, Any]  # rendered for reading
     record: dict[str, Any]  # the conversation record or the scored line, as exported
     # filled in by the person (synth review)
@@ -101,7 +105,7 @@ def conversation_reasons(conv: Conversation, rules: Rules) -> list[str]:
         why += list(dict.fromkeys(f.split(":", 1)[0] for f in review.flags))
     if review.confidence < rules.min_confidence:
         why.append("low_confidence")
-    if review.gates and all(g.passed for g in review.gates) and any(s != "success" for s in review.step_labels):
+    if rules.reviewer == "model" and review.gates and all(g.passed for g in review.gates) and _doubted(conv):
         why.append("disagree")
     if review.verdict == "accept" and rules.audited(conv.id):
         why.append("audit")
@@ -113,8 +117,16 @@ def first(why: list[str]) -> bool:
     return any(w != "audit" for w in why)
 
 
-def conversation_item(conv: Conversation, why: list[str], *, held: bool) -> dict[str, Any]:
-    """The queue line for one conversation."""
+def _doubted(conv: Conversation) -> bool:
+    """Whether a step is labelled an error although its result was not one (isError)."""
+    errored = {m.tool_call_id for m in conv.messages if m.role == "tool" and m.is_error}
+    return any(label != "success" and c.id not in errored for c, label in zip(conv.calls, conv.review.step_labels))
+
+
+def conversation_item(
+    conv: Conversation, why: list[str], *, held: bool, reviewer: Literal["model", "gates"] = "model"
+) -> dict[str, Any]:
+    """The queue line for one conversation; ``reviewer``: who gave its verdict (an offline run's is the gates')."""
     review = conv.review
     model_review = {
         "verdict": review.verdict,
@@ -133,7 +145,8 @@ def conversation_item(conv: Conversation, why: list[str], *, held: bool) -> dict
         conversation_id=conv.id,
         record_id=conv.id,
         suggested_label="accept" if review.verdict in ("accept", "human") else review.verdict,
-        model_review=model_review,
+        model_review=model_review if reviewer == "model" else None,
+        decided_by=reviewer,
         item=render_conversation(conv),
         record=conv.to_json(),
     ).line()
@@ -165,7 +178,7 @@ def lines_for(conv: Conversation, rows: Iterable[dict[str, Any]], rules: Rules) 
     """Queue lines for an accepted conversation and its scored lines (in the data already)."""
     why = conversation_reasons(conv, rules)
     if why:
-        yield conversation_item(conv, why, held=False)
+        yield conversation_item(conv, why, held=False, reviewer=rules.reviewer)
     for row in rows:
         why = scored_reasons(row, rules)
         if why:
@@ -301,7 +314,7 @@ def rebuild(run: Path, rules: Rules) -> Rebuilt:
     for _, text in lines(run / CONVERSATIONS):
         conv = Conversation.model_validate_json(text)
         why = conversation_reasons(conv, rules)
-        line = conversation_item(conv, why, held=False) if why else None
+        line = conversation_item(conv, why, held=False, reviewer=rules.reviewer) if why else None
         if line and line["id"] not in keep:
             out.append(QueueItem.model_validate(line))
     for row in read_jsonl(run / SCORED):

@@ -188,7 +188,9 @@ class Session:
         if item.held:
             facts.append("[yellow]held out of the data until accepted[/]")
         c.print("  ·  ".join(facts))
-        if item.model_review:
+        if item.decided_by == "gates":
+            c.print(_gates_line(item.record), soft_wrap=True)
+        elif item.model_review:
             r = item.model_review
             c.print(
                 f"reviewer model: {r.get('verdict')} (confidence {r.get('confidence')}), steps "
@@ -248,3 +250,14 @@ def _now() -> str:
     from synth.review.apply import utc_now
 
     return utc_now()
+
+
+def _gates_line(record: dict[str, Any]) -> str:
+    """What decided a conversation no model reviewed: the deterministic gates, and the labels its results gave."""
+    review = record.get("review") or {}
+    gates: dict[str, list[bool]] = {}
+    for g in review.get("gates") or []:
+        gates.setdefault(g.get("gate", "?"), []).append(bool(g.get("passed")))
+    counts = ", ".join(f"{name} {sum(v)}/{len(v)}" for name, v in gates.items()) or "no calls"
+    labels = ", ".join(review.get("step_labels") or []) or "-"
+    return f"decided by the gates (no reviewer model ran): {review.get('verdict')}; {counts}; steps {labels}"

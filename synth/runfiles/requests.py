@@ -12,18 +12,25 @@ from typing import Any
 from synth.runfiles.names import REQUESTS
 
 
-def requests_line(entries: list[dict[str, Any]]) -> str | None:
-    """Requests, retries by cause, re-asks and time spent waiting, summed over ``entries`` (requests.json)."""
-    if not entries:
-        return None
+def _total(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The entries summed: numbers added, nested counts (errors, sent, kept, discarded) added key by key."""
     total: dict[str, Any] = {"errors": {}}
     for entry in entries:
         for key, value in entry.items():
             if isinstance(value, dict):
+                bucket = total.setdefault(key, {})
                 for k, v in value.items():
-                    total["errors"][k] = total["errors"].get(k, 0) + v
-            elif isinstance(value, (int, float)):
+                    bucket[k] = bucket.get(k, 0) + v
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 total[key] = total.get(key, 0) + value
+    return total
+
+
+def requests_line(entries: list[dict[str, Any]]) -> str | None:
+    """Requests, retries by cause, re-asks and time spent waiting, summed over ``entries`` (requests.json)."""
+    if not entries:
+        return None
+    total = _total(entries)
     errors = total["errors"]
     causes = ", ".join(f"{label} {errors[kind]}" for kind, label in ERROR_LABELS if errors.get(kind))
     return (
@@ -33,6 +40,26 @@ def requests_line(entries: list[dict[str, Any]]) -> str | None:
         f"{total.get('failures', 0)} calls failed past their retries, {total.get('downgrades', 0)} output-format "
         f"downgrades; {total.get('waited_s', 0):.1f} s spent waiting before retries"
     )
+
+
+def spend_line(entries: list[dict[str, Any]]) -> str | None:
+    """Answers and tokens sent, kept (the scenarios the run used) and discarded (scenarios started that the
+    run no longer needed once it had enough, dropped at their next request), summed over ``entries``."""
+    total = _total(entries)
+    if "sent" not in total:
+        return None
+
+    def part(counts: dict[str, int]) -> str:
+        return f"{counts.get('calls', 0)} calls, {counts.get('prompt_tokens', 0):,} tokens in / {counts.get('completion_tokens', 0):,} out"  # noqa: E501
+
+    thrown = total.get("discarded", {})
+    line = f"sent {part(total['sent'])}; kept {part(total.get('kept', {}))}; discarded {part(thrown)}"
+    if thrown.get("calls") or total.get("unsent"):
+        line += (
+            f" (scenarios started past the end of the run, dropped once it had enough; {total.get('unsent', 0)} of "
+            "their requests were never sent; running the same command again may send those again)"
+        )
+    return line
 
 
 ERROR_LABELS = (
