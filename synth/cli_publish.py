@@ -84,6 +84,12 @@ def export(
         None, "--license", help="Card licence id (e.g. mit, cc-by-4.0). Default: the card's current one, else 'other'."
     ),
     pretty_name: str | None = typer.Option(None, "--pretty-name", help="Card title."),
+    without_fallback: bool = typer.Option(
+        False,
+        "--without-fallback",
+        help='With --format jsonl: leave out the rows of conversations the plain fallback wrote ("author": '
+        '"fallback": tools no pack entry serves).',
+    ),
 ) -> None:
     """Export a run as Hugging Face datasets: <config>/<split>-*.parquet plus README.md (the card) and tasks/."""
     if format == "jsonl":
@@ -94,7 +100,7 @@ def export(
                 f"--format jsonl needs --out: a folder for the plain files (the run folder {run} keeps some compressed)"
             )
         with exits_on_error():
-            files = export_jsonl(run, out)
+            files = export_jsonl(run, out, without_fallback)
         typer.echo(f"wrote {len(files)} files to {out}: " + ", ".join(p.relative_to(out).as_posix() for p in files))
         return
     if format != "hf":

@@ -42,6 +42,21 @@ def test_a_tool_left_out_of_the_pack_is_served_by_the_fallback_and_named(tmp_pat
     assert "@HarunGuclu/weather_mcp: get_live_temp" in summary and f"synth pack check {reg}" in summary
     card = (out / "README.md").read_text("utf-8")
     assert "`@HarunGuclu/weather_mcp`: get_live_temp" in card and "| fallback |" in card and "| pack |" in card
+    # a trainer filters them: every public file without the fallback's rows
+    pub = tmp_path / "pub"
+    exported = runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(pub), "--without-fallback"])
+    assert exported.exit_code == 0, exported.output
+    for split, name in (("train", "train.jsonl"), ("valid", "valid.jsonl")):
+        pack_lines = [c for c in convs if c["split"] == split and c["author"] == "pack"]
+        lines = list(read_jsonl(pub / name))
+        assert len(lines) == len(pack_lines)
+        assert split == "valid" or len(lines) < sum(c["split"] == split for c in convs)  # some were the fallback's
+        assert all(
+            "get_live_temp" not in {t["function"]["name"] for m in x["messages"] for t in m.get("tool_calls") or []}
+            for x in lines
+        )
+    assert all(r["item"]["metadata"]["author"] == "pack" for r in read_jsonl(pub / "eval.jsonl"))
+    assert {r["author"] for r in read_jsonl(pub / "scored.jsonl")} == {"pack"}
 
 
 def test_a_run_on_servers_without_packs_says_so_at_start_and_end_with_the_fix(tmp_path: Path):
