@@ -10,6 +10,7 @@ import pytest
 import typer
 from openai_server import OpenAIServer
 from test_pack_build import ROOT, responder, run
+from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.llm.openai_wire import ADVICE
@@ -50,4 +51,35 @@ def test_pack_build_waits_as_long_as_it_is_told(tmp_path: Path):
         long = run("build", "--servers", str(reg), "--timeout", "10", base_url=server.base_url)
         assert long.returncode == 0, long.stderr
         assert "1 packs written" in long.stderr
+    assert (reg / "packs" / "HarunGuclu__weather_mcp.pack.yaml").exists()
+
+
+def test_an_endpoint_slower_than_the_default_timeout_gets_its_packs_within_the_configured_one(tmp_path, monkeypatch):
+    """The default scaled down (300 s to 1 s) so the test is quick: without a setting the build gives up on a
+    2.5 s endpoint; with --timeout or [llm] timeout above that, it gets every pack."""
+    import synth.cli_pack
+
+    monkeypatch.setattr(synth.cli_pack, "PACK_TIMEOUT", 1.0)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SYNTH_TEST_KEY", "sk-test")
+    reg = tmp_path / "reg"
+    reg.mkdir()
+    shutil.copy(ROOT / "registry" / "HarunGuclu__weather_mcp.json", reg)
+    runner = CliRunner()
+    with OpenAIServer(responder, latency_ms=2500) as server:
+        args = [
+            "pack",
+            "build",
+            "--servers",
+            str(reg),
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "SYNTH_TEST_KEY",
+        ]
+        default = runner.invoke(app, [*args, "--max-attempts", "1"])
+        assert default.exit_code == 1 and "no answer within 1 s" in default.output
+        (tmp_path / "synth.toml").write_text("[llm]\ntimeout = 8\n", encoding="utf-8")  # found in the working folder
+        configured = runner.invoke(app, args)
+        assert configured.exit_code == 0, configured.output
     assert (reg / "packs" / "HarunGuclu__weather_mcp.pack.yaml").exists()

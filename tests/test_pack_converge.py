@@ -100,3 +100,27 @@ def test_generate_builds_the_missing_packs_first_then_writes_offline(tmp_path: P
         "@CamdenClark/anki-mcp-server"
     ]
     assert {c["author"] for c in read_jsonl(tmp_path / "run" / "conversations.jsonl")} == {"pack"}
+
+
+def test_an_answer_cut_off_splits_the_group_and_each_half_is_asked_alone(tmp_path: Path):
+    import asyncio
+
+    from synth.llm.scripted import ScriptedBackend
+    from synth.packs.build import build
+    from synth.registry import load_registry
+
+    entries = json.loads(_answer("first")["content"])["tools"] | json.loads(_answer("reask")["content"])["tools"]
+    asked: list[list[str]] = []
+
+    def answer(body: dict) -> dict:
+        names = body["messages"][1]["content"].rsplit("tools: ", 1)[1].rstrip(".").split(", ")
+        asked.append(names)
+        text = json.dumps({"tools": {n: entries[n] for n in names}})
+        return {"content": text[: len(text) // 2] if len(names) == 5 else text}  # five at once is too long
+
+    server = load_registry(_registry(tmp_path)).servers[0]
+    report = asyncio.run(build([server], tmp_path / "packs", ScriptedBackend(answer), "m", 0))
+    assert asked == [TOOLS, TOOLS[:2], TOOLS[2:]]
+    assert report.written == ["@CamdenClark/anki-mcp-server"] and not report.left_out
+    pack = load_packs(tmp_path / "packs").get("@CamdenClark/anki-mcp-server")
+    assert pack is not None and sorted(pack.tools) == sorted(TOOLS)
