@@ -80,7 +80,9 @@ def pack_build(
     seed: int = typer.Option(0, "--seed", help="Sent to the model, and part of the cache key."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate requests, tokens and cost; send nothing."),
 ) -> None:
-    """Write a pack for every server that has none yet, one model request per server (cached, resumable).
+    """Write a pack for every server that has none yet: one request per group of up to 8 tools, each answer
+    checked and the tools at fault asked again with the checker's messages (at most 3 answers; cached,
+    resumable). Tools that never pass are left to the fallback and named in the pack's header.
 
     Read and edit what it writes: packs are data a person reviews. Exits 1 when a server got no pack.
     """
