@@ -57,6 +57,7 @@ def test_a_tool_left_out_of_the_pack_is_served_by_the_fallback_and_named(tmp_pat
         )
     assert all(r["item"]["metadata"]["author"] == "pack" for r in read_jsonl(pub / "eval.jsonl"))
     assert {r["author"] for r in read_jsonl(pub / "scored.jsonl")} == {"pack"}
+    assert {r["author"] for r in read_jsonl(pub / "conversations.jsonl")} == {"pack"}
 
 
 def test_a_run_on_servers_without_packs_says_so_at_start_and_end_with_the_fix(tmp_path: Path):
