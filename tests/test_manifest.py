@@ -32,7 +32,7 @@ def test_written_with_its_version_first_and_the_pipeline_keys_in_order(run: Path
     data = json.loads((run / MANIFEST).read_text(encoding="utf-8"))
     assert list(data)[:4] == ["manifest_version", "status", "synth_version", "generator_version"]
     assert data["manifest_version"] == MANIFEST_VERSION
-    assert list(data)[-6:] == ["files", "packs", "execute", "teval", "tasks", "dedup"]
+    assert list(data)[-7:] == ["files", "packs", "execute", "teval", "tasks", "dedup", "reader_gates"]
     manifest = RunDir(run).finished()
     assert isinstance(manifest, Manifest) and manifest.counts["conversations"] == 4
     before = (run / MANIFEST).read_bytes()
