@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # Flags that become Settings fields of the same name as they are given.
 _AS_GIVEN = (
-    "n seed max_tools audit review_below execute allow_exec connect_timeout call_timeout max_result_chars"
+    "n seed max_tools decisions audit review_below execute allow_exec connect_timeout call_timeout max_result_chars"
     " result_overflow storage"
 ).split()
 _AS_TUPLES = ("allow_env",)  # repeatable flags
@@ -80,15 +80,24 @@ def generate(
     max_tools: int = typer.Option(
         24, "--max-tools", min=1, help="Tools offered per conversation (used ones always).", rich_help_panel=REGISTRY
     ),
+    decisions: float = typer.Option(
+        0.2,
+        "--decisions",
+        min=0.0,
+        max=1.0,
+        help="Share of conversations with a turn whose right move is no call: decline a request no tool serves, "
+        "or answer a follow-up from an earlier result (half each). Asking for a missing value comes on top.",
+        rich_help_panel=REGISTRY,
+    ),
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Run folder. Default: outputs/<servers>-seed<S>-n<N>.", rich_help_panel=OUTPUT
     ),
     outputs: str = typer.Option(
-        ",".join(("train", "valid", "eval", "scored", "teval", "tasks")),
+        ",".join(("train", "valid", "eval", "scored", "decisions", "teval", "tasks")),
         "--outputs",
         help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
-        "valid (chat fine-tuning), eval (eval items), scored (labelled calls), teval (T-Eval "
-        "subsets), tasks.",
+        "valid (chat fine-tuning), eval (eval items), scored (labelled calls), decisions (a call or a "
+        "guess where none was right), teval (T-Eval subsets), tasks.",
         show_default="all",
         rich_help_panel=OUTPUT,
     ),

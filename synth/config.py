@@ -62,6 +62,9 @@ class Settings(BaseModel):
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
     backend: str = "offline"
     max_tools: int = Field(24, ge=1, description="tools offered per conversation (the used ones always are)")
+    decisions: float = Field(
+        0.2, ge=0, le=1, description="share of conversations with a turn to decline or to answer without a tool"
+    )
     # where tool results come from: the simulator (packs, schema), or the real servers of entries with a connection
     execute: Literal["simulated", "live"] = "simulated"
     allow_exec: bool = False  # live execution starts commands and contacts URLs from the registry: only when asked
@@ -162,6 +165,7 @@ class Settings(BaseModel):
             "n": self.n,
             "split": list(self.split),
             "max_tools": self.max_tools,
+            **({} if self.decisions == 0.2 else {"decisions": self.decisions}),
             "execute": self.execute,
             **(
                 {

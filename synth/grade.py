@@ -47,6 +47,7 @@ DIAGNOSES = (
     "value_error",
     "wrong_count",
     "invalid_arguments",
+    "unnecessary_call",  # a call where the right move was none (ask, decline, answer)
 )
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")  # "00123" stays a string: an id, not 123
@@ -79,6 +80,23 @@ def canonical(value: Any, strings: bool = True) -> Any:
     if isinstance(value, (list, tuple)):
         return [canonical(v, strings) for v in value]
     return value
+
+
+_ASKS = re.compile(r"\?\s*$")
+_DECLINES = re.compile(
+    r"\b(?:can(?:no|')t|can not|unable to|not able to|no way to|not something I can|outside what I can|"
+    r"don't have (?:a|any) (?:tool|way))\b",
+    re.IGNORECASE,
+)
+
+
+def text_decision(content: str | None) -> str:
+    """Which no-call move a text answer makes, read by its words: ``decline`` when it says it cannot,
+    ``ask`` when it ends on a question, else ``answer``. A rule for the eval's confusion table, not a judge."""
+    text = (content or "").strip()
+    if _DECLINES.search(text):
+        return "decline"
+    return "ask" if _ASKS.search(text) else "answer"
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -297,8 +315,12 @@ def score_turn(
     expected: list[Call], predicted: list[Call], schemas: dict[str, dict[str, Any]], lenient: Leniency = Leniency()
 ) -> TurnScore:
     """Soft-F1 score and diagnosis of the calls a model made in one turn against the expected ones."""
-    if not expected:
-        return TurnScore(1.0 if not predicted else 0.0, "correct" if not predicted else "wrong_count")
+    if not expected:  # an item whose right move is no call: any text is right, any call wrong
+        if not predicted:
+            return TurnScore(1.0, "correct")
+        return TurnScore(
+            0.0, "unnecessary_call", details=[f"{p.name}: called where no call was right" for p in predicted]
+        )
     if not predicted:
         return TurnScore(0.0, "wrong_count", details=["no tool call (the model answered with text)"])
     exact, pairs, broken, rest = _match(expected, predicted, schemas, lenient)

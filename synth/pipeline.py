@@ -416,6 +416,7 @@ def _finish(
         review=written.review.model_copy(update={"flags": flags}) if flags else written.review,
         split=split_of(place, settings.split, settings.seed),
         author=written.author,
+        decisions=trajectory.decisions,
     )
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
         return conv, [], []

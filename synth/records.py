@@ -225,6 +225,9 @@ class Scenario(Record):
     # link between them go out in parallel), and the steps whose call meets one of the tool's failures.
     turns: tuple[tuple[int, ...], ...] | None = None
     fail: tuple[int, ...] | None = None
+    # a turn whose right move is no call: decline a request no tool serves, or answer a follow-up from an
+    # earlier result (asking for a withheld value is the query's ``withheld``); see synth.offline.decisions
+    decision: Literal["decline", "answer"] | None = None
 
 
 class Query(Record):
@@ -248,10 +251,29 @@ class Plan(Record):
     steps: tuple[PlanStep, ...]
 
 
+DecisionKind = Literal["ask", "decline", "answer"]
+DECISIONS: tuple[str, ...] = ("call", "ask", "decline", "answer")  # the four moves a turn can call for
+
+
+class Decision(Record):
+    """A turn whose right move is no call: the assistant asks for a missing value, declines a request no
+    tool serves (and says what it can do instead), or answers from what the conversation already holds.
+
+    ``message`` is the index of that assistant message; ``wrong`` the call a model might make there instead
+    (the guess, the nearest tool, the call repeated), with ``why`` it is wrong: the rejected side of a
+    preference pair and a judge's negative."""
+
+    kind: DecisionKind
+    message: int
+    wrong: ToolCall | None = None
+    why: str = ""
+
+
 class Trajectory(Record):
     id: str
     scenario_id: str
     messages: tuple[Message, ...]
+    decisions: tuple[Decision, ...] | None = None
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -259,8 +281,8 @@ class Trajectory(Record):
 
 
 class GateResult(Record):
-    gate: Literal["tool_exists", "schema_valid", "grounded", "whole_text"]
-    call_id: str  # "" for whole_text: it is about a message, named in the detail
+    gate: Literal["tool_exists", "schema_valid", "grounded", "whole_text", "decision"]
+    call_id: str  # "" for whole_text: it is about a message, named in the detail; "message:<i>" for a decision
     passed: bool
     detail: str = ""
 
@@ -302,6 +324,7 @@ class Conversation(Record):
     review: Review
     split: Literal["train", "valid", "test"] | None = None
     author: Author | None = None
+    decisions: tuple[Decision, ...] | None = None  # the turns whose right move is no call (synth.records.Decision)
 
     @property
     def server(self) -> str:

@@ -146,6 +146,10 @@ def _misbehaving(items: list[dict]):
     def respond(body: dict) -> dict:
         n, item = by_prompt[json.dumps(body["messages"], sort_keys=True)]
         calls = json.loads(json.dumps(item["expected_output"]["tool_calls"]))
+        if not calls:  # an item whose right move is no call: every other one answered with a call anyway
+            name = item["tools"][0]["function"]["name"]
+            call = {"id": "call_x", "type": "function", "function": {"name": name, "arguments": "{}"}}
+            return {"tool_calls": [call]} if n % 2 else {"content": "Sorry, I can't do that here."}
         mode = n % 4
         if mode == 1:
             return {"content": "I think you should check the website yourself."}
@@ -175,10 +179,17 @@ def test_synth_eval_end_to_end_never_crashes_on_bad_answers(run, tmp_path):
     report = json.loads((tmp_path / "e" / "report.json").read_text())
     rows = {r["id"]: r for r in lines(tmp_path / "e" / "graded.jsonl")}
     assert len(rows) >= len(items)
+    decided = 0
     for n, item in enumerate(items):
         row = rows[item["metadata"]["id"]]
+        if item["metadata"].get("decision"):  # no call expected: text is right, a call is unnecessary
+            decided += 1
+            assert (row["score"], row["diagnosis"]) == ((0.0, "unnecessary_call") if n % 2 else (1.0, "correct"))
+            continue
         assert row["score"] == (1.0 if n % 4 == 0 else 0.0)
         assert row["diagnosis"] == ("correct", "wrong_count", "wrong_func_name", "invalid_arguments")[n % 4]
+    assert decided and set(report["confusion"]) == {"call", "ask", "decline", "answer"}
+    assert "decisions (rows: right move" in done.stdout
     assert report["score"] == pytest.approx(sum(r["score"] for r in rows.values()) / len(rows), abs=1e-4)
     assert "by tool" in done.stdout
     # the same predictions graded again, compared with themselves: nothing changes

@@ -73,16 +73,23 @@ def test_gold_calls_validate_and_are_grounded(run, tiny_registry):
 def test_eval_items_are_one_per_gold_call_of_the_test_split(run):
     convs = {c["id"]: c for c in lines(run / "conversations.jsonl")}
     items = lines(run / "eval.jsonl")
-    expected = sum(len(c["plan"]["steps"]) for c in convs.values() if c["split"] == "test")
-    assert len(items) == expected > 0
+    test = [c for c in convs.values() if c["split"] == "test"]
+    expected = sum(len(c["plan"]["steps"]) for c in test)
+    decided = sum(len(c.get("decisions") or ()) for c in test)  # and one per turn whose right move is no call
+    assert len(items) == expected + decided and expected > 0
     for line in items:
         item = line["item"]
         assert set(item) == {"messages", "tools", "expected_output", "metadata"}
+        assert convs[item["metadata"]["conversation_id"]]["split"] == "test"
+        assert item["expected_output"]["role"] == "assistant"
+        if item["metadata"].get("decision"):  # no call expected: what the gold assistant said instead
+            assert item["expected_output"]["tool_calls"] == [] and item["expected_output"]["content"]
+            assert item["messages"][-1]["role"] == "user"
+            continue
         call = item["expected_output"]["tool_calls"][0]
-        assert item["expected_output"]["role"] == "assistant" and len(item["expected_output"]["tool_calls"]) == 1
+        assert len(item["expected_output"]["tool_calls"]) == 1
         assert call["function"]["name"] in {t["function"]["name"] for t in item["tools"]}
         assert item["messages"][-1]["role"] in ("user", "tool")  # the call is what comes next
-        assert convs[item["metadata"]["conversation_id"]]["split"] == "test"
 
 
 def test_scored_records_have_all_labels_and_never_cross_splits(run):
@@ -182,7 +189,7 @@ def test_chained_calls_use_the_first_result_and_agree_with_it(tmp_path):
     for conv in lines(out / "conversations.jsonl"):
         results = [_parsed(m["content"]) for m in conv["messages"] if m["role"] == "tool"]  # a tool may answer in text
         calls = [c for m in conv["messages"] for c in m.get("tool_calls", [])]
-        for link in conv["scenario"]["links"]:
+        for link in conv["scenario"]["links"] if calls else ():  # a declined request alone has no call
             value = calls[link["to_step"]]["arguments"][link["param"]]
             if conv["scenario"].get("turns"):  # a pack's feed: the value is read from the result at the feed's path
                 assert get_path(results[link["from_step"]], link["field"]) == value

@@ -144,8 +144,12 @@ def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path
         # every gold call passes the gates again, from the written file
         from synth.records import Trajectory
 
-        review = gates.review(Trajectory.model_validate({"id": "t", "scenario_id": "s", "messages": messages}), server)
+        trajectory = {"id": "t", "scenario_id": "s", "messages": messages, "decisions": conv.get("decisions")}
+        review = gates.review(Trajectory.model_validate(trajectory), server)
         assert review.verdict == "accept", review.reasons
+        if not calls:  # a request no tool serves, declined: the only conversations without a call
+            assert [d["kind"] for d in conv["decisions"]] == ["decline"] and not conv["plan"]["steps"]
+            continue
         for link in conv["scenario"]["links"]:
             assert calls[link["to_step"]]["arguments"][link["param"]] == get_path(
                 results[link["from_step"]], link["field"]
@@ -165,7 +169,7 @@ def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path
 
 
 def test_failures_get_an_honest_answer(weather: Path, tmp_path: Path):
-    generate(Settings(servers=weather, out=tmp_path / "f", n=200, seed=1))
+    generate(Settings(servers=weather, out=tmp_path / "f", n=200, seed=1, decisions=0.0))  # as before decisions
     seen = 0
     for conv in lines(tmp_path / "f" / "conversations.jsonl"):
         for i, m in enumerate(conv["messages"]):

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError
-from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn
+from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn, text_decision
+from synth.records import DECISIONS
 from synth.rundir import EVAL, read_jsonl
 
 
@@ -37,6 +38,14 @@ def eval_items(path: Path) -> list[dict[str, Any]]:
 def predicted_calls(prediction: dict[str, Any]) -> list[Call]:
     message = prediction.get("message", prediction)
     return [Call.from_openai(c) for c in message.get("tool_calls") or []]
+
+
+def predicted_decision(prediction: dict[str, Any] | None) -> str:
+    """The move a prediction made: ``call``, or the no-call move its text reads as (synth.grade.text_decision)."""
+    if prediction is None:
+        return "none"
+    message = prediction.get("message", prediction)
+    return "call" if message.get("tool_calls") else text_decision(message.get("content"))
 
 
 def schemas_of(item: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -81,6 +90,8 @@ def grade(
                 "id": meta["id"],
                 "server": meta.get("server", ""),
                 "tool": meta.get("tool", expected[0].name if expected else ""),
+                "decision": meta.get("decision", "call"),
+                "predicted": predicted_decision(prediction),
                 "score": turn.score,
                 "diagnosis": turn.diagnosis,
                 "details": turn.details,
@@ -88,6 +99,22 @@ def grade(
             }
         )
     return summarise(rows, lenient), rows
+
+
+def decisions(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The four decisions apart: score per expected move, and the confusion table (expected -> the move made;
+    a text's move read by its words). Empty for an eval file with call items only."""
+    graded = [r for r in rows if not r.get("error")]
+    if all(r.get("decision", "call") == "call" for r in graded):
+        return {}
+    made = [*DECISIONS, "none"]
+    confusion = {e: {p: 0 for p in made} for e in DECISIONS}
+    for r in graded:
+        confusion[r.get("decision", "call")][r.get("predicted", "none")] += 1
+    return {
+        "by_decision": _group(graded, "decision"),
+        "confusion": {e: {p: n for p, n in row.items() if n or p != "none"} for e, row in confusion.items()},
+    }
 
 
 def _group(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
@@ -123,7 +150,24 @@ def summarise(rows: list[dict[str, Any]], lenient: Leniency) -> dict[str, Any]:
         "by_diagnosis": {k: v for k, v in diagnoses.items() if v},
         "by_server": _group(rows, "server"),
         "by_tool": _group(rows, "tool"),
+        **decisions(rows),
     }
+
+
+def _confusion(report: dict[str, Any]) -> Any:
+    """The four decisions as a table: rows the right move, columns the move made, and the score per row."""
+    from rich.table import Table
+
+    table = Table(title="decisions (rows: right move; columns: move made)", header_style="bold")
+    table.add_column("")
+    made = [*DECISIONS, *(["none"] if any("none" in r for r in report["confusion"].values()) else [])]
+    for p in made:
+        table.add_column(p, justify="right")
+    table.add_column("score", justify="right")
+    for e, row in report["confusion"].items():
+        group = report["by_decision"].get(e, {"items": 0, "score": 0.0})
+        table.add_row(e, *(str(row.get(p, 0)) for p in made), f"{group['score']:.3f}" if group["items"] else "-")
+    return table
 
 
 def print_report(
@@ -153,6 +197,8 @@ def print_report(
     if errors or other_errors:
         head.add_row("[red]errors[/]", str(errors), *([str(other_errors), ""] if other else []))
     console.print(head)
+    if report.get("confusion"):
+        console.print(_confusion(report))
     if errors or other_errors:
         console.print(
             f"[red]{errors or other_errors} item(s) not graded: the request failed (an outage or a refused "

@@ -12,7 +12,16 @@ from typing import Any
 from synth.messages import ToolNames, openai_call, openai_messages, openai_tool
 from synth.records import Conversation, ServerSpec
 
-__all__ = ["ToolNames", "chat_line", "eval_items", "openai_call", "openai_messages", "openai_tool"]
+__all__ = [
+    "NO_CALL",
+    "ToolNames",
+    "chat_line",
+    "decision_items",
+    "eval_items",
+    "openai_call",
+    "openai_messages",
+    "openai_tool",
+]
 
 
 def chat_line(conv: Conversation, server: ServerSpec, names: ToolNames) -> dict[str, Any]:
@@ -23,7 +32,40 @@ def chat_line(conv: Conversation, server: ServerSpec, names: ToolNames) -> dict[
 
 
 def eval_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iterable[dict[str, Any]]:
-    """One item per gold call: the conversation before it, the tools, and the expected call."""
+    """One item per gold call: the conversation before it, the tools, and the expected call; then one per
+    decision turn (ask, decline, answer) whose expected output is no call (``decision_items``)."""
+    yield from _call_items(conv, server, names)
+    yield from decision_items(conv, server, names)
+
+
+def decision_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iterable[dict[str, Any]]:
+    """One item per turn whose right move is no call, in Foundry's layout: ``expected_output`` has no
+    ``tool_calls`` and, as ``content``, what the gold assistant said; ``metadata.decision`` names the move.
+    synth's grader scores any text 1.0 on it and any call 0.0 (``unnecessary_call``)."""
+    rename = lambda n: names(server.id, n)  # noqa: E731
+    tools = [openai_tool(t, rename(t.name)) for t in server.tools if t.name in conv.tools]
+    for d in conv.decisions or ():
+        yield {
+            "item": {
+                "messages": openai_messages(conv.messages[: d.message], rename),
+                "tools": tools,
+                "expected_output": {"role": "assistant", "content": conv.messages[d.message].content, "tool_calls": []},
+                "metadata": {
+                    "id": f"{conv.id}:m{d.message}",
+                    "conversation_id": conv.id,
+                    "decision": d.kind,
+                    "server": server.id,
+                    "tool": NO_CALL,
+                    "split": conv.split,
+                },
+            }
+        }
+
+
+NO_CALL = "(no call)"  # the tool column of an item whose right move is no call
+
+
+def _call_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iterable[dict[str, Any]]:
     rename = lambda n: names(server.id, n)  # noqa: E731
     tools = [openai_tool(t, rename(t.name)) for t in server.tools if t.name in conv.tools]
     index = 0

@@ -14,12 +14,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from synth.offline import decisions as D
 from synth.offline import language
 from synth.offline.scenario import rng_for
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, spoken
 from synth.records import (
+    Decision,
     Message,
     Plan,
     PlanStep,
@@ -178,13 +180,67 @@ class PackAuthor:
         self.used: set[str] = set()  # the goals this conversation has asked
         self.pointed: list[Any] = []  # values this request has pointed at already (once is enough)
         self.first = ""
+        # the no-call turns (synth.offline.decisions) draw from their own stream: the rest reads as without them
+        self.decisions: list[Decision] = []
+        self.drng = rng_for(seed, "decision", scenario.id)
+        self.opener: str | None = None  # how the first request opens after a decline
 
     def entry(self, step: int) -> ToolPack:
         return self.pack.tools[self.scenario.tools[step]]
 
     def write(self) -> tuple[Query, Plan, Trajectory]:
-        for number, steps in enumerate(self.scenario.turns or ((0,),)):
-            self._turn(number, steps)
+        declined, where = self._declined()
+        offer = list({t.name: t for t in self.tools}.values())
+        if declined is not None and where in ("first", "alone"):
+            self.decisions.append(D.add_decline(self.messages, declined, offer, self.drng, self._guess_args))
+            self.first = self.messages[-2].content or ""
+            self.opener = self.drng.choice(D.AFTER_NO)
+        if where != "alone":
+            for number, steps in enumerate(self.scenario.turns or ((0,),)):
+                self._turn(number, steps)
+        if declined is not None and where == "last":
+            opener = self.drng.choice(D.ALSO)
+            self.decisions.append(D.add_decline(self.messages, declined, offer, self.drng, self._guess_args, opener))
+        if self.scenario.decision == "answer":
+            answer = D.add_answer(self.messages, self.drng, self.pack.tools.get, self.drng.choice(FOLLOW))
+            self.decisions += [answer] if answer is not None else []
+        return self._records(where == "alone" and declined is not None)
+
+    def _declined(self) -> tuple[D.Declined | None, str | None]:
+        """The request to decline and where it goes, when the scenario holds one and the server has any."""
+        if self.scenario.decision != "decline":
+            return None, None
+        options = D.declines_for(self.server.tools, self.server, self.pack)
+        if not options:
+            return None, None
+        return self.drng.choice(options), D.place(self.drng)
+
+    def _guess_args(self, tool: ToolSpec) -> dict[str, Any]:
+        """Arguments a model reaching for ``tool`` would make up: drawn from the pack, as a guess would be."""
+        entry = self.pack.tools.get(tool.name)
+        if entry is None:
+            return {}
+        try:
+            return arguments(entry, tool.required, self.drng, Expander(self.drng), {})
+        except Missing:
+            return {}
+
+    def _guess(self, step: int, param: str, args: dict[str, Any]) -> ToolCall | None:
+        """The call a model would make with ``param`` guessed instead of asked: another value of the pack's."""
+        if step in self.links or param not in self.entry(step).values:
+            return None
+        for _ in range(4):
+            try:
+                value = arguments(self.entry(step), [param], self.drng, Expander(self.drng), {}).get(param)
+            except Missing:
+                return None
+            if value is not None and value != args.get(param):
+                guessed = {**args, param: value}
+                cid = f"call_{content_hash([self.scenario.id, step, 'guess'], 12)}"
+                return ToolCall(id=cid, name=self.scenario.tools[step], arguments=guessed)
+        return None
+
+    def _records(self, alone: bool) -> tuple[Query, Plan, Trajectory]:
         sid = self.scenario.id
         query = Query(
             id=make_id("query", sid, self.first), scenario_id=sid, text=self.first, withheld=tuple(self.withheld)
@@ -200,12 +256,14 @@ class PackAuthor:
                     depends_on=(self.links[i].from_step,) if i in self.links else (),
                 )
                 for i, n in enumerate(self.scenario.tools)
+                if not alone
             ),
         )
         trajectory = Trajectory(
             id=make_id("traj", sid, [m.to_json() for m in self.messages]),
             scenario_id=sid,
             messages=tuple(self.messages),
+            decisions=tuple(self.decisions) or None,
         )
         return query, plan, trajectory
 
@@ -216,6 +274,7 @@ class PackAuthor:
         request = self._compose(steps)
         if number == 0:
             opener = self.rng.choice(GREET) if self.rng.random() < P_GREET else ""
+            opener = opener if self.opener is None else self.opener
         else:
             opener = self.rng.choice(FOLLOW) if self.rng.random() < P_FOLLOW else ""
         text = opener + request.text
@@ -226,6 +285,8 @@ class PackAuthor:
             self.withheld.append(f"{step}.{param}")
             entry = self.entry(step)
             question = entry.ask.get(param) or f"Sure. Which {' '.join(language.words(param))} should I use?"
+            guess = self._guess(step, param, request.args[step])
+            self.decisions.append(D.ask_decision(len(self.messages), guess, param))
             self.messages.append(Message(role="assistant", content=question))
             value = request.args[step][param]
             said = self._said(entry, param, value)

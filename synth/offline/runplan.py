@@ -41,4 +41,4 @@ def open_run(settings: Settings) -> RunPlan:
     """The run's registry, packs and planner, as every command that makes or prices a run needs them."""
     registry = load_registry(settings.servers)
     packs = usable_packs(registry, settings.servers)
-    return RunPlan(registry, packs, Planner(registry, settings.seed, packs.by_server), settings.n)
+    return RunPlan(registry, packs, Planner(registry, settings.seed, packs.by_server, settings.decisions), settings.n)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from typing import Literal
 
 from synth.offline import vocab
 from synth.offline.episodes import Capacity, plan_turns
@@ -17,6 +18,7 @@ from synth.offline.values import words
 from synth.packs.model import Pack
 from synth.records import Link, Registry, Scenario, ServerSpec, ToolSpec, content_hash, make_id
 
+DECISION_SHARE = 0.2  # scenarios with a decline or an answer-from-context turn (Settings.decisions)
 _ID_WORDS = {"id", "key", "slug", "uuid", "code", "number", "identifier", "ref", "symbol", "ticker"}
 _PLACE_WORDS = {"city", "location", "place", "town", "destination"}
 _GENERIC = {
@@ -83,13 +85,25 @@ def links_into(consumer: ToolSpec, server: ServerSpec) -> list[tuple[ToolSpec, s
     return out
 
 
+def decision_of(seed: int, index: int, share: float) -> Literal["decline", "answer"] | None:
+    """The no-call turn scenario ``index`` holds, if any: ``share`` of scenarios hold one, half a decline and
+    half an answer from context. From its own stream, so every other draw of the scenario stays as it was."""
+    draw = rng_for(seed, "decision", index).random()
+    if draw >= share:
+        return None
+    return "decline" if draw < share / 2 else "answer"
+
+
 class Planner:
     """Precomputes the tool order and chain options of a registry once per run."""
 
-    def __init__(self, registry: Registry, seed: int, packs: dict[str, Pack] | None = None):
+    def __init__(
+        self, registry: Registry, seed: int, packs: dict[str, Pack] | None = None, decisions: float = DECISION_SHARE
+    ):
         self.registry = registry
         self.seed = seed
         self.packs = packs or {}
+        self.decisions = decisions
         self.servers = {s.id: s for s in registry.servers}
         self.topics = {s.id: topic(s) for s in registry.servers}
         self.chains: dict[str, list[tuple[ToolSpec, ToolSpec, str]]] = defaultdict(list)
@@ -107,8 +121,11 @@ class Planner:
         spent = index // len(self.order)
         tools, links, turns, fail = plan_turns(primary, pack, server, rng, spent, self.capacity.get(server.id))
         names = tuple(tools)
+        decision = decision_of(self.seed, index, self.decisions)
         return Scenario(
-            id=make_id("scn", self.seed, index, server.id, names, [t for t in turns], fail),
+            id=make_id(
+                "scn", self.seed, index, server.id, names, [t for t in turns], fail, *[d for d in [decision] if d]
+            ),
             index=index,
             server=server.id,
             tools=names,
@@ -117,6 +134,7 @@ class Planner:
             multi_turn=rng.random() < 0.55,
             turns=tuple(turns),
             fail=tuple(fail),
+            decision=decision,
         )
 
     def _interleave(self) -> list[ToolSpec]:
@@ -158,12 +176,14 @@ class Planner:
         persona = rng.choice(persona_pool) if rng.random() < 0.5 else ""
         names = tuple(t.name for t in tools)
         multi = rng.random() < 0.3
+        decision = decision_of(self.seed, index, self.decisions)
         return Scenario(
-            id=make_id("scn", self.seed, index, server.id, names),
+            id=make_id("scn", self.seed, index, server.id, names, *[d for d in [decision] if d]),
             index=index,
             server=server.id,
             tools=names,
             links=tuple(links),
             persona=persona,
             multi_turn=multi,
+            decision=decision,
         )

@@ -11,6 +11,7 @@ import random
 import re
 from typing import Any
 
+from synth.offline import decisions as D
 from synth.offline import language, vocab
 from synth.offline.params import documented
 from synth.offline.scenario import rng_for
@@ -18,6 +19,7 @@ from synth.offline.simulated import SimulatedRuntime
 from synth.offline.toolnames import noun
 from synth.offline.values import Context, make_value, words
 from synth.records import (
+    Decision,
     Message,
     Plan,
     PlanStep,
@@ -57,13 +59,80 @@ def write(
             for i in range(len(steps))
         }
         runtime = SimulatedRuntime(ctx, provide, scenario.links)
-    messages = _conversation(scenario, server, steps, text, runtime, rng)
+    drng = rng_for(seed, "decision", scenario.id)  # the no-call turns' own stream (synth.offline.decisions)
+    decisions: list[Decision] = []
+    messages = _conversation(scenario, server, steps, text, runtime, rng, _Guess(server, ctx, drng), decisions)
+    alone, messages = _decided(scenario, server, steps, messages, drng, decisions, ctx)
+    if alone:
+        query = query.model_copy(
+            update={
+                "text": messages[1].content,
+                "id": make_id("query", scenario.id, messages[1].content),
+                "withheld": (),
+            }
+        )
     trajectory = Trajectory(
         id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
         scenario_id=scenario.id,
         messages=tuple(messages),
+        decisions=tuple(decisions) or None,
     )
-    return query, _plan(scenario, steps), trajectory
+    return query, _plan(scenario, [] if alone else steps), trajectory
+
+
+class _Guess:
+    """Values a model would make up instead of asking: another value of the parameter's kind."""
+
+    def __init__(self, server: ServerSpec, ctx: Context, rng: random.Random):
+        self.server, self.ctx = server, dataclasses.replace(ctx, rng=rng)
+
+    def value(self, tool: ToolSpec, param: str, avoid: Any) -> Any:
+        schema = tool.properties.get(param)
+        for _ in range(4):
+            if not isinstance(schema, dict):
+                return None
+            value, _kind = make_value(param, schema, self.ctx)
+            if value != avoid:
+                return value
+        return None
+
+    def arguments(self, tool: ToolSpec) -> dict[str, Any]:
+        return {p: v for p in tool.required if (v := self.value(tool, p, None)) is not None}
+
+
+def _decided(
+    scenario: Scenario,
+    server: ServerSpec,
+    steps: list[language.Step],
+    messages: list[Message],
+    rng: random.Random,
+    decisions: list[Decision],
+    ctx: Context,
+) -> tuple[bool, list[Message]]:
+    """The scenario's decline or answer turn added to ``messages`` (synth.offline.decisions); whether the
+    decline is the whole conversation."""
+    guess = _Guess(server, ctx, rng)
+    if scenario.decision == "answer":
+        answer = D.add_answer(messages, rng, lambda _name: None, rng.choice(D.ALSO))
+        decisions += [answer] if answer is not None else []
+    options = D.declines_for(server.tools, server, None) if scenario.decision == "decline" else []
+    if not options:
+        return False, messages
+    declined, where = rng.choice(options), D.place(rng)
+    offer = list({s.tool.name: s.tool for s in steps}.values())
+    if where == "last":
+        decisions.append(D.add_decline(messages, declined, offer, rng, guess.arguments, rng.choice(D.ALSO)))
+        return False, messages
+    head: list[Message] = messages[:1]
+    decline = D.add_decline(head, declined, offer, rng, guess.arguments)
+    if where == "alone":
+        decisions[:] = [decline]
+        return True, head
+    shift = len(head) - 1  # the request and the no come before everything else
+    first = messages[1]
+    opened = Message(role="user", content=rng.choice(D.AFTER_NO) + (first.content or ""))
+    decisions[:] = [decline] + [d.model_copy(update={"message": d.message + shift}) for d in decisions]
+    return False, head + [opened] + messages[2:]
 
 
 def _steps(
@@ -137,8 +206,11 @@ def _conversation(
     text: str,
     runtime: ToolRuntime,
     rng: random.Random,
+    guess: _Guess,
+    decisions: list[Decision],
 ) -> list[Message]:
-    """The messages: the request, a question for each withheld value, each call and result, the reply."""
+    """The messages: the request, a question for each withheld value, each call and result, the reply;
+    each question is a decision to ask (what a guess would have been is kept in ``decisions``)."""
     messages: list[Message] = [
         Message(role="system", content=render("conversation.system.j2", server=server)),
         Message(role="user", content=text),
@@ -146,6 +218,7 @@ def _conversation(
     results: list[ToolResult] = []
     for i, step in enumerate(steps):
         for param in sorted(step.withheld):
+            decisions.append(D.ask_decision(len(messages), _guessed(scenario, i, step, param, guess), param))
             messages.append(Message(role="assistant", content=language.ask(step.tool, param, rng)))
             messages.append(
                 Message(role="user", content=language.give(param, step.args[param], step.kinds[param], rng))
@@ -169,6 +242,15 @@ def _conversation(
         Message(role="assistant", content=" ".join(language.reply(s.tool, s.args, r) for s, r in zip(steps, results)))
     )
     return messages
+
+
+def _guessed(scenario: Scenario, i: int, step: language.Step, param: str, guess: _Guess) -> ToolCall | None:
+    """Step ``i``'s call with ``param`` made up instead of asked for (None when no other value comes)."""
+    value = guess.value(step.tool, param, step.args[param])
+    if value is None or step.linked:
+        return None
+    cid = f"call_{content_hash([scenario.id, i, 'guess'], 12)}"
+    return ToolCall(id=cid, name=step.tool.name, arguments={**step.args, param: value})
 
 
 def _plan(scenario: Scenario, steps: list[language.Step]) -> Plan:

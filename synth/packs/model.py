@@ -70,6 +70,20 @@ class Feed(_Model):
     )
 
 
+class Followup(_Model):
+    """A follow-up the tool's result already answers, and the answer from it (slots as in ``answers``)."""
+
+    ask: str = Field(min_length=8, description="what the person asks next, in their words")
+    answer: str = Field(min_length=8, description="the answer, stating the fact from the earlier result")
+
+
+class Declined(_Model):
+    """A request near the server's domain that none of its tools can serve."""
+
+    text: str = Field(min_length=8, description="what a person asks, in their words")
+    cannot: str = Field(min_length=3, description="what that needs, as a verb phrase: 'book rides'")
+
+
 class ToolPack(_Model):
     goals: list[str | Goal] = Field(
         min_length=3,
@@ -87,11 +101,17 @@ class ToolPack(_Model):
     failures: list[Failure] = Field(default_factory=list)
     answers: list[str] = Field(min_length=2, description="final answers stating facts from the result")
     feeds: list[Feed] = Field(default_factory=list)
+    followups: list[Followup] = Field(
+        default_factory=list, description="questions about a result that the result answers (no new call)"
+    )
 
 
 class Pack(_Model):
     pack: Literal[1] = 1
     server: str = Field(description="the server's qualifiedName (its id in the registry)")
+    declines: list[Declined] = Field(
+        default_factory=list, description="requests near the server's domain that none of its tools serves"
+    )
     tools: dict[str, ToolPack]
 
 

@@ -22,6 +22,7 @@ from synth.grade import Evidence, schema_validator
 from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
 from synth.stages.reader import internal
 from synth.stages.whole import cut_message
+from synth.stages.decisions import problems
 
 
 def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
@@ -119,14 +120,19 @@ def review(trajectory: Trajectory, server: ServerSpec, by_model: bool = False) -
             gates.append(GateResult(gate="grounded", call_id=call.id, passed=not missing, detail=detail))
             if missing:
                 reasons.append(f"{call.name}: values not said by the user or returned by a tool: {detail}")
-    passed = all(g.passed for g in gates) and bool(gates)
+    decided = problems(trajectory)
+    gates += [
+        GateResult(gate="decision", call_id=f"message:{i}", passed=False, detail=p) for i, p in enumerate(decided)
+    ]
+    reasons += decided
+    passed = all(g.passed for g in gates) and bool(trajectory.calls or trajectory.decisions)
     return Review(
         trajectory_id=trajectory.id,
         gates=tuple(gates),
         step_labels=step_labels(messages),
         verdict="accept" if passed else "reject",
         confidence=1.0,
-        reasons=tuple(reasons) if reasons else (() if gates else ("no tool calls",)),
+        reasons=tuple(reasons),
     )
 
 
@@ -155,6 +161,8 @@ def failure(review: Review, item_id: str) -> StageFailure:
     """The StageFailure for a rejected review, named after the first gate that failed."""
     first = next((g for g in review.gates if not g.passed), None)
     reason = first.gate if first else "no_tool_calls"
+    if first is not None and first.gate == "decision" and first.detail == "no tool calls":
+        reason = "no_tool_calls"
     return StageFailure(stage="gate", item_id=item_id, reason=reason, detail=" | ".join(review.reasons))
 
 
