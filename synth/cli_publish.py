@@ -72,7 +72,8 @@ def export(
         "-f",
         help="hf: Hugging Face datasets parquet, one config per "
         "format, laid out as a Hub dataset repo with its card. jsonl: the public files as plain "
-        "JSONL (train/valid/eval/scored/conversations.jsonl, teval/*.json), as OpenAI and T-Eval read them.",
+        "JSONL (train/valid/eval/scored/conversations.jsonl, teval/*.json), as OpenAI and T-Eval read them. dpo: "
+        "the preference pairs alone (prompt, chosen, rejected, tools: TRL's layout) as preference/<split>-*.parquet.",
     ),
     out: Path | None = typer.Option(
         None,
@@ -103,8 +104,11 @@ def export(
             files = export_jsonl(run, out, without_fallback)
         typer.echo(f"wrote {len(files)} files to {out}: " + ", ".join(p.relative_to(out).as_posix() for p in files))
         return
+    if format == "dpo":
+        _export_pairs(run, out)
+        return
     if format != "hf":
-        fail(f"--format {format!r} is not known; use --format hf (parquet) or jsonl (the plain public files)")
+        fail(f"--format {format!r} is not known; use --format hf (parquet), jsonl (the plain public files) or dpo")
     from synth.export.repo import export as build
 
     with exits_on_error():
@@ -117,6 +121,25 @@ def export(
         f"wrote {sum(len(f) for s in written.values() for f in s.values())} parquet files and README.md"
         + (f" (and tasks/: {tasks} store tasks)" if tasks else "")
         + f" to {target}; load with datasets.load_dataset({str(target)!r}, 'chat')"
+    )
+
+
+def _export_pairs(run: Path, out: Path | None) -> None:
+    """``synth export --format dpo``: the preference config alone, as parquet a DPO trainer loads."""
+    from synth.export.hf import write_parquet
+
+    if out is None:
+        fail("--format dpo needs --out: a folder for the preference pairs")
+    with exits_on_error():
+        written = write_parquet(run, out, frozenset({"preference"}))
+    splits = written.get("preference", {})
+    if not splits:
+        fail(
+            f"{run} has no preference pairs: it holds no scored negatives and no decisions (--outputs scored,decisions)"
+        )
+    typer.echo(
+        f"preference: {', '.join(f'{s} {len(f)} file(s)' for s, f in splits.items())} in {out / 'preference'}; "
+        f"load with datasets.load_dataset('parquet', data_dir={str(out / 'preference')!r})"
     )
 
 

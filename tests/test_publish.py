@@ -90,9 +90,10 @@ def expected(run: Path, config: str, split: str) -> list[dict]:
                     "tools": item["tools"],
                     "expected_output": {
                         "role": "assistant",
+                        "content": item["expected_output"].get("content"),
                         "tool_calls": [_call(c) for c in item["expected_output"]["tool_calls"]],
                     },
-                    "metadata": item["metadata"],
+                    "metadata": {"decision": "call", **item["metadata"]},
                 }
             )
         return out
@@ -107,6 +108,47 @@ def expected(run: Path, config: str, split: str) -> list[dict]:
             for r in lines(run / "scored.jsonl")
             if r["split"] == hf_split
         ]
+    if config == "decisions":
+        return [
+            {
+                **r,
+                "message_history": [_objects(m) for m in r["message_history"]],
+                "tool_call": _call(r["tool_call"]),
+            }
+            for r in lines(run / "scored_decisions.jsonl")
+            if r["split"] == hf_split
+        ]
+    if config == "preference":  # TRL's explicit-prompt conversational preference rows, negatives then decisions
+        rows = [r for r in lines(run / "scored.jsonl") if r["score"] != "correct"]
+        rows += lines(run / "scored_decisions.jsonl")
+        return [
+            {
+                "id": r["id"],
+                "conversation_id": r["conversation_id"],
+                "server": r["server"],
+                "split": r["split"],
+                "prompt": [_objects(m) for m in r["message_history"]],
+                "chosen": [r.get("gold_response") or {"role": "assistant", "tool_calls": [_call(r["gold_call"])]}],
+                "rejected": [{"role": "assistant", "tool_calls": [_call(r["tool_call"])]}],
+                "tools": [
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": t["name"],
+                            "description": t["description"],
+                            "parameters": t["input_schema"],
+                        },
+                    }
+                    for t in r["available_tools"]
+                ],
+                "label": r["score"],
+                "subtype": r["subtype"],
+                "decision": r.get("decision", "call"),
+                "failure_reason": r["failure_reason"],
+            }
+            for r in rows
+            if r["split"] == hf_split
+        ]
     subset = read_json(run / "teval" / f"{config.removeprefix('teval_')}.json")
     return [{"id": key, **value} for key, value in subset.items()]
 
@@ -118,6 +160,7 @@ def test_every_config_and_split_loads_back_as_the_jsonl_records(run, hub, tmp_pa
     configs = {c["config_name"]: [f["split"] for f in c["data_files"]] for c in header["configs"]}
     assert configs["chat"] == ["train", "validation"] and configs["eval"] == ["test"]
     assert configs["scored"] == ["train", "validation", "test"]
+    assert set(configs["decisions"]) <= {"train", "validation", "test"} and configs["preference"]
     assert {c for c in configs if c.startswith("teval_")} == {
         f"teval_{p.name.split('.')[0]}" for p in (run / "teval").glob("*.json*")
     }

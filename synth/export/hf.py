@@ -5,6 +5,8 @@ Configs and splits (a split with no rows is left out)::
     chat     train, validation   train.jsonl / valid.jsonl, tool-call arguments as objects
     eval     test                eval.jsonl, one row per gold call
     scored   train, validation, test   scored.jsonl by its split
+    decisions   train, validation, test   scored_decisions.jsonl: a call where none should be, a guess
+    preference  train, validation, test   prompt/chosen/rejected pairs (TRL) from scored negatives and decisions
     teval_*  test                one per T-Eval subset in teval/, when the run has them
 
 Tool schemas, tool-call arguments and other free-form JSON use ``datasets.Json`` (datasets >= 5),
@@ -26,7 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synth.export.hf_features import SPECS, hf_features, teval_features
+from synth.export.preference import pair
 from synth.rundir import (
+    DECIDED,
     EVAL,
     SCORED,
     TEVAL,
@@ -85,8 +89,12 @@ def eval_row(line: dict[str, Any]) -> dict[str, Any]:
     return {
         "messages": [hf_message(m) for m in item["messages"]],
         "tools": item["tools"],
-        "expected_output": {"role": expected["role"], "tool_calls": [_call(c) for c in expected["tool_calls"]]},
-        "metadata": {"author": None, **item["metadata"]},
+        "expected_output": {
+            "role": expected["role"],
+            "content": expected.get("content"),
+            "tool_calls": [_call(c) for c in expected.get("tool_calls") or []],
+        },
+        "metadata": {"author": None, "call_index": None, "decision": "call", **item["metadata"]},
     }
 
 
@@ -98,6 +106,35 @@ def scored_row(line: dict[str, Any]) -> dict[str, Any]:
         "tool_call": _call(line["tool_call"]),
         "gold_call": _call(line["gold_call"]),
     }
+
+
+def decision_row(line: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "author": None,
+        **line,
+        "message_history": [hf_message(m) for m in line["message_history"]],
+        "tool_call": _call(line["tool_call"]),
+        "gold_response": hf_message(line["gold_response"]),
+    }
+
+
+def preference_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **row,
+        "prompt": [hf_message(m) for m in row["prompt"]],
+        "chosen": [hf_message(m) for m in row["chosen"]],
+        "rejected": [hf_message(m) for m in row["rejected"]],
+    }
+
+
+def preference_rows(run: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(HF split, pair) for every scored negative, then every decision (synth.export.preference)."""
+    for name in (SCORED, DECIDED):
+        if not stored(run / name).exists():
+            continue
+        for line in read_jsonl(run / name):
+            if (row := pair(line)) is not None:
+                yield SPLIT_NAMES[row["split"]], preference_row(row)
 
 
 # --- the configs of a run ----------------------------------------------------------------------
@@ -130,7 +167,13 @@ def configs(run: Path) -> list[Config]:
     return _format_configs(run) + _teval_configs(run)
 
 
-_SOURCES = {"chat": (TRAIN, VALID), "eval": (EVAL,), "scored": (SCORED,)}  # the run files each config reads
+_SOURCES = {  # the run files each config reads
+    "chat": (TRAIN, VALID),
+    "eval": (EVAL,),
+    "scored": (SCORED,),
+    "decisions": (DECIDED,),
+    "preference": (SCORED, DECIDED),
+}
 
 
 def _format_configs(run: Path) -> list[Config]:
@@ -148,6 +191,10 @@ def _format_configs(run: Path) -> list[Config]:
     def scored() -> Iterator[tuple[str, dict[str, Any]]]:
         for line in read_jsonl(run / SCORED):
             yield SPLIT_NAMES[line["split"]], scored_row(line)
+
+    def decided() -> Iterator[tuple[str, dict[str, Any]]]:
+        for line in read_jsonl(run / DECIDED):
+            yield SPLIT_NAMES[line["split"]], decision_row(line)
 
     out = [
         Config(
@@ -170,6 +217,21 @@ def _format_configs(run: Path) -> list[Config]:
             scored,
             description="gold calls and injected errors labelled correct, "
             "incorrect_tool, incorrect_parameter_names or incorrect_parameter_values, with the reason (scored.jsonl)",
+        ),
+        Config(
+            "decisions",
+            SPECS["decisions"],
+            decided,
+            description="a call where no call was right (unnecessary_call: a request no tool serves, a question "
+            "the conversation already answers) or a value guessed where the assistant should have asked "
+            "(guessed_value), with what the assistant rightly said (scored_decisions.jsonl)",
+        ),
+        Config(
+            "preference",
+            SPECS["preference"],
+            lambda: preference_rows(run),
+            description="preference pairs in TRL's conversational layout (prompt, chosen, rejected, tools): "
+            "the gold call over each labelled negative, and the right no-call answer over the call, with the label",
         ),
     ]
     return [c for c in out if any(stored(run / name).exists() for name in _SOURCES[c.name])]
@@ -222,6 +284,10 @@ def sizes(run: Path, specs: list[Config] | None = None) -> dict[str, dict[str, i
                 m = split.search(text)
                 name = SPLIT_NAMES[m.group(1) if m else json.loads(text)["split"]]
                 counts[name] = counts.get(name, 0) + 1
+            counts = {s: counts[s] for s in ("train", "validation", "test") if s in counts}
+        elif config.name in ("decisions", "preference"):
+            for split, _ in config.rows():
+                counts[split] = counts.get(split, 0) + 1
             counts = {s: counts[s] for s in ("train", "validation", "test") if s in counts}
         else:
             counts = {"test": sum(1 for _ in config.rows())}
@@ -298,15 +364,19 @@ class _Shards:
         return final
 
 
-def write_parquet(run: Path, out: Path) -> dict[str, dict[str, list[Path]]]:
-    """Every config of ``run`` as ``out/<config>/<split>-*.parquet``; returns the files by config and split.
+def write_parquet(run: Path, out: Path, only: frozenset[str] | None = None) -> dict[str, dict[str, list[Path]]]:
+    """Every config of ``run`` (or those named in ``only``) as ``out/<config>/<split>-*.parquet``; returns the
+    files by config and split.
 
     Folders of configs are replaced whole, so files of an earlier, larger build do not linger.
     """
     written: dict[str, dict[str, list[Path]]] = {}
-    for stale in [p for p in out.glob("teval_*") if p.is_dir()] + [out / c for c in ("chat", "eval", "scored")]:
-        shutil.rmtree(stale, ignore_errors=True)
+    stale = [p for p in out.glob("teval_*") if p.is_dir()] + [out / c for c in _SOURCES]
+    for folder in stale if only is None else [out / c for c in only]:
+        shutil.rmtree(folder, ignore_errors=True)
     for config in configs(run):
+        if only is not None and config.name not in only:
+            continue
         folder = out / config.name
         folder.mkdir(parents=True, exist_ok=True)
         features = hf_features(config.features)

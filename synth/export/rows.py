@@ -12,10 +12,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from synth.export.chat import chat_line, eval_items
+from synth.export.preference import decision_lines
 from synth.export.scored import available_tools, scored_line
 from synth.messages import ToolNames
 from synth.records import Conversation, ScoredCall, ServerSpec
-from synth.rundir import CHAT, CONVERSATIONS, EVAL, SCORED
+from synth.rundir import CHAT, CONVERSATIONS, DECIDED, EVAL, SCORED
 
 
 def conversation_rows(
@@ -33,6 +34,8 @@ def conversation_rows(
     for record in scored:
         row = scored_line(record, server, conv.tools, split, tools)
         yield SCORED, {**row, "author": conv.author} if conv.author else row
+    for row in decision_lines(conv, split, tools):  # the no-call turns' judge rows, in a file of their own
+        yield DECIDED, row
 
 
 def rows_by_file(

@@ -13,6 +13,7 @@ TRAIN = "train.jsonl"
 VALID = "valid.jsonl"
 EVAL = "eval.jsonl"
 SCORED = "scored.jsonl"
+DECIDED = "scored_decisions.jsonl"  # judge rows for the no-call decisions: a call where none should be, a guess
 REJECTED = "rejected.jsonl"
 QUEUE = "review_queue.jsonl"
 LOG = "review_log.jsonl"
@@ -28,12 +29,12 @@ TEVAL = "teval"  # the T-Eval subsets' folder
 TASKS = "tasks"  # live store runs: one MCPMark-style task folder per conversation
 PLOTS = "plots"  # the card's figures
 CACHE = "cache.sqlite"  # LLM runs: every model call, keyed by what decides its answer
-EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, REJECTED)
+EXPORTS = (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, DECIDED, REJECTED)
 FILES = (*EXPORTS, QUEUE)  # what generate writes, and what the manifest lists with line counts and hashes
 CHAT = {"train": TRAIN, "valid": VALID}  # split -> its chat file
 GZ = ".gz"
 COMPRESSED = frozenset(
-    (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, TOOLS)
+    (CONVERSATIONS, TRAIN, VALID, EVAL, SCORED, DECIDED, TOOLS)
 )  # stored as <name>.gz in a compact run folder
 # (rejected, the review queue and log stay plain: small, and read or edited by people)
 READY = frozenset((TRAIN, VALID, EVAL))  # what users upload or load: plain public rows unless --storage compact
@@ -43,15 +44,16 @@ TOOL_FIELDS: dict[str, tuple[str, ...]] = {
     VALID: ("tools",),
     EVAL: ("item", "tools"),
     SCORED: ("available_tools",),  # where each file's rows keep a tool list
+    DECIDED: ("available_tools",),
     QUEUE: ("record", "available_tools"),
 }  # a queued scored row
 REF = "tools:"
 # --outputs: what generate may leave out (conversations.jsonl, the source of everything else, is always written)
-OUTPUTS = ("train", "valid", "eval", "scored", "teval", "tasks")
+OUTPUTS = ("train", "valid", "eval", "scored", "decisions", "teval", "tasks")
 DEFAULT_OUTPUTS = (
     OUTPUTS  # all: a first run shows every format, and stored compactly all of them take about 6 kB a conversation
 )
-OUTPUT_FILES = {"train": TRAIN, "valid": VALID, "eval": EVAL, "scored": SCORED}
+OUTPUT_FILES = {"train": TRAIN, "valid": VALID, "eval": EVAL, "scored": SCORED, "decisions": DECIDED}
 
 
 def public_name(path: Path) -> str:

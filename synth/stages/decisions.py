@@ -51,7 +51,7 @@ def problem(decision: Decision, messages: tuple[Message, ...]) -> str | None:
     message, before = messages[at], messages[at - 1]
     if message.role != "assistant" or message.tool_calls or not (message.content or "").strip():
         return f"{decision.kind} at message {at}: not an assistant message in words without a call"
-    if before.role != "user":
+    if before.role != "user" and not (decision.kind == "ask" and before.role == "tool"):  # ask after a result
         return f"{decision.kind} at message {at}: does not answer a user message"
     if decision.kind == "answer" and not _from_results(message.content or "", list(messages[:at])):
         return f"answer at message {at}: states no value of an earlier tool result"

@@ -1,0 +1,215 @@
+"""The four decisions (call, ask, decline, answer): in the data, in the eval set and its grader, in the judge
+rows and in the preference pairs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from synth.config import Settings
+from synth.offline.decisions import POOLS, declines_for
+from synth.pipeline import generate
+from synth.records import DECISIONS, Decision, Message, ToolCall, Trajectory
+from synth.registry import load_registry
+from synth.rundir import read_jsonl
+from synth.stages import gates
+
+ROOT = Path(__file__).parents[1]
+FALLBACK = Path(__file__).parent / "fixtures" / "fallback"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """A default run on the shipped registry (n 500, seed 0)."""
+    out = tmp_path_factory.mktemp("decisions") / "run"
+    generate(Settings(servers=ROOT / "registry", out=out))
+    return out
+
+
+def _moves(conv: dict) -> set[str]:
+    moves = {d["kind"] for d in conv.get("decisions") or ()}
+    return moves | ({"call"} if any(m.get("tool_calls") for m in conv["messages"]) else set())
+
+
+def test_a_default_run_holds_all_four_decisions(run):
+    convs = list(read_jsonl(run / "conversations.jsonl"))
+    share = Counter(move for conv in convs for move in _moves(conv))
+    assert all(share[move] >= 0.03 * len(convs) for move in DECISIONS), share
+    for conv in convs:
+        for d in conv.get("decisions") or ():
+            said = conv["messages"][d["message"]]
+            assert said["role"] == "assistant" and said["content"] and not said.get("tool_calls")
+            if d["kind"] in ("decline", "answer"):  # what the user asked just before, and no call after it
+                assert conv["messages"][d["message"] - 1]["role"] == "user"
+                assert d["wrong"]["name"] in conv["tools"]
+        if not any(m.get("tool_calls") for m in conv["messages"]):  # only a decline goes without a call
+            assert [d["kind"] for d in conv["decisions"]] == ["decline"]
+    kinds = Counter(line["item"]["metadata"].get("decision", "call") for line in read_jsonl(run / "eval.jsonl"))
+    assert all(kinds[move] for move in DECISIONS), kinds
+
+
+def test_an_answer_states_what_an_earlier_result_holds_and_a_decline_names_what_it_can_do(run):
+    for conv in read_jsonl(run / "conversations.jsonl"):
+        for d in conv.get("decisions") or ():
+            said = conv["messages"][d["message"]]["content"]
+            if d["kind"] == "decline":
+                assert "can't" in said or "not able" in said or "no way" in said
+                assert " I can " in said or "I could" in said or "What I can do" in said
+            if d["kind"] == "answer":  # the call that would be wrong is the one whose result holds the answer
+                calls = [c for m in conv["messages"][: d["message"]] for c in m.get("tool_calls", [])]
+                assert (d["wrong"]["name"], d["wrong"]["arguments"]) in [(c["name"], c["arguments"]) for c in calls]
+
+
+def _predictions(items: list[dict], call_everything: bool) -> list[dict]:
+    out = []
+    for item in items:
+        expected = item["expected_output"]["tool_calls"]
+        if expected:  # call items: the gold call, in both files
+            out.append({"id": item["metadata"]["id"], "tool_calls": expected})
+        elif call_everything:
+            name = item["tools"][0]["function"]["name"]
+            call = {"id": "c", "type": "function", "function": {"name": name, "arguments": "{}"}}
+            out.append({"id": item["metadata"]["id"], "tool_calls": [call]})
+        else:
+            out.append({"id": item["metadata"]["id"], "content": "Sure, here you go."})
+    return out
+
+
+def test_grade_scores_a_call_where_none_is_right_zero_and_text_one(run, tmp_path):
+    assert runner.invoke(app, ["export", str(run), "--format", "jsonl", "--out", str(tmp_path / "pub")]).exit_code == 0
+    items = [json.loads(line)["item"] for line in (tmp_path / "pub" / "eval.jsonl").read_text().splitlines()]
+    graded = {}
+    for mode in (True, False):
+        preds = tmp_path / f"preds-{mode}.jsonl"
+        preds.write_text("".join(json.dumps(p) + "\n" for p in _predictions(items, mode)))
+        out = tmp_path / f"report-{mode}.json"
+        done = runner.invoke(
+            app,
+            ["grade", "--eval", str(tmp_path / "pub" / "eval.jsonl"), "--predictions", str(preds), "--out", str(out)],
+        )
+        assert done.exit_code == 0, done.output
+        assert "decisions (rows: right move" in done.output
+        graded[mode] = json.loads(out.read_text())
+    calling, texting = graded[True], graded[False]
+    for move in ("ask", "decline", "answer"):
+        assert calling["by_decision"][move]["score"] == 0.0 and calling["confusion"][move]["call"] > 0
+        assert texting["by_decision"][move]["score"] == 1.0 and texting["confusion"][move]["call"] == 0
+    assert calling["by_diagnosis"]["unnecessary_call"] == sum(not i["expected_output"]["tool_calls"] for i in items)
+    assert "unnecessary_call" not in texting["by_diagnosis"]
+    assert (
+        calling["by_decision"]["call"]
+        == texting["by_decision"]["call"]
+        == {
+            "items": sum(bool(i["expected_output"]["tool_calls"]) for i in items),
+            "score": 1.0,
+        }
+    )  # call items score what they scored before decisions existed
+
+
+def test_judge_rows_for_decisions_keep_their_own_labels(run):
+    scored = {r["score"] for r in read_jsonl(run / "scored.jsonl")}
+    assert scored == {"correct", "incorrect_tool", "incorrect_parameter_names", "incorrect_parameter_values"}
+    rows = list(read_jsonl(run / "scored_decisions.jsonl"))
+    assert {(r["decision"], r["score"]) for r in rows} == {
+        ("ask", "guessed_value"),
+        ("decline", "unnecessary_call"),
+        ("answer", "unnecessary_call"),
+    }
+    for r in rows:
+        assert r["tool_call"]["function"]["name"] in {t["name"] for t in r["available_tools"]}
+        assert r["gold_response"]["content"] and r["failure_reason"]
+        assert r["message_history"][-1]["role"] in ("user", "tool")
+
+
+def test_the_preference_export_loads_with_datasets_in_trls_layout(run, tmp_path):
+    """TRL's dataset formats guide, preference type, conversational format (explicit prompt): columns
+    ``prompt`` (the conversation so far), ``chosen`` and ``rejected`` (lists of assistant messages), and a
+    ``tools`` column of OpenAI function definitions that TRL hands to the chat template."""
+    from datasets import load_dataset
+
+    done = runner.invoke(app, ["export", str(run), "--format", "dpo", "--out", str(tmp_path / "dpo")])
+    assert done.exit_code == 0, done.output
+    pairs = load_dataset("parquet", data_dir=str(tmp_path / "dpo" / "preference"), cache_dir=str(tmp_path / "c"))
+    assert set(pairs) == {"train", "validation", "test"}
+    train = pairs["train"]
+    assert {"prompt", "chosen", "rejected", "tools"} <= set(train.column_names)
+    labels = Counter((r["label"], r["decision"]) for r in train)
+    assert {label for label, _ in labels} == {
+        "incorrect_tool",
+        "incorrect_parameter_names",
+        "incorrect_parameter_values",
+        "unnecessary_call",
+        "guessed_value",
+    }
+    assert {d for _, d in labels} == set(DECISIONS)
+    for row in train:
+        assert row["prompt"] and all(m["role"] in ("system", "user", "assistant", "tool") for m in row["prompt"])
+        assert row["prompt"][-1]["role"] in ("user", "tool")  # the two answers reply to it
+        assert [m["role"] for m in row["chosen"]] == [m["role"] for m in row["rejected"]] == ["assistant"]
+        rejected = row["rejected"][0]["tool_calls"][0]["function"]
+        assert isinstance(rejected["arguments"], dict)  # objects, as chat templates take them
+        if row["label"] != "incorrect_tool":  # a wrong tool may be one the server lacks (a made-up name)
+            assert rejected["name"] in {t["function"]["name"] for t in row["tools"]}
+        assert all(t["type"] == "function" and isinstance(t["function"]["parameters"], dict) for t in row["tools"])
+        if row["decision"] == "call":  # the gold call over the labelled negative
+            assert row["chosen"][0]["tool_calls"] and row["chosen"][0]["tool_calls"] != row["rejected"][0]["tool_calls"]
+        else:  # the right words over the call
+            assert row["chosen"][0]["content"] and not row["chosen"][0]["tool_calls"]
+
+
+def test_pool_declines_never_ask_what_a_tool_of_the_server_does():
+    registry = load_registry(ROOT / "registry")
+    jinko = registry.server("@jinkoso/jinko-mcp")  # it books hotels: "book" is in its tools' words
+    offered = declines_for(jinko.tools, jinko, None)
+    assert offered and not any("book" in d.needs for d in offered)
+    assert any("book" in d.needs for d in POOLS["maps"])  # the pool has them; the check left them out
+
+
+def test_servers_without_a_pack_get_declines_and_answers_too(tmp_path):
+    servers = tmp_path / "servers"
+    shutil.copytree(FALLBACK, servers)
+    generate(Settings(servers=servers, out=tmp_path / "run", n=120, seed=1, decisions=0.5))
+    moves = Counter(m for conv in read_jsonl(tmp_path / "run" / "conversations.jsonl") for m in _moves(conv))
+    assert moves["decline"] >= 10 and moves["answer"] >= 5 and moves["ask"] and moves["call"], moves
+
+
+def _trajectory(messages: list[Message], decisions: list[Decision]) -> Trajectory:
+    return Trajectory(id="t", scenario_id="s", messages=tuple(messages), decisions=tuple(decisions) or None)
+
+
+def test_the_gate_keeps_call_conversations_to_their_rules_and_checks_each_decision():
+    server = load_registry(ROOT / "registry").server("@HarunGuclu/weather_mcp")
+    system = Message(role="system", content="You help with the weather.")
+    ask = Message(role="user", content="Can you book me a taxi to the airport?")
+    no = Message(role="assistant", content="Sorry, I can't book rides; I can check the forecast for your trip.")
+    declined = Decision(kind="decline", message=2)
+    assert gates.review(_trajectory([system, ask, no], [declined]), server).verdict == "accept"
+    # the same words without the decline are a conversation without a call: rejected as before
+    review = gates.review(_trajectory([system, ask, no], []), server)
+    assert review.verdict == "reject" and gates.failure(review, "s").reason == "no_tool_calls"
+    # an answer "from context" that states nothing any earlier result holds
+    call = ToolCall(id="c1", name="get_live_temp", arguments={"city": "Porto"})
+    messages = [
+        system,
+        Message(role="user", content="How warm is it in Porto?"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1", content='{"city": "Porto", "temperature_c": 17.5}'),
+        Message(role="assistant", content="Porto is at 17.5°C."),
+        Message(role="user", content="Sorry, what was the temperature again?"),
+        Message(role="assistant", content="It is pleasant."),
+    ]
+    review = gates.review(_trajectory(messages, [Decision(kind="answer", message=6)]), server)
+    assert review.verdict == "reject" and "states no value of an earlier tool result" in review.reasons[0]
+    messages[-1] = Message(role="assistant", content="It was 17.5°C.")
+    assert gates.review(_trajectory(messages, [Decision(kind="answer", message=6)]), server).verdict == "accept"
+    # a decision turn that calls is not a decision
+    called = Message(role="assistant", content="Let me check.", tool_calls=(call,))
+    review = gates.review(_trajectory([*messages[:6], called], [Decision(kind="answer", message=6)]), server)
+    assert review.verdict == "reject"
