@@ -28,7 +28,7 @@ from synth.offline.author import OfflineAuthor, offline_runtime
 from synth.offline.runplan import open_run
 from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs
-from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
+from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id, moves
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
 from synth.rundir import FILES, RunDir
@@ -467,3 +467,5 @@ def _count(conv: Conversation, scored, server: str, split: str, tally: Tally) ->
     tally.turns += len(conv.messages)
     tally.calls += len(conv.calls)
     tally.multi_turn += bool(conv.query.withheld)
+    for move in moves(conv):
+        tally.decisions[move] = tally.decisions.get(move, 0) + 1

@@ -19,6 +19,8 @@ Rows (targets in brackets):
   instead of leaving it out [<= 2%]
 - top_stock_phrase: the short phrase (four words or fewer, a sentence or a lead-in of its own: "Thanks!",
   "Also:") found in the most conversations' user turns, and its share [<= 5%]
+- decisions: per move (call, ask, decline, answer) the conversations holding it and their share
+  [each >= 3%: a model learns when not to call only from turns where no call is right]
 - reader_gates: per reader gate (synth.stages.reader) the share of checked conversations it found
   something in, from the manifest [dropped_request, repeated_request, conflicting_ids <= 1% of accepted]
 The registry (default: the one in the run's manifest) gives tool descriptions for the first row.
@@ -35,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from synth.records import DECISIONS
 from synth.rundir import CONVERSATIONS, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
 
 WORD = re.compile(r"[a-z0-9]+")
@@ -165,6 +168,10 @@ def _shares(c: _Tally) -> dict[str, Any]:
         "parallel_call_turns": round(c.parallel / c.tool_turns, 4) if c.tool_turns else 0.0,
         "announced_withholds": round(c.announced / n, 4) if n else 0.0,
         "top_stock_phrase": _top(c.stock, n),
+        "decisions": {
+            move: {"conversations": c.moves[move], "share": round(c.moves[move] / n, 4) if n else 0.0}
+            for move in DECISIONS
+        },
     }
 
 
@@ -191,6 +198,7 @@ class _Tally:
     parallel: int = 0
     string_args: int = 0
     announced: int = 0
+    moves: Counter[str] = field(default_factory=Counter)  # decision -> conversations holding it
     first_sentences: Counter[str] = field(default_factory=Counter)
     openings: Counter[str] = field(default_factory=Counter)
     stock: Counter[str] = field(default_factory=Counter)  # short phrase -> conversations with it
@@ -200,6 +208,7 @@ class _Tally:
         self.packed += conv["scenario"].get("turns") is not None
         messages = conv["messages"]
         calls = [c for m in messages for c in m.get("tool_calls") or []]
+        self.moves.update({d["kind"] for d in conv.get("decisions") or ()} | ({"call"} if calls else set()))
         first = next((m.get("content") or "" for m in messages if m["role"] == "user"), "")
         self.naming += _names_tool(first, calls, conv["scenario"]["server"], descriptions)
         self.slotted += _slotted(first, calls)

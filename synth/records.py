@@ -269,6 +269,12 @@ class Decision(Record):
     why: str = ""
 
 
+def moves(conversation: Conversation) -> list[str]:
+    """The decisions a conversation holds, in DECISIONS order: ``call`` when it has a call, then its no-call turns."""
+    held = {d.kind for d in conversation.decisions or ()} | ({"call"} if conversation.calls else set())
+    return [move for move in DECISIONS if move in held]
+
+
 class Trajectory(Record):
     id: str
     scenario_id: str

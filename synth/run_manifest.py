@@ -17,7 +17,7 @@ from synth.config import Settings
 from synth.export.chat import ToolNames
 from synth.llm.spend import Spend
 from synth.packs.load import Packs
-from synth.records import Funnel, Registry
+from synth.records import DECISIONS, Funnel, Registry
 from synth.rundir import FILES, file_facts
 from synth.stages import reader
 from synth.stages.dedup import Dedup
@@ -65,6 +65,7 @@ class Tally:
     turns: int = 0
     calls: int = 0
     multi_turn: int = 0
+    decisions: dict[str, int] = field(default_factory=dict)  # move -> conversations holding it (call, ask, ...)
     read: int = 0  # conversations the reader gates checked (synth.stages.reader)
     reader: dict[str, int] = field(default_factory=dict)  # gate -> conversations it found something in
 
@@ -194,6 +195,7 @@ def _counts(tally: Tally, accepted: int) -> dict[str, Any]:
         "tool_calls": tally.calls,
         "messages": tally.turns,
         "eval_items": tally.eval_items,
+        "decisions": {move: tally.decisions.get(move, 0) for move in DECISIONS},
         "scored": dict(sorted(tally.labels.items())),
         "scored_subtypes": dict(sorted(tally.subtypes.items())),
     }

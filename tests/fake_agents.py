@@ -215,6 +215,24 @@ def _facts(result: Any) -> str:
     return str(node)[:80]
 
 
+def _after_answer(messages: list[dict[str, Any]]) -> bool:
+    """The user speaks again after the assistant's final answer (no call since): the decision turn."""
+    last_tool = max((i for i, m in enumerate(messages) if m["role"] == "tool"), default=-1)
+    answered = any(m["role"] == "assistant" and m.get("content") for m in messages[last_tool + 1 :])
+    return last_tool >= 0 and answered and messages[-1]["role"] == "user"
+
+
+def _decide(text: str, results: list[Any], request: dict[str, Any]) -> dict[str, Any]:
+    """What a careful model does after its answer: a question about the result is answered from it, anything
+    else the tools cannot do is declined with what they can do."""
+    last = results[-1] if results else {}
+    if re.search(r"\b(again|which|what|highest|lowest|most|least)\b", text, re.I) and isinstance(last, dict):
+        facts = ", ".join(f"{human(k)} {v}" for k, v in list(last.items())[:3])
+        return {"content": f"From the result above: {facts}."}
+    names = [t["function"]["name"] for t in request.get("tools") or []][:2]
+    return {"content": f"Sorry, I can't do that with the tools I have; I can {' or '.join(map(human, names))} instead."}
+
+
 def _executor(request: dict[str, Any]) -> dict[str, Any]:
     messages = request["messages"]
     plan = next(
@@ -230,6 +248,8 @@ def _executor(request: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 results.append(m["content"])
     done = sum(1 for m in messages if m["role"] == "tool")
+    if done >= len(plan) and _after_answer(messages):  # a turn after the final answer: decline or answer
+        return _decide(users[-1], results, request)
     if done >= len(plan):  # a capable model's answer speaks of every result the request got, not the last alone
         facts = "; ".join(_facts(result) for result in results) if results else "nothing came back"
         return {"content": f"All done. Here is what I found: {facts}."}

@@ -15,6 +15,7 @@ from synth.cli import app
 from synth.config import Settings
 from synth.offline.decisions import POOLS, declines_for
 from synth.pipeline import generate
+from synth.realism import report
 from synth.records import DECISIONS, Decision, Message, ToolCall, Trajectory
 from synth.registry import load_registry
 from synth.rundir import read_jsonl
@@ -53,6 +54,12 @@ def test_a_default_run_holds_all_four_decisions(run):
             assert [d["kind"] for d in conv["decisions"]] == ["decline"]
     kinds = Counter(line["item"]["metadata"].get("decision", "call") for line in read_jsonl(run / "eval.jsonl"))
     assert all(kinds[move] for move in DECISIONS), kinds
+    # the manifest, the card and the realism report say how many of each the run holds
+    assert json.loads((run / "manifest.json").read_text())["counts"]["decisions"] == {m: share[m] for m in DECISIONS}
+    card = (run / "README.md").read_text()
+    assert "## Decisions" in card and f"| decline | {share['decline']} |" in card
+    realism = report(run)["decisions"]
+    assert {m: realism[m]["conversations"] for m in DECISIONS} == {m: share[m] for m in DECISIONS}
 
 
 def test_an_answer_states_what_an_earlier_result_holds_and_a_decline_names_what_it_can_do(run):

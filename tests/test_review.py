@@ -113,7 +113,10 @@ def test_offline_queue_holds_the_audit_share_with_empty_decisions(offline_run):
             assert item.record == convs[item.record_id] and item.suggested_label == "accept"
             assert item.decided_by == "gates" and item.model_review is None  # no reviewer model ran
             calls = [c for t in item.item["turns"] for c in t.get("calls", [])]
-            assert calls and all(isinstance(c["arguments"], dict) for c in calls)  # rendered for reading
+            if not calls:  # every conversation calls, but one that declines a request no tool serves
+                assert [d["kind"] for d in item.record["decisions"]] == ["decline"]
+                continue
+            assert all(isinstance(c["arguments"], dict) for c in calls)  # rendered for reading
             assert any(t["role"] == "tool" and t["name"] == calls[0]["name"] for t in item.item["turns"])
         else:
             assert item.record == rows[item.record_id] and item.suggested_label == item.record["score"] != "correct"
@@ -401,14 +404,14 @@ def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_pat
     from synth.export.rows import conversation_rows
     from synth.messages import ToolNames
     from synth.registry import load_registry
-    from synth.rundir import CHAT, CONVERSATIONS, EVAL, SCORED
+    from synth.rundir import CHAT, CONVERSATIONS, DECIDED, EVAL, SCORED
     from synth.stages.inject import negatives
 
     out = tmp_path / "run"
     generate(Settings(servers=tiny_registry, out=out, n=12, seed=4))  # a seed whose 12 reach train and test
     registry = load_registry(tiny_registry)
     servers, names = {s.id: s for s in registry.servers}, ToolNames(registry.servers)
-    written = {name: list(read_jsonl(out / name)) for name in (CONVERSATIONS, *CHAT.values(), EVAL, SCORED)}
+    written = {name: list(read_jsonl(out / name)) for name in (CONVERSATIONS, *CHAT.values(), EVAL, SCORED, DECIDED)}
     made: dict[str, list] = {name: [] for name in written}
     for record in written[CONVERSATIONS]:
         conv = Conversation.model_validate(record)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from synth import templates
 from synth.agents import roles
 from synth.agents.people import person
+from synth.agents.decisions import asked, decide
 from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
 from synth.errors import BackendError, EndpointDown, LiveError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
@@ -141,8 +142,17 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     messages = await _converse(ep, refined, details, plan_answer)
     if isinstance(messages, StageFailure):
         return messages
+    decisions = asked(messages)
+    note = roles.plan_note(plan_answer.steps)
+    decided = await decide(scenario, server, None, seed, messages, lambda msgs: _executor_turn(ep, msgs, note))
+    if isinstance(decided, StageFailure):
+        return decided
+    decisions += [decided] if decided is not None else []
     trajectory = Trajectory(
-        id=make_id("traj", sid, [x.to_json() for x in messages]), scenario_id=sid, messages=tuple(messages)
+        id=make_id("traj", sid, [x.to_json() for x in messages]),
+        scenario_id=sid,
+        messages=tuple(messages),
+        decisions=tuple(decisions) or None,
     )
     review = await _review(ep, messages, trajectory)
     if isinstance(review, StageFailure):

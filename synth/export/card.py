@@ -181,7 +181,25 @@ def _tables(
         "splits_table": sections.table(
             ["split", "conversations"], [[s, counts["splits"].get(s, 0)] for s in ("train", "valid", "test")]
         ),
+        "decisions_table": _decisions_table(counts),
     }
+
+
+_MOVES = {
+    "call": "calls a tool",
+    "ask": "asks for a value the user left out (a call with a guessed value is the wrong move)",
+    "decline": "declines a request no tool serves, and says what it can do (any call is wrong)",
+    "answer": "answers a follow-up from an earlier result (calling again is wrong)",
+}
+
+
+def _decisions_table(counts: dict[str, Any]) -> str:
+    """How many conversations hold each of the four decisions (a conversation may hold several)."""
+    held, total = counts.get("decisions"), counts.get("conversations") or 0
+    if not held or not total:
+        return ""
+    rows = [[move, n, f"{n / total:.1%}", _MOVES.get(move, "")] for move, n in held.items()]
+    return sections.table(["decision", "conversations", "share", "the assistant's turn"], rows)
 
 
 def _label_rows(counts: dict[str, Any]) -> list[list[Any]]:

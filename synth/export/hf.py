@@ -286,8 +286,8 @@ def sizes(run: Path, specs: list[Config] | None = None) -> dict[str, dict[str, i
                 counts[name] = counts.get(name, 0) + 1
             counts = {s: counts[s] for s in ("train", "validation", "test") if s in counts}
         elif config.name in ("decisions", "preference"):
-            for split, _ in config.rows():
-                counts[split] = counts.get(split, 0) + 1
+            for part, _ in config.rows():
+                counts[part] = counts.get(part, 0) + 1
             counts = {s: counts[s] for s in ("train", "validation", "test") if s in counts}
         else:
             counts = {"test": sum(1 for _ in config.rows())}

@@ -14,6 +14,7 @@ from typing import Any
 from synth.errors import ConfigError
 from synth.rundir import (
     CONVERSATIONS,
+    DECIDED,
     EVAL,
     SCORED,
     TEVAL,
@@ -28,7 +29,7 @@ from synth.rundir import (
 
 # conversations.jsonl is the canonical record (each tool message's source and is_error, the review's step
 # labels): OpenAI's fine-tuning lines take no key of synth's on a message, so it travels beside them
-PUBLIC = (TRAIN, VALID, EVAL, SCORED, CONVERSATIONS)
+PUBLIC = (TRAIN, VALID, EVAL, SCORED, DECIDED, CONVERSATIONS)
 
 
 def export_jsonl(run: Path, out: Path, without_fallback: bool = False) -> list[Path]:

@@ -23,7 +23,6 @@ from typing import Any
 from synth.messages import openai_messages
 from synth.records import Conversation, Decision, ToolCall
 
-
 DECISION_LABELS = {"ask": "guessed_value", "decline": "unnecessary_call", "answer": "unnecessary_call"}
 
 

@@ -4,7 +4,7 @@
   to book a taxi); the assistant says it cannot, and names what it can do instead. A pack may author its
   server's declines (``declines``); otherwise they come from a pool by the server's topic, each kept only
   when no tool of the server has a word the request needs (a server with a ``book`` tool is never asked
-  to book and declined).
+  to book and declined); general requests (set a reminder, print this) only when no near one fits.
 - **answer**: a follow-up the conversation already answers (which of the results has the highest price,
   what the humidity was): the assistant answers from the earlier result; calling again is wrong. A pack
   may author follow-ups per tool (``followups``); otherwise one is read off the result's own fields.
@@ -206,8 +206,8 @@ def declines_for(server_tools: tuple[ToolSpec, ...], server: Any, pack: Pack | N
     if pack is not None and pack.declines:
         return [Declined(d.text, d.cannot, ()) for d in pack.declines]
     vocab = _vocabulary(server_tools)
-    pool = [*POOLS.get(topic(server), ()), *_ANY]
-    return [d for d in pool if not vocab & set(d.needs)]
+    near = [d for d in POOLS.get(topic(server), ()) if not vocab & set(d.needs)]
+    return near or [d for d in _ANY if not vocab & set(d.needs)]  # the general ones only when no near one fits
 
 
 def _can(tool: ToolSpec) -> str:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from synth.grade import text_decision
 from synth.records import Decision, Message, Trajectory
 
 
@@ -55,6 +56,8 @@ def problem(decision: Decision, messages: tuple[Message, ...]) -> str | None:
         return f"{decision.kind} at message {at}: does not answer a user message"
     if decision.kind == "answer" and not _from_results(message.content or "", list(messages[:at])):
         return f"answer at message {at}: states no value of an earlier tool result"
+    if decision.kind == "decline" and text_decision(message.content) != "decline":
+        return f"decline at message {at}: does not say it cannot do what was asked"
     return None
 
 

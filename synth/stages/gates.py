@@ -20,9 +20,9 @@ import jsonschema
 
 from synth.grade import Evidence, schema_validator
 from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
+from synth.stages.decisions import problems
 from synth.stages.reader import internal
 from synth.stages.whole import cut_message
-from synth.stages.decisions import problems
 
 
 def schema_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:

@@ -79,7 +79,20 @@ def _swaps(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
 def build(db: Path) -> dict[str, Any]:
     """The pack of the store in ``db``: each tool's requests, values, results and answers."""
     shop = _shop(db)
-    return {"pack": 1, "server": "synth/store", "tools": {**read_tools(shop), **write_tools(shop)}}
+    return {
+        "pack": 1,
+        "server": "synth/store",
+        "declines": DECLINES,
+        "tools": {**read_tools(shop), **write_tools(shop)},
+    }
+
+
+# what customers ask that no tool of the shop does: the assistant declines (synth.offline.decisions)
+DECLINES = [
+    {"text": "Can you give me a 20% discount code for my next order?", "cannot": "issue discount codes"},
+    {"text": "Please change the email address on my account.", "cannot": "change account emails"},
+    {"text": "Could you delete my account and all my data?", "cannot": "delete accounts"},
+]
 
 
 def _shop(db: Path) -> Shop:
