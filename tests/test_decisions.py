@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.config import Settings
+from synth.export.card import write_card
 from synth.offline.decisions import POOLS, declines_for
 from synth.pipeline import generate
 from synth.realism import report
@@ -56,7 +57,7 @@ def test_a_default_run_holds_all_four_decisions(run):
     assert all(kinds[move] for move in DECISIONS), kinds
     # the manifest, the card and the realism report say how many of each the run holds
     assert json.loads((run / "manifest.json").read_text())["counts"]["decisions"] == {m: share[m] for m in DECISIONS}
-    card = (run / "README.md").read_text()
+    card = write_card(run).read_text()
     assert "## Decisions" in card and f"| decline | {share['decline']} |" in card
     realism = report(run)["decisions"]
     assert {m: realism[m]["conversations"] for m in DECISIONS} == {m: share[m] for m in DECISIONS}

@@ -31,6 +31,7 @@ SPECS: dict[str, dict[str, Any]] = {
             "tool": "string",
             "split": "string",
             "author": "string",
+            "tool_errors": "json",  # the ids of earlier calls whose results were errors
         },
     },
     "scored": {

@@ -275,9 +275,15 @@ ALSO = ("Also, ", "One more thing: ", "Oh, and ", "", "")
 PLACES = (("alone", 0.25), ("first", 0.35), ("last", 0.4))
 
 
-def place(rng: random.Random) -> str:
-    """Where a decline goes: the whole conversation, before the requests the tools serve, or after them."""
+_POINTS = re.compile(r"\b(?:that|those|these|this|it|them)\b", re.IGNORECASE)  # "book that apartment"
+
+
+def place(rng: random.Random, declined: Declined) -> str:
+    """Where a decline goes: the whole conversation, before the requests the tools serve, or after them;
+    a request that points at something ("book that apartment") only after them, where there is something."""
     draw, edge = rng.random(), 0.0
+    if _POINTS.search(declined.text):
+        return "last"
     for name, share in PLACES:
         edge += share
         if draw < edge:

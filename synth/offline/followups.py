@@ -19,13 +19,16 @@ from synth.wording import words
 
 _LABELS = ("name", "title", "symbol", "ticker", "label", "display_name", "full_name", "headline", "city", "code")
 _SKIP = {"id", "lat", "lon", "lng", "latitude", "longitude", "index", "rank", "page", "offset", "limit", "n"}
+# bookkeeping a person does not ask about: a status, a message, a code, a page count, a link
+_META = {"status", "msg", "message", "code", "success", "ok", "error", "updated", "url", "uri", "link", "href", "query"}
 _UNITS = {"c": "°C", "f": "°F", "pct": "%", "percent": "%", "kph": " km/h", "mph": " mph", "mm": " mm", "km": " km"}
 
 HIGH = ("Which of those has the highest {field}?", "Of those, which one has the most {field}?")
 LOW = ("And which has the lowest {field}?", "Which of those has the least {field}?")
 SAY_HIGH = ("{label} has the highest {field}, at {value}.", "That's {label}: {value}, the highest of them.")
 SAY_LOW = ("{label} has the lowest {field}, at {value}.", "That would be {label}, with {value}.")
-RECALL = ("Sorry, what was the {field} again?", "What did it say the {field} is?", "And the {field}?")
+AGAIN = ("Sorry, what was the {field} again?", "Remind me, what was the {field}?")  # the answer said it
+RECALL = ("Did it say what the {field} is?", "What's the {field}, by the way?", "And the {field}?")  # it did not
 SAY_RECALL = ("The {field} is {value}.", "It says {value}.", "{Field}: {value}.")
 
 
@@ -73,7 +76,7 @@ def _compare(data: Any, rng: random.Random) -> tuple[str, str] | None:
     return None
 
 
-def _recall(data: Any, stated: str, rng: random.Random) -> tuple[str, str] | None:
+def _recall(data: Any, stated: str, echoed: list[Any], rng: random.Random) -> tuple[str, str] | None:
     """ "What was the X again?" for a short field of the result (or of its first item) the answer left out."""
     record = data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else data
     if not isinstance(record, dict):
@@ -82,7 +85,9 @@ def _recall(data: Any, stated: str, rng: random.Random) -> tuple[str, str] | Non
         (k, v)
         for k, v in record.items()
         if k.lower() not in _SKIP
-        and not k.lower().endswith("id")
+        and not k.lower().endswith(("id", "_at", "url", "uri"))
+        and not {w.lower() for w in words(k)} & (_META | {"filter", "from", "to"})
+        and v not in echoed  # what the call was asked with is no news
         and (_number(v) or (isinstance(v, str) and 0 < len(v) <= 60 and "\n" not in v))
         and len(words(k)) >= 1
     ]
@@ -93,8 +98,10 @@ def _recall(data: Any, stated: str, rng: random.Random) -> tuple[str, str] | Non
     field, unit = _field(key)
     if not field:
         return None
-    ask = rng.choice(RECALL).format(field=field)
-    say = rng.choice(SAY_RECALL).format(field=field, Field=field[:1].upper() + field[1:], value=f"{value}{unit}")
+    ask = rng.choice(AGAIN if str(value) in stated else RECALL).format(field=field)
+    say = rng.choice(SAY_RECALL).format(
+        field=field, Field=field[:1].upper() + field[1:], value=f"{value}{unit}".rstrip(".")
+    )
     return ask, say
 
 
@@ -114,7 +121,8 @@ def followup(
         rng.shuffle(options)
         for option in options:
             try:
-                return option.ask, fill(option.answer, lambda slot: answer_slot(slot, args, data))
+                slot = lambda name: answer_slot(name, args, data)  # noqa: E731
+                return fill(option.ask, slot), fill(option.answer, slot)
             except Missing:
                 continue
-    return _compare(data, rng) or _recall(data, stated, rng)
+    return _compare(data, rng) or _recall(data, stated, list(args.values()), rng)

@@ -213,7 +213,8 @@ class PackAuthor:
         options = D.declines_for(self.server.tools, self.server, self.pack)
         if not options:
             return None, None
-        return self.drng.choice(options), D.place(self.drng)
+        declined = self.drng.choice(options)
+        return declined, D.place(self.drng, declined)
 
     def _guess_args(self, tool: ToolSpec) -> dict[str, Any]:
         """Arguments a model reaching for ``tool`` would make up: drawn from the pack, as a guess would be."""

@@ -118,7 +118,8 @@ def _decided(
     options = D.declines_for(server.tools, server, None) if scenario.decision == "decline" else []
     if not options:
         return False, messages
-    declined, where = rng.choice(options), D.place(rng)
+    declined = rng.choice(options)
+    where = D.place(rng, declined)
     offer = list({s.tool.name: s.tool for s in steps}.values())
     if where == "last":
         decisions.append(D.add_decline(messages, declined, offer, rng, guess.arguments, rng.choice(D.ALSO)))
