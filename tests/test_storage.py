@@ -28,20 +28,21 @@ runner = CliRunner()
 # place, so the same rows fall in other splits; conversations.jsonl exported too) - the plain code path below
 # still writes the same bytes
 BEFORE = {
-    "conversations.jsonl": "64d77294f79d525d21123d366548976221b40f76a5430e59825fb2176dfa0f9b",
-    "eval.jsonl": "a37686d1c32fa2beaf778b9662e07d3ab41ac6a689b56212e4c9455eaf351151",
-    "scored.jsonl": "ed4fa8d0293ddd5c05c6d00379c0d3c401686d345c498e00a0b4c9d7e78bbabc",
-    "teval/instruct_json.json": "663e5ac616ca666298ff453c05bd5704970c742fcc6a8154f4a84c0e23c77fe9",
-    "teval/instruct_str.json": "64839dad810dbcd292b51bbf0c6e684bd35e73e6dfeb077efa95ad7eac52eeed",
-    "teval/plan_json.json": "2c0fa1636d2a03452224be9238783bd88a1477d89013cb38b56cdd67dd99f6db",
-    "teval/plan_str.json": "328a23d65bd5093835b805511670e935553eeb57e3af2e57dae1e31af5a17848",
-    "teval/reason_retrieve_understand_json.json": "f5f6f35b4945268344f95df048b842ee47824c790e3f369b3044c0487820cb40",
-    "teval/reason_str.json": "2aaf09b5a0ab74731d35449aba11fe3d41b75289605c0d65ac6d50f638e7238a",
-    "teval/retrieve_str.json": "8ab5503af3de207b3fcd89e030f9237a9ea9a5d329d75e9e43ca2cd45ef27da0",
-    "teval/review_str.json": "4a619fc63460a8babc9da499e6976971c3571a8571b463838cfb0d2a7f101c4a",
-    "teval/understand_str.json": "4e9435f9ecc7c05daa25867758d8a3e06d5020c56ed01d029f56e4492adc6250",
-    "train.jsonl": "58dea4b0cc76c99a34ab94f3e5b9ac4b593c6a2a34b1f27ac76736d2a2c6ddcd",
-    "valid.jsonl": "a91ecd2fa1d80ce9bf1ccb9ca5d91effa5e41aa74c950e179a981de3419111a0",
+    "conversations.jsonl": "cbe3aa92449b0c0056c48d33c232d73558cbed8da8239d10a59d4bcd975aab45",
+    "eval.jsonl": "fe225d716b9d654df0d6d26b30977613b34b37e1f25bc270365f5d338a015c00",
+    "scored.jsonl": "2faa8ffaf05645375022a39d75e4aa86b2f8ffb4ae269570b832a739229e8cca",
+    "scored_decisions.jsonl": "208bbbcab7c02f56f4707d36e1ad216bf5b5a9ef5322c27f8c4213fff83a1ade",
+    "teval/instruct_json.json": "0e210272121929edc1d57e183fb71d1512ee367058c3a0031415c8265cd50f05",
+    "teval/instruct_str.json": "ece9a8588769d35754eb515276725e57f52fffd79d5b029924793a216b0db003",
+    "teval/plan_json.json": "38fc61b7a5834b6a8b1e747460f26d973e5e9b92b2a593872bdb069f8fa56d8d",
+    "teval/plan_str.json": "f8a21a539c2550bebe0352f6f446b64c7755fab144567dd75ed3f2b682ba0a7c",
+    "teval/reason_retrieve_understand_json.json": "b37b645852f7f32e197a96a7a179f28db93ec6e26687e3425457fb28c4c74bb8",
+    "teval/reason_str.json": "25983efb3436d16af10a6046383e903d8df5f9783c57ee2945357eceb36a3b74",
+    "teval/retrieve_str.json": "bce322656f124e88eab3f8bc036031dd103a02a55ea7dfb5354717c5a481850a",
+    "teval/review_str.json": "4b5ad071c3f0ca172d1c3bbb12eea26a2cc1903fc4512bdab2f53d5cad71d690",
+    "teval/understand_str.json": "9dd0c1ffdc0b8a10b4413a6186a42623a8f4f2b9d0130a3b11fe4fcfab393117",
+    "train.jsonl": "8722f23eb3f3d4db370b941de53078dbd6ae5b92f48318ca1a5790162ab243b5",
+    "valid.jsonl": "e2757c4eb276137321b4c021c0fb399625fb2b36588fd75e83e856e030552166",
 }
 
 
