@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from synth import templates
 from synth.agents import roles
-from synth.agents.people import person
 from synth.agents.decisions import asked, decide
+from synth.agents.people import person
 from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
 from synth.errors import BackendError, EndpointDown, LiveError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
