@@ -72,8 +72,9 @@ def export(
         "-f",
         help="hf: Hugging Face datasets parquet, one config per "
         "format, laid out as a Hub dataset repo with its card. jsonl: the public files as plain "
-        "JSONL (train/valid/eval/scored/conversations.jsonl, teval/*.json), as OpenAI and T-Eval read them. dpo: "
-        "the preference pairs alone (prompt, chosen, rejected, tools: TRL's layout) as preference/<split>-*.parquet.",
+        "JSONL (train, valid, eval, scored and conversations .jsonl; teval/*.json), as OpenAI and T-Eval read them. "
+        "dpo: the preference pairs alone (prompt, chosen, rejected, tools: TRL's layout) "
+        "as preference/<split>-*.parquet.",
     ),
     out: Path | None = typer.Option(
         None,
