@@ -13,7 +13,6 @@ import re
 import string
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -581,22 +580,6 @@ def test_choices_stated_in_words() -> None:
             if values.subtype == "contradicts_request":
                 assert period in valid
     assert {"out_of_enum", "contradicts_request"} <= seen
-
-
-def test_fast_enough_for_the_pipeline() -> None:
-    """~200 conversations/s with ~3 calls each, on one core: a few ms per call for all stages."""
-    gold = ToolCall(
-        id="c",
-        name="create_room",
-        arguments={"name": "Hall", "palaceId": "pal_12345", "position": {"x": 1, "y": 2}, "size": "large"},
-    )
-    spec = tool("zeyynepkaraduman__memory-palace-mcp", "create_room")
-    history = user("Add a large hall to pal_12345 at 1, 2")
-    inject_call(spec, siblings(spec), gold, history, conversation_id="warm", call_index=0, seed=0)
-    start = time.perf_counter()
-    for i in range(200):
-        inject_call(spec, siblings(spec), gold, history, conversation_id=f"c{i}", call_index=0, seed=i)
-    assert (time.perf_counter() - start) / 200 < 0.005  # measured well under 1 ms
 
 
 # --- grading -------------------------------------------------------------------------------------
