@@ -75,7 +75,7 @@ def _chat_authors(run: Path) -> dict[str, list[str]]:
 
 
 def _kept(name: str, rows: Iterator[Any], authors: list[str]) -> Iterator[Any]:
-    if name in (EVAL, SCORED, CONVERSATIONS):
+    if name in (EVAL, SCORED, DECIDED, CONVERSATIONS):  # rows that carry their author
         for row in rows:
             author = (row.get("item") or {}).get("metadata", {}).get("author") if name == EVAL else row.get("author")
             if author != "fallback":
