@@ -114,8 +114,8 @@ tools:
     results:
       - {counted: 3}
     answers:
-      - "I counted the sheep for you. Sleep well."
-      - "All the sheep are counted. Good night."
+      - "I counted {upto} sheep for you. Sleep well."
+      - "All {upto} sheep are counted. Good night."
 """
 
 
