@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
@@ -9,6 +10,11 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY = FIXTURES / "tiny_registry"
+
+# the npm reference servers examples/servers/install.sh puts in the project (skipped by their tests when absent)
+_NPM_BIN = Path(__file__).parent.parent / ".mcp-servers" / "node_modules" / ".bin"
+if _NPM_BIN.is_dir():
+    os.environ["PATH"] = f"{_NPM_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
 
 _real_connect = socket.socket.connect
 
