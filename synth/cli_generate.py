@@ -544,27 +544,20 @@ def _run_with_progress(settings, shard=None):
         TextColumn("{task.fields[tried]} tried"),
         TimeElapsedColumn(),
     )
-    try:
-        with Progress(*columns, transient=True) as bar:
-            task = bar.add_task("generate", total=settings.n, tried=0)
-            return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
-    finally:
-        if backends is not None:
-            _record_requests(settings.out, backends)
+    with _requests_entry(settings.out, backends), Progress(*columns, transient=True) as bar:
+        task = bar.add_task("generate", total=settings.n, tried=0)
+        return run(settings, lambda accepted, tried: bar.update(task, completed=accepted, tried=tried), backends)
 
 
-def _record_requests(out: Path, backends: dict) -> None:
-    """Append this process's request counters to requests.json (a resumed run adds one entry per process)."""
-    from synth.errors import SynthError
+def _requests_entry(out: Path, backends: dict | None) -> Any:
+    """This process's request counters in requests.json, kept current every second while the run goes on (a
+    killed process leaves its entry) and written once more at the end; nothing for an offline run."""
+    from contextlib import nullcontext
+
     from synth.llm.base import request_report
-    from synth.rundir import REQUESTS, RunDir, command_line, read_json, write_json
+    from synth.rundir import command_line
+    from synth.runfiles.requests import ProcessEntry
 
-    report = request_report(backends)
-    if report is None or not RunDir(out).path.is_dir():
-        return
-    path = out / REQUESTS
-    try:
-        earlier = read_json(path, "requests file") if path.exists() else []
-    except SynthError:
-        earlier = []
-    write_json(path, [*(earlier if isinstance(earlier, list) else []), {"command": command_line(), **report}])
+    if backends is None:
+        return nullcontext()
+    return ProcessEntry(out, command_line(), lambda: request_report(backends))

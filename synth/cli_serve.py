@@ -12,6 +12,32 @@ from synth.cli_common import group
 serve_app = group("serve", "Run the MCP servers synth ships.")
 
 
+def _open_store(db: Path, seed: int):
+    """The store in ``db``; one error line (exit 2) for a file that is not a SQLite database or holds no store."""
+    import sqlite3
+
+    from synth.store.shop import Store
+
+    why = ""
+    try:
+        store = Store.open(db, seed)
+        tables = {row[0] for row in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        why = f"is not a SQLite database ({exc})"
+    else:
+        missing = sorted({"users", "products", "orders"} - tables)
+        if not missing:
+            return store
+        store.close()
+        why = f"is a SQLite database but not a store (no {', '.join(missing)} table)"
+    typer.echo(
+        f"error: --db {db} {why}; give a store database synth made, or a path that does not exist yet "
+        "to create one from --seed",
+        err=True,
+    )
+    raise typer.Exit(2)
+
+
 @serve_app.command("store")
 def serve_store(
     db: Path = typer.Option(Path("store.db"), "--db", help="The shop's SQLite file; created from --seed when absent."),
@@ -37,13 +63,12 @@ def serve_store(
         typer.echo(f"wrote {entry}", err=True)
         return
     from synth.store.server import build_server
-    from synth.store.shop import Store
 
     if not db.parent.is_dir():
         typer.echo(f"error: --db {db}: folder {db.parent} does not exist; create it or choose another path", err=True)
         raise typer.Exit(2)
     created = not db.exists()
-    store = Store.open(db, seed)
+    store = _open_store(db, seed)
     where = f"http://127.0.0.1:{http}/mcp" if http else "stdio"
     print(
         f"synth store: {db} ({f'created from seed {seed}' if created else 'existing'}), serving on {where}",

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from synth.errors import ConfigError, RunFolderError, SynthError
 from synth.records import MANIFEST_VERSION, Manifest, RunStart
 from synth.runfiles.digest import count_lines, file_facts, tree_digest
-from synth.runfiles.lock import RunLock, command_line, writer_of, writes_run
+from synth.runfiles.lock import RunLock, command_line, left_by_killed, writer_of, writes_run
 from synth.runfiles.names import (
     CACHE,
     CARD,
@@ -291,6 +291,8 @@ def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overw
         except ConfigError:
             manifest = {}
     if manifest is None:
+        if resume and _only_started(folder):  # killed during start-up, before its manifest: the run starts now
+            return
         if resume:
             raise RunFolderError(
                 f"--resume: {folder} holds no run to continue (no {MANIFEST}); start the run without "
@@ -321,6 +323,13 @@ def claim(folder: Path, identity: dict[str, Any], *, resume: bool = False, overw
             "flags of that run, or --overwrite without --resume to replace it"
         )
     raise RunFolderError(f"{folder} holds a different run ({what}); give --overwrite to replace it, or another --out")
+
+
+def _only_started(folder: Path) -> bool:
+    """Whether ``folder`` holds only what a run killed before its manifest leaves: its lock (still naming the
+    dead writer), maybe its model cache."""
+    started = {LOCK, CACHE, CACHE + "-wal", CACHE + "-shm", CACHE + "-journal"}
+    return left_by_killed(folder) and all(p.name in started for p in folder.iterdir())
 
 
 def _difference(there: Any, asked: dict[str, Any]) -> str:

@@ -120,3 +120,75 @@ def test_the_same_eval_against_two_base_urls_asks_both(tmp_path):
     assert (
         public_url("HTTP://LocalHost:80/v1/") == "http://localhost/v1" == public_url("http://user:pw@localhost/v1?k=1")
     )
+
+
+def test_ctrl_c_says_what_happened_and_how_to_finish(tiny_registry, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    with OpenAIServer(respond, latency_ms=30) as server:
+        args = ["generate", "--servers", tiny_registry, "--out", out, "--n", 400, "--base-url", server.base_url]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "synth.cli", *map(str, args), "--model", "m"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while server.count() < 20 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    line = " ".join(err.split())
+    assert "interrupted (Ctrl-C)" in line and "stopped part way" in line and "--resume" in line
+    assert "Traceback" not in err
+    manifest = status(out)
+    assert manifest["status"] == "stopped" and manifest["stopped"] == "interrupted (Ctrl-C)"
+    requests = json.loads((out / "requests.json").read_text())
+    assert len(requests) == 1 and requests[0]["requests"] > 0
+
+
+def test_resume_right_after_a_kill_during_start_up_starts_the_run(tiny_registry, tmp_path):
+    """Killed after taking the run folder and before writing its manifest: --resume works as a plain run would
+    (it exited 3, "holds no run to continue"). A folder that never held a run is still refused."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    die = (
+        "import os, signal, sys; from pathlib import Path; from synth.rundir import RunLock; "
+        "RunLock(Path(sys.argv[1])).acquire(); os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    subprocess.run([sys.executable, "-c", die, str(out)], timeout=60)
+    assert [p.name for p in out.iterdir()] == [".synth.lock"]  # what the killed start-up left
+    result = runner.invoke(
+        app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "--n", "5", "--resume"]
+    )
+    assert result.exit_code == 0, result.output
+    assert status(out)["status"] == "complete"
+    never = runner.invoke(
+        app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "new"), "--resume"]
+    )
+    assert never.exit_code == 3 and "holds no run to continue" in never.output
+
+
+def test_a_damaged_cache_names_only_flags_that_exist(tiny_registry, tmp_path):
+    import re
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "cache.sqlite").write_text("not a database\n" * 100)
+    with OpenAIServer(respond) as server:
+        result = generate(server, tiny_registry, out, "--model", "m", n=3)
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert "cannot use" in said and "cache.sqlite" in said and "delete the file" in said
+    flags = set(re.findall(r"--[a-z][a-z-]+", said))
+    known = set(re.findall(r"--[a-z][a-z-]+", runner.invoke(app, ["generate", "--help"]).output))
+    assert flags and flags <= known, flags - known

@@ -188,12 +188,22 @@ def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
         deadline = time.monotonic() + 60
         while len(slow.requests) < 60 and time.monotonic() < deadline:
             time.sleep(0.05)
+        time.sleep(1.5)  # the killed process's requests reach requests.json within a second
+        killed_at = time.monotonic()
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         assert json.loads((out / "manifest.json").read_text())["status"] == "running"  # it really died part way
+        (killed,) = json.loads((out / "requests.json").read_text())
+        assert 0 < killed["requests"] <= len(slow.requests)
         synth(*llm_args(slow, out), "--resume")
+        sent = len(slow.requests)
     for name in OUTPUTS:
         assert stored(out / name).read_bytes() == stored(uninterrupted / name).read_bytes(), name
+    entries = json.loads((out / "requests.json").read_text())
+    assert [e["requests"] for e in entries][0] == killed["requests"] and len(entries) == 2
+    last_second = sum(1 for r in slow.requests if killed_at - 1.2 < r.at <= killed_at + 0.1)
+    assert sent - sum(e["requests"] for e in entries) <= last_second  # at most its last second's are missing
+    assert (out / "README.md").read_text() == (uninterrupted / "README.md").read_text()  # the card too
 
 
 def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):

@@ -190,11 +190,9 @@ def test_llm_shards_merge_to_the_single_run(tmp_path):
         )
         assert done.returncode == 0, done.stderr
     assert_same_run(tmp_path / "single", tmp_path / "m", TIMING | {"README.md"})
-    # the card is the same but for its lines from requests.json (every process's requests and spend: the shards
-    # made more)
-    card = [(tmp_path / run / "README.md").read_text().splitlines() for run in ("single", "m")]
-    kept = [[line for line in c if not line.startswith(("- **Requests**", "- **Spend**"))] for c in card]
-    assert kept[0] == kept[1] and len(kept[0]) == len(card[0]) - 2
+    # the card is the same: its line on requests.json carries no numbers (the shards made more requests)
+    card = [(tmp_path / run / "README.md").read_text() for run in ("single", "m")]
+    assert card[0] == card[1] and "requests.json" in card[0]
     manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
     assert manifest["funnel"]["accepted"] == 12 and sum(r["calls"] for r in manifest["tokens"].values()) > 12
     assert len(json.loads((tmp_path / "m" / "requests.json").read_text())) == 2  # one entry per shard's process

@@ -192,6 +192,26 @@ def test_the_entry_flag_rewrites_the_shipped_entry(tmp_path: Path) -> None:
     assert (tmp_path / "entry.json").read_bytes() == (ROOT / "registry" / ENTRY_FILE).read_bytes()
 
 
+@pytest.mark.parametrize("kind", ["text", "other database"])
+def test_serve_store_on_a_file_that_is_no_store_says_so(tmp_path: Path, kind: str) -> None:
+    from typer.testing import CliRunner
+
+    from synth.cli import app
+
+    path = tmp_path / "shop.db"
+    if kind == "text":
+        path.write_text("these are my notes, not a database\n" * 40)
+    else:
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TABLE notes (text TEXT)")
+    done = CliRunner().invoke(app, ["serve", "store", "--db", str(path)])
+    assert done.exit_code == 2, done.output
+    said = " ".join(done.output.split())
+    expected = "is not a SQLite database" if kind == "text" else "not a store (no orders, products, users table)"
+    assert f"--db {path} " in said and expected in said and "path that does not exist yet" in said
+    assert "Traceback" not in done.output
+
+
 def test_reads_find_a_customer_and_their_order(db: Path) -> None:
     user = query(db, "SELECT * FROM users ORDER BY user_id LIMIT 1")[0]
     order_id = query(db, "SELECT order_id FROM orders WHERE user_id = ? ORDER BY order_id", user["user_id"])[0][0]

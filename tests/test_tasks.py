@@ -191,6 +191,29 @@ def test_a_tampered_store_fails_with_a_cross(run: Path, tmp_path: Path, stores: 
     assert sum(line.startswith("✅") for line in lines) == meta["synth"]["checks"] - 1
 
 
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        # a table LIKE 'sqlite_%' matched ("_" is any character in LIKE): its rows were never hashed
+        "CREATE TABLE sqlite2notes (note TEXT); INSERT INTO sqlite2notes VALUES ('refund me later')",
+        "CREATE TABLE audit_copy (order_id TEXT)",  # an extra table, even an empty one
+        "CREATE VIEW pending AS SELECT order_id FROM orders WHERE status = 'pending'; "
+        "CREATE TRIGGER keep_pending INSTEAD OF DELETE ON pending BEGIN SELECT 1; END",
+    ],
+)
+def test_verify_fails_on_a_store_with_something_added(run: Path, tmp_path: Path, stores: SeedStores, tamper) -> None:
+    """Every row the task wants is right, but the database holds more than the store: the hash covers the
+    schema (tables, views, triggers, indexes) and every table's rows."""
+    folder, meta = next((f, m) for f, m in metas(run) if m["synth"]["changes_state"])
+    db = replayed(folder, meta, tmp_path, stores)
+    assert verify(folder, db).returncode == 0
+    conn = sqlite3.connect(db)
+    conn.executescript(tamper)
+    conn.close()
+    done = verify(folder, db)
+    assert done.returncode == 1 and "❌ nothing else changed" in done.stdout
+
+
 def test_verify_uses_only_the_standard_library(run: Path, tmp_path: Path, stores: SeedStores) -> None:
     for folder, _ in metas(run):
         tree = ast.parse((folder / "verify.py").read_text(encoding="utf-8"))

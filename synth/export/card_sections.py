@@ -14,7 +14,7 @@ from typing import Any
 from synth.export import hf
 from synth.export.plots import Stats, short
 from synth.records import Manifest, content_hash
-from synth.rundir import SCORED, TRAIN, VALID, read_jsonl, read_requests, requests_line, spend_line
+from synth.rundir import SCORED, TRAIN, VALID, read_jsonl, read_requests
 
 
 def cut(value: Any, limit: int = 240) -> Any:
@@ -278,13 +278,10 @@ def made(manifest: Manifest, run: Path | None = None) -> list[str]:
             f"- **Model calls**: {sum(r['calls'] for r in used)}, tokens {sum(r['prompt_tokens'] for r in used):,} in / "  # noqa: E501
             f"{sum(r['completion_tokens'] for r in used):,} out, about ${manifest.cost_usd:.2f}"
         )
-    entries = read_requests(run) if run is not None else []
-    requests, spend = requests_line(entries), spend_line(entries)
-    if requests:
-        lines.append(f"- **Requests** (all processes that worked on the run, from requests.json): {requests}")
-    if spend:
+    if run is not None and read_requests(run):  # its numbers differ between a clean and a resumed run: not here
         lines.append(
-            f"- **Spend** (all processes, from requests.json; the model calls above are the kept part): {spend}"
+            "- **Requests and spend**: what getting the answers took (requests, retries by cause, re-asks, time "
+            "spent waiting) and what every process spent, the discarded work included, are in `requests.json`"
         )
     lines += ["", promise(manifest), "", "```bash", reproduce(manifest), "```"]
     return lines

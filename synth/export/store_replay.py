@@ -129,6 +129,7 @@ def indexed_state(db: Path) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
         return {
             table: {tuple(row[k] for k in keys[table]): row for row in rows}
             for table, rows in state_module.canonical_state(conn).items()
+            if table in keys  # the tables' rows; the schema (sqlite_master) is checked by the hash alone
         }
     finally:
         conn.close()
@@ -139,7 +140,7 @@ def primary_keys(conn: sqlite3.Connection) -> dict[str, list[str]]:
     tables = [
         r[0]
         for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            "SELECT name FROM sqlite_master WHERE type='table' AND substr(name, 1, 7) != 'sqlite_' ORDER BY name"
         )
     ]
     keys = {}

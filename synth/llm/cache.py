@@ -31,6 +31,7 @@ from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.records import content_hash
 
 SCHEMA_VERSION = 1
+_GIVE = "give a run folder made with an LLM backend, or its cache.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -70,7 +71,7 @@ def _open(path: Path, create: bool = True) -> sqlite3.Connection:
         if version > SCHEMA_VERSION:
             raise ConfigError(
                 f"{path} was written by a newer synth (cache schema {version}): "
-                "upgrade synth or use another --cache path"
+                "upgrade synth, or delete the file (its answers are asked again)"
             )
         if create:
             db.execute("PRAGMA journal_mode = WAL")
@@ -79,12 +80,14 @@ def _open(path: Path, create: bool = True) -> sqlite3.Connection:
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         elif version != SCHEMA_VERSION:
-            raise ConfigError(f"{path} is not a synth cache: pass the --cache path a run wrote to")
+            raise ConfigError(f"{path} is not a synth cache: {_GIVE}")
     except (sqlite3.DatabaseError, ConfigError) as exc:
         db.close()
         if isinstance(exc, ConfigError):
             raise
-        raise ConfigError(f"cannot use {path} as a cache ({exc}): delete it or pass another --cache path") from None
+        raise ConfigError(
+            f"cannot use {path} as a cache ({exc}): delete the file (its answers are asked again) or give another --out"
+        ) from None
     return db
 
 
@@ -226,7 +229,7 @@ def stats(path: Path | str) -> dict[str, Any]:
     """What a cache file holds and what it saved, across every run that used it (``synth cache stats``)."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"no cache at {path}: pass the --cache path a run wrote to")
+        raise ConfigError(f"no cache at {path}: {_GIVE}")
     db = _open(path, create=False)
     try:
         roles: dict[str, dict[str, int]] = {}

@@ -53,6 +53,14 @@ def _holder(fd: int) -> str:
     return f"pid {info['pid']} ({info.get('command') or 'synth'})"
 
 
+_left_by_killed: set[str] = set()  # folders whose lock file, when taken, still named a writer that had died
+
+
+def left_by_killed(folder: Path) -> bool:
+    """Whether the lock this process took on ``folder`` had been left behind by a writer that was killed."""
+    return os.path.realpath(folder) in _left_by_killed
+
+
 class RunLock:
     """The exclusive right to write a run folder: ``flock`` on ``<folder>/.synth.lock``, which the OS
     drops when the holder exits or dies, so a lock left by a killed run is never in the way. The
@@ -87,6 +95,8 @@ class RunLock:
             except FileNotFoundError:
                 pass
             os.close(fd)
+        if os.fstat(fd).st_size:  # a holder that ended normally removes the file: this one was killed
+            _left_by_killed.add(key[0])
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "command": self.command or command_line()}).encode("utf-8"))
         _held[key] = [fd, 1]

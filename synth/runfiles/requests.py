@@ -1,13 +1,19 @@
 """``requests.json``: what getting a model's answers took, one entry per process that worked on the run.
 
-Timing and retries differ between two makings of the same run, so they stay out of the manifest.
+Timing and retries differ between two makings of the same run, so they stay out of the manifest (and the
+card only points here). A process rewrites its own entry every second while it runs (``ProcessEntry``), so
+one that is killed leaves what it had sent up to a second before it died.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from synth.runfiles.names import REQUESTS
 
@@ -82,3 +88,42 @@ def read_requests(out: Path) -> list[dict[str, Any]]:
     except (OSError, ValueError):
         return []
     return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+
+
+class ProcessEntry:
+    """This process's entry in ``requests.json``: ``report()`` (the counters so far, or None) written as the
+    entry every ``every`` seconds from a background thread while inside ``with``, and once more on leaving.
+    Other processes' entries are kept as they are; this one's is told apart by its ``process`` id."""
+
+    def __init__(self, out: Path, command: str, report: Callable[[], dict[str, Any] | None], every: float = 1.0):
+        self.out, self.command, self.report, self.every = out, command, report, every
+        self.process = f"{os.getpid()}-{time.time_ns()}"
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, name="synth-requests", daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.write()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.write()
+            except (RuntimeError, OSError):  # counters changed while read, or a full disk: the next tick tries again
+                continue
+
+    def write(self) -> None:
+        from synth.runfiles.writing import write_json
+
+        with self._lock:
+            report = self.report()
+            if report is None or not self.out.is_dir():
+                return
+            others = [e for e in read_requests(self.out) if e.get("process") != self.process]
+            write_json(self.out / REQUESTS, [*others, {"command": self.command, "process": self.process, **report}])

@@ -1,7 +1,8 @@
 """The canonical state of a store database and its hash (stdlib only).
 
 Exported ``verify.py`` files inline this module, so it must keep importing nothing but the
-standard library. Every table's rows become dicts (column -> value; money stays integer cents),
+standard library. The schema (every table, view, trigger and index, with its SQL) is part of the state;
+every table's rows become dicts (column -> value; money stays integer cents),
 each table's rows are sorted by their canonical JSON, and the whole
 ``{table: [rows]}`` document is dumped with sorted keys and hashed with sha256. Row order in
 the file (insertion order, ``iterdump``) therefore never matters: two databases holding the
@@ -16,19 +17,22 @@ import sqlite3
 
 
 def canonical_state(conn: sqlite3.Connection) -> dict[str, list[dict[str, object]]]:
-    """Every user table as a list of row dicts, sorted by their canonical JSON."""
-    tables = [
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        )
+    """Every user table as a list of row dicts, sorted by their canonical JSON, and the schema itself under
+    "sqlite_master" (a name no user table can take): every table, view, trigger and index with its SQL, so
+    an added table, view or trigger changes the hash even when no row of the store's tables does."""
+    schema = [
+        {"type": kind, "name": name, "table": table, "sql": sql}
+        for kind, name, table, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master")
     ]
-    state: dict[str, list[dict[str, object]]] = {}
+    state: dict[str, list[dict[str, object]]] = {"sqlite_master": sorted(schema, key=lambda row: json.dumps(row))}
+    # sqlite's own tables (sqlite_sequence...) by their name's prefix: LIKE 'sqlite_%' would also skip a table
+    # named "sqlite2x" (in LIKE, "_" is any character), hiding its rows from the hash
+    tables = sorted(r["name"] for r in schema if r["type"] == "table" and not str(r["name"]).startswith("sqlite_"))
     for table in tables:
         cursor = conn.execute(f'SELECT * FROM "{table}"')
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, row)) for row in cursor]
-        state[table] = sorted(rows, key=lambda row: json.dumps(row, sort_keys=True))
+        state[str(table)] = sorted(rows, key=lambda row: json.dumps(row, sort_keys=True))
     return state
 
 
