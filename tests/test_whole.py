@@ -175,5 +175,29 @@ def test_answers_cut_without_saying_so_never_become_data(tiny_registry, tmp_path
     texts = _accepted_texts(out)
     assert texts and not (set(texts) & cut_texts)
     assert not any(HALF_JSON in t for t in texts)
-    reasons = {json.loads(x)["reason"] for x in (out / "rejected.jsonl").read_text().splitlines()}
-    assert "whole_text" in reasons
+    (entry,) = json.loads((out / "requests.json").read_text())
+    assert entry["reasks"] > 0  # cut executor answers were asked again (another seed), cut JSON answers re-asked
+
+
+def test_a_cut_the_endpoint_keeps_denying_is_turned_away_by_the_gate(tiny_registry, tmp_path):
+    """The executor's final answer cut every time it is asked, with finish_reason "stop": asked again once,
+    then the whole_text gate rejects the scenario."""
+    cut_texts = []
+
+    def answer(body):
+        message = respond(body)
+        text = message.get("content") or ""
+        if role_of(body) == "executor" and text.startswith("All done") and _half(body):
+            cut_texts.append(text[: len(text) // 2])
+            return {"content": text[: len(text) // 2]}
+        return message
+
+    out = tmp_path / "run"
+    with OpenAIServer(answer) as server:
+        result = _generate(server, tiny_registry, out, 12)
+    assert result.exit_code == 0, result.output
+    texts = _accepted_texts(out)
+    assert cut_texts and texts and not (set(texts) & set(cut_texts))
+    rejected = [json.loads(x) for x in (out / "rejected.jsonl").read_text().splitlines()]
+    gate = [r for r in rejected if r["reason"] == "whole_text"]
+    assert gate and all("was cut short" in r["detail"] for r in gate)

@@ -21,7 +21,7 @@ from synth.agents.people import person
 from synth.agents.toolsim import LLMToolRuntime, SimulatorFailed
 from synth.errors import BackendError, EndpointDown, LiveError
 from synth.export.chat import ToolNames, openai_messages, openai_tool
-from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.llm.base import ChatBackend, ChatRequest, ChatResponse, stats_of
 from synth.llm.structured import ask
 from synth.llm.structured import failure_reason as _reason
 from synth.records import (
@@ -41,6 +41,7 @@ from synth.records import (
 )
 from synth.runtime.base import ToolResult, ToolRuntime
 from synth.stages import gates
+from synth.stages.whole import cut_reason
 
 if TYPE_CHECKING:  # the pool loads the MCP SDK: only runs that go live import it
     from synth.live.pool import Pool
@@ -373,6 +374,18 @@ async def _executor_turn(ep: _Episode, messages: list[Message], note: str) -> Ch
         template_hash=templates.template_hash("executor.plan.j2"),
         messages=(chat[0], {"role": "system", "content": note}, *chat[1:]),
     )
+    answer = await _complete(ep, req)
+    if isinstance(answer, StageFailure) or answer.tool_calls or cut_reason(answer.content, prose=True) is None:
+        return answer
+    # cut, though the endpoint said it stopped: asked again once with another seed (the same messages, so the
+    # answer fits the conversation; a new cache key); still cut, the whole_text gate turns the scenario away
+    stats = stats_of(ep.agents.backend("executor"))
+    if stats is not None:
+        stats.reasks += 1
+    return await _complete(ep, req.model_copy(update={"seed": (req.seed or 0) + 1}))
+
+
+async def _complete(ep: _Episode, req: ChatRequest) -> ChatResponse | StageFailure:
     try:
         answer = await ep.agents.backend("executor").complete(req)
     except EndpointDown:
