@@ -150,7 +150,7 @@ def test_retries_429s_5xx_and_waits_are_in_requests_json_the_summary_and_the_car
     assert f"429 rate limits {outcomes['429']}" in summary and f"5xx {outcomes['500']}" in summary
     assert "s spent waiting" in summary and "re-asks" in summary
     card = " ".join((out / "README.md").read_text().split())
-    assert "**Requests**" in card and "requests.json" in card and "429" not in card  # the same after a resume
+    assert "**Requests and spend**" in card and "requests.json" in card and "429" not in card  # same after a resume
     manifest = (out / "manifest.json").read_text()
     assert "waited_s" not in manifest  # timing stays out of the manifest, which is byte-identical across reruns
 
