@@ -14,12 +14,13 @@ Flow::
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 JSON = Any
 
@@ -94,6 +95,9 @@ class SandboxStep(Record):
         return self
 
 
+SEEDED_TIME = "2026-03-12T09:00:00Z"  # a prepared sandbox's file times unless its ``time`` says otherwise
+
+
 class Sandbox(Record):
     """How a scenario's folder is prepared before its first call (a registry entry's ``sandbox``).
 
@@ -105,6 +109,16 @@ class Sandbox(Record):
 
     steps: tuple[SandboxStep, ...] = ()
     env: dict[str, str] = Field(default_factory=dict)
+    time: str = SEEDED_TIME  # every prepared file's modification and access time (ISO 8601)
+
+    @field_validator("time")
+    @classmethod
+    def _when(cls, value: str) -> str:
+        try:
+            dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"sandbox time {value!r} is not an ISO 8601 date-time (2026-03-12T09:00:00Z)") from None
+        return value
 
 
 class Connection(Record):

@@ -73,6 +73,58 @@ def test_a_sandbox_is_prepared_and_shown_as_workspace_with_the_machine_taken_out
     assert leaks([f"cwd: {tempfile.gettempdir()}/synth-live-abc/x"]) == "a temporary folder"
 
 
+def test_a_prepared_sandbox_has_fixed_times_and_modes_whatever_the_umask(tmp_path):
+    import datetime as dt
+
+    world = {"time": "2026-03-12T09:00:00Z", "steps": [{"write": {"notes/a.txt": "1"}}, SANDBOX["steps"][1]]}
+    folder = entry_folder(tmp_path, sandbox={**world, "env": {"NOTE": "x"}})
+    old = os.umask(0o077)  # a user whose files nobody else may read
+    try:
+        with Pool(Limits(20, 20)) as pool:
+            seen = [calls(folder, [("stamp", {"name": n}) for n in ("notes/a.txt", "made.txt", "notes")], pool)]
+            seen.append(calls(folder, [("stamp", {"name": n}) for n in ("notes/a.txt", "made.txt", "notes")], pool))
+    finally:
+        os.umask(old)
+    when = dt.datetime(2026, 3, 12, 9, tzinfo=dt.UTC).timestamp()
+    first = [r.data for r in seen[0]]
+    assert [r["mtime"] for r in first] == [when] * 3  # written, made by a command, a folder: one fixed time
+    assert [r["mode"] for r in first] == ["0o644", "0o644", "0o755"]
+    assert [r.content for r in seen[1]] == [r.content for r in seen[0]]  # the same on a fresh sandbox
+
+
+def test_a_pack_declares_the_world_its_server_starts_from(tmp_path):
+    """An entry as `registry import` writes it (no sandbox, not stateful) and a pack beside it with the world: each
+    scenario's server starts in a fresh folder the pack's steps prepared, with no edit of the entry."""
+    folder = entry_folder(tmp_path, stateful=False)
+    entry = json.loads((folder / "world.json").read_text())
+    entry["tools"] = [t for t in entry["tools"] if t["name"] == "where"]
+    (folder / "world.json").write_text(json.dumps(entry))
+    pack = {
+        "pack": 1,
+        "server": "world",
+        "sandbox": {"steps": [{"write": {"notes.txt": "buy compost\n"}}]},
+        "tools": {
+            "where": {
+                "goals": ["What does {name} say?", "Read {name} to me.", "Open {name}, please."],
+                "values": {"name": ["notes.txt"]},
+                "results": [{"cwd": "/workspace", "file": "x", "env": {}, "home_file": "/x"}],
+                "answers": ["{name} says: {r.file}", "Here is {name}: {r.file}"],
+            }
+        },
+    }
+    (folder / "packs").mkdir()
+    (folder / "packs" / "world.pack.json").write_text(json.dumps(pack), encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["generate", "--servers", str(folder), "--out", str(out), "-n", "3", "--execute", "live", "--allow-exec"]
+    result = runner.invoke(app, [*args, "--decisions", "0"])
+    assert result.exit_code == 0, result.output
+    convs = list(read_jsonl(out / "conversations.jsonl"))
+    tools = [m for c in convs for m in c["messages"] if m["role"] == "tool"]
+    assert len(convs) >= 2 and tools and all(m["source"] == "live" and not m["is_error"] for m in tools)
+    assert all(json.loads(m["content"])["file"] == "buy compost\n" for m in tools)  # the pack's world, every time
+    assert all(json.loads(m["content"])["cwd"] == "/workspace" for m in tools)
+
+
 def test_a_sandbox_step_that_fails_names_the_step(tmp_path):
     bad = {"steps": [{"run": [sys.executable, "-c", "import sys; sys.exit('no git here')"]}]}
     folder = entry_folder(tmp_path, sandbox=bad)
@@ -176,3 +228,41 @@ def test_a_feed_reads_a_value_out_of_a_text_result():
     assert fed("Dana Okafor", {"type": "array", "items": {"type": "string"}}) == ["Dana Okafor"]
     assert fed("main", {"type": "string"}) == "main"
     assert answer_slot("re:Message: (.+)", {}, log) == "Start a changelog"
+
+
+def test_replay_equality_marks_only_the_times_the_clock_stamped_during_the_run():
+    import time
+
+    from synth.live.sandbox import RUN_TIME, clocked
+
+    now = time.time()
+    stamp = time.strftime("%a %b %d %Y %H:%M:%S GMT+0000 (Coordinated Universal Time)", time.gmtime(now))
+    text = f"created: {stamp}\nmodified: Thu Mar 12 2026 09:00:00 GMT+0000 (Coordinated Universal Time)\n"
+    marked = clocked(text + "at " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)), now - 5, now + 5)
+    seeded = "Thu Mar 12 2026 09:00:00 GMT+0000 (Coordinated Universal Time)"
+    assert marked == f"created: {RUN_TIME}\nmodified: {seeded}\nat {RUN_TIME}"
+    assert clocked(text, now + 100, now + 200) == text  # a time outside the run is data: it must match
+
+
+def test_a_server_without_a_pack_gets_values_that_vary_and_paths_its_world_holds(tmp_path):
+    import random
+
+    from synth.live.sandbox import world_paths
+    from synth.offline.context import Context
+    from synth.offline.strings import string_value
+    from synth.records import Sandbox
+
+    zone = "IANA timezone name (e.g., 'America/New_York', 'Europe/London')."
+    zones = {string_value("timezone", {"type": "string"}, zone, Context(rng=random.Random(i)))[0] for i in range(40)}
+    assert len(zones) >= 8 and all("/" in z for z in zones)  # not the description's first example every time
+    world = Sandbox.model_validate({"steps": [{"write": {"weather-cli/README.md": "x", "weather-cli/src/a.py": "y"}}]})
+    paths = world_paths(world)
+    assert paths == ("/workspace/weather-cli/", "/workspace/weather-cli/README.md", "/workspace/weather-cli/src/",
+                     "/workspace/weather-cli/src/a.py")  # fmt: skip
+    ctx = Context(rng=random.Random(3), world=paths)
+    assert (
+        string_value("repo_path", {"type": "string"}, "Path to the Git repository.", ctx)[0] == "/workspace/weather-cli"
+    )
+    files = {string_value("path", {"type": "string"}, "File to read", Context(rng=random.Random(i), world=paths))[0]
+             for i in range(20)}  # fmt: skip
+    assert files == {"/workspace/weather-cli/README.md", "/workspace/weather-cli/src/a.py"}

@@ -7,6 +7,7 @@ import asyncio
 import json
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.facts.evidence import Evidence
 from synth.live.pool import Pool
-from synth.live.sandbox import leaks
+from synth.live.sandbox import clocked, leaks
 from synth.records import Message
 from synth.registry import load_registry
 from synth.rundir import read_jsonl
@@ -24,11 +25,10 @@ from synth.stages.gates import leaves
 
 EXAMPLES = Path(__file__).parents[1] / "examples" / "servers"
 COMMANDS = {"git": "mcp-server-git", "filesystem": "mcp-server-filesystem", "memory": "mcp-server-memory"}
-STAMPED = {"get_file_info"}  # the filesystem reports the sandbox's file times: they differ on every fresh sandbox
 runner = CliRunner()
 
 
-def run(name: str, tmp_path: Path, n: int = 3) -> tuple[Path, list[dict]]:
+def run(name: str, tmp_path: Path, n: int = 3) -> tuple[Path, list[dict], tuple[float, float]]:
     if shutil.which(COMMANDS[name]) is None:
         pytest.skip(f"{COMMANDS[name]} is not installed (bash examples/servers/install.sh, then put it on PATH)")
     folder = tmp_path / "servers"
@@ -37,14 +37,15 @@ def run(name: str, tmp_path: Path, n: int = 3) -> tuple[Path, list[dict]]:
     shutil.copy(EXAMPLES / "packs" / f"{name}.pack.yaml", folder / "packs")
     out = tmp_path / "run"
     args = ["generate", "--servers", str(folder), "--out", str(out), "-n", str(n), "--execute", "live", "--allow-exec"]
+    since = time.time()
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    return folder, list(read_jsonl(out / "conversations.jsonl"))
+    return folder, list(read_jsonl(out / "conversations.jsonl")), (since, time.time())
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_a_stateful_reference_server_starts_from_its_world(name, tmp_path):
-    folder, convs = run(name, tmp_path)
+    folder, convs, window = run(name, tmp_path, n=6)
     assert convs
     tools = [m for c in convs for m in c["messages"] if m["role"] == "tool"]
     assert all(m["source"] == "live" and isinstance(m["is_error"], bool) for m in tools)
@@ -54,21 +55,21 @@ def test_a_stateful_reference_server_starts_from_its_world(name, tmp_path):
     assert "/workspace" in "".join(texts) or name == "memory"
     server = load_registry(folder).servers[0]
     with Pool() as pool:  # every conversation replays on a fresh server in a fresh sandbox
-        for conv in convs:
-            runtime = LiveRuntime(pool, server)
+        for conv in convs:  # byte for byte, once the times the clock stamped during each run are marked
+            runtime, since = LiveRuntime(pool, server), time.time()
             try:
                 for message in conv["messages"]:
                     for call in message.get("tool_calls") or []:
                         got = asyncio.run(runtime.call(server.tool(call["name"]), call["arguments"]))
                         want = next(m for m in conv["messages"] if m.get("tool_call_id") == call["id"])
-                        assert call["name"] in STAMPED or got.content == want["content"], call
+                        assert clocked(got.content, since, time.time()) == clocked(want["content"], *window), call
             finally:
                 runtime.close()
 
 
 def test_values_come_from_earlier_real_results(tmp_path):
     """git: log, then show the commit it listed; the revision is read from the real log, never invented."""
-    _, convs = run("git", tmp_path, n=8)
+    _, convs, _ = run("git", tmp_path, n=8)
     fed = 0
     for conv in convs:
         messages = [Message.model_validate(m) for m in conv["messages"]]

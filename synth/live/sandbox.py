@@ -14,21 +14,24 @@ made it (home folder, PATH, user and host names, temporary folders) is replaced 
 
 from __future__ import annotations
 
+import datetime as dt
 import getpass
 import os
 import re
 import socket
 import subprocess
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from synth.errors import LiveError
-from synth.records import Connection, Sandbox
+from synth.records import SEEDED_TIME, Connection, Sandbox
 
 WORKSPACE = "/workspace"
 MARK = "${SANDBOX}"
 RUN_TIMEOUT = 60.0
+UMASK, FILE_MODE, DIR_MODE = 0o022, 0o644, 0o755  # one mode for what a sandbox's steps make, whatever the user's
 _ENV_KEYS = (
     r"HOME|USER|USERNAME|LOGNAME|PATH|SHELL|PWD|OLDPWD|HOSTNAME|TMPDIR|MAIL|[A-Z_]*(?:TOKEN|SECRET|PASSWORD|API_KEY)"
 )
@@ -55,6 +58,18 @@ def placed(connection: Connection, folder: str) -> Connection:
     )
 
 
+def world_paths(sandbox: Sandbox | None) -> tuple[str, ...]:
+    """What a sandbox's ``write`` steps put there, as the conversation sees it: each file as /workspace/<path>
+    and each folder on the way with a trailing /, sorted (a value a server without a pack can name, and find)."""
+    found: set[str] = set()
+    for step in sandbox.steps if sandbox else ():
+        for rel in step.write or {}:
+            parts = Path(rel).parts
+            found.add("/".join((WORKSPACE, *parts)))
+            found.update("/".join((WORKSPACE, *parts[:k])) + "/" for k in range(1, len(parts)))
+    return tuple(sorted(found))
+
+
 def prepare(sandbox: Sandbox | None, folder: str, name: str) -> None:
     """Write the files and run the commands of ``sandbox`` in ``folder``, in order (calls come later, on the
     server). A step that fails ends the scenario with a LiveError that names the step and the fix."""
@@ -77,14 +92,30 @@ def prepare(sandbox: Sandbox | None, folder: str, name: str) -> None:
                 )
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+            target.chmod(FILE_MODE)
         if step.run:
             _run(step.run, str(root), env, name, number)
+    settle(root, sandbox.time if sandbox else SEEDED_TIME)
+
+
+def settle(root: Path, when: str) -> None:
+    """Every file and folder of the prepared sandbox (a git repository's own files too) gets the time ``when``
+    as its modification and access time, and the folders synth made get one mode, so what a tool says about
+    them (a file's size, times and permissions) is the same on every machine and every fresh sandbox. A
+    file's creation time (birth time) is the kernel's, which no call sets: see docs/live.md."""
+    stamp = dt.datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
+    for path in [*sorted(root.rglob("*")), root]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(DIR_MODE)
+        os.utime(path, (stamp, stamp), follow_symlinks=False)
 
 
 def _run(argv: tuple[str, ...], cwd: str, env: dict[str, str], name: str, number: int) -> None:
     argv = tuple(a.replace(MARK, cwd) for a in argv)
     try:
-        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False, umask=UMASK
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LiveError(
             name,
@@ -174,3 +205,35 @@ def leaks(texts: list[str]) -> str | None:
             if re.search(pattern, text):
                 return what
     return None
+
+
+_STAMPS = (  # how servers write a point in time: JavaScript's Date text (Node servers), ISO 8601
+    (
+        re.compile(r"\b[A-Z][a-z]{2} ([A-Z][a-z]{2} \d{2} \d{4} \d{2}:\d{2}:\d{2} GMT[+-]\d{4})(?: \([^)\n]*\))?"),
+        lambda s: dt.datetime.strptime(s, "%b %d %Y %H:%M:%S GMT%z"),
+    ),
+    (
+        re.compile(r"\b(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))"),
+        lambda s: dt.datetime.fromisoformat(s.replace("Z", "+00:00")),
+    ),
+)
+RUN_TIME = "[a time during the run]"
+
+
+def clocked(text: str, since: float, until: float) -> str:
+    """``text`` with every point in time between ``since`` and ``until`` (seconds since the epoch, a second's
+    slack each side) written as RUN_TIME: what the clock stamped while the conversation ran (a file's creation
+    time, which Linux lets no call set; the access time a read updates; a write's modification time). A
+    conversation replays identically when its results and the replay's are equal after this, each with its
+    own run's window: every other byte, the sandbox's seeded times included, must be the same."""
+
+    def mark(found: re.Match[str], parse: Any) -> str:
+        try:
+            when = parse(found[1]).timestamp()
+        except ValueError:
+            return found[0]
+        return RUN_TIME if since - 1 <= when <= until + 1 else found[0]
+
+    for pattern, parse in _STAMPS:
+        text = pattern.sub(partial(mark, parse=parse), text)
+    return text

@@ -13,18 +13,7 @@ from synth.offline.entities import arg
 from synth.offline.values import Context
 from synth.records import ToolSpec
 
-_OFFSETS = {
-    "Europe/Lisbon": 1,
-    "Europe/London": 1,
-    "Europe/Berlin": 2,
-    "Europe/Paris": 2,
-    "America/New_York": -4,
-    "America/Los_Angeles": -7,
-    "Asia/Tokyo": 9,
-    "Asia/Singapore": 8,
-    "Australia/Sydney": 10,
-    "UTC": 0,
-}
+_OFFSETS = vocab.ZONE_OFFSETS
 
 
 _CITY_TZ = {

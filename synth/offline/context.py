@@ -43,6 +43,7 @@ class Context:
     city: str | None = None  # keeps one place per conversation
     subject: str = ""  # what the current tool is about ("location", "issue"), from its name
     about: str = ""  # the current tool's name and first sentence, lower-cased: "excel", "wikipedia" live here
+    world: tuple[str, ...] = ()  # the live sandbox's paths (/workspace/..., folders end in /): real values to use
 
 
 def seed_faker(rng: random.Random) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from synth.packs.model import Pack, Pool, Range, ToolPack, Values, goal_of
+from synth.packs.model import Feed, Pack, Pool, Range, ToolPack, Values, goal_of
 from synth.packs.template import slots
 from synth.records import Link, ServerSpec, ToolSpec
 
@@ -33,16 +33,18 @@ P_CHAIN = 0.6  # a request around a tool that feeds or is fed is a chain this of
 P_PARALLEL = 0.3  # a request for a tool with no chain asks for two things at once this often
 P_FOLLOW = (0.7, 0.4)  # chance of a second request, then of a third
 P_FAIL = 0.07  # the last call of the conversation meets one of the tool's real failures
+P_THEN = 0.8  # a later request acts on an earlier result (a feed's ``then``) this often, when the pack has one
 
 
 def feeds_of(pack: Pack) -> list[tuple[str, str, int]]:
     """(producer, consumer, index of the feed in the producer's entry) for every feed of the pack into a tool it
-    has an entry for (a consumer whose entry failed the checker is the fallback's)."""
+    has an entry for (a consumer whose entry failed the checker is the fallback's), as one request's chain; a
+    feed with only ``then`` goals is asked in a later request, never in the same one."""
     return [
         (name, f.to, i)
         for name, entry in sorted(pack.tools.items())
         for i, f in enumerate(entry.feeds)
-        if f.to in pack.tools
+        if f.to in pack.tools and (f.goals or not f.then)
     ]
 
 
@@ -119,7 +121,7 @@ def _request(
         if capacity is None
         else [f for f in chains if spent < FREE or capacity.feeds.get(f, MANY) > ROOM * spent]
     )
-    if chains and rng.random() < P_CHAIN and fresh:
+    if chains and rng.random() < (P_CHAIN if pack.chain is None else pack.chain) and fresh:
         producer, consumer, i = rng.choice(fresh)
         return [(producer, None), (consumer, i)]
     others = [t.name for t in server.tools if t.name in pack.tools and t.name != tool and t.name not in used]
@@ -127,6 +129,21 @@ def _request(
     if others and (rng.random() < P_PARALLEL or not alone):
         return [(tool, None), (rng.choice(sorted(others)), None)]
     return [(tool, None)]
+
+
+def _then(pack: Pack, tools: list[str], rng: random.Random) -> tuple[int, Feed] | None:
+    """A later request on an earlier step's result (its step and the feed), when the pack says how a person asks
+    it (the feed's ``then``) and the tool it goes to has not been called yet. Draws only when there is one, so a
+    pack without ``then`` plans as before."""
+    options = [
+        (step, feed)
+        for step, name in enumerate(tools)
+        for feed in pack.tools[name].feeds
+        if feed.then and feed.to in pack.tools and feed.to not in tools
+    ]
+    if not options or rng.random() >= P_THEN:
+        return None
+    return rng.choice(options)
 
 
 def plan_turns(
@@ -151,6 +168,12 @@ def plan_turns(
         pool = sorted(t for t in pack.tools if t not in wanted) or sorted(pack.tools)
         wanted.append(rng.choice(pool))
     for k, tool in enumerate(wanted):
+        if k and (then := _then(pack, tools, rng)) is not None:  # act on what an earlier request listed
+            producer, later = then
+            links.append(Link(from_step=producer, field=later.path, to_step=len(tools), param=later.param))
+            turns.append((len(tools),))
+            tools.append(later.to)
+            continue
         request = _request(tool, pack, server, rng, set(tools), feeds, *((spent, capacity) if k == 0 else ()))
         steps = []
         for name, feed in request:

@@ -324,6 +324,8 @@ class PackAuthor:
         return self._compose_once(steps)  # a fourth try; Missing again is the scenario's counted failure
 
     def _compose_once(self, steps: tuple[int, ...]) -> _Request:
+        if len(steps) == 1 and steps[0] in self.links and self.links[steps[0]].from_step < steps[0]:
+            return self._then(steps[0])
         chained = len(steps) == 2 and steps[1] in self.links
         if chained:
             feed = self._feed(steps[0], steps[1])
@@ -340,6 +342,21 @@ class PackAuthor:
             merged.withheld += other.withheld
             merged.stated += other.stated
         return merged
+
+    def _then(self, step: int) -> _Request:
+        """A request on what an earlier request's result showed (a feed's ``then``): the value is read from that
+        result now, so the person can name what they saw. A result that holds none (an error) leaves a request
+        of the tool's own."""
+        link, feed = self.links[step], self._feed(self.links[step].from_step, step)
+        try:
+            value = get_path(self.results[link.from_step].data, link.field, self.rng)
+        except (Missing, KeyError):
+            value = None
+        if feed is None or not feed.then or value is None:
+            del self.links[step]
+            return self._fill(self._pick([goal_of(g) for g in self.entry(step).goals], (step,)), (step,))
+        given = {link.param: fed(value, self.tools[step].properties.get(link.param))}
+        return self._fill(self._pick([goal_of(g) for g in feed.then], (step,)), (step,), given)
 
     def _feed(self, producer: int, consumer: int) -> Feed | None:
         link = self.links[consumer]
@@ -388,7 +405,7 @@ class PackAuthor:
         self.used.add(goal.text)
         return goal
 
-    def _fill(self, goal: Goal, steps: tuple[int, ...]) -> _Request:
+    def _fill(self, goal: Goal, steps: tuple[int, ...], given: dict[str, Any] | None = None) -> _Request:
         said = goal_params(goal)
         owner: dict[str, int] = {}
         for param in said:  # a slot belongs to the first step that has the parameter
@@ -412,7 +429,7 @@ class PackAuthor:
                         if p in needed and p not in mine and p not in fixed and self._holds(s, p, v)
                     }
                 )
-            args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed)
+            args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed) | (given or {})
             if (pair := _same_ends(args[s])) is not None:  # EUR into EUR: another draw, or another goal
                 raise Missing(pair)
             shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
@@ -430,7 +447,7 @@ class PackAuthor:
             return self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot])
 
         text = self._point(unpromised(fill(goal.text, slot_text)), reused, args)
-        stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set]
+        stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set and p not in (given or {})]
         return _Request(text=text, steps=steps, args=args, withheld=withheld, stated=stated)
 
     def _point(self, text: str, reused: list[tuple[int, str]], args: dict[int, dict[str, Any]]) -> str:
@@ -459,7 +476,7 @@ class PackAuthor:
             calls = []
             for s in batch:
                 args = dict(request.args[s])
-                if s in self.links:
+                if s in self.links and self.links[s].param not in args:  # a value read at the request keeps
                     link = self.links[s]
                     try:
                         value = get_path(self.results[link.from_step].data, link.field, self.rng)

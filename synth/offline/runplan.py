@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from synth.config import Settings
 from synth.offline.scenario import Planner
-from synth.packs.load import Packs, usable_packs
+from synth.packs.load import Packs, usable_packs, with_worlds
 from synth.records import Registry, ServerSpec
 from synth.registry import load_registry
 
@@ -39,6 +39,7 @@ class RunPlan:
 
 def open_run(settings: Settings) -> RunPlan:
     """The run's registry, packs and planner, as every command that makes or prices a run needs them."""
-    registry = load_registry(settings.servers)
-    packs = usable_packs(registry, settings.servers)
+    loaded = load_registry(settings.servers)
+    packs = usable_packs(loaded, settings.servers)
+    registry = with_worlds(loaded, packs)  # a pack's sandbox is the world its live server starts from
     return RunPlan(registry, packs, Planner(registry, settings.seed, packs.by_server, settings.decisions), settings.n)

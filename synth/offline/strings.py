@@ -141,11 +141,15 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         return fake.email(), "email"
     # the description's own examples win over what the name or format suggests: an Instagram post URL where
     # one is shown, "localhost" where a database host is, not a URL or host from a stock list
+    if ctx.world and (here := _in_world(w, ctx)) is not None:  # a path of the live server's world
+        return here, "path"
     if (
         (found := examples(description))
         and not w & {"password", "secret", "token", "apikey"}
         and not all(re.match(r"\d{4}-\d\d", f) for f in found)
     ):  # a date example shows a format: dates come below
+        if all(_ZONE.match(f) for f in found):  # "e.g. 'America/New_York'" shows the form: any zone will do
+            return rng.choice(sorted(set(vocab.ZONE_OFFSETS) - {"UTC"})), "name"
         return rng.choice(found), "url" if all(f.startswith("http") for f in found) else "text" if any(
             " " in f for f in found
         ) else "name"
@@ -174,6 +178,25 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         if (hit := rule(w, name, text, ctx)) is not None:
             return hit
     return _about(w, name, ctx)
+
+
+_ZONE = re.compile(r"^(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][\w+-]+$")
+_DIR_WORDS = {"dir", "directory", "folder", "cwd", "root", "repo", "repository"}
+_FILE_WORDS = {"path", "file", "filepath", "filename", "source"}  # a destination is new: never one that exists
+
+
+def _in_world(w: set[str], ctx: Context) -> str | None:
+    """A path the live server's sandbox really holds (``ctx.world``, as /workspace paths): a folder for a
+    folder or repository, the top ones first for a repository, a file for a file; None for other parameters."""
+    if w & _DIR_WORDS:
+        folders = [p for p in ctx.world if p.endswith("/")]
+        if w & {"repo", "repository"}:
+            folders = [p for p in folders if p.count("/") == 3] or folders  # /workspace/<repo>/
+        return ctx.rng.choice(folders).rstrip("/") if folders else None
+    if w & _FILE_WORDS:
+        files = [p for p in ctx.world if not p.endswith("/")]
+        return ctx.rng.choice(files) if files else None
+    return None
 
 
 def _about(w: set[str], name: str, ctx: Context) -> tuple[str, str]:

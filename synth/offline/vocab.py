@@ -108,6 +108,31 @@ FILE_PATHS = tuple(
     notes/meeting-2026-03-12.txt config/settings.yaml images/logo.png invoices/INV-2026-0142.pdf
 """.split()
 )
+# IANA time zones a person asks about, with their UTC offset in June 2026 (summer time where there is one)
+ZONE_OFFSETS = {
+    "Europe/Lisbon": 1,
+    "Europe/London": 1,
+    "Europe/Berlin": 2,
+    "Europe/Paris": 2,
+    "America/New_York": -4,
+    "America/Los_Angeles": -7,
+    "Asia/Tokyo": 9,
+    "Asia/Singapore": 8,
+    "Australia/Sydney": 10,
+    "UTC": 0,
+    "America/Chicago": -5,
+    "America/Sao_Paulo": -3,
+    "America/Mexico_City": -6,
+    "Europe/Madrid": 2,
+    "Europe/Warsaw": 2,
+    "Europe/Istanbul": 3,
+    "Africa/Nairobi": 3,
+    "Africa/Lagos": 1,
+    "Asia/Dubai": 4,
+    "Asia/Shanghai": 8,
+    "Asia/Seoul": 9,
+    "Pacific/Auckland": 12,
+}
 DIRECTORIES = ("reports", "src/app", "docs", "data/exports", "notes", "projects/website")
 URLS = tuple(
     """

@@ -11,6 +11,7 @@ import random
 import re
 from typing import Any
 
+from synth.live.sandbox import world_paths
 from synth.offline import decisions as D
 from synth.offline import language, vocab
 from synth.offline.params import documented
@@ -46,7 +47,8 @@ def write(
 ) -> tuple[Query, Plan, Trajectory]:
     """One conversation; its calls go to ``runtime`` (default: the schema simulator)."""
     rng = rng_for(seed, "write", scenario.id)
-    ctx = Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0])
+    world = world_paths(server.connection.sandbox) if server.connection is not None else ()
+    ctx = Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0], world=world)
     tools = [server.tool(name) for name in scenario.tools]
     assert all(tools), "scenario names a tool the server does not have"
     steps, ctx = _steps(scenario, server, [t for t in tools if t is not None], ctx)

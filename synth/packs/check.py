@@ -326,6 +326,8 @@ def _check_feed(
                 rule="feed-goals",
             )
     _check_goals(tool, feed.goals, filled - {feed.param}, f"{at}/goals", problem, server)
+    later = (_filled(consumer) if consumer else set(target.properties)) | {feed.param}
+    _check_goals(target, feed.then, later, f"{at}/then", problem, server)
 
 
 def _feed_value_ok(tool: ToolSpec, feed, target: ToolSpec, samples, results, at: str, problem) -> bool:

@@ -149,3 +149,17 @@ def usable_packs(registry: Registry, *folders: Path) -> Packs:
                 update={"tools": {k: v for k, v in pack.tools.items() if k not in broken}}
             )
     return found
+
+
+def with_worlds(registry: Registry, packs: Packs) -> Registry:
+    """``registry`` with each pack's ``sandbox`` on its server's connection: a pack that declares the world its
+    server starts from replaces the entry's own and makes the server fresh per scenario (the pack's values and
+    feeds name what is in that world), so a user's own server gets a world without an edit of its entry."""
+    servers = []
+    for server in registry.servers:
+        pack = packs.by_server.get(server.id)
+        if pack is not None and pack.sandbox is not None and server.connection is not None:
+            connection = server.connection.model_copy(update={"sandbox": pack.sandbox, "stateful": True})
+            server = server.model_copy(update={"connection": connection})
+        servers.append(server)
+    return registry.model_copy(update={"servers": tuple(servers)})

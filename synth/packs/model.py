@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from synth.records import Sandbox
+
 JSON = Any
 
 
@@ -68,6 +70,12 @@ class Feed(_Model):
         default_factory=list,
         description="requests for the pair; slots are parameters of either tool except the fed one",
     )
+    then: list[str | Goal] = Field(
+        default_factory=list,
+        description="later requests of the same conversation, made after seeing this tool's result, for the "
+        "other tool with the value from it ('Open {path}, from that search.'); slots are the other tool's "
+        "parameters, the fed one included (the person names what they saw)",
+    )
 
 
 class Followup(_Model):
@@ -111,6 +119,19 @@ class Pack(_Model):
     server: str = Field(description="the server's qualifiedName (its id in the registry)")
     declines: list[Declined] = Field(
         default_factory=list, description="requests near the server's domain that none of its tools serves"
+    )
+    sandbox: Sandbox | None = Field(
+        None,
+        description="the world a live run's server starts from in each scenario (files to write, commands to run, "
+        "calls to make on the server; docs/live.md): it replaces the entry's own and makes the server fresh per "
+        "scenario, so the pack's values and feeds name what is really there",
+    )
+    chain: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="how often a request around a tool that feeds or is fed is a chain (default 0.6): people "
+        "on a server with a world to look at list or search before they act",
     )
     tools: dict[str, ToolPack]
 

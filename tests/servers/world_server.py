@@ -36,6 +36,13 @@ def where(name: str) -> dict:
     return {"cwd": str(here), "file": text, "env": env, "home_file": str(Path(os.environ.get("HOME", "/")) / "x")}
 
 
+@mcp.tool(annotations=READ)
+def stamp(name: str) -> dict:
+    """The modification time (seconds since the epoch) and permission bits of ``name`` in the server's folder."""
+    info = (Path.cwd() / name).stat()
+    return {"mtime": info.st_mtime, "mode": oct(info.st_mode & 0o777)}
+
+
 @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
 def erase(path: str) -> str:
     """Deletes a file."""
