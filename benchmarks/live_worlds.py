@@ -139,14 +139,18 @@ def measure(convs: list[dict], listed: list[Message]) -> dict:
 
 
 def replay(server: ServerSpec, convs: list[dict], window: tuple[float, float]) -> dict:
-    same, differs = 0, {}
+    same, differs, since = (
+        0,
+        {},
+        time.time(),
+    )  # the pool prepares the next sandbox early: the replay's window opens here
     with Pool() as pool:
         for conv in convs:
             runtime = LiveRuntime(pool, server)
             results = {
                 m["tool_call_id"]: clocked(m["content"], *window) for m in conv["messages"] if m["role"] == "tool"
             }
-            ok, since = True, time.time()
+            ok = True
             try:
                 for message in conv["messages"]:
                     for call in message.get("tool_calls") or []:

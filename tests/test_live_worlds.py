@@ -228,6 +228,14 @@ def test_a_feed_reads_a_value_out_of_a_text_result():
     assert fed("Dana Okafor", {"type": "array", "items": {"type": "string"}}) == ["Dana Okafor"]
     assert fed("main", {"type": "string"}) == "main"
     assert answer_slot("re:Message: (.+)", {}, log) == "Start a changelog"
+    graph = {"relations": [{"from": "Dana Okafor", "to": "Lisbon office", "relationType": "works_at"}, {"from": "a",
+             "to": "b", "relationType": "leads"}]}  # fmt: skip
+    assert get_path(graph, "relations.*") == graph["relations"][0]  # any item: the first, or one drawn
+    assert {get_path(graph, "relations.*.to", random.Random(i)) for i in range(20)} == {"Lisbon office", "b"}
+    from synth.packs.template import spoken
+
+    link = spoken(fed(graph["relations"][0], {"type": "array", "items": {"type": "object"}}))
+    assert link == "the works_at link from Dana Okafor to Lisbon office"  # said as it reads, its type as stored
 
 
 def test_replay_equality_marks_only_the_times_the_clock_stamped_during_the_run():

@@ -54,9 +54,10 @@ def test_a_stateful_reference_server_starts_from_its_world(name, tmp_path):
     assert leaks(texts) is None and tempfile.gettempdir() + "/synth-" not in "".join(texts)
     assert "/workspace" in "".join(texts) or name == "memory"
     server = load_registry(folder).servers[0]
+    since = time.time()  # the pool prepares a spare sandbox before it is asked: the replay's window opens here
     with Pool() as pool:  # every conversation replays on a fresh server in a fresh sandbox
         for conv in convs:  # byte for byte, once the times the clock stamped during each run are marked
-            runtime, since = LiveRuntime(pool, server), time.time()
+            runtime = LiveRuntime(pool, server)
             try:
                 for message in conv["messages"]:
                     for call in message.get("tool_calls") or []:

@@ -12,6 +12,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from synth.live.sandbox import WORKSPACE
 from synth.offline import vocab
 from synth.offline.context import ANCHOR, Context, seed_faker, words
 from synth.offline.string_rules import RULES
@@ -186,17 +187,23 @@ _FILE_WORDS = {"path", "file", "filepath", "filename", "source"}  # a destinatio
 
 
 def _in_world(w: set[str], ctx: Context) -> str | None:
-    """A path the live server's sandbox really holds (``ctx.world``, as /workspace paths): a folder for a
-    folder or repository, the top ones first for a repository, a file for a file; None for other parameters."""
-    if w & _DIR_WORDS:
-        folders = [p for p in ctx.world if p.endswith("/")]
+    """A path the live server's sandbox really holds (``ctx.world``, as /workspace paths): a folder for a folder
+    or repository (the top ones for a repository), or where the tool works on folders (list, tree, search); a
+    new name inside a real folder where the tool creates something; a file for a file; None for other
+    parameters."""
+    if not w & (_DIR_WORDS | _FILE_WORDS):
+        return None
+    folders = [p.rstrip("/") for p in ctx.world if p.endswith("/")] or [WORKSPACE]
+    files = [p for p in ctx.world if not p.endswith("/")]
+    about = " ".join(ctx.about.split()[:6])  # the tool's name and the first words of what it does
+    if re.search(r"\b(?:create|creates|new|write|writes|mkdir)\b", about) and not w & {"repo", "repository"}:
+        name = "drafts" if re.search(r"\b(?:director(?:y|ies)|folders?|mkdir)\b", about) else "new-note.md"
+        return f"{ctx.rng.choice(folders)}/{name}"
+    if w & _DIR_WORDS or re.search(r"\b(?:director(?:y|ies)|folders?|tree|list|search)\b", about):
         if w & {"repo", "repository"}:
-            folders = [p for p in folders if p.count("/") == 3] or folders  # /workspace/<repo>/
-        return ctx.rng.choice(folders).rstrip("/") if folders else None
-    if w & _FILE_WORDS:
-        files = [p for p in ctx.world if not p.endswith("/")]
-        return ctx.rng.choice(files) if files else None
-    return None
+            folders = [p for p in folders if p.count("/") == 2] or folders  # /workspace/<repo>
+        return ctx.rng.choice(folders)
+    return ctx.rng.choice(files) if files else None
 
 
 def _about(w: set[str], name: str, ctx: Context) -> tuple[str, str]:

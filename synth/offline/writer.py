@@ -169,7 +169,9 @@ def _arguments(
         schema = props.get(param)
         if not isinstance(schema, dict):
             continue
-        if param in chosen and _fits(chosen[param][0], schema):  # one symbol/city per conversation
+        if param in chosen and _fits(chosen[param][0], schema) and not (ctx.world and chosen[param][1] == "path"):
+            # one symbol/city per conversation; a path of a live world fits one tool (a folder to list, a file to
+            # read), so each tool draws its own
             args[param], kinds[param] = chosen[param]
             continue
         value, kind = make_value(param, schema, ctx)

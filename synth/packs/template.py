@@ -57,7 +57,8 @@ class Missing(KeyError):
 
 
 def get_path(value: Any, path: str, rng: random.Random | None = None) -> Any:
-    """``locations.0.name`` inside a result; raises Missing when any step is absent.
+    """``locations.0.name`` inside a result (``locations.*.name``: any item's, drawn by ``rng``); raises Missing
+    when any step is absent.
 
     ``path~regex`` reads a value out of text (what real servers often return): the regex's first group (or
     the whole match) in the text at ``path`` (the whole result when empty; JSON text when not a string), the
@@ -66,7 +67,9 @@ def get_path(value: Any, path: str, rng: random.Random | None = None) -> Any:
     path, cut, pattern = path.partition("~")
     node = value
     for part in path.split(".") if path else []:
-        if isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
+        if part == "*" and isinstance(node, list) and node:  # any item: the first, or one drawn by ``rng``
+            node = rng.choice(node) if rng is not None else node[0]
+        elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
             node = node[int(part)]
         elif isinstance(node, dict) and part in node:
             node = node[part]
@@ -130,8 +133,9 @@ KEY_PHRASES = {
 
 def _sayable(record: dict[str, Any]) -> bool:
     """Whether every field of ``record`` is one a person names by what it means (a title, a due date, a
-    path): a note or an event is said in words; anything else (a filter, a document) is pasted as JSON."""
-    return all(
+    path), or a graph's link: a note or an event is said in words; anything else (a filter, a document) is pasted
+    as JSON."""
+    return _link(record) or all(
         (k in KEY_PHRASES or k in TITLE_KEYS)
         and (
             not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v))
@@ -140,10 +144,16 @@ def _sayable(record: dict[str, Any]) -> bool:
     )
 
 
+def _link(record: dict[str, Any]) -> bool:
+    return set(record) == {"from", "to", "relationType"} and all(isinstance(v, str) for v in record.values())
+
+
 def _spoken_record(record: dict[str, Any]) -> str:
     """A record as a person writes it: a flat note, reminder or event in words, its title first and its
     fields by what they mean; a query or a document pasted as JSON; never ``key value`` pairs that spell
     parameter names."""
+    if _link(record):  # a knowledge graph's link, its type as stored: "the works_at link from Dana Okafor to ..."
+        return f"the {record['relationType']} link from {record['from']} to {record['to']}"
     if not _sayable(record):
         return json.dumps(record, ensure_ascii=False)
     title = next((k for k in TITLE_KEYS if isinstance(record.get(k), str)), None)
