@@ -337,3 +337,17 @@ def score_turn(
     details = [f"{e.name}: {diagnose(e, p, schemas.get(e.name), lenient)}" for e, p in pairs + broken]
     details += [f"{e.name}: not called" for e in rest]
     return TurnScore(round(f1, 6), diagnosis, exact, len(pairs), details)
+
+
+def without(
+    parallel: list[Call], predicted: list[Call], schemas: dict[str, dict[str, Any]], lenient: Leniency = Leniency()
+) -> list[Call]:
+    """The predicted calls less those that exactly match one of the turn's other gold calls (made in parallel
+    with the item's own): an eval item expects one call of its turn, and a model that makes the others too is
+    right, not scored down. Each gold call takes one prediction at most."""
+    free = list(predicted)
+    for gold in parallel:
+        hit = next((p for p in free if diagnose(gold, p, schemas.get(gold.name), lenient) == "correct"), None)
+        if hit is not None:
+            free.remove(hit)
+    return free

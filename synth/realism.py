@@ -12,9 +12,15 @@ Rows (targets in brackets):
 - calls_per_conversation / user_turns_per_conversation: means [>= 2.5 / >= 2.5]
 - parallel_call_turns: share of assistant tool-call turns with several calls [>= 5%]
 - phrases_over_3_params: string values that fill more than three different parameter names [0]
-- wrong_values_absent: wrong-value negatives whose value appears nowhere in the history [<= 50%]
+- wrong_values_absent: wrong-value negatives whose value appears nowhere in the history [<= 15%]
+- unexpected_extra_names: distinct parameter names the unexpected_extra negatives add [>= 100 on the
+  shipped registry], and the five most used
 - review_labels_used / review_error_json_accuracy: T-Eval review labels used [5], and how well
   "is the response error JSON" predicts the label [<= 70%]
+- review_regex_accuracy: the best rule over text-only regex cues of the response (validation words, server
+  failure words, not-found words, "error"), fitted on the labels themselves [<= 50%]
+- parallel_items / both_calls_score: eval items of a turn with parallel gold calls, and the mean score of
+  an answer that makes every call of the turn [1.0]
 - announced_withholds: conversations where the user announces a value to come ("I'll send the slug")
   instead of leaving it out [<= 2%]
 - top_stock_phrase: the short phrase (four words or fewer, a sentence or a lead-in of its own: "Thanks!",
@@ -37,8 +43,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from synth.grade import Call, score_turn, without
 from synth.records import DECISIONS
-from synth.rundir import CONVERSATIONS, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
+from synth.rundir import CONVERSATIONS, EVAL, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -268,15 +275,18 @@ def _arguments(call: Any) -> dict[str, Any]:
 
 
 def negatives(run: Path) -> dict[str, Any]:
+    """Wrong-value negatives whose value is nowhere in the history, and the names unexpected_extra adds."""
     total = absent = 0
-    wanted = '"score": "incorrect_parameter_values"'
+    extras: Counter[str] = Counter()
     for _, text in lines(run / SCORED):  # a quarter of the rows, parsed without their tool lists put back
-        if wanted not in text:
+        if '"score": "incorrect_parameter_values"' not in text and '"subtype": "unexpected_extra"' not in text:
             continue
         row = json.loads(text)
+        gold, call = _arguments(row.get("gold_call")), _arguments(row.get("tool_call"))
+        if row.get("subtype") == "unexpected_extra":
+            extras.update(k for k in call if k not in gold)
         if row.get("score") != "incorrect_parameter_values":
             continue
-        gold, call = _arguments(row.get("gold_call")), _arguments(row.get("tool_call"))
         changed = [v for k, v in call.items() if gold.get(k) != v]
         if not changed:
             continue
@@ -284,14 +294,35 @@ def negatives(run: Path) -> dict[str, Any]:
         history = json.dumps(row.get("message_history"), ensure_ascii=False).lower()
         if not any(json.dumps(v, ensure_ascii=False).strip('"').lower() in history for v in changed):
             absent += 1
-    return {"wrong_value_negatives": total, "wrong_values_absent": round(absent / total, 4) if total else 0.0}
+    return {
+        "wrong_value_negatives": total,
+        "wrong_values_absent": round(absent / total, 4) if total else 0.0,
+        "unexpected_extra_names": {"distinct": len(extras), "top": dict(extras.most_common(5))},
+    }
+
+
+def parallel_eval(run: Path) -> dict[str, Any]:
+    """Eval items whose gold turn made several calls at once, and the mean score of an answer that makes
+    all of them (each item expects one; the grader is given the others) [1.0]."""
+    scores = []
+    for line in read_jsonl(run / EVAL) if stored(run / EVAL).exists() else ():
+        item = line["item"]
+        parallel = item["metadata"].get("parallel_calls") or []
+        if not parallel:
+            continue
+        expected = [Call.from_openai(c) for c in item["expected_output"]["tool_calls"]]
+        others = [Call.from_openai(c) for c in parallel]
+        schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in item["tools"]}
+        scores.append(score_turn(expected, without(others, expected + others, schemas), schemas).score)
+    return {"parallel_items": len(scores), "both_calls_score": round(sum(scores) / len(scores), 4) if scores else None}
 
 
 def review(run: Path) -> dict[str, Any]:
     path = run / "teval" / "review_str.json"
     if not stored(path).exists():
         return {"review_items": 0}
-    pairs = []
+    pairs: list[tuple[Any, str]] = []
+    cues: list[tuple[Any, str]] = []
     for item in teval_rows(path):  # streamed: the subset is the largest T-Eval file
         options = item.get("template", {}).get("options", {})
         label = options.get(item["ground_truth"]["answer"], "").split(":")[0]
@@ -303,16 +334,40 @@ def review(run: Path) -> dict[str, Any]:
         except ValueError:
             is_error = False
         pairs.append((is_error, label))
-    by_feature: dict[bool, Counter[str]] = defaultdict(Counter)
-    for feature, label in pairs:
-        by_feature[feature][label] += 1
-    best = sum(c.most_common(1)[0][1] for c in by_feature.values())
+        cues.append((tuple(bool(rx.search(response)) for rx in CUES.values()), label))
     return {
         "review_items": len(pairs),
         "review_labels_used": len({label for _, label in pairs}),
         "review_labels": dict(Counter(label for _, label in pairs)),
-        "review_error_json_accuracy": round(best / len(pairs), 4) if pairs else 0.0,
+        "review_error_json_accuracy": _best_rule(pairs),
+        "review_regex_accuracy": _best_rule(cues),
     }
+
+
+# what a response's text alone can show: the cues a lazy reader (or a text-only classifier) goes by
+CUES = {
+    "validation": re.compile(
+        r"(?i)invalid|validation|must be|is not of type|required (?:property|parameter)|greater than|less than"
+        r"|is not one of|value_error|-32602|\b4(?:00|22)\b"
+    ),
+    "server": re.compile(
+        r"(?i)internal|timed? ?out|gateway|unavailable|traceback|locked|\b50[0-4]\b|connection|went wrong|failed"
+    ),
+    "missing": re.compile(
+        r"(?i)not found|no \w+(?: \w+)? found|nothing matched|\"found\": false|\[\]|\"total\": 0|does not exist"
+    ),
+    "error": re.compile(r"(?i)\berror\b"),
+}
+
+
+def _best_rule(pairs: list[tuple[Any, str]]) -> float:
+    """The accuracy of the best rule over these features: each cell of feature values answers its most
+    common label (an upper bound for any regex rule built on the same cues, fitted on the data itself)."""
+    by_feature: dict[Any, Counter[str]] = defaultdict(Counter)
+    for feature, label in pairs:
+        by_feature[feature][label] += 1
+    best = sum(c.most_common(1)[0][1] for c in by_feature.values())
+    return round(best / len(pairs), 4) if pairs else 0.0
 
 
 def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
@@ -323,6 +378,7 @@ def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
         **conversations(run, _descriptions(registry)),
         **negatives(run),
         **review(run),
+        **parallel_eval(run),
         "reader_gates": _gates(run),
     }
 

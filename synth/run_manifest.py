@@ -47,7 +47,10 @@ SPLITS = ("train", "valid", "test")
 # value it leaves out, points at a value it reuses from an earlier turn, asks no goal twice, never asks for
 # a value the model writes (call_benefit), and opens and joins requests with varied or no stock phrases.
 # 6 = splits by each conversation's place in the run (issue 31), not by a hash of its id.
-GENERATOR_VERSION = 6
+# 7 = negatives a judge must read for (issue 29): a wrong value found nowhere in the conversation only for a
+# quarter of calls (synth.stages.inject.P_ABSENT), unexpected extras borrowed from the offered sibling tools;
+# T-Eval review responses whose wording is shared by the outcomes; eval items name the turn's parallel calls.
+GENERATOR_VERSION = 7
 
 
 @dataclass

@@ -55,6 +55,29 @@ def test_gold_calls_as_predictions_score_exactly_one(run):
     assert report["score"] == 1.0 == report["exact"] and report["by_diagnosis"] == {"correct": len(items)}
 
 
+def test_a_model_that_makes_every_parallel_call_of_the_turn_scores_one_on_each_item(run):
+    """An item expects one call of a turn whose gold made several in parallel (Foundry's per-call items); the
+    turn's other gold calls are in its metadata, so making them all is right, while a wrong extra call still
+    costs."""
+    items = eval_items(run)
+    paired = [i for i in items if i["metadata"].get("parallel_calls")]
+    assert len(paired) >= 10
+    both = [
+        {"id": i["metadata"]["id"], "tool_calls": i["expected_output"]["tool_calls"] + i["metadata"]["parallel_calls"]}
+        for i in paired
+    ]
+    report, rows = grade(paired, both)
+    assert report["score"] == 1.0 and all(r["score"] == 1.0 for r in rows)
+    own = [{"id": i["metadata"]["id"], **i["expected_output"]} for i in paired]
+    assert grade(paired, own)[0]["score"] == 1.0
+    extra = {"id": "x", "type": "function", "function": {"name": "made_up_tool", "arguments": "{}"}}
+    wrong = [{"id": p["id"], "tool_calls": [*p["tool_calls"], extra]} for p in both]
+    assert all(r["score"] < 1.0 for r in grade(paired, wrong)[1])
+    alone = [i for i in items if not i["metadata"].get("parallel_calls") and i["expected_output"].get("tool_calls")]
+    doubled = [{"id": i["metadata"]["id"], "tool_calls": i["expected_output"]["tool_calls"] * 2} for i in alone]
+    assert all(r["score"] < 1.0 for r in grade(alone, doubled)[1])  # no parallel gold: a second call costs
+
+
 def test_each_injected_negative_scores_what_its_label_implies(run):
     """Every scored record of a real run, graded as a prediction against its gold call."""
     seen = set()

@@ -169,7 +169,8 @@ def test_golden_hash(tiny_registry, tmp_path):
 
 # generator version 6: splits by each conversation's place (issue 31; the rows are those of version 5)
 # conversations carry "decisions" (ask, decline, answer); 20% of scenarios hold a decline or an answer: issue 28
-GOLDEN = "6ccb29048cefbb180a8ccd7f1563d850b07aedde7777f0eb1e59186715c4ab85"
+GOLDEN = "96a64a43c0a87d25e747d293dd1f648041048369a047d311647a28ece82abbc5"
+# generator version 7: negatives drawn from the context, extras from sibling tools (issue 29)
 
 
 from synth.packs.template import get_path  # noqa: E402

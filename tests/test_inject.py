@@ -24,6 +24,7 @@ from jsonschema.validators import validator_for
 from synth.grade import canonical, classify, facts, same_value
 from synth.records import Message, ScoredCall, StageFailure, ToolCall, ToolSpec, content_hash
 from synth.rundir import read_jsonl
+from synth.stages import inject
 from synth.stages.inject import inject_call
 
 TOOLS_DIR = Path(__file__).parent / "fixtures" / "tools"
@@ -503,7 +504,9 @@ def test_enum_parameters() -> None:
         seen = set()
         for seed in range(60):
             history = user(json.dumps(gold_.arguments))
-            values = label_of(run(spec_, gold_, history, seed=seed, sibs=sibs)[0])
+            with pytest.MonkeyPatch.context() as mp:  # every kind of wrong value, not only the context's
+                mp.setattr(inject, "P_ABSENT", 1.0)
+                values = label_of(run(spec_, gold_, history, seed=seed, sibs=sibs)[0])
             new = values.tool_call.arguments[key]
             if new == gold_.arguments[key]:
                 continue  # another parameter was changed
@@ -675,10 +678,12 @@ def test_every_negative_holds_under_the_independent_checker(
 ) -> None:
     spec, gold, history, seed = case
     assert validates(spec, gold.arguments)  # the strategy makes valid gold calls
-    records, failures = run(spec, gold, history, seed=seed)  # run() holds the label checks
+    with pytest.MonkeyPatch.context() as mp:  # every kind of wrong value, not only those the context offers
+        mp.setattr(inject, "P_ABSENT", 1.0)
+        records, failures = run(spec, gold, history, seed=seed)  # run() holds the label checks
+        again = inject_call(spec, siblings(spec), gold, history, conversation_id="conv_test", call_index=0, seed=seed)
     if gold.arguments:
         assert "no_incorrect_parameter_values" not in {f.reason for f in failures}
-    again = inject_call(spec, siblings(spec), gold, history, conversation_id="conv_test", call_index=0, seed=seed)
     assert [r.to_json() for r in records] == [r.to_json() for r in again[0]]
     assert [f.model_dump() for f in failures] == [f.model_dump() for f in again[1]]
 
@@ -690,7 +695,9 @@ def test_every_fixture_tool_gets_its_labels(server: str) -> None:
         args = {k: _plain(k, v) for k, v in spec.properties.items() if k in spec.required}
         gold = ToolCall(id="g", name=spec.name, arguments=args)
         for seed in range(8):
-            records, failures = run(spec, gold, user(json.dumps(args)), seed=seed)
+            with pytest.MonkeyPatch.context() as mp:  # every kind of wrong value, not only the context's
+                mp.setattr(inject, "P_ABSENT", 1.0)
+                records, failures = run(spec, gold, user(json.dumps(args)), seed=seed)
             if args:
                 assert len([r for r in records if r.score != "correct"]) == 3, [f.detail for f in failures]
 

@@ -93,7 +93,11 @@ def expected(run: Path, config: str, split: str) -> list[dict]:
                         "content": item["expected_output"].get("content"),
                         "tool_calls": [_call(c) for c in item["expected_output"]["tool_calls"]],
                     },
-                    "metadata": {"decision": "call", **item["metadata"]},
+                    "metadata": {
+                        "decision": "call",
+                        **item["metadata"],
+                        "parallel_calls": [_call(c) for c in item["metadata"].get("parallel_calls") or []],
+                    },
                 }
             )
         return out

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError
-from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn, text_decision
+from synth.grade import DIAGNOSES, Call, Leniency, TurnScore, score_turn, text_decision, without
 from synth.records import DECISIONS
 from synth.rundir import EVAL, read_jsonl
 
@@ -80,8 +80,10 @@ def grade(
                 }
             )
             continue
+        parallel = [Call.from_openai(c) for c in meta.get("parallel_calls") or []]
+        schemas = schemas_of(item)
         turn = (
-            score_turn(expected, predicted_calls(prediction), schemas_of(item), lenient)
+            score_turn(expected, without(parallel, predicted_calls(prediction), schemas, lenient), schemas, lenient)
             if prediction is not None
             else TurnScore(0.0, "wrong_count", details=["no prediction for this item"])
         )

@@ -70,14 +70,16 @@ def realism(run: Path, manifest: Manifest) -> list[str]:
         ["assistant turns with parallel calls", f"{r['parallel_call_turns']:.1%}"],
         ["string values filling more than 3 parameter names", str(r["phrases_over_3_params"]["count"])],
         ["wrong-value negatives with a value absent from the conversation", f"{r['wrong_values_absent']:.1%}"],
+        ["distinct names added by unexpected_extra negatives", str(r["unexpected_extra_names"]["distinct"])],
+        ["score of an answer making every parallel call, per eval item", str(r["both_calls_score"])],
         ["conversations where the user announces a value to come", f"{r['announced_withholds']:.1%}"],
         ["most common short phrase of user turns", f"{(r['top_stock_phrase'] or {}).get('share', 0):.1%}"],
     ]
     if r.get("review_items"):
         rows.append(
             [
-                "T-Eval review labels used; accuracy of 'is error JSON' as a predictor",
-                f"{r['review_labels_used']}; {r['review_error_json_accuracy']:.0%}",
+                "T-Eval review labels used; accuracy of 'is error JSON' and of text-only regex cues as predictors",
+                f"{r['review_labels_used']}; {r['review_error_json_accuracy']:.0%}; {r['review_regex_accuracy']:.0%}",
             ]
         )
     out += [table(["measure (benchmarks/realism.py)", "value"], rows), ""]

@@ -72,6 +72,8 @@ def _call_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Ite
     index = 0
     for position, message in enumerate(conv.messages):
         for call in message.tool_calls:
+            # the turn's other gold calls: a model that makes them too, in parallel, is not scored down
+            parallel = [openai_call(c, rename(c.name)) for c in message.tool_calls if c.id != call.id]
             yield {
                 "item": {
                     "messages": openai_messages(conv.messages[:position], rename),
@@ -84,6 +86,7 @@ def _call_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Ite
                         "server": server.id,
                         "tool": call.name,
                         "split": conv.split,
+                        "parallel_calls": parallel,
                         **({"author": conv.author} if conv.author else {}),
                         # the calls before this one whose results were errors (the server's isError)
                         "tool_errors": [m.tool_call_id for m in conv.messages[:position] if m.is_error],

@@ -94,7 +94,13 @@ def eval_row(line: dict[str, Any]) -> dict[str, Any]:
             "content": expected.get("content"),
             "tool_calls": [_call(c) for c in expected.get("tool_calls") or []],
         },
-        "metadata": {"author": None, "call_index": None, "decision": "call", **item["metadata"]},
+        "metadata": {
+            "author": None,
+            "call_index": None,
+            "decision": "call",
+            **item["metadata"],
+            "parallel_calls": [_call(c) for c in item["metadata"].get("parallel_calls") or []],
+        },
     }
 
 

@@ -31,6 +31,7 @@ SPECS: dict[str, dict[str, Any]] = {
             "tool": "string",
             "split": "string",
             "author": "string",
+            "parallel_calls": [_CALL],
             "tool_errors": "json",  # the ids of earlier calls whose results were errors
         },
     },
@@ -87,7 +88,7 @@ def features_yaml(spec: dict[str, Any]) -> list[dict[str, Any]]:
     def field(name: str, kind: Any) -> dict[str, Any]:
         if isinstance(kind, list):
             inner = kind[0]
-            return {"name": name, "list": features_yaml(inner) if isinstance(inner, dict) else field("", inner)}
+            return {"name": name, "list": features_yaml(inner) if isinstance(inner, dict) else inner}  # list: string
         if isinstance(kind, dict):
             return {"name": name, "struct": features_yaml(kind)}
         return {"name": name, "dtype": kind}

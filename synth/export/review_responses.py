@@ -2,19 +2,22 @@
 
 T-Eval's REVIEW asks what a tool response means: success (A), the tool's own failure (B), wrong
 input (C), a response that does not answer (D), or a task the tools cannot do (E). If every
-failure were ``{"error": ...}`` JSON and every success plain JSON, "is it error JSON" would answer
-most items. So each outcome comes in several real-looking forms:
+failure were ``{"error": ...}`` JSON, every input error a validation message and every not-found a
+"No X found", a regex on the response alone would answer most items (86% did, issue 29). So the
+outcomes share their forms, and the label is read from the call against the conversation:
 
 - success: the call's real result from the conversation.
-- internal_error: a server-side failure: a 500 or 504 as JSON, a timeout or a bad gateway as
-  text, a traceback, a ``{"status": "failed"}`` body.
-- input_error: the schema-validation error of an injected bad call, as an MCP error, as plain
-  text, as a FastAPI-style ``{"detail": [...]}`` body or as ``{"error": ...}``.
+- internal_error: a server-side failure: a 500 or a timeout, but also a bare ``{"ok": false}``, an
+  empty reply, a traceback, an upstream 400 the server caused, for a call whose arguments are right.
+- input_error: an injected bad call's response. A schema error as an MCP error, as ``{"error": ...}``,
+  or in words that name the value and not the rule; a wrong value the schema accepts (part of a value,
+  a value given for something else) as the server's "No X found for 'Hong'" or "Unknown X": the same
+  forms a right call gets when the thing is not there, so only the arguments tell them apart.
 - irrelevant_response: a real result of another tool of the same server (from the conversation,
   or from an earlier conversation of the run).
 - unable_to_accomplish: a real error/not-found result of the conversation when there is one;
-  otherwise the call's real result with its lists emptied (``{"results": []}``), a "no X found"
-  sentence, ``{"found": false, ...}`` or ``{"error": "No X found for 'Y'"}``.
+  otherwise the call's real result with its lists emptied, a "no X found" sentence, ``{"found":
+  false}``, an "Unknown X" or an "Invalid X" error, for a call whose arguments are right.
 """
 
 from __future__ import annotations
@@ -79,30 +82,49 @@ def not_found(content: str) -> bool:
     return any(w in text for w in ("not found", "no ", "does not exist", "unknown", "404"))
 
 
+# Each failing outcome comes in one form per kind of wording (a rule's words, a failure's, a not-found, a
+# bare error, no error word at all), so the wording of a response is as common under one label as another.
+
+
 def internal_error(key: str, tool: str) -> str:
+    """The server's own failure, for a right call."""
     forms = (
-        json.dumps({"error": {"code": 500, "message": "Internal server error"}}),
+        json.dumps({"status": "error", "message": "Upstream answered 400 Bad Request to the request it was sent"}),
         "Error: request to the upstream API timed out after 30 seconds",
-        "502 Bad Gateway: the upstream server returned an invalid response",
-        json.dumps({"status": "failed", "detail": "database is locked, try again later"}),
-        json.dumps({"error": "Service temporarily unavailable", "status": 503, "retry_after": 30}),
-        f'Traceback (most recent call last):\n  File "server.py", line 88, in {tool}\n'
-        "    response = session.get(url, timeout=10)\n"
-        "ConnectionResetError: [Errno 104] Connection reset by peer",
+        json.dumps({"error": f"Upstream resource not found: /v2/{tool}/cache"}),
+        json.dumps({"error": "Could not complete the request"}),
+        json.dumps({"ok": False, "message": "Please try again in a few minutes."}),
     )
     return forms[pick(key, len(forms), "internal")]
 
 
 def input_error(key: str, error: str, arguments: dict[str, Any]) -> str:
+    """The response to a call whose arguments break the schema: the rule's words, or the value's."""
     named = re.search(r"'([A-Za-z_][\w\-]*)'", error)
-    param = named.group(1) if named else next(iter(arguments), "arguments")
+    param = named.group(1) if named and named.group(1) in arguments else next(iter(arguments), "arguments")
+    value = json.dumps(arguments.get(param), ensure_ascii=False)[:60]
     forms = (
-        json.dumps({"error": {"code": 400, "message": f"Invalid arguments: {error}"}}),
         f"MCP error -32602: Invalid params: {error}",
-        f"Input validation error: {error}",
-        json.dumps({"detail": [{"loc": ["body", param], "msg": error, "type": "value_error"}]}),
+        f"Error: the request failed: {param}={value} could not be used",
+        json.dumps({"error": f"{param} {value} not found"}),
+        f"Error: could not use {param}={value}",
+        json.dumps({"ok": False, "message": f"{param} {value} was not accepted"}),
     )
     return forms[pick(key, len(forms), "input")]
+
+
+def nothing(key: str, tool: str, value: Any, emptied: str | None = None) -> str:
+    """A server that finds nothing for ``value``: a right call for a thing that is not there (unable), or a
+    wrong value the schema accepts (part of a name, a value given for something else: input_error)."""
+    thing, shown = _thing(tool), str(value)[:60]
+    forms = (
+        f"Error: Invalid {thing} '{shown}'",
+        f"Error: lookup failed, nothing for '{shown}'",
+        emptied or json.dumps({"error": f"No {thing} found for '{shown}'"}),
+        json.dumps({"error": f"Unknown {thing} '{shown}'"}),
+        json.dumps({"ok": False, "message": f"Nothing for '{shown}'"}),
+    )
+    return forms[pick(key, len(forms), "nothing")]
 
 
 def _thing(tool: str) -> str:
@@ -130,21 +152,12 @@ def _emptied(result: Any) -> Any:
 
 
 def unable(key: str, tool: str, arguments: dict[str, Any], result: str, seen_errors: list[str]) -> str:
-    """A not-found answer: a real one from the conversation, or the call's own result emptied."""
+    """A not-found answer: a real one from the conversation, or the server finding nothing for the call."""
     if seen_errors:
         return seen_errors[pick(key, len(seen_errors), "seen")]
     value = next((v for v in arguments.values() if isinstance(v, (str, int, float))), "")
-    thing, shown = _thing(tool), str(value)[:60]
     try:
         emptied = _emptied(json.loads(result))
     except ValueError:
         emptied = None
-    forms = [
-        json.dumps({"error": f"No {thing} found for '{shown}'"}),
-        f"No {thing} found matching '{shown}'.",
-        json.dumps({"found": False, "message": f"Nothing matched '{shown}'"}),
-        json.dumps({"results": [], "total": 0}),
-    ]
-    if emptied is not None:
-        forms += [json.dumps(emptied, ensure_ascii=False)] * 2
-    return forms[pick(key, len(forms), "unable")]
+    return nothing(key, tool, value, json.dumps(emptied, ensure_ascii=False) if emptied is not None else None)

@@ -53,6 +53,8 @@ FILES = (
     "reason_retrieve_understand_json",
     "review_str",
 )
+REVIEW_SHARE = 4  # one negative in this many gives an input_error review item (gold calls give the other four)
+WRONG_ENTITY = {"partial_value", "context_value"}  # wrong values a server answers with "not found"
 REVIEW_OPTIONS = {
     "A": "success: the call worked and its response answers it",
     "B": "internal_error: the tool failed on its own",
@@ -264,7 +266,7 @@ class TevalWriter:
         others = [(names.get(m.tool_call_id or ""), m.content or "") for m in conv.messages if m.role == "tool"]
         others += self.earlier.get(server.id, [])
         others = [(n, c) for n, c in others if n and n != call.name and c and not rr.is_error_json(c)]
-        answer = "ABDEA"[rr.pick(key, 5, "outcome")]  # A two in five; B, D, E one each
+        answer = "ABDE"[rr.pick(key, 4, "outcome")]  # one in four each (negatives add C)
         if answer == "D" and not others:
             answer = "A"
         response = {
@@ -288,11 +290,19 @@ class TevalWriter:
         self._review(f"{key}:{rr.LABELS[answer]}", server, history, call.name, call.arguments, response, answer, apis)
 
     def _review_negative(self, conv: Conversation, server: ServerSpec, record: ScoredCall, apis: str) -> None:
+        """An input_error item for one negative in REVIEW_SHARE (input errors stay one outcome of five): a
+        schema error's response, or the not-found a wrong value the schema accepts gets."""
         tool = server.tool(record.tool_call.name)
-        error = schema_error(tool.input_schema, record.tool_call.arguments) if tool else None
-        if error is None:
-            return  # a schema-valid wrong value gets a normal-looking response: not an input_error case
-        response = rr.input_error(record.id, error, record.tool_call.arguments)
+        if tool is None or rr.pick(record.id, REVIEW_SHARE, "review") != 0:
+            return
+        error = schema_error(tool.input_schema, record.tool_call.arguments)
+        if error is not None:
+            response = rr.input_error(record.id, error, record.tool_call.arguments)
+        elif record.subtype in WRONG_ENTITY:
+            changed = [v for k, v in record.tool_call.arguments.items() if record.gold_call.arguments.get(k) != v]
+            response = rr.nothing(record.id, record.tool_call.name, changed[0] if changed else "")
+        else:
+            return  # another valid value would get a normal-looking response: not an input_error case
         self._review(
             f"{record.id}:input_error",
             server,

@@ -17,6 +17,7 @@ tried. When none holds, the label gives a StageFailure, never a mislabelled reco
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Sequence
@@ -75,6 +76,7 @@ SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of it
     ),
 }
 MAX_TRIES = 12  # candidates tried per subtype before the next subtype is drawn
+P_ABSENT = 0.25  # calls whose wrong-value negative may carry a value found nowhere in the conversation
 _NOT_APPLICABLE = {
     "sibling_tool": "no other tool with an overlapping name or description is offered",
     "hallucinated_tool": "every invented name is a real tool",
@@ -172,9 +174,36 @@ def _check_swap(c: Ctx, args: dict[str, Any], changed: list[str]) -> str:
 # --- the stage ----------------------------------------------------------------------------------
 
 
-def _draw(c: Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, list[str]]:
-    """Subtypes in a weighted random order; the first candidate that holds wins."""
+class _Said:
+    """The history's text, case-folded JSON, made the first time a candidate is measured against it."""
+
+    def __init__(self, history: Sequence[Message]):
+        self.history, self._text = history, ""
+
+    def __contains__(self, value: str) -> bool:
+        if not self._text:
+            self._text = json.dumps([m.to_json() for m in self.history], ensure_ascii=False).lower()
+        return value in self._text
+
+
+def _absent(cand: Candidate, said: _Said) -> bool:
+    """Whether the wrong value is nowhere in the conversation's text ``said`` (case-folded JSON of the
+    history), as a whole: a judge can spot it without reading back, by its surface. The measure of
+    synth.realism's ``wrong_values_absent`` (there, ["Porto"] counts by the "Porto" inside it)."""
+    if cand.node is None:
+        return False
+    new = value_at(cand.call.arguments, cand.node.path)
+    return json.dumps(new, ensure_ascii=False).strip('"').lower() not in said
+
+
+def _draw(
+    c: Ctx, label: str, rng: random.Random, said: _Said, surface: bool = True
+) -> tuple[Candidate | None, list[str]]:
+    """Subtypes in a weighted random order; the first candidate that holds wins. A wrong value found
+    nowhere in the conversation (a near miss, a wrong type, a value the request did not ask for) wins
+    only for a share P_ABSENT of calls: most wrong values are drawn from the context, for a judge to read."""
     order = sorted(SUBTYPES[label], key=lambda sw: -(rng.random() ** (1.0 / sw[1])))
+    surface_ok = label != "incorrect_parameter_values" or surface
     notes = []  # type: ignore[var-annotated]
     for subtype, _ in order:
         tried, why = 0, ""
@@ -182,6 +211,8 @@ def _draw(c: Ctx, label: str, rng: random.Random) -> tuple[Candidate | None, lis
             for cand in islice(GENERATORS[subtype](c, rng), MAX_TRIES):
                 tried += 1
                 why = _check(c, label, cand)
+                if not why and not surface_ok and _absent(cand, said):
+                    why = "the value is nowhere in the conversation (kept for a share of calls only)"
                 if not why:
                     return cand, notes
         except Exception as exc:  # an odd schema costs one subtype, not the conversation
@@ -220,10 +251,14 @@ def inject_call(
         "gold_call": gold,
     }
     scored = _correct(tool, gold, base, seed)
+    said = _Said(history)
+    # whether this call's wrong value may be one found nowhere: drawn from the call itself, so a conversation
+    # a person edited (another id) gets the same kinds of negatives again
+    surface = int(content_hash([seed, "surface", gold.name, gold.arguments]), 16) / 16**16 < P_ABSENT
     failures = []
     for label in SUBTYPES:
         rng = random.Random(int(content_hash([seed, conversation_id, call_index, label]), 16))
-        found, notes = _draw(c, label, rng)
+        found, notes = _draw(c, label, rng, said, surface)
         if found is not None:
             call = found.call
             record_id = make_id("scored", conversation_id, call_index, label, found.subtype, call.name, call.arguments)

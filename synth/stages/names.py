@@ -103,7 +103,7 @@ EXTRAS = [
         ("search find query list lookup", "sort_by", "relevance"),
         ("search find query list", "max_results", 10),
         ("stock price finance crypto currency market", "currency", "USD"),
-        ("user account email", "send_welcome_email", True),
+        ("signup register invite onboard", "send_welcome_email", True),
         ("create add post update", "notify", True),
         ("page document post file article wiki", "include_metadata", True),
         ("url fetch scrape web page download", "timeout", 30),

@@ -173,16 +173,57 @@ def _sibling_param(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
             yield Candidate("sibling_param", c.call(args), reason)
 
 
+def _sample(schema: dict[str, Any]) -> Any:
+    """A value a model would pass for a parameter it borrowed: its default, first choice or example, a
+    plain number or boolean; None for a string with nothing to go on (no such parameter is borrowed)."""
+    for key in ("default", "const"):
+        if schema.get(key) is not None:
+            return schema[key]
+    for key in ("enum", "examples"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return schema[key][0]
+    kind = schema.get("type")
+    if kind == "integer":
+        return schema.get("minimum", 10) if isinstance(schema.get("minimum"), int) else 10
+    if kind == "number":
+        return 1.0
+    if kind == "boolean":
+        return True
+    return None
+
+
+def borrowed_extras(c: Ctx, rng: random.Random) -> list[tuple[str, Any, str]]:
+    """Optional parameters of the offered sibling tools that this tool lacks (``limit`` of the list tool
+    added to the detail tool, ``includeArchived`` of the search): extras from the server's own domain,
+    (name, value, owner), shuffled."""
+    taken = {loose(p) for p in c.tool.spec.properties}
+    out: dict[str, tuple[str, Any, str]] = {}
+    for sibling in c.siblings:
+        for param, schema in sibling.spec.properties.items():
+            if param in sibling.spec.required or loose(param) in taken or param in out:
+                continue
+            value = _sample(branch(schema))
+            if value is not None:
+                out[param] = (param, value, sibling.spec.name)
+    found = sorted(out.values(), key=lambda x: x[0])
+    rng.shuffle(found)
+    return found
+
+
 def _unexpected_extra(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
+    """A parameter the tool does not have, added to the gold call: one of a sibling tool's (the same domain),
+    else one a model adds from habit that fits the tool's topic (``units`` for a forecast)."""
     props, tool = list(c.tool.spec.properties), c.gold.name
     listed = ", ".join(f"'{p}'" for p in props[:6]) + (", ..." if len(props) > 6 else "")
-    for name, value in nm.extra_params(set(c.tool.topic), props, rng)[:4]:
+    habits = [(n, v, "") for n, v in nm.extra_params(set(c.tool.topic), props, rng)]
+    for name, value, owner in [*borrowed_extras(c, rng)[:4], *habits[:4]]:
         if name in c.gold.arguments:
             continue
+        whose = f" (a parameter of {owner})" if owner else ""
         reason = (
-            f"'{name}' is not a parameter of {tool}; it accepts only {listed}."
+            f"'{name}' is not a parameter of {tool}{whose}; it accepts only {listed}."
             if props
-            else f"{tool} takes no parameters, but the call passes '{name}'."
+            else f"{tool} takes no parameters, but the call passes '{name}'{whose}."
         )
         yield Candidate("unexpected_extra", c.call({**c.gold.arguments, name: value}), reason)
 
