@@ -161,7 +161,7 @@ def _lines(items: Any, shard: Shard, counts: dict[str, int]) -> Iterator[str]:
             raise RuntimeError(f"shard {shard.index}: item {k} is scenario {scenario.index}, not {index}")
         kind = "written" if isinstance(written, Written) else "failure"
         spent = ",".join(
-            ChatResponse(model=r.model, usage=r.usage, cached=r.cached).model_dump_json() for r in responses
+            ChatResponse(model=r.model, usage=r.usage, cached=r.cached, key=r.key).model_dump_json() for r in responses
         )
         yield (
             f'{{"i":{index},"scenario":{scenario.model_dump_json()},"{kind}":{written.model_dump_json()},'

@@ -112,6 +112,8 @@ def test_an_answer_cut_once_is_replaced_by_the_whole_one():
         assert [r.outcome for r in server.requests] == ["length", "ok"]
     assert outcome.content == "You asked: hi" and outcome.finish_reason == "stop"
     assert backend.stats.retries == 1
+    spend = backend.stats.to_json()  # the cut answer was sent and paid for, and no conversation has it
+    assert spend["sent"]["calls"] == 2 and spend["discarded"]["calls"] == 1 and spend["kept"]["calls"] == 1
 
 
 def _generate(server: OpenAIServer, registry: Path, out: Path, n: int) -> object:

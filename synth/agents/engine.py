@@ -19,8 +19,11 @@ the acceptance rate seen so far (``need``), and start again if they fall short. 
 has enough (``finish``), the scenarios still running can no longer be used: each is dropped
 (synth.llm.base.Claim), so its next request is not sent, while a request already on the wire is
 answered and cached. What those scenarios cost is counted as discarded (``discard`` on the author,
-for requests.json), never in the manifest, which counts only the scenarios the consumer took, so the
-output stays byte-identical at any concurrency; a rerun asks again for what was dropped, and says so.
+for requests.json), never in the manifest, which counts only the scenarios the consumer took (each
+distinct answer once, synth.llm.spend), so the output stays byte-identical at any concurrency; an
+answer sent for a dropped scenario that a taken one also used (the cache shared it) is kept, not
+discarded, so on a first run the manifest's tokens are requests.json's kept tokens exactly. A rerun
+asks again for what was dropped, and says so.
 ``close`` (an error, a spent budget) cancels what runs at once.
 """
 
@@ -71,6 +74,7 @@ class Scheduler:
         self.claims: dict[int, Claim] = {}  # scenarios started and not handed on (loop thread)
         self.spent: dict[int, list[ChatResponse]] = {}  # answers of scenarios started, until taken
         self.discarded = 0  # scenarios started that the consumer never took
+        self.reused: set[str] = set()  # keys of the cache hits of the scenarios taken (the consumer's thread)
         self.spend = Spend(settings.prices)
         concurrency = max(1, settings.concurrency)
         self.horizon = HORIZON * concurrency
@@ -164,6 +168,7 @@ class Scheduler:
                 raise got
             item, size = got
             self.spent.pop(self.taken, None)  # taken: its answers are the consumer's to count
+            self.reused.update(r.key for r in item[2] if r.cached and r.key)
             self.taken += 1
             self.taken_bytes += size
             yield item
@@ -184,7 +189,8 @@ class Scheduler:
         await asyncio.gather(*tasks.values(), return_exceptions=True)
         left = list(self.spent.values())  # what the consumer did not take: running, buffered or queued
         self.discarded = len(left)
-        self.author.discard([r for spent in left for r in spent if not r.cached])
+        # an answer sent for one of them that a taken scenario also used (a cache hit) made the data: kept
+        self.author.discard([r for spent in left for r in spent if not r.cached and r.key not in self.reused])
 
     async def _run(self) -> None:
         tasks: dict[int, asyncio.Task[Item]] = {}  # started, not yet handed on

@@ -70,6 +70,9 @@ class ChatResponse(Record):
     model: str = ""
     usage: Usage = Usage()
     cached: bool = False
+    # the cache's key of the request answered (synth.llm.cache): one answer however many scenarios use it, so
+    # spend counts it once; "" (no cache) counts each response
+    key: str = ""
 
 
 class ChatBackend(Protocol):

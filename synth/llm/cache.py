@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from synth.errors import BackendError, ConfigError
-from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
+from synth.llm.base import CLAIM, ChatBackend, ChatRequest, ChatResponse
 from synth.records import content_hash
 
 SCHEMA_VERSION = 1
@@ -132,7 +132,7 @@ class CachedBackend:
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if row is not None:
             self._hit(request.role)
-            return ChatResponse.model_validate({**json.loads(row[0]), "cached": True})
+            return ChatResponse.model_validate({**json.loads(row[0]), "cached": True, "key": key})
         running = self._inflight.get(key)
         if running is not None:
             response = await asyncio.shield(running)
@@ -141,8 +141,17 @@ class CachedBackend:
         task = asyncio.ensure_future(self._call(key, request))
         self._inflight[key] = task
         task.add_done_callback(lambda done: self._settle(key, done))
-        # shielded: a caller that gives up does not cancel the call others are waiting on
-        return await asyncio.shield(task)
+        # The answer is the asking scenario's until it has it: its claim counts it as out while it travels from
+        # the call's task to this caller (a later step of the loop), so a scenario the run drops is never
+        # cancelled with an answer on its way, sent and counted nowhere (synth.agents.engine._drop).
+        claim = CLAIM.get()
+        if claim is not None:
+            claim.out += 1
+        try:  # shielded: a caller that gives up does not cancel the call others are waiting on
+            return await asyncio.shield(task)
+        finally:
+            if claim is not None:
+                claim.out -= 1
 
     def _settle(self, key: str, done: asyncio.Future[ChatResponse]) -> None:
         self._inflight.pop(key, None)
@@ -162,7 +171,8 @@ class CachedBackend:
         except Exception as exc:  # a bug in the inner backend: log it, keep its traceback
             self._log(key, request, None, start, "error", f"{type(exc).__name__}: {exc}")
             raise
-        stored = response.model_dump(mode="json", exclude={"cached"})
+        response = response.model_copy(update={"key": key})
+        stored = response.model_dump(mode="json", exclude={"cached", "key"})
         usage = response.usage
         with self._db:  # the answer and its log line land together, committed at once
             self._db.execute("BEGIN")

@@ -219,6 +219,8 @@ class OpenAIBackend:
                     return response
                 cuts += 1  # a cut answer is a failed attempt: asked again within the bound, never returned
                 self.stats.errors["cut_answer"] += 1
+                usage = response.usage  # sent and paid for, used by no conversation
+                self.stats.discard(usage.prompt_tokens, usage.completion_tokens)
                 if cuts < CUT_ATTEMPTS:
                     self.stats.retries += 1
                     continue
