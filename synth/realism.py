@@ -18,7 +18,10 @@ Rows (targets in brackets):
 - review_labels_used / review_error_json_accuracy: T-Eval review labels used [5], and how well
   "is the response error JSON" predicts the label [<= 70%]
 - review_regex_accuracy: the best rule over text-only regex cues of the response (validation words, server
-  failure words, not-found words, "error"), fitted on the labels themselves [<= 50%]
+  failure words, not-found words, "error"), fitted on the labels themselves [<= 50%]; an upper bound,
+  optimistic on a small run (each of up to 16 cells of cues answers its own items' majority)
+- review_regex_heldout: that rule fitted on alternate items and scored on the others, both ways: what it
+  gets on items it was not made from [<= 50%]
 - parallel_items / both_calls_score: eval items of a turn with parallel gold calls, and the mean score of
   an answer that makes every call of the turn [1.0]
 - announced_withholds: conversations where the user announces a value to come ("I'll send the slug")
@@ -341,6 +344,7 @@ def review(run: Path) -> dict[str, Any]:
         "review_labels": dict(Counter(label for _, label in pairs)),
         "review_error_json_accuracy": _best_rule(pairs),
         "review_regex_accuracy": _best_rule(cues),
+        "review_regex_heldout": _heldout_rule(cues),
     }
 
 
@@ -368,6 +372,25 @@ def _best_rule(pairs: list[tuple[Any, str]]) -> float:
         by_feature[feature][label] += 1
     best = sum(c.most_common(1)[0][1] for c in by_feature.values())
     return round(best / len(pairs), 4) if pairs else 0.0
+
+
+def _heldout_rule(pairs: list[tuple[Any, str]]) -> float:
+    """The same rule fitted on one half of the items (alternate ones) and scored on the other, both ways: what
+    a regex rule gets on items it was not made from. The fitted figure above is optimistic on a small set
+    (each cell of cues answers its own items' majority); a cell unseen in the fitting half answers that
+    half's most common label."""
+    if len(pairs) < 2:
+        return 0.0
+    right = 0
+    for part in (0, 1):
+        fit = [p for i, p in enumerate(pairs) if i % 2 == part]
+        by_feature: dict[Any, Counter[str]] = defaultdict(Counter)
+        for feature, label in fit:
+            by_feature[feature][label] += 1
+        default = Counter(label for _, label in fit).most_common(1)[0][0]
+        rule = {f: c.most_common(1)[0][0] for f, c in by_feature.items()}
+        right += sum(rule.get(f, default) == label for i, (f, label) in enumerate(pairs) if i % 2 != part)
+    return round(right / len(pairs), 4)
 
 
 def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
