@@ -134,13 +134,14 @@ def eval_command(
     tasks: bool = typer.Option(
         False,
         "--tasks",
-        help="Run the model as the agent on the run's store tasks (a fresh "
-        "store each, the customer simulated from the task) and score each by its verify.py.",
+        help="Run the model as the agent on the run's tasks (a fresh store or world each, the person "
+        "simulated from the task) and score each by its verify.py.",
     ),
 ) -> None:
     """Ask a model for each eval item's next tool call and grade it.
 
-    With --judge it judges scored calls; with --tasks it solves the store tasks, scored by the final state.
+    With --judge it judges scored calls; with --tasks it solves the run's tasks (the store's and those of every
+    server with a world), scored by the final state and the answer.
     """
     import re
 
@@ -179,15 +180,15 @@ def _open_backend(folder: Path, target: Path, flags: dict) -> tuple[Any, int]:
 
 
 def _solve_tasks(folder: Path, backend, model: str, target: Path, concurrency: int) -> None:
-    """--tasks: the model as the agent on every store task; exit 4 when some could not be run (the model
-    could not be asked), as the per-call eval does, naming the first reason."""
+    """--tasks: the model as the agent on every task (store and worlds); exit 4 when some could not be run
+    (the model could not be asked), as the per-call eval does, naming the first reason."""
     from synth.evaluate.agent import evaluate_tasks
     from synth.rundir import read_jsonl
 
     with progress_bar(f"{model} on the tasks") as start:
         report = evaluate_tasks(folder, backend, model, target, concurrency, start)
     typer.echo(
-        f"{model}: {report['passed']} of {report['tasks'] - report['errors']} store tasks pass their "
+        f"{model}: {report['passed']} of {report['tasks'] - report['errors']} tasks pass their "
         f"verify.py ({report['pass_rate']:.1%}); {report['errors']} could not be run"
     )
     for category, row in report["by_category"].items():

@@ -8,7 +8,9 @@ import typer
 
 from synth.cli_common import group
 
-tasks_app = group("tasks", "MCPMark-style tasks (description.md, meta.json, verify.py) made from store runs.")
+tasks_app = group(
+    "tasks", "MCPMark-style tasks (description.md, meta.json, verify.py): store runs and servers with a world."
+)
 
 
 @tasks_app.command("check")
@@ -21,6 +23,7 @@ def tasks_check(
     from synth.cli_common import progress_bar
     from synth.export.task_verify import task_folders
     from synth.export.tasks import TASKS, check_tasks
+    from synth.offline.replay import RunWorlds
 
     if not (run / TASKS).is_dir():
         typer.echo(
@@ -43,14 +46,20 @@ def tasks_check(
             elif verbose:
                 typer.echo(f"ok   {name}")
 
-        report = check_tasks(run, say)
+        worlds: list[RunWorlds] = []  # the run's registry, read at the first world task
+
+        def world(folder: Path, meta: dict) -> str | None:
+            worlds[:] = worlds or [RunWorlds(run)]
+            return worlds[0].check(folder, meta)
+
+        report = check_tasks(run, say, world)
     total = len(report.passed) + len(report.failed)
     if not total:
         typer.echo(f"error: no task in {run / TASKS} (a task folder holds description.md and verify.py)", err=True)
         raise typer.Exit(2)
     typer.echo(
         f"{total} tasks: {len(report.passed)} passed, {len(report.failed)} failed (verify.py passes after the "
-        "gold calls, and fails on an untouched store when the task writes)"
+        "gold calls, and fails on an untouched store or world with nothing done or said)"
     )
     if report.failed:
         raise typer.Exit(1)

@@ -25,6 +25,7 @@ from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor, offline_runtime
+from synth.offline.replay import replayer
 from synth.offline.runplan import open_run
 from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs
@@ -194,6 +195,8 @@ def consume(
         names,
         RunWriter(settings.out, settings.outputs, settings.storage),
     )
+    if loop.writer.tasks is not None:  # tasks of servers with a world: their replays on a fresh world
+        loop.writer.tasks.worlds = replayer(packs.by_server, settings.seed)
     enough = _Enough(settings.n, productive)
     try:
         for scenario, written, responses in items:

@@ -11,6 +11,10 @@ Rows (targets in brackets):
 - top_answer_opening: share of the most common 3-word opening of answers after tool results [<= 5%]
 - calls_per_conversation / user_turns_per_conversation: means [>= 2.5 / >= 2.5]
 - parallel_call_turns: share of assistant tool-call turns with several calls [>= 5%]
+- ids_described_two_ways: accepted conversations where two tool results describe one id two ways (a PMID
+  with two titles; synth.stages.consistency.conflicting_ids); the reader gate rejects those, so its share of
+  all written ones is reader_gates.conflicting_ids [<= 0.5%]
+- lists_off_limit: conversations with a result list longer or shorter than the ``limit`` its call gave [0]
 - phrases_over_3_params: string values that fill more than three different parameter names [0]
 - wrong_values_absent: wrong-value negatives whose value appears nowhere in the history [<= 15%]
 - unexpected_extra_names: distinct parameter names the unexpected_extra negatives add [>= 100 on the
@@ -49,6 +53,7 @@ from typing import Any
 from synth.grade import Call, score_turn, without
 from synth.records import DECISIONS
 from synth.rundir import CONVERSATIONS, EVAL, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
+from synth.stages.consistency import conflicting_ids, limit_mismatches
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -182,6 +187,8 @@ def _shares(c: _Tally) -> dict[str, Any]:
             move: {"conversations": c.moves[move], "share": round(c.moves[move] / n, 4) if n else 0.0}
             for move in DECISIONS
         },
+        "ids_described_two_ways": round(c.two_ways / n, 4) if n else 0.0,
+        "lists_off_limit": round(c.off_limit / n, 4) if n else 0.0,
     }
 
 
@@ -209,6 +216,8 @@ class _Tally:
     string_args: int = 0
     announced: int = 0
     moves: Counter[str] = field(default_factory=Counter)  # decision -> conversations holding it
+    two_ways: int = 0  # conversations with an id two results describe two ways
+    off_limit: int = 0  # conversations with a list longer or shorter than its call's limit
     first_sentences: Counter[str] = field(default_factory=Counter)
     openings: Counter[str] = field(default_factory=Counter)
     stock: Counter[str] = field(default_factory=Counter)  # short phrase -> conversations with it
@@ -228,6 +237,8 @@ class _Tally:
         said = [m.get("content") or "" for m in messages if m["role"] == "user"]
         self.announced += any(ANNOUNCE.search(text) for text in said)
         self.stock.update({p for text in said for p in _short_pieces(text)})
+        self.two_ways += bool(conflicting_ids(messages))
+        self.off_limit += bool(limit_mismatches(messages))
         for i, m in enumerate(messages):
             if m.get("tool_calls"):
                 self.tool_turns += 1

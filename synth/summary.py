@@ -176,7 +176,7 @@ def _files(console: Console, manifest: dict[str, Any], out: Path) -> None:
     extra = ", teval/" if manifest.get("teval") else ""
     tasks = (manifest.get("tasks") or {}).get("written")
     if tasks:
-        extra += f", tasks/ ({tasks} store tasks with verify.py; check them: synth tasks check {out})"
+        extra += f", tasks/ ({tasks} MCPMark-style tasks with verify.py; check them: synth tasks check {out})"
     names = sorted(stored(out / name).name for name in [*manifest["files"], TOOLS] if stored(out / name).exists())
     console.print(
         f"files in [bold]{out}[/]: "

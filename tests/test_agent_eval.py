@@ -85,13 +85,14 @@ def test_a_model_that_does_what_the_gold_path_did_passes_every_task(run, tmp_pat
     assert all(e["tool_calls"] == e["gold_calls"] for e in episodes)
 
 
-def test_a_model_that_only_talks_fails_the_tasks_that_write(run, tmp_path):
-    writes = sum(json.loads(p.read_text())["synth"]["changes_state"] for p in (run / "tasks").glob("*/*/*/*/meta.json"))
-    assert writes >= 3
+def test_a_model_that_only_talks_fails_every_task(run, tmp_path):
+    metas = [json.loads(p.read_text())["synth"] for p in (run / "tasks").glob("*/*/*/*/meta.json")]
+    assert sum(m["changes_state"] for m in metas) >= 3 and sum(not m["changes_state"] for m in metas) >= 1
     with OpenAIServer(lambda request: {"content": "I'm sorry, I can't help with that."}) as server:
         code, report = _eval(run, server, tmp_path / "talk")
     assert code == 0 and report["errors"] == 0
-    assert report["passed"] == 12 - writes  # read-only tasks pass: nothing was to change, and nothing did
+    # a lookup or a refusal changes nothing, so its verify.py also wants the facts the store gave in the answer
+    assert report["passed"] == 0
     episodes = [json.loads(x) for x in (tmp_path / "talk" / "episodes.jsonl").read_text().splitlines()]
     failed = [e for e in episodes if not e["passed"]]
     assert failed and all("❌" in e["verify"] for e in failed)

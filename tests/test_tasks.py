@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -305,8 +306,11 @@ def test_only_stores_started_from_their_seed_make_tasks() -> None:
     assert store_seed(None) is None
 
 
-def _conversation(base: Conversation, user: str, calls: list[dict[str, Any]], db: Path) -> Conversation:
-    """``base`` with new messages: the user's request, then each call with what the real store returns."""
+def _conversation(
+    base: Conversation, user: str, calls: list[dict[str, Any]], db: Path, answer: str = "Done."
+) -> Conversation:
+    """``base`` with new messages: the user's request, then each call with what the real store returns
+    (``answer``: the final words; ``{result}`` is the last result's text)."""
     from synth.live.client import result_text
     from synth.records import Message, ToolCall
 
@@ -315,7 +319,7 @@ def _conversation(base: Conversation, user: str, calls: list[dict[str, Any]], db
     for i, (call, result) in enumerate(zip(calls, results)):
         messages.append(Message(role="assistant", tool_calls=(ToolCall(id=f"call_{i}", **call),)))
         messages.append(Message(role="tool", tool_call_id=f"call_{i}", content=result_text(result), source="live"))
-    messages.append(Message(role="assistant", content="Done."))
+    messages.append(Message(role="assistant", content=answer.replace("{result}", result_text(results[-1]))))
     return base.model_copy(update={"messages": tuple(messages), "id": "conv_handmade0001"})
 
 
@@ -327,7 +331,8 @@ def test_a_refused_write_is_a_task_that_changes_nothing(run: Path, tmp_path: Pat
     calls = [{"name": "cancel_pending_order", "arguments": {"order_id": order, "reason": "no longer needed"}}]
     db = tmp_path / "made.db"
     shutil.copy(stores.path(0), db)
-    conv = _conversation(conversations(run)[0], f"Please cancel order {order}, I no longer need it.", calls, db)
+    said = f"Please cancel order {order}, I no longer need it."
+    conv = _conversation(conversations(run)[0], said, calls, db, "I could not cancel it. The store says: {result}")
     rejected: list[dict[str, Any]] = []
     writer = TaskWriter(tmp_path / "out", rejected.append)
     writer.add(conv, registry.servers[0])
@@ -340,7 +345,14 @@ def test_a_refused_write_is_a_task_that_changes_nothing(run: Path, tmp_path: Pat
     assert "refusal" in meta["tags"] and f"Cancel order {order}" in (folder / "description.md").read_text()
     seed = tmp_path / "seed.db"
     shutil.copy(stores.path(0), seed)
-    assert verify(folder, seed).returncode == 0  # a refused task passes on the untouched store, as it should
+    assert verify(folder, seed).returncode == 1  # saying nothing fails: a do-nothing agent must not pass a refusal
+    answer = tmp_path / "answer.txt"
+    answer.write_text(meta["synth"]["gold_answer"], encoding="utf-8")
+    env = {**os.environ, "ANSWER_PATH": str(answer)}
+    done = subprocess.run(
+        [sys.executable, str(folder / "verify.py"), str(seed)], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout  # the untouched store and the reason said: the refusal is right
 
 
 def test_the_same_conversation_gives_the_same_task_bytes(run: Path, tmp_path: Path) -> None:

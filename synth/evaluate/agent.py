@@ -1,4 +1,7 @@
-"""``synth eval RUN --tasks``: a model as the store's agent on each exported task, scored by its verify.py.
+"""``synth eval RUN --tasks``: a model as the agent on each exported task, scored by its verify.py.
+
+A task of a server with a world runs the same way on a fresh copy of its world (the pack runtime in
+process, ``WorldSession``); its verify.py reads the world's final state and what the agent said.
 
 As MCPMark and tau-bench score agents: by the final state, not by how the calls look. Each task gets
 a fresh copy of the store's seed database, served in this process through the SDK's in-memory
@@ -21,9 +24,12 @@ from synth.errors import BackendError, EndpointDown, SynthError
 from synth.evaluate.run import Tell, bounded, closing
 from synth.export.store_replay import STORE, SeedStores
 from synth.export.task_verify import read_meta, run_verify, task_folders
+from synth.export.world_verify import run_verify as run_world_verify
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
+from synth.offline.replay import RunWorlds
 from synth.rundir import CONVERSATIONS, read_jsonl, write_json, write_jsonl
+from synth.stages.gates import schema_error
 from synth.store.server import build_server
 from synth.store.shop import Store
 
@@ -50,9 +56,20 @@ async def run_task(
         store.close()
     passed, output = False, ""
     if not error:
-        done = run_verify(task, db)
+        done = run_verify(task, db, said(transcript))
         passed, output = done.returncode == 0, done.stdout + done.stderr
     db.unlink(missing_ok=True)
+    return _row(meta, passed, transcript, output, error)
+
+
+def said(transcript: list[dict[str, Any]]) -> str:
+    """Everything the agent said in words: what a task's answer checks read."""
+    return "\n".join(m["content"] for m in transcript if m["role"] == "assistant" and m.get("content"))
+
+
+def _row(
+    meta: dict[str, Any], passed: bool, transcript: list[dict[str, Any]], output: str, error: str | None
+) -> dict[str, Any]:
     return {
         "task_id": meta["task_id"],
         "category": meta["category_id"],
@@ -64,6 +81,48 @@ async def run_task(
         "error": error,
         "messages": transcript,
     }
+
+
+class WorldSession:
+    """A server's tools answered from a fresh world (the pack runtime), as the episode loop calls a live session."""
+
+    def __init__(self, runtime: Any, server: Any):
+        self.runtime, self.server = runtime, server
+
+    async def tools(self) -> list[dict[str, Any]]:
+        return [
+            {"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in self.server.tools
+        ]
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        tool = self.server.tool(name)
+        if tool is None:
+            return {"content": [{"type": "text", "text": f"Unknown tool: {name}"}], "isError": True}
+        error = schema_error(tool.input_schema, arguments)
+        if error is not None:  # the server's own input validation: a wrong call is not served
+            return {"content": [{"type": "text", "text": f"Invalid arguments for {name}: {error}"}], "isError": True}
+        done = await self.runtime.call(tool, arguments)
+        return {"content": [{"type": "text", "text": done.content}], "isError": done.is_error}
+
+
+async def run_world_task(
+    task: Path, customer: list[str], system: str, backend: ChatBackend, model: str, worlds: RunWorlds
+) -> dict[str, Any]:
+    """One episode on a fresh copy of the task's world, then verify.py on its final state and the agent's words."""
+    meta = read_meta(task)
+    runtime, server = worlds.runtime(meta)
+    transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
+    error = None
+    try:
+        await _episode(WorldSession(runtime, server), customer, transcript, backend, model)
+    except BackendError as exc:
+        error = f"model request failed: {exc}"[:300]
+    passed, output = False, ""
+    if not error:
+        assert runtime.world is not None
+        done = run_world_verify(task, runtime.world.snapshot(), said(transcript))
+        passed, output = done.returncode == 0, done.stdout + done.stderr
+    return _row(meta, passed, transcript, output, error)
 
 
 async def _episode(
@@ -118,12 +177,13 @@ def evaluate_tasks(
     tasks = list(task_folders(run))
     if not tasks:
         raise SynthError(
-            f"{run}: no tasks/ folder with tasks; store tasks come from "
+            f"{run}: no tasks/ folder with tasks; tasks come from servers whose pack has a world, and from "
             "`synth generate --execute live --allow-exec` on a registry with the store"
         )
     convs = {c["id"]: c for c in read_jsonl(run / CONVERSATIONS, "conversations file", required=True)}
 
     stores = SeedStores()
+    worlds: list[RunWorlds] = []  # the run's registry and packs, read at the first world task
 
     async def one(task: Path) -> dict[str, Any]:
         meta = read_meta(task)
@@ -134,6 +194,9 @@ def evaluate_tasks(
             )
         customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
         system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
+        if "scenario" in meta["synth"]:
+            worlds[:] = worlds or [RunWorlds(run)]
+            return await run_world_task(task, customer, system, backend, model, worlds[0])
         return await run_task(task, customer, system, backend, model, stores)
 
     try:

@@ -170,3 +170,41 @@ def state_checks(
                     if new[pk][column] != old[pk][column]:
                         checks.append({"table": table, "key": key, "column": column, "expected": new[pk][column]})
     return checks
+
+
+IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
+
+
+def one_customer_problem(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> str | None:
+    """Why the gold path breaks the policy's "one customer per conversation", or None.
+
+    A task is graded by its final state, so a gold path that changes another customer's order than the
+    one it identified (or several customers' orders) would teach, and reward, breaking the policy.
+    """
+
+    def owner(result: dict[str, Any]) -> str | None:
+        content = result.get("structuredContent")
+        return content.get("user_id") if isinstance(content, dict) else None
+
+    identified = {owner(r) for c, r in zip(calls, results) if c["name"] in IDENTIFY and not r.get("isError")}
+    acted = {owner(r) for c, r in zip(calls, results) if c["name"] in WRITES and not r.get("isError")}
+    identified.discard(None)
+    acted.discard(None)
+    if len(acted) > 1:
+        return f"the gold path changes the orders or accounts of {len(acted)} customers ({', '.join(sorted(acted))})"  # type: ignore[arg-type]
+    if identified and acted - identified:
+        return (
+            f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "  # type: ignore[arg-type]
+            f"{', '.join(sorted(acted - identified))}"  # type: ignore[arg-type]
+        )
+    return None
+
+
+def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> bool:
+    """Whether a write comes before any successful lookup of the customer (the policy wants one first)."""
+    for call, result in zip(calls, results):
+        if call["name"] in IDENTIFY and not result.get("isError"):
+            return False
+        if call["name"] in WRITES:
+            return True
+    return False

@@ -11,7 +11,8 @@ import os
 import pprint
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from pathlib import Path
 TASK_ID = {task_id!r}
 EXPECTED_HASH = {expected_hash!r}
 CHECKS = {checks}
+FACTS = {facts}  # what the agent's answer (ANSWER_PATH) must say: facts only the store's results give
 
 
 {state_code}
@@ -96,6 +98,19 @@ def run(conn: sqlite3.Connection, check: dict) -> tuple[bool, str]:
     return value == check["expected"], f"{{where(check)}}: {{column}} = {{shown(column, check['expected'])}}{{seen}}"
 
 
+def answer_checks() -> list[tuple[bool, str]]:
+    if not FACTS:
+        return []
+    path = os.environ.get("ANSWER_PATH", "")
+    text = Path(path).read_text(encoding="utf-8") if path and os.path.isfile(path) else ""
+    said = " ".join(text.lower().replace(",", "").split())
+    return [
+        (any(" ".join(f.lower().replace(",", "").split()) in said for f in fact["forms"]),
+         f"the answer says {{fact['what']}}: {{fact['forms'][0]!r}}")
+        for fact in FACTS
+    ]
+
+
 def main() -> int:
     path = database()
     try:
@@ -107,6 +122,7 @@ def main() -> int:
         return 1
     results.append((found == EXPECTED_HASH, "nothing else changed: state hash " + EXPECTED_HASH[:12]
                     + ("" if found == EXPECTED_HASH else f", found {{found[:12]}}")))
+    results += answer_checks()
     for ok, line in results:
         print(("✅ " if ok else "❌ ") + line)
     passed = all(ok for ok, _ in results)
@@ -119,14 +135,18 @@ if __name__ == "__main__":
 '''
 
 
-def verify_source(task_id: str, title: str, expected_hash: str, checks: list[dict[str, Any]]) -> str:
-    """The task's verify.py: the checks as a literal and the store's own hash code, inlined."""
+def verify_source(
+    task_id: str, title: str, expected_hash: str, checks: list[dict[str, Any]], facts: Sequence[dict[str, Any]] = ()
+) -> str:
+    """The task's verify.py: the checks as a literal and the store's own hash code, inlined; ``facts`` are what
+    the agent's answer must say (a lookup or a refusal changes nothing, so the state alone cannot fail it)."""
     state_code = "\n\n".join(inspect.getsource(f) for f in (state_module.canonical_state, state_module.state_hash))
     return VERIFY.format(
         task_id=task_id,
         title=title.replace('"""', "'''"),
         expected_hash=expected_hash,
         checks=pprint.pformat(checks, width=110, sort_dicts=False),
+        facts=pprint.pformat(list(facts), width=110, sort_dicts=False),
         state_code=state_code,
     )
 
@@ -148,12 +168,16 @@ def read_meta(folder: Path) -> dict[str, Any]:
     return meta
 
 
-def run_verify(folder: Path, db: Path) -> subprocess.CompletedProcess[str]:
-    """verify.py as MCPMark runs it: this Python, a subprocess, the database in the environment, a timeout."""
-    env = {**os.environ, "STORE_DB_PATH": str(db)}
-    return subprocess.run(
-        [sys.executable, str(folder / "verify.py")], env=env, capture_output=True, text=True, timeout=VERIFY_TIMEOUT
-    )
+def run_verify(folder: Path, db: Path, answer: str = "") -> subprocess.CompletedProcess[str]:
+    """verify.py as MCPMark runs it: this Python, a subprocess, the database in the environment (and what the
+    agent said in ANSWER_PATH), a timeout."""
+    with tempfile.TemporaryDirectory(prefix="synth-answer-") as tmp:
+        said = Path(tmp) / "answer.txt"
+        said.write_text(answer, encoding="utf-8")
+        env = {**os.environ, "STORE_DB_PATH": str(db), "ANSWER_PATH": str(said)}
+        return subprocess.run(
+            [sys.executable, str(folder / "verify.py")], env=env, capture_output=True, text=True, timeout=VERIFY_TIMEOUT
+        )
 
 
 @dataclass
@@ -172,14 +196,12 @@ def check_task(folder: Path, stores: SeedStores) -> str | None:
     synth = meta["synth"]
     db = stores.fresh(int(synth["seed"]), "check")
     replay(db, synth["gold_calls"])
-    after = run_verify(folder, db)
+    after = run_verify(folder, db, synth.get("gold_answer", ""))
     if after.returncode != 0:
         return f"verify.py fails after the gold calls (rc {after.returncode}): {_failures(after)}"
     untouched = run_verify(folder, stores.fresh(int(synth["seed"]), "untouched"))
-    if synth["changes_state"] and untouched.returncode == 0:
-        return "verify.py passes on an untouched store, though the task changes the state"
-    if not synth["changes_state"] and untouched.returncode != 0:
-        return f"verify.py fails on an untouched store, though the task changes nothing: {_failures(untouched)}"
+    if untouched.returncode == 0:
+        return "verify.py passes on an untouched store with nothing said: a do-nothing agent would pass"
     return None
 
 
@@ -188,15 +210,24 @@ def _failures(done: subprocess.CompletedProcess[str]) -> str:
     return "; ".join(lines[:3]) or (done.stderr.strip().splitlines() or ["no output"])[-1]
 
 
-def check_tasks(run: Path, progress: Callable[[str, str | None], None] | None = None) -> CheckReport:
-    """Replay and verify every task of ``run``; ``progress(task, problem)`` hears each one."""
+def check_tasks(
+    run: Path,
+    progress: Callable[[str, str | None], None] | None = None,
+    worlds: Callable[[Path, dict[str, Any]], str | None] | None = None,
+) -> CheckReport:
+    """Replay and verify every task of ``run``; ``progress(task, problem)`` hears each one. ``worlds`` checks
+    a task of a server with a world (synth.offline.replay.RunWorlds.check); without it those are failures."""
     report = CheckReport()
     stores = SeedStores()
     try:
         for folder in task_folders(run):
             name = folder.relative_to(run / TASKS).as_posix()
             try:
-                problem = check_task(folder, stores)
+                meta = read_meta(folder)
+                if "scenario" in meta["synth"]:
+                    problem = worlds(folder, meta) if worlds else "a world task, and no way to replay worlds given"
+                else:
+                    problem = check_task(folder, stores)
             except (OSError, ValueError, KeyError, SynthError, subprocess.TimeoutExpired) as exc:
                 problem = f"could not be checked: {type(exc).__name__}: {exc}"
             (report.failed.append(f"{name}: {problem}") if problem else report.passed.append(name))

@@ -31,15 +31,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synth.export import world_tasks
 from synth.export.store_replay import (
     READS,
     WRITES,
     SeedStores,
     indexed_state,
+    one_customer_problem,
     primary_keys,
     replay,
     state_checks,
     store_seed,
+    unidentified_writes,
 )
 from synth.export.task_text import (
     CATEGORY_NAMES,
@@ -76,7 +79,6 @@ CREATED_AT = "2026-01-01"
 AUTHOR = "synth"
 # A task is easy (MCPMark's L1) with at most one write and this many calls; else standard (L3).
 EASY_CALLS = 3
-IDENTIFY = ("find_user_id_by_email", "find_user_id_by_name_zip")
 
 
 # --- one task -----------------------------------------------------------------------------------
@@ -191,7 +193,7 @@ def replay_conversation(conv: Conversation, seed: int, stores: SeedStores) -> Re
 def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedStores) -> Task:
     """The task of one store conversation, or Dropped with the reason."""
     done = replay_conversation(conv, seed, stores)
-    problem = one_customer_problem(done)
+    problem = one_customer_problem(done.calls, done.results)
     if problem:
         raise Dropped("task_other_customer", problem)
     done.intent = conv.scenario.tools[0] if conv.scenario.tools else ""
@@ -227,8 +229,12 @@ def build_task(conv: Conversation, server: ServerSpec, seed: int, stores: SeedSt
         )
     task_id = f"{category}_{conv.id.removeprefix('conv_')[:10]}"
     meta = task_meta(task_id, title, conv, server, seed, done, verified, objectives)
+    facts = [] if meta["synth"]["changes_state"] else world_tasks.answer_facts(conv)
+    if not meta["synth"]["changes_state"] and not facts:  # the state alone cannot tell doing nothing from doing it
+        raise Dropped("task_no_facts", "the task changes nothing and its answers state no fact of the store's results")
+    meta["synth"]["checks"] += len(facts)
     folder = Path(server.id.replace("/", "__")) / ("easy" if done.easy else "standard") / category / task_id
-    return Task(folder, meta, text, verify_source(task_id, title, done.final_hash, done.checks))
+    return Task(folder, meta, text, verify_source(task_id, title, done.final_hash, done.checks, facts))
 
 
 def task_meta(
@@ -275,6 +281,7 @@ def task_meta(
             "split": conv.split,
             "seed": seed,
             "gold_calls": done.calls,
+            "gold_answer": "\n".join(m.content or "" for m in conv.messages if m.role == "assistant" and m.content),
             "failed_calls": [i for i, r in enumerate(done.results) if r.get("isError")],
             "seed_state_hash": done.seed_hash,
             "expected_state_hash": done.final_hash,
@@ -282,41 +289,6 @@ def task_meta(
             "checks": len(done.checks) + 1,
         },
     }
-
-
-def one_customer_problem(done: Replayed) -> str | None:
-    """Why the gold path breaks the policy's "one customer per conversation", or None.
-
-    A task is graded by its final state, so a gold path that changes another customer's order than the
-    one it identified (or several customers' orders) would teach, and reward, breaking the policy.
-    """
-
-    def owner(result: dict[str, Any]) -> str | None:
-        content = result.get("structuredContent")
-        return content.get("user_id") if isinstance(content, dict) else None
-
-    identified = {owner(r) for c, r in zip(done.calls, done.results) if c["name"] in IDENTIFY and not r.get("isError")}
-    acted = {owner(r) for c, r in zip(done.calls, done.results) if c["name"] in WRITES and not r.get("isError")}
-    identified.discard(None)
-    acted.discard(None)
-    if len(acted) > 1:
-        return f"the gold path changes the orders or accounts of {len(acted)} customers ({', '.join(sorted(acted))})"  # type: ignore[arg-type]
-    if identified and acted - identified:
-        return (
-            f"the gold path identifies {', '.join(sorted(identified))} but changes the order or account of "  # type: ignore[arg-type]
-            f"{', '.join(sorted(acted - identified))}"  # type: ignore[arg-type]
-        )
-    return None
-
-
-def unidentified_writes(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> bool:
-    """Whether a write comes before any successful lookup of the customer (the policy wants one first)."""
-    for call, result in zip(calls, results):
-        if call["name"] in IDENTIFY and not result.get("isError"):
-            return False
-        if call["name"] in WRITES:
-            return True
-    return False
 
 
 # --- the run's tasks ----------------------------------------------------------------------------
@@ -333,6 +305,8 @@ class TaskWriter:
     categories: dict[str, int] = field(default_factory=dict)
     difficulty: dict[str, int] = field(default_factory=dict)
     _stores: SeedStores | None = None
+    # conversation, server -> its replay on a fresh world and the meta it needs, or None (synth.offline.replay)
+    worlds: Callable[[Conversation, ServerSpec], Any] | None = None
 
     def __post_init__(self) -> None:
         shutil.rmtree(self.out / TASKS, ignore_errors=True)  # tasks of an earlier run in this folder are not this run's
@@ -341,27 +315,48 @@ class TaskWriter:
         """Write ``conv``'s task when it is a live store conversation; a failed one goes to rejected.jsonl."""
         seed = store_seed(server.connection)
         if seed is None:
+            self._add_world(conv, server)
             return
         self._stores = self._stores or SeedStores()
         try:
             task = build_task(conv, server, seed, self._stores)
         except Dropped as drop:
-            self.dropped[drop.reason] = self.dropped.get(drop.reason, 0) + 1
-            self.reject(
-                StageFailure(
-                    stage="tasks",
-                    item_id=conv.id,
-                    reason=drop.reason,
-                    detail=drop.detail[:500],
-                    raw={"server": server.id},
-                ).to_json()
-            )
+            self._drop(conv, server, drop.reason, drop.detail)
             return
         write_task(self.out / TASKS, task)
+        self._count(task.meta, task.folder)
+
+    def _drop(self, conv: Conversation, server: ServerSpec, reason: str, detail: str) -> None:
+        self.dropped[reason] = self.dropped.get(reason, 0) + 1
+        failure = StageFailure(
+            stage="tasks", item_id=conv.id, reason=reason, detail=detail[:500], raw={"server": server.id}
+        )
+        self.reject(failure.to_json())
+
+    def _count(self, meta: dict[str, Any], folder: Path) -> None:
         self.written += 1
-        self.categories[task.meta["category_id"]] = self.categories.get(task.meta["category_id"], 0) + 1
-        suite = task.folder.parts[1]
+        self.categories[meta["category_id"]] = self.categories.get(meta["category_id"], 0) + 1
+        suite = folder.parts[1]
         self.difficulty[suite] = self.difficulty.get(suite, 0) + 1
+
+    def _add_world(self, conv: Conversation, server: ServerSpec) -> None:
+        """``conv``'s task when its server has a world (synth.export.world_tasks); a failed one is counted."""
+        found = self.worlds(conv, server) if self.worlds is not None else None
+        if found is None:
+            return
+        if isinstance(found[0], str):  # a world conversation that cannot be a task: counted with its reason
+            self._drop(conv, server, found[0], found[1])
+            return
+        replay, extra = found
+        try:
+            task = world_tasks.build(conv, server, replay, extra)
+        except world_tasks.Dropped as drop:
+            self._drop(conv, server, drop.reason, drop.detail)
+            return
+        folder = self.out / TASKS / task.folder
+        write_task(self.out / TASKS, Task(task.folder, task.meta, task.description, task.verify))
+        write_json(folder / "world.json", task.world)
+        self._count(task.meta, task.folder)
 
     def close(self) -> dict[str, Any]:
         if self._stores is not None:

@@ -19,6 +19,7 @@ from synth.offline.simulated import SimulatedRuntime
 from synth.offline.values import Context
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
+from synth.packs.world import WorldState
 from synth.records import Author, Scenario, ServerSpec, StageFailure, Written
 from synth.runtime.base import ToolRuntime
 from synth.runtime.pack import PackRuntime
@@ -79,7 +80,10 @@ def offline_runtime(scenario: Scenario, pack: Pack | None, topic: str, seed: int
     synth.toml sets it offline ([roles.tool] backend = "offline")."""
     rng = rng_for(seed, "runtime", scenario.id)
     fallback = SimulatedRuntime(Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0]))
-    return fallback if pack is None else PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()))
+    if pack is None:
+        return fallback
+    world = WorldState.fresh(pack.world, seed, scenario.id) if pack.world else None
+    return PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()), world)
 
 
 def written(

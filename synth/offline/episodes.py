@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from synth.packs.model import Feed, Pack, Pool, Range, ToolPack, Values, goal_of
+from synth.packs.model import Draw, Feed, Pack, Pool, Range, ToolPack, Values, goal_of
 from synth.packs.template import slots
 from synth.records import Link, ServerSpec, ToolSpec
 
@@ -48,8 +48,10 @@ def feeds_of(pack: Pack) -> list[tuple[str, str, int]]:
     ]
 
 
-def _size(values: Values | None, cases: int) -> int:
+def _size(values: Values | Draw | None, cases: int) -> int:
     """How many different texts a slot filled from ``values`` can say."""
+    if isinstance(values, Draw):  # an entity of the world: a few dozen
+        return GENERATED
     if isinstance(values, Range):
         lo, hi = values.range
         if values.step:

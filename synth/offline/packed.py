@@ -20,6 +20,7 @@ from synth.offline.scenario import rng_for
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, spoken
+from synth.packs.world import WorldState
 from synth.records import (
     Decision,
     Message,
@@ -168,7 +169,10 @@ class PackAuthor:
     def __init__(self, scenario: Scenario, server: ServerSpec, pack: Pack, seed: int, runtime: ToolRuntime):
         self.scenario, self.server, self.pack, self.runtime = scenario, server, pack, runtime
         self.rng = rng_for(seed, "pack", scenario.id)
-        self.expander = Expander(self.rng)
+        world = getattr(runtime, "world", None)  # values drawn from the world the results come from
+        if world is None and pack.world is not None:  # a live server: the world it was seeded from
+            world = WorldState.fresh(pack.world, seed, scenario.id)
+        self.expander = Expander(self.rng, world=world)
         tools = [server.tool(n) for n in scenario.tools]
         assert all(tools), "scenario names a tool the server does not have"
         self.tools = cast(list[ToolSpec], tools)

@@ -26,7 +26,7 @@ from synth.errors import BackendError, EndpointDown, ParseError
 from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import extract_json, schema_of
 from synth.packs.check import check_pack
-from synth.packs.model import Pack, ToolPack
+from synth.packs.model import Pack, ToolPack, World
 from synth.packs.rules import RULES
 from synth.records import ServerSpec, ToolSpec
 
@@ -40,6 +40,7 @@ REASK_SHARE = 0.5  # the share of tools the estimate expects to be asked again o
 class PackAnswer(BaseModel):
     model_config = ConfigDict(extra="ignore")
     tools: dict[str, ToolPack]
+    world: World | None = None
 
 
 @dataclass
@@ -62,6 +63,10 @@ class _Server:
     kept: dict[str, ToolPack] = field(default_factory=dict)
     errors: dict[str, list[str]] = field(default_factory=dict)
     failure: str = ""
+    world: World | None = None  # the first valid world an answer gave; later groups' entries touch it
+
+    def pack(self, entries: dict[str, ToolPack] | None = None) -> Pack:
+        return Pack(server=self.server.id, tools={**self.kept, **(entries or {})}, world=self.world)
 
 
 def pack_path(out: Path, server: ServerSpec) -> Path:
@@ -227,7 +232,7 @@ def _recheck(state: _Server) -> None:
     """The whole pack once more: a feed into a tool of a later group is checked against that tool's entry
     now; an entry that fails here is left out with its messages (asked again by no one: rare)."""
     found: dict[str, list[str]] = {}
-    for p in check_pack(Pack(server=state.server.id, tools=state.kept), state.server, "pack"):
+    for p in check_pack(state.pack(), state.server, "pack"):
         if p.severity == "error" and p.tool in state.kept:
             field = p.pointer.removeprefix(f"/tools/{p.tool}").lstrip("/") or "(entry)"
             found.setdefault(p.tool, []).append(f"{p.tool}, {field}: {p.what}. Fix: {p.fix}")
@@ -257,7 +262,12 @@ def parse_answer(
             entries[name] = ToolPack.model_validate(raw[name])
         except ValidationError as exc:
             messages[name] = [_shape_message(name, e) for e in exc.errors()[:6]]
-    trial = Pack(server=state.server.id, tools={**state.kept, **entries})
+    if state.world is None and isinstance(doc, dict) and doc.get("world") is not None:
+        try:  # a world that does not validate is left out: entries touching it come back with the reason
+            state.world = World.model_validate(doc["world"])
+        except ValidationError:
+            state.world = None
+    trial = state.pack(entries)
     for p in check_pack(trial, state.server, "answer"):
         if p.severity == "error" and p.tool in entries:
             field = p.pointer.removeprefix(f"/tools/{p.tool}").lstrip("/") or "(entry)"
@@ -294,7 +304,11 @@ def _write(path: Path, state: _Server, report: BuildReport) -> None:
         header += [f"#   {line}" for line in lines[:30]]
         report.left_out[server.id] = {name: state.errors.get(name, []) for name in left}
         report.problems += [f"{server.id}: {line}" for line in lines]
-    pack = Pack(server=server.id, tools={t.name: state.kept[t.name] for t in server.tools if t.name in state.kept})
+    pack = Pack(
+        server=server.id,
+        tools={t.name: state.kept[t.name] for t in server.tools if t.name in state.kept},
+        world=state.world if any(e.world for e in state.kept.values()) else None,
+    )
     body = yaml.safe_dump(
         {"pack": 1, **pack.model_dump(mode="json", exclude_defaults=True)},
         sort_keys=False,

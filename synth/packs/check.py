@@ -15,10 +15,12 @@ import random
 import re
 from typing import Any
 
+from synth.packs.check_world import check_world, sample_world
 from synth.packs.draw import arguments, draw, goal_params
 from synth.packs.model import Goal, Pack, Pool, Range, ToolPack, goal_of
 from synth.packs.rules import BY_ID
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, slots
+from synth.packs.world import WorldState
 from synth.records import Problem, ServerSpec, ToolSpec
 from synth.stages.gates import schema_error
 
@@ -51,6 +53,7 @@ def check_pack(pack: Pack, server: ServerSpec, file: str) -> list[Problem]:
             )
             continue
         _check_tool(tool, tp, pack, server, problem)
+    check_world(pack, server, problem)
     missing = sorted(names - set(pack.tools))
     if missing:
         problem(
@@ -94,9 +97,10 @@ def _check_tool(tool: ToolSpec, tp: ToolPack, pack: Pack, server: ServerSpec, pr
             + (" (a feed alone does not cover goals for this tool on its own)" if param in fed else ""),
             rule="required",
         )
-    _check_values(tool, tp, problem)
+    world = sample_world(pack)
+    _check_values(tool, tp, problem, world)
     _check_goals(tool, tp.goals, filled, f"{at}/goals", problem, server)
-    samples = _samples(tool, tp)
+    samples = _samples(tool, tp, world)
     expandable = _check_results(tool, tp, filled, samples, at, problem)
     for i, answer in enumerate(tp.answers):
         if expandable and not any(_answer_fits(answer, t, args) for t in expandable for args in samples[:2]):
@@ -170,7 +174,7 @@ def _unfilled(text: str, templates: list[Any], samples) -> str:
     return "a slot"
 
 
-def _check_values(tool: ToolSpec, tp: ToolPack, problem) -> None:
+def _check_values(tool: ToolSpec, tp: ToolPack, problem, world: WorldState | None) -> None:
     at = f"/tools/{tool.name}/values"
     for param, values in tp.values.items():
         schema = tool.properties.get(param)
@@ -181,7 +185,7 @@ def _check_values(tool: ToolSpec, tp: ToolPack, problem) -> None:
         rng = random.Random(7)
         for _ in range(SAMPLES * 2):
             try:
-                value = draw(values, rng, Expander(rng))
+                value = draw(values, rng, Expander(rng, world=world))
             except Missing as exc:
                 problem(
                     tool.name,
@@ -267,13 +271,13 @@ def _check_set(tool: ToolSpec, goal: Goal, at: str, problem) -> None:
             )
 
 
-def _samples(tool: ToolSpec, tp: ToolPack) -> list[dict[str, Any]]:
+def _samples(tool: ToolSpec, tp: ToolPack, world: WorldState | None = None) -> list[dict[str, Any]]:
     params = [p for p in tool.properties if p in tp.values or any(p in c for c in tp.cases)]
     out = []
     for seed in range(SAMPLES):
         rng = random.Random(seed)
         try:
-            out.append(arguments(tp, params, rng, Expander(rng)))
+            out.append(arguments(tp, params, rng, Expander(rng, world=world)))
         except Missing:  # a value with a bad slot: reported by _check_values
             continue
     return out

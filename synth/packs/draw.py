@@ -5,12 +5,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from synth.packs.model import Goal, Pool, Range, ToolPack, Values
-from synth.packs.template import Expander, slots
+from synth.packs.model import Draw, Goal, Pool, Range, ToolPack, Values
+from synth.packs.template import Expander, Missing, slots
+from synth.packs.world import drawn
 
 
-def draw(values: Values, rng: random.Random, expander: Expander) -> Any:
-    """One value from a parameter's pool or range (generators in strings expanded)."""
+def draw(values: Values | Draw, rng: random.Random, expander: Expander, picked: dict[str, Any] | None = None) -> Any:
+    """One value from a parameter's pool or range (generators in strings expanded), or from the world
+    (``picked``: the entity each kind's values come from in this call)."""
+    if isinstance(values, Draw):
+        if expander.world is None:
+            raise Missing(f"world:{values.entity}")
+        return drawn(expander.world, values.entity, values.field, rng, {} if picked is None else picked)
     if isinstance(values, Range):
         lo, hi = values.range
         is_float = any(isinstance(x, float) and not float(x).is_integer() for x in (lo, hi, values.step or 1))
@@ -23,7 +29,7 @@ def draw(values: Values, rng: random.Random, expander: Expander) -> Any:
     return expander.value(rng.choice(pool))
 
 
-def phrase_of(values: Values | None, value: Any) -> str | None:
+def phrase_of(values: Values | Draw | None, value: Any) -> str | None:
     """How the user says ``value``, when the pack gives a phrasing for it."""
     if isinstance(values, (Pool, Range)) and values.phrase:
         key = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
@@ -43,6 +49,7 @@ def arguments(
 ) -> dict[str, Any]:
     """Values for ``params`` (in that order): ``fixed`` first, then a case that covers some, then pools."""
     out: dict[str, Any] = dict(fixed or {})
+    picked: dict[str, Any] = {}
     if pack.cases:
         fitting = [c for c in pack.cases if not (set(c) & set(out))]
         if fitting:
@@ -50,5 +57,5 @@ def arguments(
             out.update({k: expander.value(v) for k, v in case.items() if k in params or k in out})
     for param in params:
         if param not in out and param in pack.values:
-            out[param] = draw(pack.values[param], rng, expander)
+            out[param] = draw(pack.values[param], rng, expander, picked)
     return {p: out[p] for p in params if p in out}

@@ -92,12 +92,65 @@ class Declined(_Model):
     cannot: str = Field(min_length=3, description="what that needs, as a verb phrase: 'book rides'")
 
 
+class Entity(_Model):
+    """A kind of thing the server holds (a paper, a doc, an event): its id field, the entities a world starts with."""
+
+    id: str = Field(description="the field that holds an entity's id (PMID, slug, id...)")
+    seed: list[JSON] = Field(
+        min_length=1,
+        description="the entities every conversation's world starts with: records in the server's own keys; "
+        "generators and $repeat as in results; expanded per conversation from (seed, scenario)",
+    )
+    open: bool = Field(
+        default=False,
+        description="true for a server whose holdings have no end (PubMed, a news index): an id or a search "
+        "beyond the seeded entities gets an entity made from the result template (the same one every time); "
+        "false: an unknown id gets the tool's failure",
+    )
+
+
+class World(_Model):
+    """The state behind a server: its kinds of entities."""
+
+    entities: dict[str, Entity] = Field(min_length=1)
+
+
+class Draw(_Model):
+    """A parameter's value taken from the conversation's world: an id (or a field) of one of its entities."""
+
+    entity: str
+    field: str | None = Field(default=None, description="default: the entity's id field")
+
+
+class Touch(_Model):
+    """What a tool does to the world: reads, searches, lists, creates, changes or deletes an entity."""
+
+    op: Literal["read", "search", "list", "create", "update", "delete"]
+    entity: str
+    by: str | None = Field(default=None, description="the parameter naming the entity (read, update, delete)")
+    key: str | None = Field(default=None, description="the field ``by`` matches (default: the entity's id field)")
+    match: list[str] = Field(
+        default_factory=list, description="search: parameters whose words rank entities (by their text fields)"
+    )
+    filter: dict[str, str] = Field(
+        default_factory=dict,
+        description="parameter -> field: only entities whose field equals the value (an enum value, a status)",
+    )
+    limit: str | None = Field(default=None, description="the parameter that says how many items a list holds")
+    path: str = Field(default="", description="where the entity (or the list) is in the result; '' = the result")
+    set: dict[str, str] = Field(default_factory=dict, description="create/update: parameter -> the field it writes")
+    fields: dict[str, str] = Field(
+        default_factory=dict,
+        description="result key -> entity field, where the result names a field otherwise (document_id for id)",
+    )
+
+
 class ToolPack(_Model):
     goals: list[str | Goal] = Field(
         min_length=3,
         description="what people want when they need this tool, in their words; no tool or parameter names",
     )
-    values: dict[str, Values] = Field(default_factory=dict)
+    values: dict[str, Values | Draw] = Field(default_factory=dict)
     cases: list[dict[str, JSON]] = Field(default_factory=list, description="values that must agree, chosen together")
     ask: dict[str, str] = Field(
         default_factory=dict, description="the assistant's question for a value the user left out"
@@ -112,6 +165,7 @@ class ToolPack(_Model):
     followups: list[Followup] = Field(
         default_factory=list, description="questions about a result that the result answers (no new call)"
     )
+    world: Touch | None = Field(default=None, description="what this tool does to the server's world")
 
 
 class Pack(_Model):
@@ -134,6 +188,7 @@ class Pack(_Model):
         "on a server with a world to look at list or search before they act",
     )
     tools: dict[str, ToolPack]
+    world: World | None = None
 
 
 def goal_of(goal: str | Goal) -> Goal:

@@ -27,7 +27,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "shape",
         'An entry has "goals" (at least 3), "results" (at least 1) and "answers" (at least 2); the keys '
-        "values, cases, ask, say, failures and feeds are optional; no other keys.",
+        "values, cases, ask, say, failures, feeds and world are optional; no other keys.",
         '{"goals": ["..."], "examples": [...]}',
         '{"goals": ["...", "...", "..."], "values": {...}, "results": [{...}], "answers": ["...", "..."]}',
     ),
@@ -124,5 +124,56 @@ RULES: tuple[Rule, ...] = (
         '"Find papers on {query} and open the newest one"',
     ),
 )
+
+# A server whose tools read and change things (docs, papers, orders, events) has a world: write it once, under
+# "world" beside "tools", and give each tool that touches it a "world" entry (synth.packs.world).
+WORLD_RULES: tuple[Rule, ...] = (
+    Rule(
+        "world-kinds",
+        'A tool\'s "world": {"op": ..., "entity": kind} names a kind declared under "world": {"entities": '
+        '{kind: {"id": field, "seed": [...]}}}; every seeded entity has the id field, no id twice.',
+        '"world": {"op": "read", "entity": "paper"} with no "paper" under world.entities',
+        '"world": {"entities": {"paper": {"id": "pmid", "seed": [{"pmid": "38112233", "title": "..."}]}}}',
+    ),
+    Rule(
+        "world-seed",
+        "Seed at least 10 entities per kind (a few dozen is better), in the server's own field names, the "
+        'names the result templates use, so a result shows the entity\'s values; set "open": true for a '
+        "holding with no end (PubMed, a news index), where unknown ids are made from the result template.",
+        '"seed": [{"id": 1}] (one entity, no fields the results show)',
+        '"seed": [{"$repeat": 24, "$item": {"pmid": "{id:40######}", "title": "{pick:...}", "journal": "..."}}]',
+    ),
+    Rule(
+        "world-params",
+        '"by", "match", the keys of "filter" and "set", and "limit" are parameters of the tool; "key", the '
+        'values of "filter" and "fields" are fields of the entity ("set" may write a new field, or "*": '
+        "the fields of an object parameter).",
+        '"world": {"op": "search", "entity": "doc", "match": ["q"]} when the parameter is "query"',
+        '"world": {"op": "search", "entity": "doc", "match": ["query"], "limit": "limit", "path": "results"}',
+    ),
+    Rule(
+        "world-path",
+        'read, update and delete name the entity with "by" ("key" when the parameter holds another field '
+        'than the id, such as a slug); "path" points at the record (read, create, update) or the list '
+        "(search, list) in every result template.",
+        '"world": {"op": "read", "entity": "doc"} (no "by"), or "path": "items" when results hold "docs"',
+        '"world": {"op": "read", "entity": "doc", "by": "slug", "key": "slug"}',
+    ),
+    Rule(
+        "world-draw",
+        "A parameter that must name an entity of the world (an id to read, a doc to rename) draws it: "
+        '{"entity": kind} or {"entity": kind, "field": name}; values drawn for one call come from one entity.',
+        '"doc_id": ["DOC-1", "DOC-2"] (ids that may not be in the world)',
+        '"doc_id": {"entity": "doc"}, "namespace": {"entity": "doc", "field": "namespace"}',
+    ),
+    Rule(
+        "world-answers",
+        "With a world, answers name result fields ({r.title}), never one entity's facts written out: the "
+        "same tool serves every entity.",
+        '"The doc explains the onboarding steps: laptop, accounts..." for any doc',
+        '""{r.title}" by {r.owner}: {r.body}"',
+    ),
+)
+RULES = RULES + WORLD_RULES
 
 BY_ID = {rule.id: rule for rule in RULES}

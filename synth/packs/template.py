@@ -195,8 +195,9 @@ def slots(text: str) -> list[str]:
 class Expander:
     """Expands result templates and pool strings for one scenario."""
 
-    def __init__(self, rng: random.Random, args: dict[str, Any] | None = None):
+    def __init__(self, rng: random.Random, args: dict[str, Any] | None = None, world: Any = None):
         self.rng, self.args = rng, args or {}
+        self.world = world  # the conversation's WorldState, for values drawn from it
         self._faker_seed = rng.getrandbits(32)  # drawn now, so a lazy Faker changes no other draw
         self._fake: Faker | None = None
 

@@ -1,4 +1,5 @@
-"""Results from a server pack's templates, consistent with the arguments and with earlier results."""
+"""Results from a server pack: its world where the tool touches one, else its templates; either way
+consistent with the arguments and with earlier results (one id, one description; ``limit`` items)."""
 
 from __future__ import annotations
 
@@ -7,24 +8,36 @@ import re
 from typing import Any
 
 from synth.packs.draw import draw
-from synth.packs.model import Pack
-from synth.packs.template import Expander
+from synth.packs.model import Pack, ToolPack
+from synth.packs.template import Expander, Missing
+from synth.packs.world import WorldState, serve
 from synth.records import ToolSpec
 from synth.runtime.base import ToolResult, ToolRuntime
+from synth.runtime.identities import Identities, fit_limit
 
 
 class PackRuntime:
     """One scenario's calls answered from ``pack``; tools it has no entry for go to ``fallback``.
 
     ``fail`` holds the call numbers that get one of the tool's real failures instead of a result.
-    A detail call about an item an earlier list returned repeats that item's facts, so a chain
-    never contradicts itself.
+    ``world`` is the conversation's copy of the pack's world (None for a template-only pack): a tool
+    with a ``world`` entry is answered from it. A detail call about an item an earlier list returned
+    repeats that item's facts, a record whose id an earlier result described keeps that description,
+    and a list follows the call's ``limit``, so a conversation never contradicts itself.
     """
 
-    def __init__(self, pack: Pack, rng: random.Random, fallback: ToolRuntime, fail: frozenset[int] = frozenset()):
-        self.pack, self.rng, self.fallback, self.fail = pack, rng, fallback, fail
+    def __init__(
+        self,
+        pack: Pack,
+        rng: random.Random,
+        fallback: ToolRuntime,
+        fail: frozenset[int] = frozenset(),
+        world: WorldState | None = None,
+    ):
+        self.pack, self.rng, self.fallback, self.fail, self.world = pack, rng, fallback, fail, world
         self.step = 0
         self.items: list[dict[str, Any]] = []  # list items of earlier results
+        self.identities = Identities(world)
 
     async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
         step, self.step = self.step, self.step + 1
@@ -32,18 +45,37 @@ class PackRuntime:
         if entry is None:
             return await self.fallback.call(tool, arguments)
         known = {p: s["default"] for p, s in tool.properties.items() if isinstance(s, dict) and "default" in s}
-        expander = Expander(self.rng)
+        expander = Expander(self.rng, world=self.world)
         for param, values in entry.values.items():  # what the tool used for parameters the call left out
             if param not in arguments and param not in known:
-                known[param] = draw(values, self.rng, expander)
+                try:
+                    known[param] = draw(values, self.rng, expander)
+                except Missing:
+                    continue
         expander.args = {**known, **arguments}
         if step in self.fail and entry.failures:
-            failure = self.rng.choice(entry.failures)
-            return ToolResult.of(expander.value(failure.result), "pack", is_error=True, outcome=failure.label)
-        data = expander.value(self.rng.choice(entry.results))
-        data = _agree(data, arguments, self.items)
+            return self._failure(entry, expander)
+        template = self.rng.choice(entry.results)
+        if entry.world is not None and self.world is not None:
+            served = serve(self.world, entry.world, template, expander.args, arguments)
+            if served.missing is not None:  # an id the world does not hold: the tool's own "not found"
+                return self._failure(entry, expander, served.missing)
+            data = self.identities.learn(served.data, arguments)
+        else:
+            data = expander.value(template)
+            data = fit_limit(data, arguments, template, expander)
+            data = self.identities.settle(_agree(data, arguments, self.items), arguments)
         self.items.extend(_items(data))
         return ToolResult.of(data, "pack")
+
+    def _failure(self, entry: ToolPack, expander: Expander, missing: str | None = None) -> ToolResult:
+        if not entry.failures:
+            kind = entry.world.entity if entry.world else "item"
+            return ToolResult.of(
+                {"error": f"{kind} {missing!r} not found"}, "pack", is_error=True, outcome="unable_to_accomplish"
+            )
+        failure = self.rng.choice(entry.failures)
+        return ToolResult.of(expander.value(failure.result), "pack", is_error=True, outcome=failure.label)
 
 
 def _items(data: Any) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@
   itself both times, unless a call between them (or the later call itself) changed that record.
 - ``derived_mismatch``: dates and numbers that go together agree: an end is not before its start
   (checkout before checkin), a maximum is not below its minimum, in a call's arguments and in a result.
+- ``limit_mismatches``: a result list holds as many items as the ``limit`` (``page_size``...) its call gave.
 
 Both read messages only (records or OpenAI chat lines), so the gates, realism.py and the worlds share them.
 """
@@ -160,4 +161,70 @@ def derived_mismatch(messages: Iterable[Any]) -> list[str]:
         if m.get("role") == "tool":
             for record in _records(_parsed(m.get("content"))):
                 out += [f"result: {line}" for line in _pair_breaks(record)]
+    return out
+
+
+def record_identity(record: dict[str, Any]) -> tuple[str, str] | None:
+    """A record's own id as ``conflicting_ids`` reads it: (key, value), or None."""
+    return _identity(record)
+
+
+def record_words(record: dict[str, Any]) -> dict[str, str]:
+    """The fields ``conflicting_ids`` compares between two reads of one record (its words of itself)."""
+    return dict(_scalars(record))
+
+
+def call_scope(arguments: dict[str, Any]) -> dict[str, str]:
+    """The arguments that say where a record lives (a repository, a database): one id in two scopes is two records."""
+    return {k: str(v) for k, v in arguments.items() if _SCOPE.search(k) and isinstance(v, (str, int))}
+
+
+# --- lists and their limit ------------------------------------------------------------------------
+
+# call parameters that set how many items a list holds
+LIMIT_KEY = re.compile(
+    r"(?i)^(limit|page_?size|per_?page|max_?results|num_?results|max_?items|top_?k|top_?n|max_?count|"
+    r"maxResults|numResults|pageSize|perPage|count|n)$"
+)
+
+
+def keyed_lists(data: Any) -> list[tuple[str, list[Any]]]:
+    """The lists of records a result is made of, with where each is: ``""`` for the result itself, else its key."""
+    if isinstance(data, list):
+        return [("", data)]
+    if isinstance(data, dict):
+        return [(k, v) for k, v in data.items() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+    return []
+
+
+def limit_of(arguments: dict[str, Any]) -> tuple[str, int] | None:
+    """The first argument that sets how many items a list holds, and its value."""
+    for key, value in arguments.items():
+        if LIMIT_KEY.match(key) and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return key, value
+    return None
+
+
+def limit_mismatches(messages: Iterable[Any]) -> list[str]:
+    """Each result whose one list of records holds more or fewer items than a limit its call gave (``limit: 5``
+    and three items); one line each. A result with no list, several lists (which one the limit counts is
+    unknown), an empty list (nothing found: a failure, not a count) or an error is not judged."""
+    limits: dict[str, tuple[str, str, int]] = {}  # call id -> tool, parameter, limit
+    out: list[str] = []
+    for m in (_as_dict(x) for x in messages):
+        for cid, name, args in _calls(m):
+            found = limit_of(args)
+            if found is not None:
+                limits[cid] = (name, *found)
+        if m.get("role") != "tool" or (m.get("tool_call_id") or "") not in limits:
+            continue
+        data = _parsed(m.get("content"))
+        if isinstance(data, dict) and ("error" in data or data.get("isError")):
+            continue
+        lists = keyed_lists(data)
+        if len(lists) != 1 or not lists[0][1]:
+            continue
+        tool, param, limit = limits[m.get("tool_call_id") or ""]
+        if len(lists[0][1]) != limit:
+            out.append(f"{tool}: {param}={limit} but the result lists {len(lists[0][1])} items")
     return out

@@ -1,0 +1,182 @@
+"""Worlds: one state behind every result of a conversation (synth.packs.world, synth.runtime.pack), and the
+detectors that measure it (synth.stages.consistency).
+
+The world is the test registry's wiki (tests/fixtures/worlds: a server and its pack with a ``world``), served
+by the real pack runtime; the shipped registry's figures come from a real run of it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from synth.config import Settings
+from synth.offline.author import offline_runtime
+from synth.packs.check import check_pack
+from synth.packs.load import usable_packs
+from synth.packs.model import Pack
+from synth.packs.world import WorldState
+from synth.pipeline import generate
+from synth.realism import report
+from synth.records import Scenario, ServerSpec
+from synth.registry import load_registry
+from synth.runtime.base import run_sync
+from synth.runtime.pack import PackRuntime
+from synth.stages.consistency import conflicting_ids, limit_mismatches
+
+FIXTURE = Path(__file__).parent / "fixtures" / "worlds"
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.fixture(scope="module")
+def wiki() -> tuple[ServerSpec, Pack]:
+    registry = load_registry(FIXTURE)
+    packs = usable_packs(registry, FIXTURE)
+    assert not [p for p in packs.problems if p.severity == "error"], packs.problems
+    (server,) = registry.servers
+    return server, packs.by_server[server.id]
+
+
+def _runtime(server: ServerSpec, pack: Pack, scenario: str = "scn_a", seed: int = 0) -> PackRuntime:
+    sc = Scenario(id=scenario, index=0, server=server.id, tools=("get_doc",), persona="", turns=((0,),), fail=())
+    runtime = offline_runtime(sc, pack, "general", seed)
+    assert isinstance(runtime, PackRuntime) and runtime.world is not None
+    return runtime
+
+
+def _call(runtime: PackRuntime, server: ServerSpec, tool: str, **args: Any) -> Any:
+    spec = server.tool(tool)
+    assert spec is not None
+    done = run_sync(runtime.call(spec, args))
+    return json.loads(done.content) if not done.is_error else {"error": done.content}
+
+
+# --- the detectors ---------------------------------------------------------------------------
+
+
+def _tool(content: Any, call_id: str = "c") -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": json.dumps(content)}
+
+
+def _calls(name: str, args: dict[str, Any], call_id: str = "c") -> dict[str, Any]:
+    return {"role": "assistant", "tool_calls": [{"id": call_id, "name": name, "arguments": args}]}
+
+
+def test_an_id_with_two_titles_is_found_and_one_with_one_is_not() -> None:
+    search = [_calls("search_papers", {"q": "frailty"}, "a")]
+    search.append(_tool([{"PMID": "40076541", "Title": "Frailty in colorectal cancer", "Journal": "Circulation"}], "a"))
+    same = [_calls("get_paper", {"pmid": "40076541"}, "b")]
+    same.append(_tool({"PMID": "40076541", "Title": "Frailty in colorectal cancer", "Journal": "Circulation"}, "b"))
+    other = [_calls("get_paper", {"pmid": "40076541"}, "b")]
+    other.append(_tool({"PMID": "40076541", "Title": "Time-restricted eating", "Journal": "The Lancet"}, "b"))
+    found = conflicting_ids([*search, *other])
+    assert len(found) == 2 and "Title 'Frailty in colorectal cancer' then 'Time-restricted eating'" in found[0]
+    assert conflicting_ids([*search, *same]) == []
+
+
+def test_a_renamed_record_is_not_a_conflict() -> None:
+    before = [_calls("get_doc", {"doc_id": "DOC-1001"}, "a"), _tool({"id": "DOC-1001", "title": "Checklist"}, "a")]
+    rename = [_calls("rename_doc", {"doc_id": "DOC-1001", "title": "Guide"}, "b"), _tool({"ok": True}, "b")]
+    after = [_calls("get_doc", {"doc_id": "DOC-1001"}, "c"), _tool({"id": "DOC-1001", "title": "Guide"}, "c")]
+    assert conflicting_ids([*before, *rename, *after]) == []
+    assert len(conflicting_ids([*before, *after])) == 1  # without the rename call, the two titles contradict
+
+
+def test_a_list_off_its_limit_is_found() -> None:
+    three = [{"id": f"D{i}", "title": str(i)} for i in range(3)]
+    short = [_calls("search_docs", {"query": "x", "limit": 5}), _tool({"results": three})]
+    assert limit_mismatches(short) == ["search_docs: limit=5 but the result lists 3 items"]
+    exact = [_calls("search_docs", {"query": "x", "limit": 3}), _tool({"results": three})]
+    nothing = [_calls("search_docs", {"query": "x", "limit": 3}), _tool({"results": []})]  # not found: a failure
+    assert limit_mismatches(exact) == [] and limit_mismatches(nothing) == []
+
+
+# --- the world behind the runtime ----------------------------------------------------------
+
+
+def test_a_search_and_a_detail_call_describe_one_doc(wiki) -> None:
+    server, pack = wiki
+    runtime = _runtime(server, pack)
+    found = _call(runtime, server, "search_docs", query="checkout", limit=3)
+    assert len(found["results"]) == 3  # the limit, from a world of twelve
+    first = found["results"][0]
+    assert "checkout" in first["title"].lower()  # the best match first
+    detail = _call(runtime, server, "get_doc", doc_id=first["id"])
+    assert (detail["title"], detail["owner"], detail["status"]) == (first["title"], first["owner"], first["status"])
+    assert detail["body"] != "..."  # the entity's own body, not the template's
+
+
+def test_lists_follow_the_limit_and_the_enum_value(wiki) -> None:
+    server, pack = wiki
+    runtime = _runtime(server, pack)
+    for status in ("draft", "published", "archived"):
+        for size in (1, 2, 3):
+            docs = _call(runtime, server, "list_docs", status=status, page_size=size)["docs"]
+            assert {d["status"] for d in docs} == {status}
+            assert len(docs) == min(size, {"draft": 3, "published": 7, "archived": 2}[status])
+
+
+def test_writes_are_seen_by_later_reads_and_unknown_ids_fail(wiki) -> None:
+    server, pack = wiki
+    runtime = _runtime(server, pack)
+    _call(runtime, server, "rename_doc", doc_id="DOC-1002", title="Release runbook v2")
+    assert _call(runtime, server, "get_doc", doc_id="DOC-1002")["title"] == "Release runbook v2"
+    made = _call(runtime, server, "create_doc", title="Vendor shortlist", body="Acme, Northwind.")
+    assert _call(runtime, server, "get_doc", doc_id=made["id"])["body"] == "Acme, Northwind."
+    assert _call(runtime, server, "search_docs", query="vendor shortlist", limit=1)["results"][0]["id"] == made["id"]
+    _call(runtime, server, "delete_doc", doc_id="DOC-1003")
+    assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-1003")["error"]
+    assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-4040")["error"]  # never in the world
+    assert runtime.world is not None
+    ids = [d["id"] for d in runtime.world.snapshot()["doc"]]
+    assert "DOC-1003" not in ids and made["id"] in ids and len(ids) == 12
+
+
+def test_each_conversation_starts_from_a_fresh_world_made_from_seed_and_scenario(wiki) -> None:
+    server, pack = wiki
+    first = _runtime(server, pack, "scn_a")
+    _call(first, server, "delete_doc", doc_id="DOC-1001")
+    again = _runtime(server, pack, "scn_a")
+    assert _call(again, server, "get_doc", doc_id="DOC-1001")["title"] == "Onboarding checklist"
+    assert pack.world is not None
+    same = WorldState.fresh(pack.world, 0, "scn_a").snapshot()
+    assert same == WorldState.fresh(pack.world, 0, "scn_a").snapshot() == again.world.snapshot()  # type: ignore[union-attr]
+
+
+def test_the_checker_names_a_broken_world(wiki) -> None:
+    server, pack = wiki
+    assert pack.world is not None
+    doc = pack.world.entities["doc"]
+    broken_seed = [*doc.seed, doc.seed[0]]  # an id twice
+    world = pack.world.model_copy(update={"entities": {"doc": doc.model_copy(update={"seed": broken_seed})}})
+    tools = dict(pack.tools)
+    get = tools["get_doc"]
+    assert get.world is not None
+    tools["get_doc"] = get.model_copy(update={"world": get.world.model_copy(update={"by": "id", "entity": "page"})})
+    problems = check_pack(pack.model_copy(update={"world": world, "tools": tools}), server, "docs.pack.yaml")
+    lines = [p.line() for p in problems if p.severity == "error"]
+    assert any("ids seeded twice: DOC-1001" in line for line in lines), lines
+    assert any("'page' is not a kind of the world" in line for line in lines), lines
+    assert check_pack(pack, server, "docs.pack.yaml") == []
+
+
+# --- the shipped registry ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("shipped")
+    generate(Settings(servers=ROOT / "registry", out=out, n=500, seed=0))
+    return out
+
+
+def test_the_shipped_registry_keeps_ids_and_limits(shipped: Path) -> None:
+    figures = report(shipped, ROOT / "registry")
+    assert figures["conversations"] == 500
+    assert figures["ids_described_two_ways"] == 0.0  # accepted: the reader gate rejects the rest
+    gate = json.loads((shipped / "manifest.json").read_text())["reader_gates"]["gates"]["conflicting_ids"]
+    assert gate["rate"] <= 0.005, gate  # of every conversation written, before the gate
+    assert figures["lists_off_limit"] == 0.0
