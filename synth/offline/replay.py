@@ -69,15 +69,17 @@ def _set_fields(mapping: dict[str, str], args: dict[str, Any]) -> dict[str, Any]
 def replayer(packs: dict[str, Pack], seed: int) -> Any:
     """What a run's task writer calls for each accepted conversation: its replay on a fresh world and what
     meta.json needs to replay it again; (reason, detail) when a world conversation cannot be a task (a
-    planned failure, a result the world did not make); None when it is no world conversation."""
+    planned failure, a result the world did not make, no call); None when its server has no world."""
     from synth.offline.scenario import topic
 
     def replay_of(conv: Any, server: ServerSpec) -> tuple[Replay, dict[str, Any]] | tuple[str, str] | None:
         pack = packs.get(server.id)
         if pack is None or pack.world is None or conv.scenario.turns is None:
             return None
+        if not conv.calls:  # a decline: an agent that does nothing would pass it
+            return "task_no_calls", "the conversation makes no tool call, so there is nothing to replay or verify"
         if not any((e := pack.tools.get(c.name)) is not None and e.world is not None for c in conv.calls):
-            return None
+            return "task_no_world_call", "no call of the conversation reads or writes the server's world"
         if conv.scenario.fail:
             return "task_planned_failure", "a call meets one of the tool's failures, which an agent's calls would not"
         if any(m.role == "tool" and m.source not in ("pack", "simulated") for m in conv.messages):
