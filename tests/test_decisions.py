@@ -4,6 +4,7 @@ rows and in the preference pairs."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.config import Settings
 from synth.export.card import write_card
-from synth.offline.decisions import POOLS, declines_for
+from synth.offline.decisions import POOLS, Declined, decline_reply, declines_for
 from synth.pipeline import generate
 from synth.realism import report
 from synth.records import DECISIONS, Decision, Message, ToolCall, Trajectory
@@ -178,6 +179,18 @@ def test_pool_declines_never_ask_what_a_tool_of_the_server_does():
     offered = declines_for(jinko.tools, jinko, None)
     assert offered and not any("book" in d.needs for d in offered)
     assert any("book" in d.needs for d in POOLS["maps"])  # the pool has them; the check left them out
+
+
+def test_a_decline_offers_what_a_person_would_say_or_other_help():
+    wiki = load_registry(Path(__file__).parent / "fixtures" / "worlds").servers[0]
+    declined = Declined("Please order me a coffee.", "place food orders", ())
+    said = {decline_reply(declined, list(wiki.tools), random.Random(i)) for i in range(40)}
+    assert not any("doc in one status" in s or "newest first" in s for s in said), said  # list_docs' description
+    assert any("list docs" in s for s in said) and any("create a doc" in s for s in said), said
+    vague = [t for t in wiki.tools if t.name == "list_docs"]  # "Docs in one status, newest first."
+    nothing = [t.model_copy(update={"name": "docs_by_status"}) for t in vague]  # a name without a verb either
+    other = decline_reply(declined, nothing, random.Random(0))
+    assert other.startswith(("Sorry, I can't place food orders", "That's not something I can do")) and "?" in other
 
 
 def test_servers_without_a_pack_get_declines_and_answers_too(tmp_path):

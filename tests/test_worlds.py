@@ -92,6 +92,10 @@ def test_a_list_off_its_limit_is_found() -> None:
     exact = [_calls("search_docs", {"query": "x", "limit": 3}), _tool({"results": three})]
     nothing = [_calls("search_docs", {"query": "x", "limit": 3}), _tool({"results": []})]  # not found: a failure
     assert limit_mismatches(exact) == [] and limit_mismatches(nothing) == []
+    all_there_is = [_calls("search_docs", {"query": "x", "limit": 5}), _tool({"total": 3, "results": three})]
+    assert limit_mismatches(all_there_is) == []  # three match in all: a shorter list is right
+    more = [_calls("search_docs", {"query": "x", "limit": 5}), _tool({"total": 9, "results": three})]
+    assert limit_mismatches(more) == ["search_docs: limit=5 but the result lists 3 items"]
 
 
 # --- the world behind the runtime ----------------------------------------------------------
@@ -101,12 +105,46 @@ def test_a_search_and_a_detail_call_describe_one_doc(wiki) -> None:
     server, pack = wiki
     runtime = _runtime(server, pack)
     found = _call(runtime, server, "search_docs", query="checkout", limit=3)
-    assert len(found["results"]) == 3  # the limit, from a world of twelve
+    assert len(found["results"]) == found["total"] == 2  # the two docs that match: fewer than the limit
     first = found["results"][0]
     assert "checkout" in first["title"].lower()  # the best match first
     detail = _call(runtime, server, "get_doc", doc_id=first["id"])
     assert (detail["title"], detail["owner"], detail["status"]) == (first["title"], first["owner"], first["status"])
     assert detail["body"] != "..."  # the entity's own body, not the template's
+
+
+def test_a_search_returns_the_docs_that_match_and_a_total_that_counts_them(wiki) -> None:
+    server, pack = wiki
+    runtime = _runtime(server, pack)
+    security = _call(runtime, server, "search_docs", query="security", limit=4)
+    assert [d["title"] for d in security["results"]] == ["Security review checklist"] and security["total"] == 1
+    onboarding = _call(runtime, server, "search_docs", query="onboarding", limit=3)
+    assert [d["title"] for d in onboarding["results"]] == ["Onboarding checklist"] and onboarding["total"] == 1
+    drafts = _call(runtime, server, "search_docs", query="draft", limit=2)  # three match: the limit cuts
+    assert len(drafts["results"]) == 2 and drafts["total"] == 3
+    assert all("draft" in json.dumps(d).lower() for d in drafts["results"])
+    two_words = _call(runtime, server, "search_docs", query="the onboarding checklists", limit=4)
+    assert [d["title"] for d in two_words["results"]] == ["Onboarding checklist"]  # every word, not just one
+    none = _call(runtime, server, "search_docs", query="kubernetes", limit=3)
+    assert none["results"] == [] and none["total"] == 0
+
+
+def test_a_fuzzy_search_ranks_every_doc(wiki) -> None:
+    server, pack = wiki
+    touch = pack.tools["search_docs"].world
+    assert touch is not None
+    fuzzy = pack.model_copy(
+        update={
+            "tools": {
+                **pack.tools,
+                "search_docs": pack.tools["search_docs"].model_copy(
+                    update={"world": touch.model_copy(update={"fuzzy": True})}
+                ),
+            }
+        }
+    )
+    found = _call(_runtime(server, fuzzy), server, "search_docs", query="security", limit=3)
+    assert found["results"][0]["title"] == "Security review checklist" and len(found["results"]) == 3
 
 
 def test_lists_follow_the_limit_and_the_enum_value(wiki) -> None:
@@ -161,6 +199,19 @@ def test_the_checker_names_a_broken_world(wiki) -> None:
     assert any("ids seeded twice: DOC-1001" in line for line in lines), lines
     assert any("'page' is not a kind of the world" in line for line in lines), lines
     assert check_pack(pack, server, "docs.pack.yaml") == []
+
+
+def test_the_checker_warns_of_a_search_value_no_seeded_entity_matches(wiki) -> None:
+    server, pack = wiki
+    search = pack.tools["search_docs"]
+    assert search.world is not None
+    values = {**search.values, "query": ["checkout", "kubernetes"]}
+    tools = {**pack.tools, "search_docs": search.model_copy(update={"values": values})}
+    problems = check_pack(pack.model_copy(update={"tools": tools}), server, "docs.pack.yaml")
+    found = [p.line() for p in problems if "world-search" in p.line()]
+    assert len(found) == 1 and "'kubernetes' finds no seeded doc" in found[0], found
+    fuzzy = search.model_copy(update={"values": values, "world": search.world.model_copy(update={"fuzzy": True})})
+    assert check_pack(pack.model_copy(update={"tools": {**pack.tools, "search_docs": fuzzy}}), server, "x") == []
 
 
 # --- the shipped registry ------------------------------------------------------------------

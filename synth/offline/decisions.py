@@ -27,7 +27,7 @@ from synth.offline.followups import followup
 from synth.offline.scenario import topic
 from synth.packs.model import Pack, ToolPack
 from synth.records import Decision, Message, ToolCall, ToolSpec, content_hash
-from synth.wording import intent, words
+from synth.wording import VERBS, intent, words
 
 
 @dataclass(frozen=True)
@@ -210,11 +210,18 @@ def declines_for(server_tools: tuple[ToolSpec, ...], server: Any, pack: Pack | N
     return near or [d for d in _ANY if not vocab & set(d.needs)]  # the general ones only when no near one fits
 
 
-def _can(tool: ToolSpec) -> str:
-    """What a tool does, said by the assistant: the description's clause, else the tool's name in words."""
-    clause = intent(tool)
-    return clause if clause.isascii() else " ".join(words(tool.name))
+def _can(tool: ToolSpec) -> str | None:
+    """What a tool does, as the assistant would offer it ("search the wiki's docs"): the description's clause
+    when it reads as a person says it (a verb first, short, one piece), else the tool's name in words when
+    that starts with a verb ("list docs"); None when neither does ("doc in one status, newest first")."""
+    for clause in (intent(tool), " ".join(words(tool.name))):
+        w = clause.split()
+        if clause.isascii() and 2 <= len(w) <= OFFER_WORDS and w[0] in VERBS and not re.search(r"[,;:()/]", clause):
+            return clause
+    return None
 
+
+OFFER_WORDS = 12  # a longer clause is a description read out, not an offer
 
 SAY_NO = (
     "Sorry, I can't {cannot} from here: none of my tools does that. I can {a}, or {b}, if either helps.",
@@ -228,17 +235,26 @@ SAY_NO_ONE = (
 )
 
 
+SAY_NO_ELSE = (
+    "Sorry, I can't {cannot} from here: none of my tools does that. Is there anything else I can help with?",
+    "That's not something I can do; I have no way to {cannot}. Anything else I can look into for you?",
+)
+
+
 def decline_reply(declined: Declined, tools: list[ToolSpec], rng: random.Random) -> str:
-    """The assistant's no: what it cannot do, and one or two things it can (``tools``: what to offer)."""
+    """The assistant's no: what it cannot do, and one or two things it can (``tools``: what to offer), or a
+    short offer of other help when no tool says what it does in words a person would use."""
     offers: list[str] = []
     for tool in tools:
         can = _can(tool)
-        if can not in offers:
+        if can is not None and can not in offers:
             offers.append(can)
     if len(offers) >= 2:
         a, b = rng.sample(offers, 2)
         return rng.choice(SAY_NO).format(cannot=declined.cannot, a=a, b=b)
-    return rng.choice(SAY_NO_ONE).format(cannot=declined.cannot, a=offers[0] if offers else "answer questions")
+    if offers:
+        return rng.choice(SAY_NO_ONE).format(cannot=declined.cannot, a=offers[0])
+    return rng.choice(SAY_NO_ELSE).format(cannot=declined.cannot)
 
 
 def nearest(text: str, tools: list[ToolSpec]) -> ToolSpec:

@@ -11,7 +11,7 @@ from typing import Any
 
 from synth.packs.model import Draw, Pack, Touch
 from synth.packs.template import Expander, Missing, get_path
-from synth.packs.world import WorldState, key_of
+from synth.packs.world import WorldState, key_of, matched_words, search_words
 from synth.records import ServerSpec
 
 MIN_SEEDED = 10  # "a few dozen": fewer makes every search return the same few entities
@@ -50,6 +50,7 @@ def check_world(pack: Pack, server: ServerSpec, problem) -> None:
                 _check_draw(name, param, values, fields, problem)
         if tp.world is not None:
             _check_touch(name, tp.world, set(tool.properties), fields, tp.results, problem)
+            _check_search(name, tp.world, tp.values, pack, problem)
 
 
 def _seeds(pack: Pack, problem) -> dict[str, set[str]]:
@@ -168,6 +169,32 @@ def _check_touch(
                 _where(False),
                 rule="world-path",
             )
+
+
+def _check_search(tool: str, touch: Touch, values: dict[str, Any], pack: Pack, problem) -> None:
+    """A search's listed values for its ``match`` parameters each find a seeded entity (closed kinds only)."""
+    assert pack.world is not None
+    entity = pack.world.entities.get(touch.entity)
+    if touch.op != "search" or touch.fuzzy or entity is None or entity.open:
+        return
+    try:
+        seeded = [search_words(r) for r in Expander(random.Random(0)).value(entity.seed) if isinstance(r, dict)]
+    except Missing:
+        return  # reported by _seeds
+    for param in touch.match:
+        pool = values.get(param)
+        for value in pool if isinstance(pool, list) else []:
+            wanted = search_words(value)
+            if wanted and not any(matched_words(wanted, words) == len(wanted) for words in seeded):
+                problem(
+                    tool,
+                    f"/tools/{tool}/values/{param}",
+                    f"the search for {value!r} finds no seeded {touch.entity}",
+                    f'seed a {touch.entity} about it, drop the value, or say "fuzzy": true if the server ranks '
+                    "everything",
+                    "warning",
+                    rule="world-search",
+                )
 
 
 def _kinds(fields: dict[str, set[str]]) -> str:

@@ -137,6 +137,11 @@ class Touch(_Model):
         description="parameter -> field: only entities whose field equals the value (an enum value, a status)",
     )
     limit: str | None = Field(default=None, description="the parameter that says how many items a list holds")
+    fuzzy: bool = Field(
+        default=False,
+        description="search: the server ranks every entity, matching or not (a relevance search that never comes "
+        "back empty); by default a search returns only the entities that match its words",
+    )
     path: str = Field(default="", description="where the entity (or the list) is in the result; '' = the result")
     set: dict[str, str] = Field(default_factory=dict, description="create/update: parameter -> the field it writes")
     fields: dict[str, str] = Field(

@@ -167,6 +167,14 @@ WORLD_RULES: tuple[Rule, ...] = (
         '"doc_id": {"entity": "doc"}, "namespace": {"entity": "doc", "field": "namespace"}',
     ),
     Rule(
+        "world-search",
+        "A search returns only the entities that have every word of the request (a server whose search ranks "
+        'everything, matching or not, says "fuzzy": true), so each value a search draws for its "match" '
+        "parameters names at least one seeded entity; an open kind makes matches for any value.",
+        '"query": ["dentist"] with no seeded event about a dentist',
+        '"query": ["dentist"] and a seeded {"title": "Dentist appointment", ...}',
+    ),
+    Rule(
         "world-answers",
         "With a world, answers name result fields ({r.title}), never one entity's facts written out: the "
         "same tool serves every entity.",

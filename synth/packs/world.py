@@ -5,8 +5,10 @@ every conversation starts with; a tool's ``world`` entry (a ``Touch``) says what
 ``WorldState`` is one conversation's copy: made from (seed, scenario id) alone, so the same scenario
 always starts from the same world, whoever asks (the offline author, a task's replay, an agent under
 ``synth eval --tasks``). ``serve`` answers one call from it: a read is the entity with that id, a search
-ranks entities by the words of the request and fills ``limit`` items, a filter keeps only entities
-whose field equals the value, and create/update/delete change the state that later calls read.
+returns the entities that match the words of the request (most of them, for a longer one), best first,
+up to ``limit`` (a ``fuzzy`` search ranks every entity), a filter keeps only entities whose field equals
+the value, a list's ``total`` says how many match, and create/update/delete change the state that later
+calls read.
 
 An ``open`` kind stands for a holding with no end (PubMed's papers): an id or a search beyond the
 seeded entities gets an entity made from the tool's result template, drawn from (world, id) or
@@ -27,9 +29,11 @@ from typing import Any
 from synth.packs.model import Entity, Touch, World
 from synth.packs.template import Expander, Missing, get_path
 from synth.records import content_hash
+from synth.stages.consistency import COUNT_KEY, TOTAL_KEY
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 STAMP = re.compile(r"(?i)updated|modified|edited")  # fields a write sets to its own time
+STOP = {"the", "and", "for", "with", "from", "about", "into", "any", "all", "our", "some"}
 
 
 def _words(value: Any) -> set[str]:
@@ -40,6 +44,11 @@ def _words(value: Any) -> set[str]:
     if isinstance(value, str):
         return {w for w in WORD.findall(value.lower()) if len(w) > 2 or (len(w) == 2 and not w.isascii())}
     return set()
+
+
+def search_words(value: Any) -> set[str]:
+    """The words a search looks for: the request's, without the ones every text has ("the", "about")."""
+    return _words(value) - STOP
 
 
 def key_of(value: Any) -> str:
@@ -158,6 +167,13 @@ class Server:
         self.given = given  # what the call said; ``args`` adds what the tool assumed for the rest (templates only)
         self.entity = world.spec.entities[touch.entity]
 
+    def _as_entity(self, record: Any) -> dict[str, Any]:
+        """A result record with the entity's field names (``story_id`` -> ``id`` where ``fields`` says so)."""
+        if not isinstance(record, dict):
+            return {}
+        fields = self.touch.fields
+        return {str(fields.get(k, k)): v for k, v in record.items()}
+
     def make(self, *key: Any, template: Any = None, n: int | None = None) -> Any:
         expander = Expander(self.world.rng(self.touch.entity, *key), self.args)
         return expander.value(self.template if template is None else template, n)
@@ -186,6 +202,7 @@ class Server:
         if found is None and self.entity.open and ident and ident not in self.world.deleted[self.touch.entity]:
             made = _at(self.make("id", ident), self.touch.path)
             if isinstance(made, dict):
+                made = self._as_entity(made)
                 found = {**made, self.entity.id: _typed(ident, made.get(self.entity.id))}
                 self.world.virtual[self.touch.entity][ident] = found
         return ident, found
@@ -264,7 +281,8 @@ class Server:
             return min(value, 50)
         return shown
 
-    def _ranked(self) -> list[dict[str, Any]]:
+    def _ranked(self) -> tuple[list[dict[str, Any]], bool]:
+        """The entities the call can list, best match first, and whether they are all that match."""
         kind = self.touch.entity
         kept = [
             e
@@ -275,15 +293,18 @@ class Server:
                 if param in self.given
             )
         ]
-        wanted = _words([self.given[p] for p in self.touch.match if p in self.given])
-        if self.touch.op != "search" or not wanted:
-            return kept
-        texts = [" ".join(sorted(_words(e))) for e in kept]  # substrings: 灰度发布 is in 灰度发布手册
-        scored = [(sum(w in texts[i] for w in wanted), i, e) for i, e in enumerate(kept)]
+        asked = [str(self.given[p]).strip().lower() for p in self.touch.match if p in self.given]
+        wanted = search_words(asked)
+        if self.touch.op != "search" or not any(asked):
+            return kept, True
+        if not wanted:  # no word to look for ("1:1"): the text as it was typed
+            return [e for e in kept if all(a in json.dumps(e, ensure_ascii=False).lower() for a in asked)], True
+        need = 1 if self.touch.fuzzy else len(wanted)  # every word of the request, as a search engine ANDs them
+        scored = [(matched_words(wanted, _words(e)), i, e) for i, e in enumerate(kept)]
         ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
-        if self.entity.open:  # an endless holding has more that match: the rest are made, not borrowed
-            return [e for s, _, e in ranked if s > 0]
-        return [e for _, _, e in ranked]  # a relevance search: the best matches first, then the nearest
+        if self.touch.fuzzy and not self.entity.open:  # a relevance search: the best matches, then the nearest
+            return [e for _, _, e in ranked], False
+        return [e for score, _, e in ranked if score >= need], True
 
     def _list(self) -> Served:
         data = self.make("list", json.dumps(self.given, sort_keys=True, default=str))
@@ -291,16 +312,17 @@ class Server:
         if not isinstance(shown, list):
             return Served(data)
         n = self._count(len(shown))
-        chosen = self._ranked()[:n]
+        ranked, complete = self._ranked()
+        chosen = ranked[:n]
         raws = item_templates(self.template, self.touch.path)
         query = json.dumps(self.given, sort_keys=True, default=str)
         kind = self.touch.entity
         taken = {key_of(e.get(self.entity.id, "")) for e in chosen}
         tries = 0
         while self.entity.open and raws and len(chosen) < n and tries < 3 * n:  # more of an endless holding
-            made = self.make("item", query, tries, template=raws[tries % len(raws)], n=len(chosen) + 1)
+            made = self._as_entity(self.make("item", query, tries, template=raws[tries % len(raws)], n=len(chosen) + 1))
             tries += 1
-            ident = key_of(made.get(self.entity.id, "")) if isinstance(made, dict) else ""
+            ident = key_of(made.get(self.entity.id, ""))
             if not ident or ident in taken or ident in self.world.deleted[kind]:
                 continue
             if self.world.get(kind, ident) is None:
@@ -308,14 +330,43 @@ class Server:
             taken.add(ident)
             chosen.append(self.world.get(kind, ident) or made)
         items = []
-        by_id = {key_of(x.get(self.entity.id, "")): x for x in shown if isinstance(x, dict)}
+        by_id = {key_of(self._as_entity(x).get(self.entity.id, "")): x for x in shown if isinstance(x, dict)}
         for i, entity in enumerate(chosen):
             raw = raws[i % len(raws)] if raws else None
             shape = by_id.get(key_of(entity.get(self.entity.id, "")))  # a template item about this very entity
             if shape is None:
                 shape = shown[i] if i < len(shown) else (self.make("shape", i, template=raw, n=i + 1) if raw else {})
             items.append(overlay(shape, entity, self.entity.id, self.touch.fields))
-        return Served(_put(data, self.touch.path, items))
+        data = _put(data, self.touch.path, items)
+        found = len(ranked) if complete and not self.entity.open else None  # an endless holding: its own count
+        return Served(_counted(data, self.touch.path, len(items), found))
+
+
+def matched_words(wanted: set[str], words: set[str]) -> int:
+    """How many of the request's words the entity has: a word, or the start of one ("onboard" in "onboarding",
+    "checklists" for "checklist"); a word in a script without spaces anywhere in one (灰度发布 in 灰度发布手册)."""
+    score = 0
+    for w in wanted:
+        stem = w[:-1] if w.isascii() and len(w) > 4 and w.endswith("s") else w
+        score += any(x.startswith(stem) if w.isascii() else w in x for x in words)
+    return score
+
+
+def _counted(data: Any, path: str, shown: int, found: int | None) -> Any:
+    """The list's count fields beside it made true: ``total``-like ones say how many match (``found``; at least
+    the items shown when the holding has no end), ``count``-like ones how many the list holds."""
+    head, _, key = path.rpartition(".") if path else ("", "", "")
+    parent = _at(data, head) if head else data
+    if not isinstance(parent, dict):
+        return data
+    for name, value in parent.items():
+        if name == key or not isinstance(value, int) or isinstance(value, bool):
+            continue
+        if TOTAL_KEY.match(name):
+            parent[name] = found if found is not None else max(value, shown)
+        elif COUNT_KEY.match(name):
+            parent[name] = shown
+    return data
 
 
 def _typed(ident: str, like: Any) -> Any:

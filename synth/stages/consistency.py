@@ -186,6 +186,13 @@ LIMIT_KEY = re.compile(
     r"(?i)^(limit|page_?size|per_?page|max_?results|num_?results|max_?items|top_?k|top_?n|max_?count|"
     r"maxResults|numResults|pageSize|perPage|count|n)$"
 )
+# count fields beside a list: how many match in all (a list shorter than its limit holds them all when this
+# equals its length), and how many the list itself holds
+TOTAL_KEY = re.compile(
+    r"(?i)^(total|total_?(count|results|hits|matches|items|size|records|entries|found)|nb_?hits|num_?found|hits"
+    r"|matches|found)$"
+)
+COUNT_KEY = re.compile(r"(?i)^(count|returned|result_?count|num_?results|n_?results|size)$")
 
 
 def keyed_lists(data: Any) -> list[tuple[str, list[Any]]]:
@@ -208,7 +215,8 @@ def limit_of(arguments: dict[str, Any]) -> tuple[str, int] | None:
 def limit_mismatches(messages: Iterable[Any]) -> list[str]:
     """Each result whose one list of records holds more or fewer items than a limit its call gave (``limit: 5``
     and three items); one line each. A result with no list, several lists (which one the limit counts is
-    unknown), an empty list (nothing found: a failure, not a count) or an error is not judged."""
+    unknown), an empty list (nothing found: a failure, not a count) or an error is not judged, nor a shorter
+    list whose result says that is all that matched (``total: 2`` beside two items)."""
     limits: dict[str, tuple[str, str, int]] = {}  # call id -> tool, parameter, limit
     out: list[str] = []
     for m in (_as_dict(x) for x in messages):
@@ -225,6 +233,15 @@ def limit_mismatches(messages: Iterable[Any]) -> list[str]:
         if len(lists) != 1 or not lists[0][1]:
             continue
         tool, param, limit = limits[m.get("tool_call_id") or ""]
+        if len(lists[0][1]) < limit and _all_there_is(data, len(lists[0][1])):
+            continue
         if len(lists[0][1]) != limit:
             out.append(f"{tool}: {param}={limit} but the result lists {len(lists[0][1])} items")
     return out
+
+
+def _all_there_is(data: Any, shown: int) -> bool:
+    if not isinstance(data, dict):
+        return False
+    totals = [v for k, v in data.items() if TOTAL_KEY.match(k) and isinstance(v, int) and not isinstance(v, bool)]
+    return bool(totals) and all(v == shown for v in totals)
