@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.config import Settings
 from synth.export.card import write_card
-from synth.offline.decisions import POOLS, Declined, decline_reply, declines_for
+from synth.offline.decisions import POOLS, Declined, add_answer, decline_reply, declines_for
 from synth.pipeline import generate
 from synth.realism import report
 from synth.records import DECISIONS, Decision, Message, ToolCall, Trajectory
@@ -191,6 +191,28 @@ def test_a_decline_offers_what_a_person_would_say_or_other_help():
     nothing = [t.model_copy(update={"name": "docs_by_status"}) for t in vague]  # a name without a verb either
     other = decline_reply(declined, nothing, random.Random(0))
     assert other.startswith(("Sorry, I can't place food orders", "That's not something I can do")) and "?" in other
+
+
+def test_a_follow_up_asks_about_the_latest_request_and_is_answered_from_its_result():
+    cola = {"product_name": "Coca-Cola", "serving_size": "330 ml", "per_100ml": {"sugars_g": 10.6}}
+    bar = {"status": "success", "product": {"product_name": "Lindt Excellence", "serving_size": "15 g"}}
+    messages = [
+        Message(role="user", content="What's in the can I had at lunch?"),
+        Message(role="assistant", tool_calls=(ToolCall(id="a", name="analyze", arguments={"barcode": "544"}),)),
+        Message(role="tool", tool_call_id="a", content=json.dumps(cola)),
+        Message(role="assistant", content="Coca-Cola has 10.6 g of sugar per 100 ml."),
+        Message(role="user", content="And barcode 304?"),
+        Message(role="assistant", tool_calls=(ToolCall(id="b", name="by_barcode", arguments={"barcode": "304"}),)),
+        Message(role="tool", tool_call_id="b", content=json.dumps(bar)),
+        Message(role="assistant", content="That's Lindt Excellence."),
+    ]
+    for i in range(12):
+        done = list(messages)
+        decision = add_answer(done, random.Random(i), lambda name: None)
+        assert decision is not None and decision.wrong is not None and decision.wrong.name == "by_barcode"
+        assert "330 ml" not in (done[-1].content or ""), done[-2:]  # the can of the request before is not asked of
+    nothing = [*messages[:6], Message(role="tool", tool_call_id="b", content="not JSON"), messages[7]]
+    assert add_answer(nothing, random.Random(0), lambda name: None) is None  # not the cola result instead
 
 
 def test_servers_without_a_pack_get_declines_and_answers_too(tmp_path):

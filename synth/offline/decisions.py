@@ -326,11 +326,14 @@ def add_decline(
 def add_answer(
     messages: list[Message], rng: random.Random, entry_of: Callable[[str], ToolPack | None], opener: str = ""
 ) -> Decision | None:
-    """A follow-up on the latest successful tool result and its answer from that result, appended to
-    ``messages``; None (nothing appended) when the result gives nothing to ask about."""
+    """A follow-up on the latest successful tool result of the latest request and its answer from that
+    result, appended to ``messages``; None (nothing appended) when the request's results give nothing to ask
+    about. An earlier request's result is not asked about: "And the serving size?" after a chocolate bar is
+    about the bar, not the can of cola before it."""
     calls = {c.id: c for m in messages for c in m.tool_calls}
     stated = next((m.content or "" for m in reversed(messages) if m.role == "assistant" and m.content), "")
-    for m in reversed(messages):
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    for m in reversed(messages[last_user + 1 :]):
         call = calls.get(m.tool_call_id or "") if m.role == "tool" else None
         if call is None or (m.content or "").startswith(("Error", "error")):
             continue

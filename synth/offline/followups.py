@@ -81,6 +81,9 @@ def _recall(data: Any, stated: str, echoed: list[Any], rng: random.Random) -> tu
     record = data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else data
     if not isinstance(record, dict):
         return None
+    inner = [v for k, v in record.items() if isinstance(v, dict) and k.lower() not in _META]
+    if len(inner) == 1 and all(not isinstance(v, dict) or v is inner[0] for v in record.values()):
+        record = {k: v for k, v in record.items() if not isinstance(v, dict)} | inner[0]  # {"product": {...}}
     fields = [
         (k, v)
         for k, v in record.items()

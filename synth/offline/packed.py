@@ -464,6 +464,8 @@ class PackAuthor:
                 continue  # given in this request, for another of its steps
             if str(value).lower() in text.lower() or value in self.pointed:
                 continue
+            if internal(self.tools[step], param):  # the model writes it (why it calls): no person says it
+                continue
             self.pointed.append(value)
             said = self._said(self.entry(step), param, value)
             noun = " ".join(language.words(param))
