@@ -169,8 +169,9 @@ def test_golden_hash(tiny_registry, tmp_path):
 
 # generator version 6: splits by each conversation's place (issue 31; the rows are those of version 5)
 # conversations carry "decisions" (ask, decline, answer); 20% of scenarios hold a decline or an answer: issue 28
-GOLDEN = "96a64a43c0a87d25e747d293dd1f648041048369a047d311647a28ece82abbc5"
-# generator version 7: negatives drawn from the context, extras from sibling tools (issue 29)
+# generator version 7: negatives drawn from the context, extras from sibling tools (issue 29); extras only
+# where they fit the tool (same words, a listing's controls on a listing, a sibling about the same thing)
+GOLDEN = "b3cc7b3d2e4cfd7e71da54cf2565a91565b4727c9b6ad65fee2de5d0701c12fa"
 
 
 from synth.packs.template import get_path  # noqa: E402

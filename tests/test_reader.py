@@ -15,7 +15,7 @@ from synth.offline.packed import unpromised
 from synth.pipeline import generate
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec
 from synth.review.queue import read_queue
-from synth.stages.consistency import conflicting_ids, derived_mismatch
+from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
 from synth.stages.reader import DECISIONS, decide, read
 
 REGISTRY = Path(__file__).parents[1] / "registry"
@@ -97,6 +97,45 @@ def test_an_answer_that_says_nothing_of_one_request_drops_it():
     assert dropped == ["turn 1: the answer says nothing of get_order's result"]
     whole = said("A-4512 (the kettle) has shipped. Your other order, B-0099, was delivered.")
     assert read((*messages, whole), SERVER)["dropped_request"] == []
+
+
+def test_an_answer_that_speaks_of_the_result_but_not_of_the_fields_asked_drops_the_request():
+    """The registry's Ping An Bank turn: total assets and shareholders' equity asked, deposits answered."""
+    sheet = {"report_date": "2026-03-31", "total_assets": 5912340000000.0, "shareholders_equity": 513580000000.0}
+    sheet["deposit_liabilities"] = 3745210000000.0
+    messages = (
+        user("What were total assets and shareholders' equity at Ping An Bank (000001) in the latest report?"),
+        call("c1", "get_order", order_id="000001"),
+        result("c1", [sheet]),
+    )
+    off = said("Deposits at 000001 reached 3745210000000 yuan on 2026-03-31.")
+    assert read((*messages, off), SERVER)["dropped_request"] == [
+        "turn 1: the request asks for total_assets, shareholders_equity and the answer gives none"
+    ]
+    right = said("On 2026-03-31: total assets 5,912,340,000,000 yuan, shareholders' equity 513,580,000,000.")
+    assert read((*messages, right), SERVER)["dropped_request"] == []
+    # a field the user gave is not asked for: the answer need not repeat "an albumin of 3"
+    echo = (user("Correct a calcium of 8.4 for a patient albumin of 3."), call("c2", "get_order", order_id="x"))
+    calcium = result("c2", {"corrected_calcium": 9.2, "patient_albumin": 3.0})
+    assert read((*echo, calcium, said("Corrected calcium: 9.2 mg/dL.")), SERVER)["dropped_request"] == []
+
+
+def test_a_conversation_about_two_customers_records_mixes_owners():
+    """The store's defect: the user identified as one customer, and the return made on another's order."""
+    found = call("c1", "get_order", order_id="me@example.com")
+    messages = [
+        user("Return the kettle from #W1; I'm me@example.com."),
+        Message(role="assistant", tool_calls=(ToolCall(id="c1", name="find_user_id_by_email", arguments={}),)),
+        Message(role="tool", tool_call_id="c1", content=json.dumps("jay_thompson_1022")),
+        call("c2", "update_order", order_id="#W1", status="return requested"),
+        result("c2", {"order_id": "#W1", "user_id": "aaron_cordova_7181", "status": "return requested"}),
+    ]
+    assert mixed_owners(messages) == [
+        "user_id 'jay_thompson_1022' (find_user_id_by_email), then 'aaron_cordova_7181' (update_order)"
+    ]
+    own = {"order_id": "#W1", "user_id": "jay_thompson_1022", "status": "return requested"}
+    assert mixed_owners([*messages[:4], result("c2", own)]) == [] and found.tool_calls
+    assert DECISIONS["mixed_owners"] == "reject"
 
 
 def test_asking_the_user_for_a_value_the_model_writes_or_a_tool_returned():

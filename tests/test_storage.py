@@ -32,7 +32,7 @@ runner = CliRunner()
 BEFORE = {
     "conversations.jsonl": "cbe3aa92449b0c0056c48d33c232d73558cbed8da8239d10a59d4bcd975aab45",
     "eval.jsonl": "c2ead0e36aba388185d460092cdf220cfa327b45ce133091e20989d8fcc64b25",
-    "scored.jsonl": "d694c0be2303206e00c77b3892cd4da28b7d3195d380e38e3eb5a44772d5f7f1",
+    "scored.jsonl": "029e570aa4a379729edb1569bef56eebdee4490f9efbfc12c6e2a6a284c4a4ec",
     "scored_decisions.jsonl": "208bbbcab7c02f56f4707d36e1ad216bf5b5a9ef5322c27f8c4213fff83a1ade",
     "teval/instruct_json.json": "0e210272121929edc1d57e183fb71d1512ee367058c3a0031415c8265cd50f05",
     "teval/instruct_str.json": "ece9a8588769d35754eb515276725e57f52fffd79d5b029924793a216b0db003",
@@ -41,7 +41,7 @@ BEFORE = {
     "teval/reason_retrieve_understand_json.json": "b37b645852f7f32e197a96a7a179f28db93ec6e26687e3425457fb28c4c74bb8",
     "teval/reason_str.json": "25983efb3436d16af10a6046383e903d8df5f9783c57ee2945357eceb36a3b74",
     "teval/retrieve_str.json": "bce322656f124e88eab3f8bc036031dd103a02a55ea7dfb5354717c5a481850a",
-    "teval/review_str.json": "b843ccabfd15a487e8b9521523adedf6ee2a64cdb307e3424ae1b084bfebb4a1",
+    "teval/review_str.json": "8372c5b54025745993f26bcaed92a5572a345067d4b9efee2773c4d1bc879399",
     "teval/understand_str.json": "9dd0c1ffdc0b8a10b4413a6186a42623a8f4f2b9d0130a3b11fe4fcfab393117",
     "train.jsonl": "8722f23eb3f3d4db370b941de53078dbd6ae5b92f48318ca1a5790162ab243b5",
     "valid.jsonl": "e2757c4eb276137321b4c021c0fb399625fb2b36588fd75e83e856e030552166",

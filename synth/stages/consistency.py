@@ -5,6 +5,8 @@
 - ``derived_mismatch``: dates and numbers that go together agree: an end is not before its start
   (checkout before checkin), a maximum is not below its minimum, in a call's arguments and in a result.
 - ``limit_mismatches``: a result list holds as many items as the ``limit`` (``page_size``...) its call gave.
+- ``mixed_owners``: the records a conversation reads and changes belong to one person: results name one
+  ``user_id`` (or ``customer_id``), not the identified user's and then another customer's order.
 
 Both read messages only (records or OpenAI chat lines), so the gates, realism.py and the worlds share them.
 """
@@ -128,6 +130,31 @@ def conflicting_ids(messages: Iterable[Any]) -> list[str]:
                     continue
                 out.append(f"{ident[0]} {ident[1]}: {key} {earlier[0]!r} then {value!r} ({earlier[1]}, then {tool})")
     return out
+
+
+_OWNER_KEYS = ("user_id", "customer_id", "userId", "customerId")
+
+
+def mixed_owners(messages: Iterable[Any]) -> list[str]:
+    """The people whose records the results are about (a result's own ``user_id``, or the id a user lookup
+    returned), when there are several: one line, "user_id 'a' (find_user_id_by_email), then 'b' (...)"."""
+    names: dict[str, str] = {}
+    owners: dict[str, str] = {}  # owner -> the first tool that named it
+    for m in (_as_dict(x) for x in messages):
+        for cid, name, _ in _calls(m):
+            names[cid] = name
+        if m.get("role") != "tool":
+            continue
+        tool = names.get(m.get("tool_call_id") or "", "?")
+        data = _parsed(m.get("content"))
+        found = next((data[k] for k in _OWNER_KEYS if isinstance(data, dict) and isinstance(data.get(k), str)), None)
+        if found is None and isinstance(data, str) and "user_id" in tool:
+            found = data
+        if found:
+            owners.setdefault(found, tool)
+    if len(owners) < 2:
+        return []
+    return ["user_id " + ", then ".join(f"{o!r} ({t})" for o, t in owners.items())]
 
 
 def _ordered(low: Any, high: Any) -> bool:

@@ -5,9 +5,13 @@ in the funnel and written to rejected.jsonl with the reason), ``queue`` keeps it
 review queue with the reason, first in the queue.
 
 - dropped_request: a call the user asked for whose result the turn's answer never speaks of (no value
-  of its result or arguments in the answer, and no word of failure), or a turn with calls and no answer.
+  of its result or arguments in the answer, and no word of failure), a result field the request names
+  in words ("total assets and shareholders' equity") whose value the answer never states, or a turn with
+  calls and no answer.
 - conflicting_ids: two results say different things of one record (synth.stages.consistency).
 - derived_mismatch: an end before its start in a call or a result (checkout before checkin).
+- mixed_owners: results about the records of more than one customer (the identified user, then another
+  customer's order), synth.stages.consistency.
 - asks_internal: the assistant asks the user for a value internal to the tool (``internal``: a
   parameter the model writes, such as why it calls) or one the user never had (the answer is a value
   an earlier tool result returned).
@@ -27,13 +31,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from synth.records import Message, ServerSpec, StageFailure, ToolSpec
-from synth.stages.consistency import conflicting_ids, derived_mismatch
+from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
 
 Decision = Literal["reject", "queue"]
 DECISIONS: dict[str, Decision] = {
     "dropped_request": "reject",
     "conflicting_ids": "reject",
     "derived_mismatch": "reject",
+    "mixed_owners": "reject",
     "asks_internal": "reject",
     "unpointed_reuse": "queue",
     "repeated_request": "reject",
@@ -155,15 +160,64 @@ def _covered(answer: str, name: str, args: dict[str, Any], result: str, failed: 
     return any(w in low for w in _words(data)) or any(w in low for w in _words(args))
 
 
+def _fields(value: Any, out: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Every scalar field of a result, however deep: key -> its values (the first 20)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)):
+                _fields(v, out)
+            elif v is not None and not isinstance(v, bool):
+                out.setdefault(k, [])
+                if len(out[k]) < 20:
+                    out[k].append(v)
+    elif isinstance(value, list):
+        for v in value[:50]:
+            _fields(v, out)
+    return out
+
+
+def _asked_fields(request: str, answer: str, result: str) -> list[str]:
+    """Fields of a result that the request names in words ("total assets" for ``total_assets``, "return
+    types" for ``returnType``: two words or more in a row, so "name" or "date" alone never count) of which
+    the answer states no value; a field whose value the user gave (an echo of the request) is left out."""
+    words = re.findall(r"[a-z0-9]+", request.lower().replace("'", ""))
+    said = " " + " ".join(w.rstrip("s") for w in words) + " "
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return []
+    low = re.sub(r"(?<=\d),(?=\d{3})", "", answer.lower())
+    asked = re.sub(r"(?<=\d),(?=\d{3})", "", request.lower())
+    missing = []
+    for key, values in _fields(data, {}).items():
+        parts = [w.rstrip("s") for w in re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key).lower())]
+        if len(parts) < 2 or min(map(len, parts)) < 3 or f" {' '.join(parts)} " not in said:
+            continue
+        shown = [w for v in values for w in _words(v)]  # a float also as a reader writes it: 3 for 3.0, 5912340000000
+        shown += [
+            str(int(v)) if isinstance(v, float) and v.is_integer() else f"{v:g}"
+            for v in values
+            if isinstance(v, (int, float))
+        ]
+        if not any(w in low or w in asked for w in shown):
+            missing.append(key)
+    return missing
+
+
 def dropped(turns_: list[Turn]) -> list[str]:
     out = []
     for number, turn in enumerate(turns_):
         if turn.calls and turn.answer is None:
             out.append(f"turn {number + 1}: {len(turn.calls)} call(s) and no answer")
             continue
+        request = " ".join(turn.user)
         for name, args, result, failed in turn.calls:
-            if turn.answer is not None and not _covered(turn.answer, name, args, result, failed):
+            if turn.answer is None:
+                continue
+            if not _covered(turn.answer, name, args, result, failed):
                 out.append(f"turn {number + 1}: the answer says nothing of {name}'s result")
+            elif not failed and (asked := _asked_fields(request, turn.answer, result)):
+                out.append(f"turn {number + 1}: the request asks for {', '.join(asked)} and the answer gives none")
     return out
 
 
@@ -256,6 +310,7 @@ def read(
         "dropped_request": dropped(split),
         "conflicting_ids": conflicting_ids(conversation),
         "derived_mismatch": derived_mismatch(conversation),
+        "mixed_owners": mixed_owners(conversation),
         "asks_internal": asks_internal(split, server, withheld, list(tools)),
         "unpointed_reuse": unpointed(split),
         "repeated_request": requests,
