@@ -159,7 +159,7 @@ def intent(tool: ToolSpec) -> str:
         clause = _clause(sentence)
         if clause is not None:
             return clause
-    return _name_intent(tool.name)
+    return name_intent(tool.name)
 
 
 def _clause(sentence: str) -> str | None:
@@ -210,7 +210,7 @@ def _how_starts(w: list[str]) -> int:
     )
 
 
-def _name_intent(name: str) -> str:
+def name_intent(name: str) -> str:
     """The tool's name as a clause, for a tool whose description says nothing usable."""
     name_words = [x for x in words(name) if x not in {"tool", "mcp", "api", "controller"}]
     at = next((i for i, x in enumerate(name_words) if _base_verb(x) in VERBS), None)

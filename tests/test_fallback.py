@@ -156,3 +156,32 @@ def test_a_search_of_things_returns_those_things(servers):
 )
 def test_a_requests_intent_is_what_the_tool_does(servers, server, tool, expected):
     assert intent(servers[server].tool(tool)) == expected
+
+
+def test_a_result_that_reports_success_is_said_as_done_not_dumped(servers):
+    """Read in a run of After Effects' server: "Message Applied an effect to a layer in After Effects and
+    completed at 2026-06-01T09:00:14Z." A person says it worked, in the service's words, without the flag
+    and the time of the change; two tools that do the same thing are never one request said twice."""
+    server = servers["@Dakkshin/after-effects-mcp"]
+    for tool in ("apply-effect", "setLayerExpression", "mcp_aftereffects_applyEffect"):
+        for seed in SEEDS:
+            scenario = Scenario(id=f"scn_{tool}_{seed}", index=seed, server=server.id, tools=(tool,), persona="")
+            _, _, trajectory = write(scenario, server, "general", seed)
+            answer = trajectory.messages[-1].content or ""
+            assert not re.search(r"\b(message|status|success|completed at|updated at)\b", answer, re.I), answer
+            assert "T09:" not in answer and answer.strip()
+
+
+def test_tools_that_do_the_same_thing_are_not_asked_for_in_one_scenario():
+    from synth.offline.scenario import Planner
+
+    registry = load_registry(FIXTURES / "fallback")
+    server = next(s for s in registry.servers if s.id == "@Dakkshin/after-effects-mcp")
+    said = {t.name: intent(t) for t in server.tools}
+    registry = registry.model_copy(update={"servers": (server,)})
+    planner = Planner(registry, seed=3)
+    planned = [planner.scenario(i).tools for i in range(600)]
+    assert sum(len(tools) > 1 for tools in planned) > 50
+    for tools in planned:
+        intents = [said[t] for t in tools]
+        assert len(intents) == len(set(intents)), tools

@@ -30,21 +30,21 @@ runner = CliRunner()
 # taken again at GENERATOR_VERSION 7 (issue 29: negatives from the context, T-Eval review wording, eval items'
 # metadata.parallel_calls)
 BEFORE = {
-    "conversations.jsonl": "cbe3aa92449b0c0056c48d33c232d73558cbed8da8239d10a59d4bcd975aab45",
-    "eval.jsonl": "c2ead0e36aba388185d460092cdf220cfa327b45ce133091e20989d8fcc64b25",
-    "scored.jsonl": "029e570aa4a379729edb1569bef56eebdee4490f9efbfc12c6e2a6a284c4a4ec",
-    "scored_decisions.jsonl": "208bbbcab7c02f56f4707d36e1ad216bf5b5a9ef5322c27f8c4213fff83a1ade",
-    "teval/instruct_json.json": "0e210272121929edc1d57e183fb71d1512ee367058c3a0031415c8265cd50f05",
-    "teval/instruct_str.json": "ece9a8588769d35754eb515276725e57f52fffd79d5b029924793a216b0db003",
-    "teval/plan_json.json": "38fc61b7a5834b6a8b1e747460f26d973e5e9b92b2a593872bdb069f8fa56d8d",
-    "teval/plan_str.json": "f8a21a539c2550bebe0352f6f446b64c7755fab144567dd75ed3f2b682ba0a7c",
-    "teval/reason_retrieve_understand_json.json": "b37b645852f7f32e197a96a7a179f28db93ec6e26687e3425457fb28c4c74bb8",
-    "teval/reason_str.json": "25983efb3436d16af10a6046383e903d8df5f9783c57ee2945357eceb36a3b74",
-    "teval/retrieve_str.json": "bce322656f124e88eab3f8bc036031dd103a02a55ea7dfb5354717c5a481850a",
-    "teval/review_str.json": "8372c5b54025745993f26bcaed92a5572a345067d4b9efee2773c4d1bc879399",
-    "teval/understand_str.json": "9dd0c1ffdc0b8a10b4413a6186a42623a8f4f2b9d0130a3b11fe4fcfab393117",
-    "train.jsonl": "8722f23eb3f3d4db370b941de53078dbd6ae5b92f48318ca1a5790162ab243b5",
-    "valid.jsonl": "e2757c4eb276137321b4c021c0fb399625fb2b36588fd75e83e856e030552166",
+    "conversations.jsonl": "5ccb21d52b253e6762f161101b987969cb6d864ef886b3edd0befe1682d9a4b0",
+    "eval.jsonl": "bba9966f25f79aeea39b0bb14560a392c7c92e24216e28a67d173ef9e5d878f1",
+    "scored.jsonl": "3f065c2778f6954788e5e80c83aeb3902ed1fc02bcb16d669b38a2b62cdf128a",
+    "scored_decisions.jsonl": "ccfe9d9c1ec127ac596a7d642c3de595e8051392e39b5cc4041246c1231a6f00",
+    "teval/instruct_json.json": "b6572e2897587a296ae0ed84118c0ac3be28e00520c63ef01af702783bbff189",
+    "teval/instruct_str.json": "5e83c628194264bc3c2646e988b28af4b043fa749febbfc761267269a016b715",
+    "teval/plan_json.json": "3103811071262d439110697410f9aa27ff6f441c036a0c933b235a1e2b6c832b",
+    "teval/plan_str.json": "5169cc5a143d0cd582109fd9c497e6ad0e8ff8b54bf995f9ca4ff4ab91ea6e78",
+    "teval/reason_retrieve_understand_json.json": "3910244e4d87a286645b96feb91de4c0eb12d40deb2274e504e02d289b31e231",
+    "teval/reason_str.json": "f7b1c2bf8f49fc9d475995c4360429ff2960e5a11dd8bccf705f1ed0d479b5bb",
+    "teval/retrieve_str.json": "40128bfa86298b98a007a85052dc9b614036babf298ffb4a0bcabe231cc82cde",
+    "teval/review_str.json": "2f9f33821e983436d4c60501e1b3ed96814fed4593e7d6ec3976c953a613475b",
+    "teval/understand_str.json": "83256a76bce959fecb3564d16416b920a39b1c0ed7e7aa26fcba70fe9bcf698f",
+    "train.jsonl": "44aea70307652f1affc970b6ee96e1f9034d0fbc867236ac789b2e3f09854e98",
+    "valid.jsonl": "ccdd22a0ae4ff4c0fa92967fea8dacbd560844eddedc6f7689c3242b5a0e6c36",
 }
 
 

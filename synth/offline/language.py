@@ -131,7 +131,42 @@ def give(param: str, value: Any, kind: str, rng: random.Random) -> str:
     return rng.choice((f"{v}, please.", f"Let's go with {v}.", f"The {human(param)} is {v}.", f"Use {v}."))
 
 
-_UNITS = {"c": "°C", "pct": "%", "kph": " km/h", "usd": " USD", "bytes": " bytes"}
+_UNITS = {
+    "c": "°C",
+    "f": "°F",
+    "pct": "%",
+    "percent": "%",
+    "kph": " km/h",
+    "mph": " mph",
+    "usd": " USD",
+    "bytes": " bytes",
+    "kb": " KB",
+    "mb": " MB",
+    "gb": " GB",
+    "m": " m",
+    "cm": " cm",
+    "km": " km",
+    "kg": " kg",
+    "ms": " ms",
+}
+_DONE = {"success", "succeeded", "ok", "done", "completed", "complete", "true"}
+
+
+def _bookkeeping(key: str, value: Any) -> bool:
+    """A field nobody relays after an action: a success flag (the answer says it worked), the change's time."""
+    k = key.lower()
+    if k in ("status", "success", "ok", "state") and str(value).lower() in _DONE:
+        return True
+    return k.endswith("_at") or k in ("timestamp", "time", "updated", "created")
+
+
+def _note(result: dict[str, Any]) -> str:
+    """A short message the service wrote about what it did ("Applied the effect to layer 3"), as a sentence."""
+    note = result.get("message")
+    if not isinstance(note, str) or "\n" in note or not 0 < len(note.strip()) <= 160:
+        return ""
+    note = note.strip().rstrip(".!")
+    return note[:1].upper() + note[1:]
 
 
 def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> str:
@@ -140,6 +175,8 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
     The form varies with the call (a hash, not a random stream, so callers need not pass one).
     """
     k = tool_kind(tool)
+    if any(key.lower() in ("status", "success", "ok") and str(v).lower() in _DONE for key, v in result.items()):
+        k = "action"  # a result that reports success is about something done, whatever the tool's name says
     thing = human(noun(tool))
     pick = int(content_hash([tool.name, args], 8), 16)
     lists = [(key, v) for key, v in result.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
@@ -155,9 +192,13 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         )
     if isinstance(result.get("expression"), str) and isinstance(result.get("result"), (int, float)):
         return f"{result['expression']} = {_number(result['result'])}."  # a sum is said as a sum, not as a change
-    facts = _facts(result, 4 if k != "action" else 3, set(args))
+    note = _note(result) if k == "action" else ""
+    skip = set(args) | (
+        {key for key, v in result.items() if _bookkeeping(key, v)} | {"message"} if k == "action" else set()
+    )
+    facts = _facts(result, 4 if k != "action" else 3, skip)
     texts = [v for key, v in result.items() if key not in args and isinstance(v, str) and v.strip()]
-    if facts == "an empty record" and texts:  # a page, a document: its opening, as a person relays it
+    if facts == "an empty record" and texts and k != "action":  # a page, a document: its opening, as a person relays it
         text = " ".join(max(texts, key=len).split())
         return f"Here's how it starts: {text[:240].rsplit(' ', 1)[0] + '...' if len(text) > 240 else text}"
     written = [v for v in texts if "\n" in v]  # a file's content is what was asked for, not only its size
@@ -166,6 +207,12 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
         facts += f'; it reads: "{text[:200].rsplit(" ", 1)[0] + "..." if len(text) > 200 else text}"'
     if k == "action":
         what = human(" ".join(subject(tool))).removesuffix(" request")
+        if facts == "an empty record":  # nothing to relay but that it worked, and what the service said of it
+            if note:
+                return _one(pick, f"Done. {note}.", f"{note}.", f"All set: {note[:1].lower()}{note[1:]}.")
+            return _one(pick, f"Done: the {what} went through.", f"The {what} is done.", "All set, that worked.")
+        if note:
+            return _one(pick, f"Done. {note} ({facts}).", f"{note}: {facts}.")
         return _one(
             pick,
             f"Done. The {what} went through: {facts}.",

@@ -17,6 +17,7 @@ from synth.offline.toolnames import kind, singular
 from synth.offline.values import words
 from synth.packs.model import Pack
 from synth.records import Link, Registry, Scenario, ServerSpec, ToolSpec, content_hash, make_id
+from synth.wording import intent
 
 DECISION_SHARE = 0.2  # scenarios with a decline or an answer-from-context turn (Settings.decisions)
 _ID_WORDS = {"id", "key", "slug", "uuid", "code", "number", "identifier", "ref", "symbol", "ticker"}
@@ -169,7 +170,10 @@ class Planner:
             links = [Link(from_step=0, field=param, to_step=1, param=param)]
         if len(server.tools) > len(tools) and rng.random() < 0.25:
             shared = {p for t in tools for p in t.properties}
-            extras = [t for t in server.tools if t not in tools and shared & set(t.properties)]
+            said = {intent(t) for t in tools}  # two tools that do the same thing would be one request said twice
+            extras = [
+                t for t in server.tools if t not in tools and shared & set(t.properties) and intent(t) not in said
+            ]
             if extras:
                 tools.append(rng.choice(sorted(extras, key=lambda t: t.name)))
         persona_pool = vocab.PERSONAS.get(self.topics[server.id], vocab.PERSONAS["general"])
