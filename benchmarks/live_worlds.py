@@ -20,6 +20,8 @@ Needs the servers installed (examples/servers/install.sh). For each server, ``sy
   each run are marked (synth.live.sandbox.clocked: a file's creation time, which Linux lets no call set, and
   the access or modification time a call made); the sandbox's own seeded times must match exactly
   (``replay_differs`` names the tools whose results did not);
+- ``distinct_calls``: different (tool, arguments) pairs among all calls, and ``duplicates``: scenarios the dedup
+  stage turned away as the same request (how much a server without a pack varies its values);
 - ``machine_leaks``: conversations whose text still holds a temporary folder, the home folder, PATH or the host.
 """
 
@@ -80,6 +82,11 @@ def run(name: str, n: int, out: Path) -> dict:
     server = world(folder)
     report.update(measure(convs, census(server, CENSUS.get(name, []))))
     report.update(replay(server, convs, (since, until)))
+    calls = {json.dumps([c["name"], c["arguments"]], sort_keys=True) for v in convs for m in v["messages"]
+             for c in m.get("tool_calls") or []}  # fmt: skip
+    rejected = list(read_jsonl(target / "rejected.jsonl")) if (target / "rejected.jsonl").exists() else []
+    report["distinct_calls"] = len(calls)
+    report["duplicates"] = sum(r["reason"] == "exact_duplicate" for r in rejected)
     return report
 
 
