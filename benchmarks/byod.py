@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from synth.config import Settings  # noqa: E402
 from synth.derive import derive  # noqa: E402
-from synth.export.audit import audit  # noqa: E402
+from synth.ingest.audit import audit  # noqa: E402
 from synth.pipeline import generate  # noqa: E402
 from synth.rundir import lines, read_jsonl  # noqa: E402
 

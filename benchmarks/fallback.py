@@ -31,11 +31,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from synth.offline import vocab
-from synth.offline.params import documented
-from synth.offline.strings import examples
 from synth.registry import load_registry
 from synth.rundir import CONVERSATIONS, RunDir, read_jsonl
+from synth.simulator import vocab
+from synth.simulator.values.params import documented
+from synth.simulator.values.strings import examples
 
 STOCK = (
     {p.lower() for pool in vocab.QUERIES.values() for p in pool}

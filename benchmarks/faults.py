@@ -30,7 +30,7 @@ from fake_agents import respond, role_of  # noqa: E402
 from openai_server import Faults, OpenAIServer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from synth.cli import app  # noqa: E402
+from synth.cli.app import app  # noqa: E402
 from synth.rundir import read_jsonl  # noqa: E402
 
 runner = CliRunner()

@@ -116,7 +116,7 @@ def one(url: str, server_pid: int, repo: Path, n: int, c: int, latency_ms: float
             [
                 sys.executable,
                 "-m",
-                "synth.cli",
+                "synth.cli.app",
                 "generate",
                 "--servers",
                 str(ROOT / "registry"),

@@ -41,7 +41,7 @@ def _seconds(clock: str) -> float:
 
 def _synth() -> list[str]:
     script = Path(sys.executable).with_name("synth")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "synth.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "synth.cli.app"]
 
 
 def one(servers: str, n: int, seed: int, out: Path) -> dict:

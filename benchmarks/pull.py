@@ -59,7 +59,7 @@ def check(out: Path, bodies: dict[str, bytes]) -> dict[str, object]:
 def generate(folder: Path, n: int, run: Path) -> dict[str, object]:
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "generate", "--servers", str(folder), "-n", str(n), "--out", str(run)],
+        [sys.executable, "-m", "synth.cli.app", "generate", "--servers", str(folder), "-n", str(n), "--out", str(run)],
         check=False,
         capture_output=True,
         text=True,
@@ -100,7 +100,17 @@ def main() -> None:
         out = args.out or Path(tmp) / "pulled"
         start = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "synth.cli", "registry", "pull", "--base-url", server.base_url, "--out", str(out)],
+            [
+                sys.executable,
+                "-m",
+                "synth.cli.app",
+                "registry",
+                "pull",
+                "--base-url",
+                server.base_url,
+                "--out",
+                str(out),
+            ],
             check=False,
             capture_output=True,
             text=True,

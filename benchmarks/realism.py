@@ -1,4 +1,4 @@
-"""Print how real a run's data reads (synth.realism) as JSON.
+"""Print how real a run's data reads (synth.export.card.realism) as JSON.
 
 python benchmarks/realism.py outputs/my-run [--registry registry/]
 """
@@ -9,8 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
-from synth.realism import __doc__ as ROWS
-from synth.realism import report
+from synth.export.card.realism import __doc__ as ROWS
+from synth.export.card.realism import report
 
 
 def main() -> None:

@@ -40,7 +40,7 @@ def synth(*args: str) -> subprocess.Popen:
     if args[0] == "generate":
         args = (*args, *LLM)
     return subprocess.Popen(
-        [sys.executable, "-m", "synth.cli", *args],
+        [sys.executable, "-m", "synth.cli.app", *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -61,7 +61,7 @@ async def session_numbers(db: Path, calls: int, writes: int, port: int | None = 
             reads.append(("get_product_details", {"product_id": products[i % len(products)]}))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH", "VIRTUAL_ENV")}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "synth.cli", "serve", "store", "--db", str(db)], env=env
+        command=sys.executable, args=["-m", "synth.cli.app", "serve", "store", "--db", str(db)], env=env
     )
     async with contextlib.AsyncExitStack() as stack:
         target: object = params
@@ -117,7 +117,7 @@ def http_numbers(db: Path, calls: int, writes: int) -> dict:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "synth.cli", "serve", "store", "--db", str(db), "--http", str(port)],
+        [sys.executable, "-m", "synth.cli.app", "serve", "store", "--db", str(db), "--http", str(port)],
         stderr=subprocess.DEVNULL,
     )
     try:
@@ -139,9 +139,9 @@ def scenario_numbers(folder: Path, n: int) -> dict:
     import shutil
 
     from synth.config import Settings
-    from synth.export.store_replay import WRITES
     from synth.pipeline import generate
     from synth.rundir import read_jsonl
+    from synth.tasks.replay import WRITES
 
     root = Path(__file__).parents[1] / "registry"
     reg = folder / "shop"

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import ConfigError
-from synth.export.formats import FORMATS, read
-from synth.export.samples import Sample
 from synth.export.scored import available_tools, scored_line
 from synth.export.teval import TevalWriter
+from synth.ingest.formats import FORMATS, read
+from synth.ingest.samples import Sample
 from synth.records import (
     Conversation,
     Plan,

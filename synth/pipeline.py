@@ -21,22 +21,22 @@ from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
 from synth.export.rows import conversation_rows
-from synth.export.tasks import TASKS, TaskWriter
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor, offline_runtime
-from synth.offline.replay import replayer
-from synth.offline.runplan import open_run
-from synth.offline.scenario import Planner, rng_for
 from synth.packs.load import Packs
 from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id, moves
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
 from synth.rundir import FILES, RunDir
 from synth.runtime.base import ToolRuntime
+from synth.runtime.replay import replayer
+from synth.scenarios.planner import Planner, rng_for
+from synth.scenarios.runplan import open_run
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
+from synth.tasks.write import TASKS, TaskWriter
 
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool

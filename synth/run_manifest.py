@@ -39,7 +39,7 @@ SPLITS = ("train", "valid", "test")
 # one grounding definition (synth.facts.Evidence) for the gates and the label reasons; offline values keep
 # to the pattern, minItems, bounds and integer type of their schema (found by tests/test_properties.py);
 # past the eighth round over the tools, the planner passes over first-request kinds whose distinct
-# texts a pack has used up (synth.offline.episodes.Capacity), and offline runs go on past 2n + 20
+# texts a pack has used up (synth.scenarios.episodes.Capacity), and offline runs go on past 2n + 20
 # scenarios while still productive (synth.pipeline.WINDOW).
 # 5 = the reader gates (synth.stages.reader: dropped requests, conflicting ids, derived dates, values asked
 # that the user never had, unpointed reuse, repeats, success claimed after an error) reject or queue a

@@ -31,13 +31,13 @@ from synth import rundir
 from synth.config import Settings
 from synth.errors import ConfigError, RunFolderError
 from synth.llm.base import ChatResponse, request_report
-from synth.offline.scenario import Planner
 from synth.packs.load import usable_packs
 from synth.pipeline import consume, generate
 from synth.records import Scenario, StageFailure, Written, conversation_id
 from synth.registry import load_registry
 from synth.run_manifest import GENERATOR_VERSION
 from synth.rundir import RunDir, read_json, write_atomic, write_json
+from synth.scenarios.planner import Planner
 from synth.stages.dedup import Dedup
 
 STREAM = "shard.jsonl.gz"  # per scenario of the slice, in index order

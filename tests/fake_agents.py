@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 from synth.offline.language import intent
-from synth.offline.simulate import simulate
-from synth.offline.values import Context, human, make_value
 from synth.records import ToolSpec, content_hash
+from synth.simulator.results.simulate import simulate
+from synth.simulator.values.values import Context, human, make_value
 
 ROLE_OF = {
     "query generator": "query",

@@ -15,7 +15,7 @@ import pytest
 from openai_server import OpenAIServer
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
 from synth.pipeline import generate
 from synth.rundir import read_jsonl

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fake_agents import respond
 
-from synth.agents.roles import ROLES, Refined
-from synth.config import Settings
+from synth.agents.roles import Refined
+from synth.config import ROLES, Settings
 from synth.llm.base import ChatRequest, ChatResponse
 from synth.llm.scripted import ScriptedBackend
 from synth.llm.structured import ask, extract_json

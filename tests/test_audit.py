@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from synth.config import Settings
-from synth.export.audit import audit
-from synth.export.card import render
+from synth.export.card.build import render
+from synth.ingest.audit import audit
 from synth.pipeline import generate
 
 ROOT = Path(__file__).parents[1]
@@ -98,7 +98,9 @@ def test_audit_counts_what_is_wrong_and_points_at_the_worst_lines(tmp_path):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synth.cli", "audit", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "synth.cli.app", "audit", *args], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 def test_audit_cli_table_json_and_thresholds(tmp_path):

@@ -12,7 +12,7 @@ import yaml
 from huggingface_hub import DatasetCard
 
 from synth.config import Settings
-from synth.export.card import HEADER_ORDER, TEMPLATE, render
+from synth.export.card.build import HEADER_ORDER, TEMPLATE, render
 from synth.pipeline import generate
 
 ROOT = Path(__file__).parents[1]
@@ -27,9 +27,9 @@ def run(tiny_registry: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_template_ships_in_the_package():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    assert "synth.export" in data["packages"]
-    rel = TEMPLATE.relative_to(ROOT / "synth" / "export").as_posix()
-    assert any(fnmatch(rel, glob) for glob in data["package-data"]["synth.export"])
+    assert "synth.export.card" in data["packages"]
+    rel = TEMPLATE.relative_to(ROOT / "synth" / "export" / "card").as_posix()
+    assert any(fnmatch(rel, glob) for glob in data["package-data"]["synth.export.card"])
 
 
 @pytest.mark.parametrize("name", ['Tools: a "quoted" name', "- looks like a list", "Zürich #1 {x}", "yes"])

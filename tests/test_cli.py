@@ -7,7 +7,7 @@ import shutil
 
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 
 runner = CliRunner()
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
-from synth.export.card import write_card
+from synth.export.card.build import write_card
+from synth.export.card.realism import report
 from synth.offline.decisions import POOLS, Declined, add_answer, decline_reply, declines_for
 from synth.pipeline import generate
-from synth.realism import report
 from synth.records import DECISIONS, Decision, Message, ToolCall, Trajectory
 from synth.registry import load_registry
 from synth.rundir import read_jsonl

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from synth.config import Settings
-from synth.export.card import write_card
+from synth.export.card.build import write_card
 from synth.pipeline import generate
 from synth.rundir import read_jsonl
 from synth.stages.dedup import Dedup

@@ -51,7 +51,7 @@ def test_derive_gives_the_generators_own_eval_items_and_reports_invented_values(
     source = tmp_path / "logs.jsonl"
     source.write_text("".join(json.dumps(x) + "\n" for x in [*chat, bad]) + "not json\n")
     done = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "derive", str(source), "--out", str(tmp_path / "d"), "--seed", "5"],
+        [sys.executable, "-m", "synth.cli.app", "derive", str(source), "--out", str(tmp_path / "d"), "--seed", "5"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -94,7 +94,7 @@ def test_derive_gives_the_generators_own_eval_items_and_reports_invented_values(
     assert report["scored_from_calls"] == report["tool_calls"] - 1 and "pass the gates" in report["scored_note"]
     assert (tmp_path / "d" / "teval" / "plan_json.json").exists()
     strict = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "derive", str(source), "--out", str(tmp_path / "s"), "--strict"],
+        [sys.executable, "-m", "synth.cli.app", "derive", str(source), "--out", str(tmp_path / "s"), "--strict"],
         cwd=ROOT,
         capture_output=True,
         text=True,

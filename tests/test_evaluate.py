@@ -156,9 +156,9 @@ def test_judge_report_counts_by_hand():
 
 
 def synth_cli(*args: object, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m synth.cli ARGS`` from the repository, without this shell's OPENAI_* variables."""
+    """``python -m synth.cli.app ARGS`` from the repository, without this shell's OPENAI_* variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    command = [sys.executable, "-m", "synth.cli", *map(str, args)]
+    command = [sys.executable, "-m", "synth.cli.app", *map(str, args)]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -13,7 +13,7 @@ from fake_agents import respond
 from openai_server import OpenAIServer
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 
 runner = CliRunner()
 KEY = "sk-test-right-key-5d1e"
@@ -133,7 +133,7 @@ def test_ctrl_c_says_what_happened_and_how_to_finish(tiny_registry, tmp_path):
         args = ["generate", "--servers", tiny_registry, "--out", out, "--n", 400, "--base-url", server.base_url]
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "synth.cli", *map(str, args), "--model", "m"],
+            [sys.executable, "-m", "synth.cli.app", *map(str, args), "--model", "m"],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from synth.offline.params import arg_docs, documented
 from synth.offline.writer import write
 from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
+from synth.simulator.values.params import arg_docs, documented
 from synth.wording import intent
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 
 runner = CliRunner()
 

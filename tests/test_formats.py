@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from synth.derive import derive
-from synth.export.formats import read
+from synth.ingest.formats import read
 
 ORDER = {
     "name": "get_order_details",
@@ -168,7 +168,7 @@ def test_one_file_may_mix_formats_and_bad_lines_are_counted(tmp_path):
 
 
 def test_an_unusable_tool_definition_is_reported_not_fatal(tmp_path):
-    from synth.export.audit import audit
+    from synth.ingest.audit import audit
 
     row = {
         "messages": [

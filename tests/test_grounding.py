@@ -9,7 +9,7 @@ from synth.facts import Evidence
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec
 from synth.stages import gates
 from synth.stages.candidates import Ctx, nodes_of, tool_info
-from synth.stages.context import Context
+from synth.stages.context import Scalars
 
 RESULT = {
     "orders": [
@@ -151,7 +151,7 @@ def test_gates_grader_and_audit_read_one_definition():
             f"{k}={v}" for k, v in call.arguments.items() if k in wrong
         ]
         info = tool_info(server.tool("ship"))
-        ctx = Ctx(info, (), call, Evidence(HISTORY), nodes_of(info, call.arguments), Context(HISTORY))
+        ctx = Ctx(info, (), call, Evidence(HISTORY), nodes_of(info, call.arguments), Scalars(HISTORY))
         reasons = {n.label: ctx.wanted(n) for n in ctx.nodes}
         assert reasons["units"] == "the user asked for 1000 units"
         assert reasons["id"] == ("the request calls for 43" if wrong else "the list_orders result gave 42")

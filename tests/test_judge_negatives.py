@@ -1,6 +1,6 @@
 """Negatives a judge must read for (issue 29), measured on a run of the shipped registry: wrong values mostly
 drawn from the conversation, extra parameters borrowed from the server's own tools, and T-Eval review
-responses whose wording alone does not give the label away (synth.realism measures all three)."""
+responses whose wording alone does not give the label away (synth.export.card.realism measures all three)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from synth.config import Settings
+from synth.export.card.realism import CUES, negatives, review
 from synth.pipeline import generate
-from synth.realism import CUES, negatives, review
 from synth.registry import load_registry
 from synth.rundir import read_jsonl, teval_rows
 from synth.stages.names import EXTRAS

@@ -4,15 +4,16 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 
 0. records  synth (the package root), synth.errors, synth.records: the records every stage passes on
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
-            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder;
-            its parts in synth.runfiles), synth.live (the MCP client: the only module importing the SDK's
-            client side),
+            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder and
+            its parts), synth.live (the MCP client: the only module importing the SDK's client side),
             synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth),
             synth.retry (the one retry policy, shared by model endpoints and registry APIs)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
-3. stages   synth.stages, synth.packs: pure functions from records to records (gates, inject, dedup)
-4. export   synth.export, synth.realism: the run's files in other tools' shapes, and what the card
-            says about them
+3. stages   synth.stages, synth.packs: pure functions from records to records (gates, inject, dedup);
+            synth.simulator (argument values and tool results with no server), synth.scenarios (the
+            planner every author uses), synth.ingest (reading other people's files), synth.tasks (the
+            store's MCPMark-style tasks)
+4. export   synth.export: the run's files in other tools' shapes, and the card (synth.export.card)
 5. authors  synth.offline, synth.agents, synth.runtime: who writes a conversation (the offline author
             or LLM agents) and the tool runtimes they call. They sit above stages and export because
             they call the gates and speak the export message format; nothing below them may know
@@ -22,7 +23,8 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 7. apps     synth.pipeline (the orchestrator; the manifest it writes in synth.run_manifest), synth.derive,
             synth.evaluate, synth.hub, synth.summary, synth.shards and synth.ray_shards (a run in slices,
             merged through the orchestrator's loop)
-8. cli      synth.cli and its command modules synth.cli_* (synth.cli_common: what they share)
+8. cli      synth.cli: the app (synth.cli.app) and one module per command group (synth.cli.common: what
+            they share)
 
 Every import counts, function-level and TYPE_CHECKING ones included: a lazy import hides a cycle
 from the interpreter, not from the design. A unit is a top-level package (synth.stages) or module
@@ -49,14 +51,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "synth.wording",
         "synth.messages",
         "synth.rundir",
-        "synth.runfiles",
         "synth.live",
         "synth.store",
         "synth.retry",
     ),
     ("synth.llm",),
-    ("synth.stages", "synth.packs"),
-    ("synth.export", "synth.realism"),
+    ("synth.stages", "synth.packs", "synth.simulator", "synth.scenarios", "synth.ingest", "synth.tasks"),
+    ("synth.export",),
     ("synth.offline", "synth.agents", "synth.runtime"),
     ("synth.review",),
     (
@@ -69,19 +70,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "synth.shards",
         "synth.ray_shards",
     ),
-    (
-        "synth.cli",
-        "synth.cli_common",
-        "synth.cli_generate",
-        "synth.cli_registry",
-        "synth.cli_eval",
-        "synth.cli_audit",
-        "synth.cli_pack",
-        "synth.cli_publish",
-        "synth.cli_serve",
-        "synth.cli_tasks",
-        "synth.cli_shards",
-    ),
+    ("synth.cli",),
 )
 # Known imports that go upward or close a package cycle, each owned by someone who will remove it.
 # They are left out of both checks; an entry whose import is gone fails the test, so the list only shrinks.

@@ -14,7 +14,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
 from synth.errors import ConfigError, LiveError
 from synth.live.client import Limits, connect, result_text

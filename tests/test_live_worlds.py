@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.errors import LiveError
+from synth.ingest.importer import describe
 from synth.live.client import Limits
-from synth.live.importer import describe
 from synth.live.pool import Pool
 from synth.live.sandbox import leaks
 from synth.records import Connection
@@ -256,9 +256,9 @@ def test_a_server_without_a_pack_gets_values_that_vary_and_paths_its_world_holds
     import random
 
     from synth.live.sandbox import world_paths
-    from synth.offline.context import Context
-    from synth.offline.strings import string_value
     from synth.records import Sandbox
+    from synth.simulator.values.context import Context
+    from synth.simulator.values.strings import string_value
 
     zone = "IANA timezone name (e.g., 'America/New_York', 'Europe/London')."
     zones = {string_value("timezone", {"type": "string"}, zone, Context(rng=random.Random(i)))[0] for i in range(40)}

@@ -30,7 +30,7 @@ OUTPUTS = (*FILES, "manifest.json")
 def synth(*args: str, env_extra: dict[str, str] | None = None, wait: bool = True, timeout: float = 240):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env.update({"SYNTH_TEST_KEY": KEY, **(env_extra or {})})
-    cmd = [sys.executable, "-m", "synth.cli", "generate", *args]
+    cmd = [sys.executable, "-m", "synth.cli.app", "generate", *args]
     if not wait:
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
@@ -140,7 +140,7 @@ def test_a_second_identical_run_sends_nothing_for_the_data_and_writes_the_same_b
     assert "spend (this process)" in done.stdout
     stats = json.loads(
         subprocess.run(
-            [sys.executable, "-m", "synth.cli", "cache", "stats", str(out)],
+            [sys.executable, "-m", "synth.cli.app", "cache", "stats", str(out)],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -213,7 +213,7 @@ def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
 def test_resume_without_a_cache_is_a_clear_error(server, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     done = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
+        [sys.executable, "-m", "synth.cli.app", "generate", *llm_args(server, tmp_path / "none"), "--resume"],
         cwd=ROOT,
         env={**env, "SYNTH_TEST_KEY": KEY},
         capture_output=True,
@@ -230,12 +230,12 @@ def test_dry_run_estimates_and_sends_nothing(server, tmp_path):
 
 
 def test_the_dry_run_prices_the_scenarios_the_run_makes(clean_run):
-    """--dry-run and generate share one setup (synth.offline.runplan.open_run: registry, packs, planner), so
+    """--dry-run and generate share one setup (synth.scenarios.runplan.open_run: registry, packs, planner), so
     every scenario the run wrote is the one the dry run priced at that index, packs and turns included."""
     from synth.agents.estimate import planned
     from synth.config import Settings
-    from synth.offline.runplan import open_run
     from synth.records import Conversation
+    from synth.scenarios.runplan import open_run
 
     out, _ = clean_run
     # scenario i depends on (registry, packs, seed, i) alone: a larger n prices the run's scenarios and more

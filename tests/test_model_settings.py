@@ -12,7 +12,7 @@ from openai_server import OpenAIServer
 from test_pack_build import ROOT, responder, run
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.llm.openai_wire import ADVICE
 
 COMMANDS = (("generate",), ("pack", "build"), ("eval",))
@@ -57,9 +57,9 @@ def test_pack_build_waits_as_long_as_it_is_told(tmp_path: Path):
 def test_an_endpoint_slower_than_the_default_timeout_gets_its_packs_within_the_configured_one(tmp_path, monkeypatch):
     """The default scaled down (300 s to 1 s) so the test is quick: without a setting the build gives up on a
     2.5 s endpoint; with --timeout or [llm] timeout above that, it gets every pack."""
-    import synth.cli_pack
+    import synth.cli.pack
 
-    monkeypatch.setattr(synth.cli_pack, "PACK_TIMEOUT", 1.0)
+    monkeypatch.setattr(synth.cli.pack, "PACK_TIMEOUT", 1.0)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SYNTH_TEST_KEY", "sk-test")
     reg = tmp_path / "reg"

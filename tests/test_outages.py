@@ -14,7 +14,7 @@ from fake_agents import respond
 from openai_server import Faults, OpenAIServer, echo_responder
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
 from synth.errors import BackendError, EndpointDown
 from synth.llm.base import ChatRequest

@@ -58,7 +58,7 @@ def run(*args: str, base_url: str) -> subprocess.CompletedProcess:
         [
             sys.executable,
             "-m",
-            "synth.cli",
+            "synth.cli.app",
             "pack",
             *args,
             "--base-url",
@@ -107,7 +107,7 @@ def test_pack_build_writes_checks_and_resumes(tmp_path: Path):
         if path.is_file():
             assert b"sk-test-pack-build-secret" not in path.read_bytes()
     checked = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "pack", "check", str(reg), "--errors-only"],
+        [sys.executable, "-m", "synth.cli.app", "pack", "check", str(reg), "--errors-only"],
         cwd=ROOT,
         capture_output=True,
         text=True,

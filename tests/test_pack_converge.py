@@ -13,7 +13,7 @@ from openai_server import OpenAIServer
 from test_pack_build import ROOT, run
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.packs.load import load_packs
 from synth.packs.rules import RULES
 from synth.rundir import RunDir, read_jsonl
@@ -83,7 +83,7 @@ def test_generate_builds_the_missing_packs_first_then_writes_offline(tmp_path: P
     reg = _registry(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     with OpenAIServer(lambda r: _answer("first" if len(r["messages"]) == 2 else "reask")) as server:
-        base = [sys.executable, "-m", "synth.cli", "generate", "--servers", str(reg), "--model", "gpt-4.1-mini"]
+        base = [sys.executable, "-m", "synth.cli.app", "generate", "--servers", str(reg), "--model", "gpt-4.1-mini"]
         base += ["--base-url", server.base_url, "-n", "30", "--out", str(tmp_path / "run")]
         dry = subprocess.run([*base, "--dry-run"], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert dry.returncode == 0, dry.stderr

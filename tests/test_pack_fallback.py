@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.rundir import RunDir, read_jsonl
 
 ROOT = Path(__file__).parents[1]

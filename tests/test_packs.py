@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
 from synth.packs.check import check_pack
 from synth.packs.load import load_packs, usable_packs

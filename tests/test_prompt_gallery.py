@@ -22,7 +22,7 @@ from synth.agents.people import person
 from synth.agents.roles import Detail, Draft, UserReply, Verdict
 from synth.config import Settings
 from synth.llm.base import ChatRequest
-from synth.offline.runplan import RunPlan, open_run
+from synth.scenarios.runplan import RunPlan, open_run
 
 ROOT = Path(__file__).parents[1]
 GALLERY = ROOT / "tests" / "fixtures" / "prompt_gallery.json"

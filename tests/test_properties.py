@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from synth.grade import classify, same_value, schema_validator
-from synth.offline.values import Context, make_value
 from synth.records import Message, ToolCall, ToolSpec
 from synth.registry.normalize import normalize_schema
+from synth.simulator.values.values import Context, make_value
 from synth.stages.gates import schema_error
 from synth.stages.inject import inject_call
 

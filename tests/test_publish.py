@@ -14,11 +14,11 @@ import yaml
 from conftest import content
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
-from synth.export.card import read_header
+from synth.export.card.build import read_header
+from synth.export.card.plots import PLOTS
 from synth.export.hf import dataset_dict
-from synth.export.plots import PLOTS
 from synth.export.repo import export, hub_files
 from synth.hub import push
 from synth.pipeline import generate
@@ -399,7 +399,7 @@ def test_push_without_a_run_folder_says_so(tmp_path):
 
 def test_the_card_says_why_a_huge_enum_is_repeated_on_every_line(tmp_path):
     from synth.config import Settings
-    from synth.export.card import write_card
+    from synth.export.card.build import write_card
     from synth.pipeline import generate
 
     registry = tmp_path / "reg"
@@ -457,7 +457,7 @@ def test_the_card_is_written_without_importing_datasets(run, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(run, copy)
     code = (
-        "import sys; from pathlib import Path; from synth.export.card import write_card; "
+        "import sys; from pathlib import Path; from synth.export.card.build import write_card; "
         f"write_card(Path({str(copy)!r})); "
         "assert 'datasets' not in sys.modules, 'the card imported datasets'"
     )

@@ -19,7 +19,7 @@ import pytest
 from smithery_server import SmitheryServer
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.errors import RegistryError
 from synth.registry import load_registry
 from synth.registry.pull import PullReport, assign_files, file_stem, pull, with_pulled

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from synth.config import Settings
-from synth.export.card import write_card
+from synth.export.card.build import write_card
 from synth.offline.packed import unpromised
 from synth.pipeline import generate
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec

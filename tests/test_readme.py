@@ -69,7 +69,7 @@ def walked(tmp_path_factory) -> Path:
         for words in commands:
             if ENDPOINT in words:
                 words = [server.base_url if w == ENDPOINT else w for w in words] + ["--api-key-env", "SYNTH_TEST_KEY"]
-            command = [sys.executable, "-m", "synth.cli", *words[1:]]
+            command = [sys.executable, "-m", "synth.cli.app", *words[1:]]
             done = subprocess.run(command, cwd=here, env=env, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, f"{shlex.join(words)}\n{done.stdout}\n{done.stderr}"
     return here

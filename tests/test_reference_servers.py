@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.facts.evidence import Evidence
 from synth.live.pool import Pool
 from synth.live.sandbox import clocked, leaks

@@ -17,9 +17,8 @@ from fake_agents import respond, role_of
 from rich.console import Console
 from typer.testing import CliRunner
 
-from synth.agents.roles import ROLES
-from synth.cli import app
-from synth.config import Settings
+from synth.cli.app import app
+from synth.config import ROLES, Settings
 from synth.llm.scripted import ScriptedBackend
 from synth.pipeline import FILES, generate
 from synth.records import LABELS, Conversation

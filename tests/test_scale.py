@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 from synth.config import Settings
-from synth.offline.episodes import FREE, ROOM, Capacity, feeds_of
-from synth.offline.scenario import Planner
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.pipeline import PRODUCTIVE, generate
 from synth.registry import load_registry
 from synth.rundir import ToolTable
+from synth.scenarios.episodes import FREE, ROOM, Capacity, feeds_of
+from synth.scenarios.planner import Planner
 from synth.stages.dedup import Dedup, _Table
 
 ROOT = Path(__file__).parents[1]

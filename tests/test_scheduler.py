@@ -14,17 +14,16 @@ from openai_server import OpenAIServer
 
 from synth.agents.author import LLMAuthor
 from synth.agents.engine import Scheduler
-from synth.agents.roles import ROLES
-from synth.config import Settings
+from synth.config import ROLES, Settings
 from synth.export.chat import ToolNames
 from synth.llm.base import PRIORITY
 from synth.llm.factory import open_backends
 from synth.llm.limits import AIMDLimiter
 from synth.llm.scripted import ScriptedBackend
-from synth.offline.scenario import Planner
 from synth.pipeline import FILES, generate, offered_tools
 from synth.registry import load_registry
 from synth.rundir import stored
+from synth.scenarios.planner import Planner
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 

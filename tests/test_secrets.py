@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 
 ROOT = Path(__file__).parents[1]
 SNOOP = Path(__file__).parent / "servers" / "snoop.py"
@@ -59,7 +59,7 @@ def registry(
 def run(reg: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HF_"))}
     env.update({"OPENAI_API_KEY": OPENAI_KEY, "HF_TOKEN": HF_KEY, "SYNTH_TEST_KEY": OWN_KEY})
-    cmd = [sys.executable, "-m", "synth.cli", "generate", "--servers", str(reg), "--out", str(out), "--n", "3"]
+    cmd = [sys.executable, "-m", "synth.cli.app", "generate", "--servers", str(reg), "--out", str(out), "--n", "3"]
     cmd += ["--backend", "offline", "--execute", "live", "--allow-exec", "--api-key-env", "SYNTH_TEST_KEY", *extra]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 

@@ -16,7 +16,7 @@ import pytest
 
 from synth.config import Settings
 from synth.errors import ConfigError, RunFolderError
-from synth.export.card import write_card
+from synth.export.card.build import write_card
 from synth.pipeline import generate
 from synth.shards import SHARD, STREAM, ShardShort, merge, run_shard
 
@@ -142,7 +142,7 @@ def test_a_shard_is_never_written_over_a_run(single, tmp_path):
 def test_cli_shards_and_merge(single, tmp_path):
     def synth(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "synth.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+            [sys.executable, "-m", "synth.cli.app", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
         )
 
     common = ("generate", "--servers", str(REGISTRY), "--n", "36", "--seed", "5", "--shards", "2")
@@ -176,7 +176,7 @@ def test_llm_shards_merge_to_the_single_run(tmp_path):
             [
                 sys.executable,
                 "-m",
-                "synth.cli",
+                "synth.cli.app",
                 "merge",
                 str(tmp_path / "s0"),
                 str(tmp_path / "s1"),

@@ -10,11 +10,11 @@ import anyio
 import pytest
 
 from synth.config import Settings
-from synth.export.store_replay import WRITES  # the store's writes (tests/test_store.py checks the tool list)
 from synth.live.client import Limits, connect, result_text
 from synth.pipeline import generate
 from synth.records import Connection
 from synth.rundir import read_jsonl, stored
+from synth.tasks.replay import WRITES  # the store's writes (tests/test_store.py checks the tool list)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_store_conversations_follow_the_policy(store_run):
 
 async def _replay(calls: list[tuple[str, dict]], folder: Path) -> list[str]:
     """The calls on a real ``synth serve store`` process over stdio, in a fresh folder (a fresh seed-0 store)."""
-    connection = Connection(type="stdio", command=sys.executable, args=("-m", "synth.cli", "serve", "store"))
+    connection = Connection(type="stdio", command=sys.executable, args=("-m", "synth.cli.app", "serve", "store"))
     async with connect(connection, "store", Limits(30, 30), cwd=str(folder)) as session:
         return [result_text(await session.call(name, args)) for name, args in calls]
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from synth.offline.simulate import simulate
-from synth.offline.values import Context
 from synth.records import ToolSpec, content_hash
+from synth.simulator.results.simulate import simulate
+from synth.simulator.values.values import Context
 
 
 def tool(name: str, description: str, properties: dict, required: list[str] | None = None) -> ToolSpec:

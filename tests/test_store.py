@@ -185,7 +185,7 @@ def test_shipped_registry_entry_is_what_the_server_serves() -> None:
 def test_the_entry_flag_rewrites_the_shipped_entry(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from synth.cli import app
+    from synth.cli.app import app
 
     done = CliRunner().invoke(app, ["serve", "store", "--entry", str(tmp_path / "entry.json")])
     assert done.exit_code == 0, done.output
@@ -196,7 +196,7 @@ def test_the_entry_flag_rewrites_the_shipped_entry(tmp_path: Path) -> None:
 def test_serve_store_on_a_file_that_is_no_store_says_so(tmp_path: Path, kind: str) -> None:
     from typer.testing import CliRunner
 
-    from synth.cli import app
+    from synth.cli.app import app
 
     path = tmp_path / "shop.db"
     if kind == "text":
@@ -693,7 +693,7 @@ def test_stdio_server_subprocess(seed0: Path, tmp_path: Path) -> None:
     email = query(seed0, "SELECT email FROM users ORDER BY user_id LIMIT 1")[0][0]
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "synth.cli", "serve", "store", "--db", "store.db"],
+        args=["-m", "synth.cli.app", "serve", "store", "--db", "store.db"],
         env=_env(),
         cwd=str(tmp_path),
     )
@@ -716,7 +716,7 @@ def test_http_server_subprocess_creates_its_database(seed0: Path, tmp_path: Path
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "synth.cli", "serve", "store", "--db", "new.db", "--seed", "0", "--http", str(port)],
+        [sys.executable, "-m", "synth.cli.app", "serve", "store", "--db", "new.db", "--seed", "0", "--http", str(port)],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

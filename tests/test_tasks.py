@@ -19,9 +19,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
-from synth.export.tasks import (
+from synth.pipeline import generate
+from synth.records import Connection, Conversation
+from synth.registry import load_registry
+from synth.rundir import read_jsonl
+from synth.tasks.write import (
     READS,
     TASKS,
     WRITES,
@@ -32,10 +36,6 @@ from synth.export.tasks import (
     store_seed,
     task_folders,
 )
-from synth.pipeline import generate
-from synth.records import Connection, Conversation
-from synth.registry import load_registry
-from synth.rundir import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 MCPMARK_KEYS = [
@@ -55,11 +55,16 @@ MCPMARK_KEYS = [
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped store entry and pack, started as `python -m synth.cli serve store` (no `synth` on PATH needed)."""
+    """The shipped store entry and pack, started as `python -m synth.cli.app serve store` (no `synth` on PATH)."""
     folder = tmp_path_factory.mktemp("registry")
     entry = json.loads((ROOT / "registry" / "synth__store.json").read_text(encoding="utf-8"))
     entry["connections"] = [
-        {"type": "stdio", "command": sys.executable, "args": ["-m", "synth.cli", "serve", "store"], "stateful": True}
+        {
+            "type": "stdio",
+            "command": sys.executable,
+            "args": ["-m", "synth.cli.app", "serve", "store"],
+            "stateful": True,
+        }
     ]
     (folder / "synth__store.json").write_text(json.dumps(entry), encoding="utf-8")
     (folder / "packs").mkdir()
@@ -274,7 +279,7 @@ def test_a_wrong_verify_makes_the_check_fail(run: Path, tmp_path: Path) -> None:
 
 
 def test_the_card_and_the_hub_export_carry_the_tasks(run: Path, tmp_path: Path) -> None:
-    from synth.export.card import render
+    from synth.export.card.build import render
     from synth.export.repo import copy_tasks, hub_files
 
     card = render(run)
@@ -296,7 +301,9 @@ def test_only_stores_started_from_their_seed_make_tasks() -> None:
     assert store_seed(store("--seed", "7")) == 7 and store_seed(store("--seed=3")) == 3
     assert (
         store_seed(
-            Connection(type="stdio", command=sys.executable, args=("-m", "synth.cli", "serve", "store"), stateful=True)
+            Connection(
+                type="stdio", command=sys.executable, args=("-m", "synth.cli.app", "serve", "store"), stateful=True
+            )
         )
         == 0
     )

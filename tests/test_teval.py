@@ -128,7 +128,7 @@ def test_grade_teval_from_the_command_line(run, tmp_path):
         [
             sys.executable,
             "-m",
-            "synth.cli",
+            "synth.cli.app",
             "grade",
             "--teval",
             str(run / "teval" / "plan_json.json"),

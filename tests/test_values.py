@@ -12,9 +12,9 @@ import re
 import pytest
 from jsonschema import Draft202012Validator
 
-from synth.offline.strings import examples
-from synth.offline.values import Context, make_value
 from synth.registry import load_registry
+from synth.simulator.values.strings import examples
+from synth.simulator.values.values import Context, make_value
 
 FILLER = re.compile(r"^(string|text|value|example|test|foo|bar|lorem.*|placeholder)$", re.I)
 

@@ -15,7 +15,7 @@ from fake_agents import respond, role_of
 from openai_server import Faults, OpenAIServer, echo_responder
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.errors import CutAnswer, ParseError
 from synth.llm.base import ChatRequest
 from synth.llm.openai_backend import OpenAIBackend

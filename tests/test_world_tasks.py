@@ -13,12 +13,12 @@ import pytest
 from openai_server import OpenAIServer
 from typer.testing import CliRunner
 
-from synth.cli import app
+from synth.cli.app import app
 from synth.config import Settings
-from synth.export.task_verify import task_folders
-from synth.export.world_verify import run_verify
 from synth.pipeline import generate
 from synth.rundir import read_jsonl
+from synth.tasks.verify import task_folders
+from synth.tasks.world_verify import run_verify
 
 runner = CliRunner()
 FIXTURE = Path(__file__).parent / "fixtures" / "worlds"

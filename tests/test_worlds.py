@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from synth.config import Settings
+from synth.export.card.realism import report
 from synth.offline.author import offline_runtime
 from synth.packs.check import check_pack
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
 from synth.packs.world import WorldState
 from synth.pipeline import generate
-from synth.realism import report
 from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
 from synth.runtime.base import run_sync

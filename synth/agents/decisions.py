@@ -1,6 +1,6 @@
 """The LLM agents' turns whose right move is no call (synth.records.Decision), after the conversation.
 
-The scenario says which one it holds (synth.offline.scenario.decision_of). The user's turn comes from the
+The scenario says which one it holds (synth.scenarios.planner.decision_of). The user's turn comes from the
 same sources as the offline author's, so it is known to be out of scope or answered already: a decline
 from the server's pack or its topic's pool (each checked against the server's tools), a follow-up read off
 the latest tool result. The executor model then answers it with the tools still offered; a call there is
@@ -15,9 +15,9 @@ from typing import Any
 
 from synth.llm.base import ChatResponse
 from synth.offline import decisions as D
-from synth.offline.scenario import rng_for
 from synth.packs.model import Pack
 from synth.records import Decision, Message, Scenario, ServerSpec, StageFailure
+from synth.scenarios.planner import rng_for
 
 
 def asked(messages: list[Message]) -> list[Decision]:

@@ -1,6 +1,6 @@
 """``--dry-run``: how many calls, tokens and dollars a run would take, before anything is sent.
 
-The scenarios are the ones the run makes (the same setup, synth.offline.runplan: registry, packs,
+The scenarios are the ones the run makes (the same setup, synth.scenarios.runplan: registry, packs,
 planner); the prompts are rendered for real and counted at about four characters a token. How many
 scenarios the run takes depends on how many the gates, the reviewer and dedup turn away: SPARE
 assumes a fifth of them (the loopback agents of the tests turn away about a quarter). The run starts
@@ -21,8 +21,8 @@ from typing import Any
 from synth.agents import roles
 from synth.config import ROLES, Settings
 from synth.messages import ToolNames, openai_tool
-from synth.offline.runplan import RunPlan, open_run
 from synth.records import Scenario, ServerSpec
+from synth.scenarios.runplan import RunPlan, open_run
 
 COMPLETION_TOKENS = {"query": 120, "refine": 90, "plan": 120, "executor": 70, "user": 30, "tool": 220, "review": 90}
 SPARE = 1.25  # scenarios per accepted conversation: a fifth turned away by the gates, the reviewer and dedup
@@ -34,7 +34,7 @@ def _tokens(text: str) -> int:
 
 def planned(run: RunPlan, settings: Settings) -> Iterator[tuple[Scenario, ServerSpec]]:
     """The scenarios the dry run prices, with their servers: the run's own (``run`` is what
-    synth.offline.runplan.open_run gives generate too, packs included), as many as it expects to take."""
+    synth.scenarios.runplan.open_run gives generate too, packs included), as many as it expects to take."""
     servers = run.servers
     count = math.ceil(settings.n * SPARE) if run.planner.order else 0
     for index in range(count):

@@ -9,10 +9,10 @@ author never reads them, so its data does not change.
 
 from __future__ import annotations
 
-from synth.offline.scenario import rng_for, topic
 from synth.records import Record, Scenario, ServerSpec
+from synth.scenarios.planner import rng_for, topic
 
-# who they are, by the server's topic (synth.offline.scenario.topic)
+# who they are, by the server's topic (synth.scenarios.planner.topic)
 ROLES = {
     "weather": ("a café owner with an outdoor terrace", "a hiking guide", "a parent planning a weekend away"),
     "news": ("a communications officer at a city council", "a journalism student", "a startup founder"),

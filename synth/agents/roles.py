@@ -18,7 +18,6 @@ from synth.agents.people import person
 from synth.llm.base import ChatRequest
 from synth.records import Scenario, ServerSpec, ToolSpec
 
-ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
 STEP_LABELS = ("success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish")
 
 

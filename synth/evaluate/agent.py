@@ -22,16 +22,16 @@ from typing import Any
 
 from synth.errors import BackendError, EndpointDown, SynthError
 from synth.evaluate.run import Tell, bounded, closing
-from synth.export.store_replay import STORE, SeedStores
-from synth.export.task_verify import read_meta, run_verify, task_folders
-from synth.export.world_verify import run_verify as run_world_verify
 from synth.live.client import Limits, connect, result_text
 from synth.llm.base import ChatBackend, ChatRequest
-from synth.offline.replay import RunWorlds
 from synth.rundir import CONVERSATIONS, read_jsonl, write_json, write_jsonl
+from synth.runtime.replay import RunWorlds
 from synth.stages.gates import schema_error
 from synth.store.server import build_server
 from synth.store.shop import Store
+from synth.tasks.replay import STORE, SeedStores
+from synth.tasks.verify import read_meta, run_verify, task_folders
+from synth.tasks.world_verify import run_verify as run_world_verify
 
 MAX_STEPS = 30
 

@@ -11,7 +11,7 @@ from synth.records import Connection
 
 def store_seed(connection: Connection) -> int | None:
     """The seed when ``connection`` runs synth's own store from its seed (``synth serve store [--seed N]``,
-    also ``python -m synth.cli serve store``), else None.
+    also ``python -m synth.cli.app serve store``), else None.
 
     That server is served in this process: same code, same protocol, same result text, no process to
     start per scenario. A store on an absolute ``--db`` is a file someone chose, and a relative one

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from synth.config import Settings
 from synth.errors import LiveError
-from synth.offline import vocab
 from synth.offline.packed import write_packed
-from synth.offline.scenario import Planner, rng_for
-from synth.offline.simulated import SimulatedRuntime
-from synth.offline.values import Context
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
 from synth.packs.world import WorldState
 from synth.records import Author, Scenario, ServerSpec, StageFailure, Written
 from synth.runtime.base import ToolRuntime
 from synth.runtime.pack import PackRuntime
+from synth.runtime.simulated import SimulatedRuntime
+from synth.scenarios.planner import Planner, rng_for
+from synth.simulator import vocab
+from synth.simulator.values.values import Context
 from synth.stages import gates
 
 if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live

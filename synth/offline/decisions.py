@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from synth.offline.followups import followup
-from synth.offline.scenario import topic
 from synth.packs.model import Pack, ToolPack
 from synth.records import Decision, Message, ToolCall, ToolSpec, content_hash
+from synth.scenarios.planner import topic
 from synth.wording import VERBS, intent, words
 
 

@@ -11,12 +11,12 @@ import random
 import re
 from typing import Any
 
-from synth.offline import vocab
-from synth.offline.toolnames import kind as tool_kind
-from synth.offline.toolnames import noun, subject
-from synth.offline.values import human, words
 from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult
+from synth.simulator import vocab
+from synth.simulator.toolnames import kind as tool_kind
+from synth.simulator.toolnames import noun, subject
+from synth.simulator.values.values import human, words
 from synth.wording import intent
 
 

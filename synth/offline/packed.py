@@ -16,7 +16,6 @@ from typing import Any, cast
 
 from synth.offline import decisions as D
 from synth.offline import language
-from synth.offline.scenario import rng_for
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, spoken
@@ -36,6 +35,7 @@ from synth.records import (
     make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.scenarios.planner import rng_for
 from synth.stages.gates import schema_error
 from synth.stages.reader import internal
 from synth.templates import render

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from synth.offline.scenario import rng_for
 from synth.records import (
     Message,
     Plan,
@@ -23,6 +22,7 @@ from synth.records import (
     make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.scenarios.planner import rng_for
 from synth.store.server import INSTRUCTIONS
 from synth.store.shop import Store
 from synth.templates import render

@@ -13,12 +13,7 @@ from typing import Any
 
 from synth.live.sandbox import world_paths
 from synth.offline import decisions as D
-from synth.offline import language, vocab
-from synth.offline.params import documented
-from synth.offline.scenario import rng_for
-from synth.offline.simulated import SimulatedRuntime
-from synth.offline.toolnames import noun
-from synth.offline.values import Context, make_value, words
+from synth.offline import language
 from synth.records import (
     Decision,
     Message,
@@ -34,6 +29,12 @@ from synth.records import (
     make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.runtime.simulated import SimulatedRuntime
+from synth.scenarios.planner import rng_for
+from synth.simulator import vocab
+from synth.simulator.toolnames import noun
+from synth.simulator.values.params import documented
+from synth.simulator.values.values import Context, make_value, words
 from synth.stages.reader import internal
 from synth.templates import render
 

@@ -32,7 +32,7 @@ ALIASES = {
 ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
 DROPPED = ("$schema", "$id", "$defs", "definitions", "$anchor")
 REPAIRED = "the loader repaired it for this run; fix it in the server so every MCP client gets a valid schema"
-FILL_DEPTH = 4  # levels of nested objects and arrays the offline value writer fills (synth.offline.values)
+FILL_DEPTH = 4  # levels of nested objects and arrays the offline value writer fills (synth.simulator.values.values)
 
 
 def escape(token: Any) -> str:

@@ -32,7 +32,7 @@ from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpe
 from synth.registry import load_registry
 from synth.review.edit import EditError
 from synth.review.manifest import update_manifest
-from synth.review.plan import Plan, decide
+from synth.review.plan import Changes, decide
 from synth.review.queue import QueueItem, iter_queue, write_queue
 from synth.rundir import (
     CHAT,
@@ -121,7 +121,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
     report = Applied()
     if not todo:
         return report
-    plan = Plan()
+    plan = Changes()
     needed = {i.server for i in todo if i.decision == "edit" or (i.held and i.decision != "reject")}
     registry = run_registry(run, manifest, servers, needed) if needed else None
     by_id = {s.id: s for s in registry.servers} if registry else {}
@@ -174,7 +174,7 @@ def _requeue(run: Path, refused: dict[str, str]) -> None:
 
 def _rebuild_card(run: Path) -> None:
     """The card, or the whole Hub layout when one lives in the run folder."""
-    from synth.export.card import write_card
+    from synth.export.card.build import write_card
     from synth.export.repo import export
 
     if any((run / c).is_dir() for c in ("chat", "eval", "scored")):
@@ -198,7 +198,7 @@ def _whole_registry(run: Path, manifest: dict[str, Any], servers: Path | None, l
 def _log(
     run: Path,
     todo: list[QueueItem],
-    plan: Plan,
+    plan: Changes,
     refused: dict[str, str],
     seen_rows: set[str],
     stamp: str,
@@ -243,7 +243,7 @@ def _log(
 
 def _rewrite(
     run: Path,
-    plan: Plan,
+    plan: Changes,
     derived: dict[str, tuple[list[ScoredCall], list[StageFailure]]],
     servers: dict[str, ServerSpec],
     names: ToolNames,
@@ -290,7 +290,7 @@ def _rewrite(
     return seen
 
 
-def _conversations(run: Path, files: Replacing, plan: Plan, new: dict[str, dict[str, list[Any]]]) -> None:
+def _conversations(run: Path, files: Replacing, plan: Changes, new: dict[str, dict[str, list[Any]]]) -> None:
     """conversations.jsonl with train/valid.jsonl beside it: their lines come in the same order, so an
     untouched conversation's chat line is copied as it was."""
     chat = {split: read_jsonl_text(run / name) for split, name in CHAT.items()}

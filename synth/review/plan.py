@@ -1,4 +1,4 @@
-"""What a person's decisions change (``Plan``), worked out before any file of the run is touched."""
+"""What a person's decisions change (``Changes``), worked out before any file of the run is touched."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from synth.review.queue import QueueItem
 
 
 @dataclass
-class Plan:
+class Changes:
     """What the decisions change, before any file is touched."""
 
     remove_convs: dict[str, str] = field(default_factory=dict)  # id -> split
@@ -32,7 +32,7 @@ class Plan:
         )
 
 
-def decide(item: QueueItem, plan: Plan, servers: dict[str, ServerSpec]) -> None:
+def decide(item: QueueItem, plan: Changes, servers: dict[str, ServerSpec]) -> None:
     """Record what one decision changes; an edit that does not pass raises EditError."""
     by = item.reviewer or "a person"
     detail = f"{item.note} ({by})" if item.note else f"rejected by {by} in synth review"
@@ -42,7 +42,7 @@ def decide(item: QueueItem, plan: Plan, servers: dict[str, ServerSpec]) -> None:
         _decide_call(item, plan, servers, detail)
 
 
-def _decide_conversation(item: QueueItem, plan: Plan, servers: dict[str, ServerSpec], by: str, detail: str) -> None:
+def _decide_conversation(item: QueueItem, plan: Changes, servers: dict[str, ServerSpec], by: str, detail: str) -> None:
     """A whole conversation accepted (a held one joins its split), rejected, or edited."""
     conv = Conversation.model_validate(item.record)
     split = conv.split or "train"
@@ -82,7 +82,7 @@ def _decide_conversation(item: QueueItem, plan: Plan, servers: dict[str, ServerS
         }
 
 
-def _decide_call(item: QueueItem, plan: Plan, servers: dict[str, ServerSpec], detail: str) -> None:
+def _decide_call(item: QueueItem, plan: Changes, servers: dict[str, ServerSpec], detail: str) -> None:
     """One scored call kept, rejected or edited (nothing, when its conversation already changed)."""
     row = item.record
     if row["conversation_id"] in plan.remove_convs or row["conversation_id"] in plan.replace_convs:

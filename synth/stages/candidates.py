@@ -29,7 +29,7 @@ from synth.grade import (
 )
 from synth.memo import ByIdentity
 from synth.records import ToolCall, ToolSpec
-from synth.stages.context import Context
+from synth.stages.context import Scalars
 
 # --- what is known about a tool and a call ------------------------------------------------------
 
@@ -96,7 +96,7 @@ class Ctx:
     gold: ToolCall
     evidence: Evidence
     nodes: tuple[Node, ...]
-    context: Context
+    context: Scalars
 
     def call(self, arguments: dict[str, Any], name: str | None = None) -> ToolCall:
         return ToolCall(id=self.gold.id, name=name or self.gold.name, arguments=arguments)

@@ -2,7 +2,7 @@
 
 A judge that only sees invented values learns to spot the generator. The mistakes models make
 are values taken from the context: the second search hit instead of the first, the number the
-user gave for something else, the argument of an earlier call. ``Context`` collects every scalar
+user gave for something else, the argument of an earlier call. ``Scalars`` collects every scalar
 of the conversation before a call (tool results, earlier call arguments, numbers the user typed)
 with where it came from, and proposes such values for one parameter, each with the words that
 say where it came from ("the second location in the search_locations_tool result").
@@ -115,7 +115,7 @@ def shape(value: Any) -> tuple[Any, ...]:
     return ("string", " " in v, bool(re.search(r"\d", v)), "://" in v, "@" in v, len(v) > 40, v[:1].isupper())
 
 
-class Context:
+class Scalars:
     """Every scalar of the conversation before a call, with where it came from."""
 
     def __init__(self, history: Sequence[Message]):

@@ -45,7 +45,7 @@ from synth.records import (
     make_id,
 )
 from synth.stages.candidates import Candidate, Ctx, Generator, nodes_of, tool_info, value_at
-from synth.stages.context import Context
+from synth.stages.context import Scalars
 from synth.stages.positives import hard_positives
 from synth.stages.wrong_names import NAME_GENERATORS
 from synth.stages.wrong_values import VALUE_GENERATORS
@@ -189,7 +189,7 @@ class _Said:
 def _absent(cand: Candidate, said: _Said) -> bool:
     """Whether the wrong value is nowhere in the conversation's text ``said`` (case-folded JSON of the
     history), as a whole: a judge can spot it without reading back, by its surface. The measure of
-    synth.realism's ``wrong_values_absent`` (there, ["Porto"] counts by the "Porto" inside it)."""
+    synth.export.card.realism's ``wrong_values_absent`` (there, ["Porto"] counts by the "Porto" inside it)."""
     if cand.node is None:
         return False
     new = value_at(cand.call.arguments, cand.node.path)
@@ -241,7 +241,7 @@ def inject_call(
         gold,
         Evidence(history),
         nodes_of(info, gold.arguments),
-        Context(history),
+        Scalars(history),
     )
     base: dict[str, Any] = {
         "conversation_id": conversation_id,

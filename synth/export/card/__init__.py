@@ -1,0 +1,1 @@
+"""The dataset card: its README.md, sections, plots and the realism rows."""

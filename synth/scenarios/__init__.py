@@ -1,0 +1,1 @@
+"""Scenarios: which server, which tools in which order, how they chain; used by every author."""

@@ -1,0 +1,1 @@
+"""Plausible tool results, consistent with the call, for tools without a pack."""

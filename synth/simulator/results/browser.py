@@ -1,0 +1,144 @@
+"""Results for tools that drive a browser: page state after a click or a navigation, snapshots and
+screenshots, typed text, a page script's value, tabs. Used through ``synth.simulator.results.devtools``."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from synth.records import ToolSpec
+from synth.simulator.results import entities as E
+from synth.simulator.results.arithmetic import evaluate
+from synth.simulator.results.entities import arg
+from synth.simulator.results.texts import URL_TITLES, page_text
+from synth.simulator.values.values import Context, words
+
+_PAGES = (
+    ("https://github.com/login", "Sign in to GitHub · GitHub"),
+    ("https://en.wikipedia.org/wiki/Porto", "Porto - Wikipedia"),
+    ("https://www.booking.com/searchresults.html?ss=Lisbon", "Hotels in Lisbon | Booking.com"),
+    ("https://news.ycombinator.com/", "Hacker News"),
+    ("https://docs.python.org/3/library/asyncio.html", "asyncio — Asynchronous I/O"),
+    ("https://example-shop.com/products/trail-runner-2", "Trail Runner 2 – Example Shop"),
+)
+_SNAPSHOT = (
+    '- banner:\n  - link "Home" [ref=e2]\n  - searchbox "Search" [ref=e5]\n'
+    '- main:\n  - heading "{title}" [level=1] [ref=e8]\n'
+    '  - textbox "Email address" [ref=e11]\n  - button "Continue" [ref=e14]\n  - link "Forgot password?" [ref=e17]'
+)
+
+
+def page(args: dict[str, Any], ctx: Context) -> tuple[str, str]:
+    url = arg(args, "url", "href", "link")
+    if isinstance(url, str) and url.startswith("http"):
+        title = dict(_PAGES).get(url) or URL_TITLES.get(url) or f"{E.url_topic(url).title()} | {E.host(url)}"
+        return url, title
+    return ctx.rng.choice(_PAGES)
+
+
+def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
+    """What the page says after the step the tool takes: a navigation, a screenshot, typing, a script..."""
+    rng = ctx.rng
+    w = words(tool.name)
+    url, title = page(args, ctx)
+    target = (
+        arg(args, "element", "selector", "ref", "label", "target", "name", "locator", "xpath") or 'button "Continue"'
+    )
+    asked = str(arg(args, "action", "type", "operation") or "").lower()
+    do = (
+        next((x for x in w if x in _BROWSER_VERBS), None)
+        or (asked if asked in _BROWSER_VERBS else None)
+        or next((x for x in _BROWSER_VERBS if re.search(rf"\b{x}", text)), "act")
+    )
+    if do in ("navigate", "goto", "open", "new", "reload", "back", "forward"):
+        return {"url": url, "title": title, "status": 200, "load_time_ms": rng.randint(180, 2400)}
+    if do in ("screenshot", "capture"):
+        return {
+            "path": f"screenshots/page-2026-06-01T09-{rng.randint(10, 59)}-{rng.randint(10, 59)}.png",
+            "width": 1280,
+            "height": rng.choice((720, 800, 2400)),
+            "url": url,
+        }
+    if do == "snapshot":
+        return {"url": url, "title": title, "snapshot": _SNAPSHOT.format(title=title.split(" | ")[0])}
+    if do in ("type", "fill"):
+        typed = arg(args, "text", "value", "content", "input", "query") or ""
+        return {
+            "typed": typed,
+            "into": target,
+            "url": url,
+            "message": f"Typed {len(str(typed))} characters into {target}",
+        }
+    if do == "press":
+        return {"pressed": arg(args, "key", "keys") or "Enter", "url": url, "title": title}
+    if do in ("extract", "content", "text", "html", "get"):
+        return {"url": url, "title": title, "text": page_text(url, text, args, 0)[1], "links": rng.randint(8, 140)}
+    if do == "evaluate":
+        return _script(str(arg(args, "script", "expression", "function", "code", "js") or "document.title"), url, title)
+    if do in ("tab", "close"):
+        pages = enumerate(rng.sample(_PAGES, 2))
+        return {"tabs": [{"index": i, "title": t, "url": u, "active": i == 0} for i, (u, t) in pages]}
+    if do == "act":
+        return _act(arg(args, "action", "instruction", "command", "step") or f"Click {target}", url)
+    if do in ("wait", "dialog", "resize", "scroll", "hover", "drag", "select", "upload"):
+        return {"success": True, "message": _step_done(do, args, target, rng), "url": url}
+    return {"success": True, "message": f"Clicked {target}", "url": url, "title": title}
+
+
+def _script(script: str, url: str, title: str) -> dict[str, Any]:
+    """What a page script returns: the title, arithmetic, the location; an unknown name is a ReferenceError."""
+    if "title" in script:
+        return {"result": title, "type": "string"}
+    if (value := evaluate(script)) is not None:
+        return {"result": value, "type": "number"}
+    if "location" in script or "href" in script:
+        return {"result": url, "type": "string"}
+    name = re.match(r"\s*([A-Za-z_$][\w$]*)", script)
+    if name and name.group(1) not in ("document", "window", "return", "await", "function", "async", "console"):
+        return {"error": f"ReferenceError: {name.group(1)} is not defined"}
+    return {"result": None, "type": "undefined"}
+
+
+_ATOMIC = re.compile(
+    r"\s*(click|type|fill|enter|select|choose|press|scroll|hover|check|uncheck|open|close|go|navigate|submit|tap|search)\b",
+    re.I,
+)
+
+
+def _act(action: str, url: str) -> dict[str, Any]:
+    """A natural-language step: done when it is one atomic action on the page, refused otherwise."""
+    if not _ATOMIC.match(action):
+        return {
+            "success": False,
+            "action": action,
+            "url": url,  # not one atomic step on the page
+            "message": f"Could not perform '{action}': no single element on the page matches this action",
+        }
+    return {"success": True, "action": action, "message": f"Action performed: {action}", "url": url}
+
+
+def _step_done(do: str, args: dict[str, Any], target: str, rng: random.Random) -> str:
+    """What the page says after waiting, a dialog, resizing, scrolling, hovering, dragging, selecting, uploading."""
+    size = f"{arg(args, 'width', types=(int, float)) or 1280}x{arg(args, 'height', types=(int, float)) or 800}"
+    done = {
+        "wait": f"Waited {arg(args, 'time', 'seconds', 'timeout', types=(int, float)) or 2} seconds",
+        "dialog": f'Dialog {"accepted" if rng.random() < 0.7 else "dismissed"}: "Leave site? Changes you made may not'
+        ' be saved."',
+        "resize": f"Viewport resized to {size}",
+        "scroll": f"Scrolled down {rng.choice((400, 800, 1200))} px",
+        "hover": f"Hovering over {target}",
+        "drag": f"Dragged {target} onto {arg(args, 'end', 'destination', 'to') or 'the drop zone'}",
+        "select": f"Selected option {arg(args, 'value', 'values', 'option') or 'United Kingdom'} in {target}",
+        "upload": f"Uploaded {arg(args, 'path', 'file', 'paths') or 'invoices/INV-2026-0142.pdf'}",
+    }
+    return done[do]
+
+
+# in the order a verb named in the description is looked for
+_BROWSER_VERBS = tuple(
+    """
+    navigate goto open new reload back forward screenshot capture snapshot type fill press extract
+    content html evaluate tab close act wait dialog resize scroll hover drag select upload click
+""".split()
+)

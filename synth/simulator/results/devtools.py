@@ -1,0 +1,201 @@
+"""Result shapes for tools that run things: stdout of a command, rows of a SQL query, test runs;
+browsers are driven in ``synth.simulator.results.browser``. Also ``evaluate`` (plain arithmetic, never
+executed) and ``arg`` (an argument by name word)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from synth.records import ToolSpec
+from synth.simulator import vocab
+from synth.simulator.results import browser, judgements
+from synth.simulator.results import entities as E
+from synth.simulator.results.arithmetic import evaluate
+from synth.simulator.results.entities import arg
+from synth.simulator.results.texts import FILE_TEXT
+from synth.simulator.values.values import Context, seed_faker, words
+
+# --- run: commands, code, SQL, tests, jobs -------------------------------------------------------
+
+_COMMANDS = (  # (pattern on the command, what it prints)
+    (r"ls\b", "README.md\nconfig\ndocs\npyproject.toml\nsrc\ntests"),
+    (
+        r"dir\b",
+        " Directory of C:\\Users\\dev\\project\n\n05/29/2026  10:12 AM    <DIR>          src\n05/29/2026  10:12 AM             1,204 README.md",
+    ),
+    (r"pwd\b", "/home/dev/project"),
+    (r"whoami\b", "dev"),
+    (r"date\b", "Mon Jun  1 09:14:03 UTC 2026"),
+    (r"uname\b", "Linux build-agent-02 6.8.0-31-generic x86_64 GNU/Linux"),
+    (r"hostname\b", "build-agent-02"),
+    (
+        r"git status",
+        "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean",
+    ),
+    (
+        r"git log",
+        "a1f9c2e Fix login redirect loop\n7be41d0 Add retry to payment webhook\n3c2d8aa Bump requests to 2.32.3",
+    ),
+    (r"git branch", "* main\n  develop\n  feature/login-page"),
+    (r"git (pull|fetch)", "Already up to date."),
+    (r"python3? (--version|-V)", "Python 3.12.3"),
+    (r"node (-v|--version)", "v20.14.0"),
+    (r"npm (-v|--version)", "10.7.0"),
+    (
+        r"(npm (run )?test|yarn test|pnpm test|npx jest)",
+        "PASS  src/cart.test.ts\nPASS  src/auth.test.ts\n\nTests:       18 passed, 18 total\nTime:        2.41 s",
+    ),
+    (
+        r"(pytest|python3? -m pytest)",
+        "........................                                    [100%]\n24 passed in 3.41s",
+    ),
+    (r"docker ps", "CONTAINER ID   IMAGE      STATUS        NAMES\n3f2a9c1d7b4e   redis:7    Up 3 hours    cache"),
+    (r"df\b", "Filesystem      Size  Used Avail Use% Mounted on\n/dev/nvme0n1p1   97G   41G   56G  43% /"),
+    (r"free\b", "               total        used        free\nMem:            15Gi       6.1Gi       4.2Gi"),
+    (r"uptime\b", " 09:14:03 up 12 days,  3:41,  1 user,  load average: 0.42, 0.37, 0.31"),
+    (
+        r"kubectl get pods",
+        "NAME                          READY   STATUS    RESTARTS   AGE\napi-gateway-7d9f8c6b5-x2lkq   1/1     Running   0          3d",
+    ),
+    (r"systeminfo\b", "OS Name: Microsoft Windows 11 Pro\nOS Version: 10.0.22631 N/A Build 22631"),
+    (
+        r"ipconfig\b",
+        "IPv4 Address. . . . . . . . . . . : 192.168.1.24\nSubnet Mask . . . . . . . . . . . : 255.255.255.0",
+    ),
+    (
+        r"(ping|curl -I)\b",
+        "64 bytes from 93.184.216.34: icmp_seq=1 ttl=56 time=11.8 ms\n64 bytes from 93.184.216.34: icmp_seq=2 ttl=56 time=12.1 ms",
+    ),
+)
+
+
+def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any] | None:
+    rng = ctx.rng
+    sql = next(
+        (
+            v
+            for v in args.values()
+            if isinstance(v, str) and re.match(r"\s*(select|with|insert|update|delete|show|describe)\b", v, re.I)
+        ),
+        None,
+    )
+    if sql or (re.search(r"\b(sql|database|query)\b", text) and arg(args, "query", "question")):
+        return rows(sql or "", ctx)
+    if re.search(r"\btests?\b", text) and not arg(args, "command", "code", "script"):
+        failed = rng.choice((0, 0, 0, 1, 2))
+        out: dict[str, Any] = {
+            "passed": rng.randint(12, 240),
+            "failed": failed,
+            "skipped": rng.randint(0, 4),
+            "duration_s": round(rng.uniform(1.2, 95), 2),
+        }
+        if failed:
+            out["failures"] = ["tests/test_orders.py::test_refund_rounding - AssertionError: 19.99 != 20.0"][
+                :failed
+            ] + ["tests/test_auth.py::test_token_expiry - TimeoutError"][: failed - 1]
+        return out
+    command = arg(args, "command", "cmd", "code", "script", "source", "input", "snippet", "line", "program")
+    if command is None and re.search(
+        r"\b(workflow|flow|pipeline|job|build|action|task|agent|actor|deployment)\b", text
+    ):
+        return {
+            "run_id": E.ident("run", ctx),
+            "state": rng.choice(("QUEUED", "RUNNING", "COMPLETED")),
+            "started_at": E.stamp(ctx, -0.02, 0),
+            "url": f"https://ci.example.com/runs/{rng.randint(1000, 99999)}",
+        }
+    if command is None and re.search(r"lighthouse|pagespeed|audit", text):
+        return judgements.analyze(tool, args, ctx, text)
+    if command is None:
+        return None  # nothing to run was given ("approve_command"): let another shape answer
+    command = str(command or "")
+    m = re.match(r"\s*print\((.*)\)\s*$", command, re.S)
+    ranges = (
+        re.sub(
+            r"sum\(range\((\d+)(?:,\s*(\d+))?\)\)",
+            lambda r: str(sum(range(int(r.group(1)), int(r.group(2)))) if r.group(2) else sum(range(int(r.group(1))))),
+            m.group(1),
+        )
+        if m
+        else ""
+    )
+    cat = re.match(r"\s*(?:cat|type|Get-Content)\s+(\S+)", command)
+    if m and (value := evaluate(ranges)) is not None:
+        stdout = str(value)
+    elif command.strip().startswith("echo "):
+        stdout = command.strip()[5:].strip().strip("'\"")
+    elif cat:
+        stdout = FILE_TEXT.get(cat.group(1), "")
+    else:
+        stdout = next((out for pattern, out in _COMMANDS if re.match(pattern, command.strip(), re.I)), "")
+    return {"stdout": stdout, "stderr": "", "exit_code": 0, "duration_ms": rng.randint(8, 2400)}
+
+
+def _column(col: str, ctx: Context, i: int) -> Any:
+    rng = ctx.rng
+    w = set(words(col))
+    fake = seed_faker(rng)
+    if col in ("id",) or w & {"id"}:
+        return rng.randint(100, 99999) if col != "id" else 1000 + i * rng.randint(1, 40)
+    if w & {"email"}:
+        return fake.email()
+    if w & {"name"} and not w & {"product", "table"}:
+        return fake.name()
+    if w & {"country"}:
+        return rng.choice(vocab.CITIES)[1]
+    if w & {"city"}:
+        return rng.choice(vocab.CITIES)[0]
+    if w & {"status"}:
+        return rng.choice(("pending", "paid", "shipped", "cancelled"))
+    if w & {"total", "price", "amount", "salary", "revenue", "cost"}:
+        return round(rng.uniform(9, 900), 2) if "salary" not in w else rng.randint(38000, 140000)
+    if w & {"count", "stock", "quantity", "qty"}:
+        return rng.randint(0, 400)
+    if w & {"paid", "active", "enabled"}:
+        return rng.random() < 0.6
+    if w & {"date", "at", "created", "updated", "on", "time"}:
+        return E.stamp(ctx, -60, 0)
+    if w & {"category", "department", "type"}:
+        return (
+            rng.choice(("Engineering", "Sales", "Support", "Finance"))
+            if "department" in w
+            else rng.choice(vocab.CATEGORIES)
+        )
+    if w & {"product", "title"}:
+        return rng.choice(vocab.PRODUCTS)
+    return rng.randint(1, 500)
+
+
+def rows(sql: str, ctx: Context) -> dict[str, Any]:
+    rng = ctx.rng
+    if re.match(r"\s*(insert|update|delete)\b", sql, re.I):
+        return {"rows_affected": rng.randint(1, 40)}
+    table = (
+        (re.search(r"\bfrom\s+([\w.\"`]+)", sql, re.I) or [None, rng.choice(vocab.TABLES)])[1]  # type: ignore[union-attr]
+        .strip('"`')
+        .split(".")[-1]
+    )
+    cols_text = (re.search(r"select\s+(.*?)\s+from\b", sql, re.I | re.S) or [None, "*"])[1]
+    limit = int((re.search(r"\blimit\s+(\d+)", sql, re.I) or [None, "3"])[1])  # type: ignore[arg-type]
+    group = re.search(r"group\s+by\s+(\w+)", sql, re.I)
+    if group:
+        values = (
+            ("pending", "paid", "shipped", "cancelled")
+            if "status" in group.group(1)
+            else tuple(c for c, _ in vocab.CITIES[:4])
+        )
+        data = [{group.group(1): v, "count": rng.randint(3, 900)} for v in values[: min(limit, 4)]]
+        return {"columns": list(data[0]), "rows": data, "row_count": len(data)}
+    if cols_text.strip() == "*":  # type: ignore[union-attr]
+        cols = [c for c, _ in E.COLUMNS.get(table, E.COLUMNS["orders"])]
+    else:
+        cols = [re.split(r"\s+as\s+|\.", c.strip(), flags=re.I)[-1].strip() for c in cols_text.split(",")]  # type: ignore[union-attr]
+    if any(re.match(r"count\(", c, re.I) for c in cols):
+        return {"columns": ["count"], "rows": [{"count": rng.randint(1, 5000)}], "row_count": 1}
+    n = min(limit, rng.randint(2, 3))
+    data = [{c: _column(c, ctx, i) for c in cols} for i in range(n)]
+    return {"columns": cols, "rows": data, "row_count": n}
+
+
+SHAPES = {"browser": browser.browse, "run": _run}

@@ -1,0 +1,285 @@
+"""Kinds of thing from specific domains that many servers share: dictionary entries, rental
+listings, blockchains, chemical compounds, nutrition, earthquakes, car brands, races, coding
+problems. Money (chains, statements, filings) is in ``synth.simulator.results.money``, security and
+networks (ATT&CK, CVEs, ports, DNS) in ``synth.simulator.results.netsec``. Same contract as ``things.record``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from synth.simulator.results import entities as E
+from synth.simulator.results import money, netsec
+from synth.simulator.results.kinds import from_families, nouns
+from synth.simulator.values.values import Context
+
+_WORDS = {
+    "ephemeral": ("adjective", "Lasting for a very short time."),
+    "serendipity": ("noun", "The occurrence of events by chance in a happy or beneficial way."),
+    "ubiquitous": ("adjective", "Present, appearing or found everywhere."),
+    "resilient": ("adjective", "Able to recover quickly from difficult conditions."),
+    "meticulous": ("adjective", "Showing great attention to detail; very careful and precise."),
+    "hello": ("exclamation", "Used as a greeting or to begin a phone conversation."),
+    "resilience": ("noun", "The capacity to recover quickly from difficulties; toughness."),
+    "wanderlust": ("noun", "A strong desire to travel and explore the world."),
+    "benevolent": ("adjective", "Well meaning and kindly."),
+    "cadence": ("noun", "A modulation or inflection of the voice; the rhythm of a sequence of sounds or events."),
+}
+_EXAMPLES = {
+    "ephemeral": "Fame on social media is often ephemeral.",
+    "serendipity": "Finding that café was pure serendipity.",
+    "ubiquitous": "Smartphones are now ubiquitous.",
+    "resilient": "The town proved resilient after the floods.",
+    "meticulous": "He kept meticulous notes of every experiment.",
+    "hello": "Hello, is anyone there?",
+    "resilience": "The team showed real resilience after the outage.",
+    "wanderlust": "Her wanderlust took her to 40 countries.",
+    "benevolent": "A benevolent donor paid for the new library.",
+    "cadence": "We moved the release cadence to every two weeks.",
+}
+_CHAINS = (
+    ("Ethereum Mainnet", 1, "ETH"),
+    ("Arbitrum One", 42161, "ETH"),
+    ("Base", 8453, "ETH"),
+    ("Polygon", 137, "POL"),
+    ("OP Mainnet", 10, "ETH"),
+)
+_COMPOUNDS = (
+    ("Aspirin", 2244, "C9H8O4", 180.16),
+    ("Caffeine", 2519, "C8H10N4O2", 194.19),
+    ("Ibuprofen", 3672, "C13H18O2", 206.28),
+    ("Paracetamol", 1983, "C8H9NO2", 151.16),
+)
+_NUTRITION = {
+    "apple": (52, 0.3, 14, 0.2),
+    "banana": (89, 1.1, 23, 0.3),
+    "orange": (47, 0.9, 12, 0.1),
+    "strawberry": (32, 0.7, 7.7, 0.3),
+}
+_BRANDS = ("Toyota", "Volkswagen", "Fiat", "Renault", "Hyundai", "Ford")
+_LISTINGS = (
+    "Sunny 2-bedroom flat near Ribeira",
+    "Quiet studio with balcony in the old town",
+    "Family house with garden and parking",
+    "Loft by the river, 5 min to the metro",
+)
+
+
+def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any] | None:
+    return from_families(_FAMILIES, names, text, args, ctx, index)
+
+
+def _definition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    if not re.search(r"\b(words?|dictionary|define|meaning|synonyms?|antonyms?)\b", text):
+        return None
+    word = (E.given(args, ("word", "term", "query", "text")) or "ephemeral").strip()
+    if word.lower() not in _WORDS:
+        return (
+            {"word": word, "found": False, "message": f"No definitions found for '{word}'."}
+            if i == 0
+            else {"suggestion": list(_WORDS)[E.slot(text, args, i, len(_WORDS))]}
+        )
+    pos, meaning = _WORDS[word.lower()]
+    if i:
+        return {"word": word, "example": _EXAMPLES[word.lower()]}
+    return {"word": word, "part_of_speech": pos, "definition": meaning}
+
+
+def _listing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "title": _LISTINGS[E.slot(text, args, i, len(_LISTINGS))],
+        "price_per_night": rng.randint(45, 260),
+        "currency": "EUR",
+        "rating": round(rng.uniform(4.3, 4.98), 2),
+        "reviews": rng.randint(3, 640),
+        "url": f"https://www.airbnb.com/rooms/{rng.randint(10**7, 10**9)}",
+    }
+
+
+def _chain(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    if ctx.topic != "crypto" and not re.search(
+        r"chain|crypto|token|starknet|evm|defi|\bdex\b|coin|wallet|sui\b|solana|ethereum|mina", text
+    ):
+        if n != "network":
+            return None
+        rng = ctx.rng
+        return {
+            "interfaces": [
+                {
+                    "name": "eth0",
+                    "ipv4": f"10.0.{rng.randint(1, 9)}.{rng.randint(10, 250)}",
+                    "status": "up",
+                    "mtu": 1500,
+                },
+                {"name": "lo", "ipv4": "127.0.0.1", "status": "up", "mtu": 65536},
+            ],
+            "default_gateway": "10.0.0.1",
+            "dns": ["1.1.1.1", "8.8.8.8"],
+        }
+    name, chain_id, symbol = _CHAINS[E.slot(text, args, i, len(_CHAINS))]
+    return {
+        "name": name,
+        "chain_id": chain_id,
+        "native_currency": symbol,
+        "block_height": ctx.rng.randint(10**6, 3 * 10**8),
+    }
+
+
+def _compound(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name, cid, formula, weight = _COMPOUNDS[E.slot(text, args, i, len(_COMPOUNDS))]
+    return {"name": name, "cid": cid, "molecular_formula": formula, "molecular_weight": weight}
+
+
+def _nutrition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    if n == "meal":
+        menu = (
+            ("rice", "kimchi stew", "stir-fried pork", "spinach namul"),
+            ("grilled chicken", "roast potatoes", "green salad", "apple"),
+            ("pasta with tomato sauce", "garlic bread", "yoghurt"),
+        )[E.slot(text, args, i, 3)]
+        return {"date": E.day(ctx, 0, 5), "menu": list(menu), "calories_kcal": ctx.rng.randint(550, 850)}
+    asked = (E.given(args, ("fruit", "food")) or "").lower()
+    food = asked if asked in _NUTRITION else list(_NUTRITION)[E.slot(text, args, i, 4)]
+    kcal, protein, carbs, fat = _NUTRITION[food]
+    out = {
+        "food": food,
+        "per": "100 g",
+        "calories_kcal": kcal,
+        "protein_g": protein,
+        "carbohydrates_g": carbs,
+        "fat_g": fat,
+    }
+    if asked and asked not in _NUTRITION:
+        out = {"query": asked, "found": False, "suggestion": food}
+    return out
+
+
+def _quake(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    place = rng.choice(
+        (
+            "32 km SW of Ponta Delgada, Portugal",
+            "14 km N of Hualien City, Taiwan",
+            "Off the coast of Central Chile",
+            "8 km E of Ridgecrest, CA",
+        )
+    )
+    return {
+        "magnitude": round(rng.uniform(2.1, 6.4), 1),
+        "place": place,
+        "depth_km": round(rng.uniform(3, 80), 1),
+        "time": E.stamp(ctx, -3, 0),
+    }
+
+
+def _brand(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    return {"name": _BRANDS[E.slot(text, args, i, len(_BRANDS))], "code": str(ctx.rng.randint(1, 250))}
+
+
+_SMILES = {
+    "CC(=O)OC1=CC=CC=C1C(=O)O": ("aspirin", "C9H8O4", 180.16),
+    "CN1C=NC2=C1C(=O)N(C(=O)N2C)C": ("caffeine", "C8H10N4O2", 194.19),
+    "CC(C)CC1=CC=C(C=C1)C(C)C(=O)O": ("ibuprofen", "C13H18O2", 206.28),
+}
+
+
+def _smiles(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    smiles = next((v for k, v in args.items() if isinstance(v, str) and "smiles" in k.lower()), None)
+    if smiles is None:
+        return None
+    name, formula, weight = _SMILES.get(smiles, ("", "", None))
+    out: dict[str, Any] = {"smiles": smiles, "canonical_smiles": smiles, "valid": True}
+    if weight:
+        out.update({"name": name, "molecular_formula": formula, "molecular_weight": weight})
+    return out
+
+
+def _racing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    """A Formula 1 lap time, or a pit stop's duration."""
+    rng = ctx.rng
+    driver = ("VER", "NOR", "LEC", "HAM")[E.slot(text, args, i, 4)]
+    if n == "lap":
+        return {"driver": driver, "lap": 12 + i, "time": f"1:3{rng.randint(0, 5)}.{rng.randint(100, 999)}"}
+    return {"driver": driver, "lap": 12 + i, "duration": f"2{rng.randint(1, 9)}.{rng.randint(100, 999)}"}
+
+
+def _latency(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "latency_ms": round(rng.uniform(8, 80), 1),
+        "jitter_ms": round(rng.uniform(0.3, 12), 1),
+        "packet_loss_pct": rng.choice((0.0, 0.0, 0.5, 1.2)),
+        "samples": 20,
+    }
+
+
+def _wildfire(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "name": f"{ctx.city or 'Serra da Estrela'} wildfire",
+        "area_ha": rng.randint(12, 9000),
+        "containment_pct": rng.randint(0, 100),
+        "status": rng.choice(("active", "contained")),
+        "updated_at": E.stamp(ctx, -0.5, 0),
+    }
+
+
+def _problem(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    """A coding problem, on a tool about coding contests."""
+    if not re.search(r"leetcode|algorithm|coding|contest", text):
+        return None
+    k = E.slot(text, args, i, 4)
+    return {
+        "title": ("Two Sum", "Median of Two Sorted Arrays", "Trapping Rain Water", "LRU Cache")[k],
+        "difficulty": ("Easy", "Hard", "Hard", "Medium")[k],
+        "acceptance_rate": round(ctx.rng.uniform(35, 55), 1),
+    }
+
+
+def _submission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    if not re.search(r"leetcode|code|problem|contest", text):
+        return None
+    rng = ctx.rng
+    return {
+        "title": ("Two Sum", "Valid Parentheses", "Merge Intervals", "LRU Cache")[E.slot(text, args, i, 4)],
+        "status": rng.choice(("Accepted", "Accepted", "Wrong Answer")),
+        "lang": rng.choice(("python3", "cpp", "java")),
+        "timestamp": E.stamp(ctx, -20, 0),
+    }
+
+
+_FAMILIES = (
+    (nouns("transaction tx block balance wallet inscription rune sat nft transfer"), money.onchain),
+    (nouns("statement income financial ratio growth earning revenue fundamental ttm cashflow cash"), money.finance),
+    (nouns("definition meaning dictionary synonym antonym"), _definition),
+    (nouns("listing rental stay accommodation"), _listing),
+    (nouns("credential secret sshkey"), netsec.credential),
+    (nouns("chain network blockchain"), _chain),
+    (nouns("tactic technique mitigation detection rule vulnerability cve"), netsec.security_item),
+    (nouns("compound substance molecule drug"), _compound),
+    (nouns("nutrition nutrient fruit food meal"), _nutrition),
+    (nouns("earthquake seismic quake"), _quake),
+    (nouns("smile smiles molecule"), _smiles),
+    (nouns("nmap port portscan scan"), netsec.open_port),
+    (nouns("dnsrecon dig dnstwist nslookup"), netsec.dns_record),
+    (nouns("gdb debugger local locals frame stack breakpoint"), netsec.debugger_frame),
+    (nouns("lap pit"), _racing),
+    (nouns("jitter latency ping"), _latency),
+    (nouns("bank"), money.bank),
+    (nouns("sheet"), money.balance_sheet),
+    (nouns("tier"), money.leverage_tier),
+    (nouns("fire wildfire"), _wildfire),
+    (nouns("problem"), _problem),
+    (nouns("submission"), _submission),
+    (nouns("brand manufacturer"), _brand),
+    (nouns("request requests"), netsec.request),
+    (nouns("ip ipv4 ipaddress"), netsec.ip_reputation),
+    (
+        nouns(
+            "disclosure holding constituent weighting allocation holder offering ipo ipodisclosure ipoprospectuse "
+            "recommendation supply sector benchmark"
+        ),
+        money.filing,
+    ),
+)

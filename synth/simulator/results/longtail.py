@@ -1,0 +1,333 @@
+"""Records for the long tail of nouns no larger family covers: weather alerts, page elements, app
+store listings, museum objects, courses, chess moves, clinical trials, permissions, circuit parts,
+voices and more. Each maker is registered for its nouns, some only when the tool's text is about
+their world (a "move" of chess, not of a file); the first registered that fits wins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from synth.simulator import vocab
+from synth.simulator.results import entities as E
+from synth.simulator.results.kinds import Kinds
+from synth.simulator.values.values import Context, seed_faker
+
+_kind = Kinds()
+
+_ALERTS = (
+    "High CPU on orders-service (92% for 10 min)",
+    "Error rate above 5% on /api/v1/checkout",
+    "Disk 85% full on postgres-primary",
+    "SSL certificate for api.example.com expires in 7 days",
+)
+_WEATHER_ALERTS = (
+    "Yellow warning: thunderstorms",
+    "Heat advisory: highs near 38°C",
+    "Strong wind warning along the coast",
+    "Flood watch for low-lying areas",
+)
+_PARTS = (
+    ("R12", "10k", "Resistor_SMD:R_0603"),
+    ("C4", "100nF", "Capacitor_SMD:C_0402"),
+    ("U1", "STM32F103C8T6", "Package_QFP:LQFP-48"),
+    ("D2", "LED_Red", "LED_SMD:LED_0805"),
+)
+_APPS = (
+    ("Todoist: To-Do List & Planner", "Doist Inc.", "Productivity"),
+    ("Duolingo - Language Lessons", "Duolingo", "Education"),
+    ("Strava: Run, Bike, Hike", "Strava Inc.", "Health & Fitness"),
+)
+_ARTWORKS = (
+    ("The Great Wave off Kanagawa", "Katsushika Hokusai", "c. 1831"),
+    ("Wheat Field with Cypresses", "Vincent van Gogh", "1889"),
+    ("Washington Crossing the Delaware", "Emanuel Leutze", "1851"),
+)
+_ELEMENTS = (
+    ("button", "Sign in"),
+    ("textbox", "Email address"),
+    ("link", "Forgot password?"),
+    ("checkbox", "Remember me"),
+)
+_COURSES = ("CS 161: Operating Systems", "MATH 53: Multivariable Calculus", "ECON 1: Principles")
+_MOVES = (("e2", "e4", "pawn"), ("g1", "f3", "knight"), ("d2", "d4", "pawn"), ("f1", "c4", "bishop"))
+_TRIALS = (
+    "Semaglutide for Weight Maintenance in Adults",
+    "Early Mobilisation After Hip Fracture Surgery",
+    "Digital CBT for Insomnia in Older Adults",
+)
+_TOOLS = (
+    ("search_docs", "Search the documentation"),
+    ("fetch_page", "Fetch a web page as Markdown"),
+    ("run_query", "Run a read-only SQL query"),
+    ("create_issue", "Open an issue in the tracker"),
+)
+_ICONS = ("arrow-right-01", "home-01", "search-02", "settings-01", "user-circle", "calendar-03")
+_UI_COMPONENTS = (
+    ("Button", ["variant", "size", "disabled"]),
+    ("Card", ["title", "footer"]),
+    ("Modal", ["open", "onClose"]),
+    ("DatePicker", ["value", "minDate", "onChange"]),
+)
+_CODE_HITS = (
+    ("src/app/retry.py", 12, "def retry(times: int = 3):"),
+    ("src/app/http.py", 48, "    @retry(times=5)"),
+    ("tests/test_retry.py", 7, "def test_retry_gives_up_after_three_attempts():"),
+)
+_VOICES = (
+    ("alloy", "en-US", "neutral"),
+    ("nova", "en-US", "female"),
+    ("en-GB-Sonia", "en-GB", "female"),
+    ("pt-PT-Duarte", "pt-PT", "male"),
+)
+
+
+def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    """The record of the first maker registered for ``n`` whose world ``text`` is in, else None."""
+    make = _kind.find(n, text)
+    return make(n, text, args, ctx, i) if make else None  # None: a listed word with nothing specific to say here
+
+
+def _pick(pool: tuple[Any, ...], text: str, args: dict[str, Any], i: int) -> Any:
+    return pool[E.slot(text, args, i, len(pool))]
+
+
+@_kind("alert warning advisory", r"\b(weather|storms?|floods?|heat|wind|rain|nws|meteo\w*)\b")
+def _weather_alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    kind = _pick(_WEATHER_ALERTS, text, args, i)
+    start = E.stamp(ctx, 0, 1)
+    return {
+        "title": kind,
+        "severity": kind.split(":")[0].split()[0].lower(),
+        "area": ctx.city or "Porto",
+        "starts": start,
+        "ends": E.stamp(ctx, 1, 2),
+    }
+
+
+@_kind("dimension position rect bounding box", r"element|selector|page|browser")
+def _box(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "x": rng.randint(0, 900),
+        "y": rng.randint(0, 2000),
+        "width": rng.randint(40, 1200),
+        "height": rng.randint(16, 600),
+    }
+
+
+@_kind("style", r"element|selector|css")
+def _css(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "color": "rgb(17, 24, 39)",
+        "font-size": f"{rng.choice((14, 16, 18, 24))}px",
+        "font-weight": rng.choice(("400", "600")),
+        "display": rng.choice(("block", "flex", "inline-block")),
+        "margin": "0px 0px 16px",
+    }
+
+
+@_kind("app application", r"store|play|itunes|apple|google")
+def _app(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    title, dev, genre = _pick(_APPS, text, args, i)
+    return {
+        "title": title,
+        "developer": dev,
+        "genre": genre,
+        "rating": round(ctx.rng.uniform(4.3, 4.9), 1),
+        "price": 0.0,
+    }
+
+
+@_kind("object artwork artifact collection", r"museum|\bart|gallery|cultural|institution")
+def _artwork(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    title, artist, date = _pick(_ARTWORKS, text, args, i)
+    department = ctx.rng.choice(("Asian Art", "European Paintings", "American Wing"))
+    return {"title": title, "artist": artist, "date": date, "department": department}
+
+
+@_kind("object")
+def _object(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "id": str(seed_faker(rng).uuid4()),
+        "class": rng.choice(("Article", "Product", "Document")),
+        "created_at": E.stamp(ctx, -90, -1),
+    }
+
+
+@_kind("element", r"browser|page|interactive|ui|screen")
+def _element(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    role, name = _pick(_ELEMENTS, text, args, i)
+    return {"ref": f"e{3 + 4 * E.slot(text, args, i, 4)}", "role": role, "name": name, "visible": True}
+
+
+@_kind("assignment homework course", r"gradescope|canvas|course|class|student")
+def _coursework(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    if n == "course":
+        return {"name": _pick(_COURSES, text, args, i), "term": "Spring 2026", "role": "student"}
+    return {
+        "name": f"Homework {E.slot(text, args, i, 8) + 1}",
+        "due_date": E.stamp(ctx, -10, 14),
+        "status": ctx.rng.choice(("submitted", "not submitted", "graded")),
+        "points": 100,
+    }
+
+
+@_kind("style", r"figma|design|team|file")
+def _design_style(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    return {
+        "key": E.hexid(ctx, 40),
+        "name": _pick(("Primary/500", "Heading/H1", "Shadow/Card", "Neutral/100"), text, args, i),
+        "style_type": ctx.rng.choice(("FILL", "TEXT", "EFFECT")),
+    }
+
+
+@_kind("move", r"chess|board|game|piece")
+def _chess_move(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    frm, to, piece = _pick(_MOVES, text, args, i)
+    san = to if piece == "pawn" else {"knight": "N", "bishop": "B"}[piece] + to
+    return {"from": frm, "to": to, "piece": piece, "san": san}
+
+
+@_kind("trial study", r"clinical|trial|study|studies")
+def _trial(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "nct_id": f"NCT0{rng.randint(4000000, 6999999)}",
+        "title": _pick(_TRIALS, text, args, i),
+        "status": rng.choice(("RECRUITING", "COMPLETED", "ACTIVE_NOT_RECRUITING")),
+        "phase": rng.choice(("PHASE2", "PHASE3", "NA")),
+        "enrollment": rng.randint(40, 4000),
+    }
+
+
+@_kind("command", r"pending|queue|approv")
+def _pending_command(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    return {
+        "id": E.ident("cmd", ctx),
+        "command": _pick(("git push origin main", "rm -rf build/", "npm publish"), text, args, i),
+        "requested_at": E.stamp(ctx, -0.1, 0),
+        "status": "pending",
+    }
+
+
+@_kind("sleep wait delay")
+def _wait(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    secs = next((v for v in args.values() if isinstance(v, (int, float)) and not isinstance(v, bool)), 2)
+    return {"slept_ms" if "ms" in text else "waited_s": secs, "completed_at": E.stamp(ctx, 0, 0.001)}
+
+
+@_kind("tool")
+def _tool(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name, desc = _pick(_TOOLS, text, args, i)
+    return {"name": name, "description": desc}
+
+
+@_kind("icon")
+def _icon(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name = _pick(_ICONS, text, args, i)
+    category = ctx.rng.choice(("arrows", "interface", "users", "time"))
+    return {"name": name, "category": category, "svg_url": f"https://cdn.example.com/icons/{name}.svg"}
+
+
+@_kind("permission scope")
+def _permission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name = _pick(("repo:read", "repo:write", "admin:org", "read:user"), text, args, i)
+    return {"name": name, "granted": True, "granted_at": E.stamp(ctx, -200, -5)}
+
+
+@_kind("role")
+def _role(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name = _pick(("Viewer", "Editor", "Admin", "Billing manager"), text, args, i)
+    return {"name": name, "members": ctx.rng.randint(1, 40), "permissions": ctx.rng.randint(3, 60)}
+
+
+@_kind("alert incident error warning")
+def _alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "severity": rng.choice(("critical", "warning", "info")),
+        "title": _pick(_ALERTS, text, args, i),
+        "triggered_at": E.stamp(ctx, -2, 0),
+        "status": rng.choice(("firing", "acknowledged", "resolved")),
+    }
+
+
+@_kind("component part footprint", r"kicad|circuit|pcb|schematic|netlist")
+def _circuit_part(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    ref, value, fp = _pick(_PARTS, text, args, i)
+    return {"reference": ref, "value": value, "footprint": fp}
+
+
+@_kind("component")
+def _ui_component(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name, props = _pick(_UI_COMPONENTS, text, args, i)
+    return {"name": name, "props": props, "import": f"import {{ {name} }} from './components/{name}'"}
+
+
+@_kind("code", r"search|grep|find")
+def _code_hit(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    path, line, preview = _pick(_CODE_HITS, text, args, i)
+    return {"path": path, "line": line, "preview": preview}
+
+
+@_kind("field attribute column variable")
+def _field(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    name, kind = rng.choice(E.COLUMNS[rng.choice(vocab.TABLES)])
+    return {"name": name, "type": kind, "nullable": rng.random() < 0.3}
+
+
+@_kind("env environment")
+def _environment(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    level = ctx.rng.choice(("info", "debug"))
+    database = "postgresql://app@db.internal:5432/app"
+    return {"variables": {"NODE_ENV": "production", "LOG_LEVEL": level, "PORT": "8080", "DATABASE_URL": database}}
+
+
+@_kind("endpoint api")
+def _endpoint(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "method": rng.choice(("GET", "POST")),
+        "path": rng.choice(("/api/v1/orders", "/api/v1/users/{id}", "/api/v1/invoices")),
+        "auth": "bearer",
+        "rate_limit_per_min": rng.choice((60, 600)),
+    }
+
+
+@_kind("agent assistant bot")
+def _agent(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    model = E.MODELS[E.slot(text, args, i, len(E.MODELS))][0]
+    name = ctx.rng.choice(("Support assistant", "Research agent", "Code reviewer"))
+    return {"name": name, "model": model, "status": "active"}
+
+
+@_kind("space", r"disk|storage|quota|drive|bucket")  # "space" alone is often a workspace, not disk space
+@_kind("storage disk quota")
+def _storage(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    total = rng.choice((50, 100, 500))
+    return {"total_gb": total, "used_gb": round(rng.uniform(0.1, total), 1), "files": rng.randint(10, 90000)}
+
+
+@_kind("session")
+def _session(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "session_id": str(seed_faker(rng).uuid4()),
+        "status": rng.choice(("active", "active", "idle")),
+        "started_at": E.stamp(ctx, -0.3, -0.05),
+        "last_activity_at": E.stamp(ctx, -0.02, 0),
+        "requests": rng.randint(3, 140),
+    }
+
+
+@_kind("voice")
+def _voice(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name, lang, gender = _pick(_VOICES, text, args, i)
+    return {"name": name, "language": lang, "gender": gender}
+
+
+NOUNS = _kind.nouns

@@ -1,0 +1,140 @@
+"""Records for sundry small kinds: labels and categories, cache keys, language models, trending
+lists, exchange rates, memories, settings, domains and devices. Part of the ``synth.simulator.results.things``
+families; a kind with nothing specific to say gets the plain ``entities.fallback`` record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from synth.simulator import vocab
+from synth.simulator.results.entities import (
+    CATEGORY_NAMES,
+    MODELS,
+    TRENDING,
+    day,
+    fallback,
+    hexid,
+    host,
+    rates_from,
+    slot,
+    stamp,
+)
+from synth.simulator.results.kinds import Kinds
+from synth.simulator.values.values import Context
+
+_kind = Kinds()
+
+
+def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
+    make = _kind.find(n, text)
+    return make(n, text, args, ctx, i) if make else fallback(n, ctx, i)
+
+
+def _pick(pool: tuple[Any, ...], text: str, args: dict[str, Any], i: int) -> Any:
+    return pool[slot(text, args, i, len(pool))]
+
+
+@_kind("type", "association")
+def _association_label(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    label = _pick(("Primary company", "Decision maker", "Billing contact"), text, args, i)
+    return {
+        "typeId": _pick((1, 2, 3), text, args, i),
+        "label": label,
+        "category": "USER_DEFINED" if label != "Primary company" else "HUBSPOT_DEFINED",
+    }
+
+
+@_kind("key", r"redis|cache|kv|store")
+def _cache_key(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    key = _pick(("session:8f3a2c", "user:1042:profile", "rate:api:203.0.113.7", "cart:5521"), text, args, i)
+    return {"key": key, "type": rng.choice(("string", "hash")), "ttl_s": rng.choice((-1, 900, 3600, 86400))}
+
+
+@_kind("category genre tag label type")
+def _label(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {"name": rng.choice(CATEGORY_NAMES) if n != "tag" else rng.choice(vocab.TAGS), "count": rng.randint(3, 900)}
+
+
+@_kind("model llm")
+def _model(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    name, provider, window = _pick(MODELS, text, args, i)
+    price = round(ctx.rng.uniform(0.05, 3), 2)
+    return {"id": name, "provider": provider, "context_window": window, "input_price_per_mtok": price}
+
+
+@_kind("hotspot trending hot rank", r"[\u4e00-\u9fff]")
+def _trending(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    out = {"rank": i + 1, "title": _pick(TRENDING, text, args, i), "heat": rng.randint(10**5, 9 * 10**6)}
+    if "zhihu" in text:
+        out["url"] = f"https://www.zhihu.com/question/{rng.randint(10**8, 10**9)}"
+    elif "weibo" in text:
+        out["url"] = f"https://s.weibo.com/weibo?q=%23{rng.randint(10**5, 10**6)}"
+    else:
+        out["url"] = f"https://www.bilibili.com/video/BV1{hexid(ctx, 9)}"
+    return out
+
+
+@_kind("hotspot trending hot rank")
+def _not_a_hot_list(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> None:
+    """The Chinese hot lists are the ones these words name here; another family answers for the rest."""
+    return None
+
+
+@_kind("rate currency")
+def _rates(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    base = next((v for k, v in args.items() if isinstance(v, str) and v in vocab.CURRENCIES), "USD")
+    return {"base": base, "date": "2026-06-01", "rates": rates_from(base, ("EUR", "GBP", "JPY", "CHF"))}
+
+
+@_kind("memory observation entity thought")
+def _memory(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {"content": rng.choice(vocab.NOTES), "tags": rng.sample(vocab.TAGS, 2), "created_at": stamp(ctx, -20, 0)}
+
+
+@_kind("config configuration setting option preference mode")
+def _settings(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "enabled": rng.random() < 0.7,
+        "timeout_s": rng.choice((10, 30, 60)),
+        "retries": rng.choice((2, 3, 5)),
+        "log_level": rng.choice(("info", "warn", "debug")),
+        "updated_at": stamp(ctx, -30, -1),
+    }
+
+
+@_kind("domain dns whois")
+def _whois(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    d = next((v for v in args.values() if isinstance(v, str) and "." in v and " " not in v), rng.choice(vocab.DOMAINS))
+    return {
+        "domain": d,
+        "registrar": rng.choice(("MarkMonitor Inc.", "GoDaddy.com, LLC", "Namecheap, Inc.")),
+        "created": day(ctx, -4000, -400),
+        "expires": day(ctx, 30, 700),
+        "name_servers": [f"ns1.{host('https://' + d)}", f"ns2.{host('https://' + d)}"],
+    }
+
+
+@_kind("device", r"\badb\b|android|emulator|ios|simulator|iphone")
+def _phone(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    serial = _pick(("emulator-5554", "R5CW20ABCDE", "00008120-001A2B3C"), text, args, i)
+    return {
+        "serial": serial,
+        "state": "device",
+        "model": _pick(("Pixel_7", "SM-S918B", "iPhone 15 Pro"), text, args, i),
+    }
+
+
+@_kind("device sensor entity_state")
+def _smart_home(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
+    rng = ctx.rng
+    return {
+        "name": rng.choice(("Living room lamp", "Hallway thermostat", "Front door lock", "Kitchen sensor")),
+        "state": rng.choice(("on", "off", "21.5", "locked")),
+        "last_changed": stamp(ctx, -1, 0),
+    }

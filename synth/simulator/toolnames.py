@@ -1,0 +1,107 @@
+"""What a tool's name says: the kind of tool it is (``get``, ``list`` or ``action``), the verb it
+leads with, and the thing it is about, singular ("search_locations_tool": a location; the head
+noun of "find_posts_by_tag" is a post). Pure functions of the name's words."""
+
+from __future__ import annotations
+
+from synth.records import ToolSpec
+from synth.simulator.values.values import words
+
+LIST_VERBS = frozenset("search list find query lookup browse discover explore scan filter".split())
+ACTION_VERBS = frozenset(
+    """
+    create add send post update delete remove set write upload insert move rename edit publish schedule book
+    cancel start stop run execute save submit reply comment merge close open install deploy trigger invite
+    assign archive mark put push register subscribe
+""".split()
+)
+STOP = frozenset(
+    """
+    tool controller get the a an of for by to and or with mcp api data info information all details
+""".split()
+)
+
+
+def verb(tool: ToolSpec) -> str:
+    w = words(tool.name)
+    return w[0] if w else ""
+
+
+def kind(tool: ToolSpec) -> str:
+    """``list`` (returns items), ``action`` (changes something) or ``get`` (returns a record)."""
+    w = words(tool.name)
+    if w and w[0] in ACTION_VERBS:
+        return "action"
+    if w and (
+        w[0] in LIST_VERBS
+        or w[-1] in LIST_VERBS
+        or "list" in w[:3]  # "sls_list_projects", "get_list_of_sheets"
+        or (
+            len(w) > 1
+            and w[0] == "get"
+            and w[-1].endswith("s")
+            and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"}
+        )
+    ):
+        return "list"
+    if w and (w[0] in ACTION_VERBS or w[-1] in ACTION_VERBS):
+        return "action"
+    return "get"
+
+
+def subject(tool: ToolSpec) -> list[str]:
+    """The words naming what a tool is about: ``pull_requests_create`` -> ["pull", "request"]."""
+    rest = [w for w in words(tool.name) if w not in STOP and w not in LIST_VERBS and w not in ACTION_VERBS]
+    return [*rest[:-1], singular(rest[-1])] if rest else ["item"]
+
+
+def noun(tool: ToolSpec) -> str:
+    """The thing a tool is about: ``search_locations_tool`` -> "location"."""
+    return subject(tool)[-1]
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3 and word not in _PLURAL_ONLY:
+        return word[:-1]
+    return word
+
+
+_PLURAL_ONLY = frozenset("news series species canvas alias atlas analytics physics mathematics economics kudos".split())
+
+
+GETTERS = LIST_VERBS | frozenset(
+    """
+    get fetch read show retrieve describe check view download export count calculate compute analyze
+    validate summarize translate is has can
+""".split()
+)
+CHANGES = frozenset(
+    """
+    unregister deregister revoke disable enable approve reject pause resume restart reset unsubscribe
+    uninstall unlink unpin unfollow block unblock mute unmute kick ban launch spawn boot shutdown terminate
+    kill
+""".split()
+)
+LINKERS = frozenset("by for from with in on of using via to".split())
+
+
+def plural(word: str) -> str:
+    if word.endswith("s"):
+        return word
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("x", "ch", "sh")) else "s")
+
+
+def head_noun(tool: ToolSpec) -> str:
+    """The thing a tool returns: ``find_posts_by_tag`` -> "post" (``noun`` would say "tag")."""
+    w = words(tool.name)
+    cut = next((i for i, x in enumerate(w) if x in LINKERS and i > 1), None)
+    if cut is None:
+        return noun(tool)
+    rest = [x for x in w[:cut] if x not in STOP and x not in LIST_VERBS and x not in ACTION_VERBS]
+    return singular(rest[-1]) if rest else noun(tool)

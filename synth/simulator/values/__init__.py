@@ -1,0 +1,1 @@
+"""Argument values from a parameter's name, schema and description."""

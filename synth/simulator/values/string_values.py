@@ -1,0 +1,167 @@
+"""What a string parameter of one kind holds, for the rules in ``synth.simulator.values.string_rules``:
+an id, a resource's name, a thing's title, code, a kubectl name, a search query, a person's or
+thing's name, a spreadsheet cell, a path whose extension fits the tool, free text for its slot."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from synth.simulator import vocab
+from synth.simulator.values.context import Context, seed_faker, words
+
+
+def identifier(name: str, rng: random.Random) -> str:
+    stem = [w for w in words(name) if w not in {"id", "key", "identifier", "number", "ref", "ids"}]
+    prefix = (stem[-1][:3] if stem else "id").lower()
+    return f"{prefix}_{rng.randint(10000, 99999)}"
+
+
+def slug(ctx: Context, noun: str) -> str:
+    """A name for a workspace-like resource: ``sales-analytics``, ``billing_db``."""
+    base = ctx.rng.choice(vocab.RESOURCE_STEMS)
+    suffix = vocab.RESOURCE_SUFFIX.get(noun, "")
+    return f"{base}{suffix}"
+
+
+def titled(ctx: Context, subject: str) -> str:
+    """A name for a thing a person creates: a playlist, a project, a note."""
+    pool = vocab.NAMED_THINGS.get(subject)
+    return ctx.rng.choice(pool) if pool else ctx.rng.choice(vocab.TITLES)
+
+
+_PEOPLE = frozenset(
+    "user contact person customer employee author member attendee patient "
+    "recipient owner student candidate speaker guest assignee reviewer player".split()
+)
+
+
+def code(w: set[str], name: str, text: str, ctx: Context) -> tuple[Any, str]:
+    if "sql" in text or (w & {"query", "where"} and ctx.topic == "data"):
+        return ctx.rng.choice(vocab.SQL if "where" not in w else vocab.SQL_WHERE), "code"
+    if "mermaid" in text:
+        return "graph TD; Signup-->Verify; Verify-->Dashboard", "code"
+    if w & {"expression", "expr", "formula", "calculation"} and "javascript" not in text:
+        return ctx.rng.choice(vocab.EXPRESSIONS), "code"
+    if "javascript" in text or "js" in w:
+        return ctx.rng.choice(vocab.JS_SNIPPETS), "code"
+    return ctx.rng.choice(vocab.PY_SNIPPETS), "code"
+
+
+def kube_name(w: set[str], ctx: Context) -> tuple[str, str]:
+    rng = ctx.rng
+    if w & {"context", "cluster"}:
+        return rng.choice(("prod-eu-west-1", "staging-us-east-1", "kind-dev")), "name"
+    if w & {"resource", "kind"} and not w & {"name"}:
+        return rng.choice(("deployment", "service", "statefulset", "configmap")), "name"
+    if "pod" in w:
+        return (
+            f"{rng.choice(('checkout-api', 'orders-worker', 'web'))}-{rng.choice(('7c9f8d6b5', '5d4b9c7f8'))}-{rng.choice(('x2kqp', 'm8zt4', 'p9wl7'))}",  # noqa: E501
+            "id",
+        )
+    if "node" in w:
+        return f"ip-10-0-{rng.randint(1, 9)}-{rng.randint(10, 250)}.eu-west-1.compute.internal", "id"
+    if "container" in w:
+        return rng.choice(("app", "sidecar", "nginx")), "name"
+    if w & {"annotations", "labels", "label", "selector"}:
+        return rng.choice(("team=payments", "app=checkout-api", "tier=backend")), "id"
+    if "patch" in w:
+        return rng.choice(('{"spec": {"replicas": 3}}', '{"metadata": {"labels": {"tier": "backend"}}}')), "code"
+    return rng.choice(("checkout-api", "orders-worker", "web-frontend", "redis-cache")), "name"
+
+
+_QUERY_POOLS = {
+    "song": "music",
+    "track": "music",
+    "album": "music",
+    "recipe": "food",
+    "film": "movie",
+    "article": "news",
+    "work": "paper",
+    "publication": "paper",
+    "product": "shop",
+}
+
+
+def query(ctx: Context) -> str:
+    """What a person searches for: the kind of thing the tool finds (a book for a book search), else the server's
+    topic."""
+    subject = _QUERY_POOLS.get(ctx.subject, ctx.subject)
+    if subject in vocab.QUERIES:
+        return ctx.rng.choice(vocab.QUERIES[subject])
+    if subject in vocab.NAMED_THINGS and subject not in (
+        "entity",
+        "resource",
+        "list",
+        "memory",
+        "note",
+        "task",
+        "project",
+    ):
+        return ctx.rng.choice(vocab.NAMED_THINGS[subject])
+    return ctx.rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"]))
+
+
+def named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
+    """A name: a person's when the thing is a person, else the kind of name that thing gets."""
+    fake = seed_faker(ctx.rng)
+    if w & {"company", "business", "organization"}:
+        return fake.company(), "name"
+    if w & {"product", "item"}:
+        return ctx.rng.choice(vocab.PRODUCTS), "name"
+    if w & {"file"}:
+        return ctx.rng.choice(vocab.FILE_PATHS).rsplit("/", 1)[-1], "name"
+    if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel", "repo", "branch"}:
+        return slug(ctx, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name"
+    subject = next((x for x in sorted(w) if x in vocab.NAMED_THINGS), ctx.subject)  # "stop_name" names a stop
+    if w & {"title", "page", "article"} and re.search(r"wikipedia|\bwiki\b|encyclop", ctx.about):
+        subject = "article"
+    if (
+        w & {"firstname", "lastname", "fullname", "recipient", "contact", "person"}
+        or subject in _PEOPLE
+        or (w == {"name"} and set(re.findall(r"[a-z]+", ctx.about[:40])) & _PEOPLE)
+        or re.search(
+            r"\b(?:person|user|customer|contact|patient|employee)'?s? name\b|\bgreet|\bsomeone\b|\bwho\b", text
+        )
+    ):
+        return (fake.first_name() if "first" in w else fake.last_name() if "last" in w else fake.name()), "name"
+    if w & {"title", "remark"} or subject in vocab.NAMED_THINGS:
+        return titled(ctx, subject), "text" if w & {"title", "remark"} else "name"
+    return titled(ctx, subject), "name"
+
+
+def cell(w: set[str], ctx: Context) -> str:
+    """Spreadsheet cells as a spreadsheet names them: A1, a range A1:D20."""
+    if w & {"range"}:
+        return ctx.rng.choice(("A1:D20", "B2:F14", "A1:C50"))
+    if w & {"top", "start", "first"}:
+        return ctx.rng.choice(("A1", "B2"))
+    if w & {"bottom", "end", "last"}:
+        return ctx.rng.choice(("D20", "F14", "C50"))
+    return f"{ctx.rng.choice('ABCDEF')}{ctx.rng.randint(1, 40)}"
+
+
+def path(w: set[str], text: str, ctx: Context) -> str:
+    """A path whose extension fits what the tool works on: a video for a video, a folder for a cwd."""
+    if "cwd" in w or "directory" in text.split()[:6]:
+        return ctx.rng.choice(vocab.DIRECTORIES)
+    for where in (" ".join(w), text, ctx.about):  # the parameter first, then the tool it belongs to
+        for media, paths in vocab.MEDIA_PATHS.items():
+            if re.search(rf"\b{media}", where):
+                return ctx.rng.choice(paths)
+    return ctx.rng.choice(vocab.FILE_PATHS)
+
+
+def body(w: set[str], text: str, ctx: Context) -> str:
+    """Free text that fits its slot: HTML for html, a short message for a message, a paragraph for content."""
+    rng = ctx.rng
+    if "html" in w or "html" in text.split():
+        return "<h1>Trail Runner 2</h1><p>Lightweight running shoe with a grippy sole.</p>"
+    if "xml" in w:
+        return '<order id="4521"><item sku="TR2-42" qty="1"/></order>'
+    if w & {"markdown", "document", "draft", "transcript"}:
+        return rng.choice(vocab.PARAGRAPHS)
+    if w & {"description", "summary"}:
+        return rng.choice(vocab.DESCRIPTIONS.get(ctx.subject, vocab.MESSAGES))
+    return rng.choice(vocab.MESSAGES)
