@@ -23,13 +23,14 @@ from synth.export.chat import ToolNames
 from synth.export.rows import conversation_rows
 from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
-from synth.offline.author import OfflineAuthor, offline_runtime
+from synth.offline.author import OfflineAuthor
 from synth.packs.load import Packs
 from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id, moves
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
 from synth.rundir import FILES, RunDir
 from synth.runtime.base import ToolRuntime
+from synth.runtime.pick import offline_runtime
 from synth.runtime.replay import replayer
 from synth.scenarios.planner import Planner, rng_for
 from synth.scenarios.runplan import open_run
@@ -167,7 +168,7 @@ def generate(
 
 def _offline_tools(settings: Settings, planner: Planner, packs: Packs) -> Callable[[Scenario], ToolRuntime]:
     """The tool role of an LLM run left offline: each scenario's results from its server's pack and the
-    schema simulator (synth.offline.author.offline_runtime), no model asked."""
+    schema simulator (synth.runtime.pick.offline_runtime), no model asked."""
     return lambda sc: offline_runtime(sc, packs.by_server.get(sc.server), planner.topics[sc.server], settings.seed)
 
 

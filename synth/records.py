@@ -18,7 +18,7 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -37,6 +37,11 @@ def content_hash(value: Any, length: int = 16) -> str:
 def make_id(kind: str, *parts: Any) -> str:
     """A readable, content-derived id such as ``conv_3f2a...``."""
     return f"{kind}_{content_hash(list(parts))}"
+
+
+# What a tool call's result means for the call (T-Eval's review labels): the one spelling of a call's outcome.
+Outcome = Literal["success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 
 class Record(BaseModel):

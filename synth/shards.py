@@ -31,13 +31,12 @@ from synth import rundir
 from synth.config import Settings
 from synth.errors import ConfigError, RunFolderError
 from synth.llm.base import ChatResponse, request_report
-from synth.packs.load import usable_packs
 from synth.pipeline import consume, generate
 from synth.records import Scenario, StageFailure, Written, conversation_id
-from synth.registry import load_registry
 from synth.run_manifest import GENERATOR_VERSION
 from synth.rundir import RunDir, read_json, write_atomic, write_json
 from synth.scenarios.planner import Planner
+from synth.scenarios.runplan import open_run
 from synth.stages.dedup import Dedup
 
 STREAM = "shard.jsonl.gz"  # per scenario of the slice, in index order
@@ -346,11 +345,10 @@ def merge(
             f"the registry or flags differ from the shards' ({_difference(first['identity'], identity(settings, len(shards)))}); "  # noqa: E501
             f"give --servers the registry folder the shards were made from"
         )
-    registry = load_registry(settings.servers)
-    packs = usable_packs(registry, settings.servers)
+    run = open_run(settings)  # the registry, packs and planner the shards were made with, as generate opens them
     RunDir(out).start(settings.identity())
     manifest = consume(
-        settings, registry, packs, Interleaved(shards), None, progress, productive=settings.backend == "offline"
+        settings, run.registry, run.packs, Interleaved(shards), None, progress, productive=settings.backend == "offline"
     )
     _merge_requests(out, [folder for folder, _ in shards])
     return manifest

@@ -15,7 +15,6 @@ import pytest
 
 from synth.config import Settings
 from synth.export.card.realism import report
-from synth.offline.author import offline_runtime
 from synth.packs.check import check_pack
 from synth.packs.load import usable_packs
 from synth.packs.model import Pack
@@ -25,6 +24,7 @@ from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
 from synth.runtime.base import run_sync
 from synth.runtime.pack import PackRuntime
+from synth.runtime.pick import offline_runtime
 from synth.stages.consistency import conflicting_ids, limit_mismatches
 
 FIXTURE = Path(__file__).parent / "fixtures" / "worlds"

@@ -16,9 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from synth import templates
 from synth.agents.people import person
 from synth.llm.base import ChatRequest
-from synth.records import Scenario, ServerSpec, ToolSpec
-
-STEP_LABELS = ("success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish")
+from synth.records import Outcome, Scenario, ServerSpec, ToolSpec
 
 
 class Answer(BaseModel):
@@ -62,9 +60,7 @@ class ToolResult(Answer):
 
 
 class Verdict(Answer):
-    step_labels: list[
-        Literal["success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish"]
-    ]
+    step_labels: list[Outcome]
     verdict: Literal["accept", "reject", "human"]
     reasons: list[str] = Field(default_factory=list)
     confidence: float = Field(ge=0.0, le=1.0)

@@ -12,6 +12,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from synth import templates
@@ -40,6 +41,7 @@ from synth.records import (
     make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime
+from synth.runtime.pick import close_runtime, pick_runtime
 from synth.stages import gates
 from synth.stages.whole import cut_reason
 
@@ -292,34 +294,36 @@ async def _converse(
     Tools answer through the LLM tool role, or the offline runtime when that role is offline, or, on a
     live run, through the entry's real server.
     """
-    agents, server = ep.agents, ep.server
-    live = None
-    if agents.pool is not None and server.connection is not None:
-        from synth.runtime.live import LiveRuntime  # the MCP SDK: loaded only by runs that go live
-
-        live = LiveRuntime(agents.pool, server)
+    agents, tool_role = ep.agents, ep.agents.tool_runtime
+    runtime = pick_runtime(
+        ep.server,
+        agents.pool,
+        model=None if tool_role is not None else partial(_tool_model, ep),
+        offline=None if tool_role is None else partial(tool_role, ep.scenario),
+    )
+    assert runtime is not None, "an LLM run always has a tool role"
     try:
-        return await _talk(ep, request, details, plan, live)
+        return await _talk(ep, request, details, plan, runtime)
     except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
         return StageFailure(stage="execute", item_id=ep.sid, reason=error.reason, detail=str(error)[:500])
     finally:
-        if live is not None:
-            await asyncio.to_thread(live.close)
+        if hasattr(runtime, "close"):  # a live server goes back to the pool, off the event loop
+            await asyncio.to_thread(close_runtime, runtime)
+
+
+def _tool_model(ep: _Episode) -> ToolRuntime:
+    """The tool role as a model: it answers each call from the tool's schema and the conversation so far."""
+    return LLMToolRuntime(ep.scenario, ep.models["tool"], ep.agents.seed, lambda req, model, st: ep.ask(req, model, st))
 
 
 async def _talk(
-    ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, live: ToolRuntime | None
+    ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, runtime: ToolRuntime
 ) -> list[Message] | StageFailure:
     sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
     system = templates.render("conversation.system.j2", server=server)
     note = roles.plan_note(plan.steps)
     messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
     results: list[Any] = []
-    runtime: ToolRuntime = live or (
-        ep.agents.tool_runtime(ep.scenario)
-        if ep.agents.tool_runtime is not None
-        else LLMToolRuntime(ep.scenario, m["tool"], seed, lambda request, model, stage: ep.ask(request, model, stage))
-    )
     for _turn in range(MAX_TURNS):
         answer = await _executor_turn(ep, messages, note)
         if isinstance(answer, StageFailure):

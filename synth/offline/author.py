@@ -15,14 +15,9 @@ from synth.errors import LiveError
 from synth.offline.packed import write_packed
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
-from synth.packs.world import WorldState
 from synth.records import Author, Scenario, ServerSpec, StageFailure, Written
-from synth.runtime.base import ToolRuntime
-from synth.runtime.pack import PackRuntime
-from synth.runtime.simulated import SimulatedRuntime
-from synth.scenarios.planner import Planner, rng_for
-from synth.simulator import vocab
-from synth.simulator.values.values import Context
+from synth.runtime.pick import close_runtime, offline_runtime, pick_runtime
+from synth.scenarios.planner import Planner
 from synth.stages import gates
 
 if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported only by runs that go live
@@ -74,18 +69,6 @@ def _shop(pool: Pool | None, server: ServerSpec, shops: dict[int, ShopFacts]) ->
     return shops[seed]
 
 
-def offline_runtime(scenario: Scenario, pack: Pack | None, topic: str, seed: int) -> ToolRuntime:
-    """Tool results with no model and no server: the pack's templates for the tools it has an entry for,
-    the schema simulator for the rest. The offline author's runtime, and an LLM run's tool role when
-    synth.toml sets it offline ([roles.tool] backend = "offline")."""
-    rng = rng_for(seed, "runtime", scenario.id)
-    fallback = SimulatedRuntime(Context(rng=rng, topic=topic, city=rng.choice(vocab.CITIES)[0]))
-    if pack is None:
-        return fallback
-    world = WorldState.fresh(pack.world, seed, scenario.id) if pack.world else None
-    return PackRuntime(pack, rng, fallback, frozenset(scenario.fail or ()), world)
-
-
 def written(
     scenario: Scenario,
     server: ServerSpec,
@@ -96,32 +79,26 @@ def written(
     shops: dict[int, ShopFacts] | None = None,
 ) -> Written | StageFailure:
     """The offline author plus the gates for one scenario (was ``pipeline._offline``)."""
-    live = None
-    if pool is not None and server.connection is not None:
-        from synth.runtime.live import LiveRuntime
-
-        live = LiveRuntime(pool, server)
+    topic = planner.topics[server.id]
+    packed = pack is not None and scenario.turns is not None
+    runtime = pick_runtime(
+        server, pool, offline=(lambda: offline_runtime(scenario, pack, topic, settings.seed)) if packed else None
+    )
     try:
-        if (
-            live is not None and (shop := _shop(pool, server, shops if shops is not None else {})) is not None
-        ):  # synth's store: customer-service tasks
-            from synth.offline.shop import write_shop
+        if (shop := _shop(pool, server, shops if shops is not None else {})) is not None and runtime is not None:
+            from synth.offline.shop import write_shop  # synth's store, live: customer-service tasks
 
-            query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, live)
+            query, plan, trajectory = write_shop(scenario, server, shop, settings.seed, runtime)
             author: Author = "shop"
-        elif pack is not None and scenario.turns is not None:
-            runtime = live or offline_runtime(scenario, pack, planner.topics[server.id], settings.seed)
+        elif pack is not None and packed and runtime is not None:
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
             author = "pack"
-        else:
-            query, plan, trajectory = write_fallback(scenario, server, planner.topics[server.id], settings.seed, live)
+        else:  # no runtime picked: the fallback writer's own simulator answers
+            query, plan, trajectory = write_fallback(scenario, server, topic, settings.seed, runtime)
             author = "fallback"
+    except LiveError as exc:  # the server could not be reached or broke off: the scenario ends with its line
+        return StageFailure(stage="execute", item_id=scenario.id, reason=exc.reason, detail=str(exc)[:500])
     except Exception as exc:  # a schema the writer cannot handle must not end the run; it is counted
-        if live is not None:
-            if isinstance(
-                exc, LiveError
-            ):  # the server could not be reached or broke off: the scenario ends with its line
-                return StageFailure(stage="execute", item_id=scenario.id, reason=exc.reason, detail=str(exc)[:500])
         return StageFailure(
             stage="generate",
             item_id=scenario.id,
@@ -129,8 +106,7 @@ def written(
             detail=f"{server.id} {scenario.tools}: {exc}"[:500],
         )
     finally:
-        if live is not None:
-            live.close()
+        close_runtime(runtime)
     review = gates.review(trajectory, server)
     if review.verdict != "accept":
         return gates.failure(review, scenario.id).model_copy(

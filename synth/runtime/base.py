@@ -6,11 +6,10 @@ import json
 from collections.abc import Coroutine
 from typing import Any, Literal, Protocol, TypeVar
 
-from synth.records import JSON, Record, ToolSpec
+from synth.records import JSON, Outcome, Record, ToolSpec
 
 T = TypeVar("T")
 Source = Literal["pack", "simulated", "llm", "live"]
-OUTCOMES = ("success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish")
 
 
 class ToolResult(Record):
@@ -19,11 +18,11 @@ class ToolResult(Record):
     content: str
     data: JSON = None  # the parsed result, when the content is JSON
     is_error: bool = False
-    outcome: str = "success"  # a T-Eval review label: what this result means for the call
+    outcome: Outcome = "success"  # what this result means for the call
     source: Source = "simulated"
 
     @classmethod
-    def of(cls, data: Any, source: Source, is_error: bool = False, outcome: str = "success") -> ToolResult:
+    def of(cls, data: Any, source: Source, is_error: bool = False, outcome: Outcome = "success") -> ToolResult:
         content = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         return cls(content=content, data=data, is_error=is_error, outcome=outcome, source=source)
 

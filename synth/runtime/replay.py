@@ -1,6 +1,6 @@
 """Gold calls replayed on a fresh copy of a conversation's world: what a world task is made and checked from.
 
-The runtime is the one the offline author wrote the conversation with (``synth.offline.author.
+The runtime is the one the offline author wrote the conversation with (``synth.runtime.pick.
 offline_runtime``, from the seed, the scenario and the server's topic), so a replay gives the very
 results the conversation holds; ``replay`` also says what each call did to the world.
 """
@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import SynthError
-from synth.offline.author import offline_runtime
 from synth.packs.model import Pack
 from synth.records import Scenario, ServerSpec
 from synth.runtime.base import run_sync
 from synth.runtime.pack import PackRuntime
+from synth.runtime.pick import offline_runtime
 from synth.tasks.world import Replay
 from synth.tasks.world_verify import run_verify as run_world_verify
 

@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from synth.grade import Evidence, schema_validator
-from synth.records import GateResult, Message, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
+from synth.records import GateResult, Message, Outcome, Review, ServerSpec, StageFailure, ToolCall, ToolSpec, Trajectory
 from synth.stages.decisions import problems
 from synth.stages.reader import internal
 from synth.stages.whole import cut_message
@@ -139,7 +139,7 @@ def review(trajectory: Trajectory, server: ServerSpec, by_model: bool = False) -
 _INPUT = re.compile(r"validation error|invalid|not found|no such|no \w+ with|unknown|missing|required|must be", re.I)
 
 
-def error_label(text: str) -> str:
+def error_label(text: str) -> Outcome:
     """The step label of a call whose result is an error: the call's input was wrong (a bad value, a path or id
     that does not exist), or the tool could not do it (everything else: a refusal, a crash, a timeout)."""
     return "input_error" if _INPUT.search(text) else "unable_to_accomplish"
