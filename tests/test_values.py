@@ -101,3 +101,26 @@ def test_every_value_of_the_default_registry_validates_and_is_never_filler():
             assert not errors or "pattern" in str(errors[0].validator), (tool.key, param, got, errors[0].message)
             if isinstance(got, str) and got not in str(schema):  # enum values and examples are the schema's own
                 assert got.strip() and not FILLER.match(got), (tool.key, param, got)
+
+
+def test_the_word_tables_are_data_read_once_and_shipped():
+    """The simulator's words live in synth/simulator/data/vocab.json (a table per key), not in code: vocab.py
+    names each table and holds no word of its own, and the wheel ships the file."""
+    import ast
+    import json
+    import tomllib
+    from fnmatch import fnmatch
+    from pathlib import Path
+
+    from synth.simulator import vocab
+
+    root = Path(__file__).parents[1]
+    data = json.loads((root / "synth/simulator/data/vocab.json").read_text(encoding="utf-8"))
+    assert vocab.TICKERS == tuple(data["TICKERS"]) and vocab.CITIES[0] == tuple(data["PLACES"][0][:2])
+    code = ast.parse((root / "synth/simulator/vocab.py").read_text(encoding="utf-8"))
+    docs = {ast.get_docstring(n, clean=False) for n in ast.walk(code) if isinstance(n, (ast.Module, ast.FunctionDef))}
+    strings = {n.value for n in ast.walk(code) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    assert strings - docs - set(data) == {"utf-8", "data", "vocab.json"}  # table names and the file, no words
+    setup = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "synth.simulator" in setup["packages"]
+    assert any(fnmatch("data/vocab.json", glob) for glob in setup["package-data"]["synth.simulator"])
