@@ -20,8 +20,8 @@ from synth.agents.engine import Scheduler
 from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
+from synth.export.outputs import files_off, folders_off, writers
 from synth.export.rows import conversation_rows
-from synth.export.teval import TevalWriter
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor
 from synth.packs.load import Packs
@@ -37,7 +37,6 @@ from synth.scenarios.runplan import open_run
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
-from synth.tasks.write import TASKS, TaskWriter
 
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
@@ -68,18 +67,15 @@ class RunWriter(rundir.RunWriter):
     outputs asked for (``--outputs``), in the run folder's storage (synth.rundir)."""
 
     def __init__(self, out: Path, outputs: tuple[str, ...] = rundir.DEFAULT_OUTPUTS, storage: str = "ready"):
-        off = {rundir.OUTPUT_FILES[o] for o in rundir.OUTPUT_FILES if o not in outputs}
+        off = files_off(outputs)
         super().__init__(out, [name for name in FILES if name not in off], storage=storage)
         for name in off:  # an earlier run's file of an output now off would read as this run's
             (out / name).unlink(missing_ok=True)
             (out / (name + rundir.GZ)).unlink(missing_ok=True)
-        for folder in (rundir.TEVAL, TASKS):
-            if folder not in outputs:
-                shutil.rmtree(out / folder, ignore_errors=True)
-        self.teval = TevalWriter(out, compact=storage != "plain") if "teval" in outputs else None
-        self.teval_counts: dict[str, int] = {}
-        self.tasks = TaskWriter(out, lambda line: self.write("rejected.jsonl", line)) if "tasks" in outputs else None
-        self.task_counts: dict[str, Any] = {}
+        for folder in folders_off(outputs):
+            shutil.rmtree(out / folder, ignore_errors=True)
+        self.outputs = writers(outputs, out, storage, lambda line: self.write(rundir.REJECTED, line))
+        self.closed: dict[str, dict[str, Any]] = {}  # output -> what its writer counted
 
     def write(self, name: str, record: Any) -> None:
         if name in self.files:
@@ -90,11 +86,10 @@ class RunWriter(rundir.RunWriter):
             super().defer(name, record)
 
     def close(self) -> None:
-        if not self.task_counts and self.tasks is not None:
-            self.task_counts = self.tasks.close()
+        for name, output in self.outputs.items():
+            if name not in self.closed:  # closed once, also when consume closes after a failure
+                self.closed[name] = output.close()
         super().close()
-        if not self.teval_counts and self.teval is not None:
-            self.teval_counts = self.teval.close()
 
 
 def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limit: int, seed: int) -> tuple[str, ...]:
@@ -221,7 +216,7 @@ def consume(
         names,
         loop.tally,
         run_manifest.Outcome(loop.accepted, loop.attempts, loop.spend),
-        run_manifest.Parts(packs, pool, writer.teval_counts, writer.task_counts, loop.dedup),
+        run_manifest.Parts(packs, pool, writer.closed.get("teval", {}), writer.closed.get("tasks", {}), loop.dedup),
     )
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
@@ -445,10 +440,8 @@ def _export(
             rows.append(row)
         elif name == rundir.EVAL and name in writer.files:
             tally.eval_items += 1
-    if split == "test" and writer.teval is not None:
-        writer.teval.add(conv, server, scored)
-    if writer.tasks is not None:
-        writer.tasks.add(conv, server)  # an MCPMark-style task, when the conversation is on a live store
+    for output in writer.outputs.values():  # the T-Eval subsets (test split), a store conversation's task
+        output.add(conv, server, scored)
     _count(conv, scored, server.id, split, tally)
     return rows
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synth.records import Conversation, ServerSpec, StageFailure
+from synth.records import Conversation, ScoredCall, ServerSpec, StageFailure
 from synth.rundir import TASKS, write_atomic, write_json
 from synth.store import state as state_module
 from synth.tasks import world as world_tasks
@@ -311,7 +311,7 @@ class TaskWriter:
     def __post_init__(self) -> None:
         shutil.rmtree(self.out / TASKS, ignore_errors=True)  # tasks of an earlier run in this folder are not this run's
 
-    def add(self, conv: Conversation, server: ServerSpec) -> None:
+    def add(self, conv: Conversation, server: ServerSpec, scored: Sequence[ScoredCall] = ()) -> None:
         """Write ``conv``'s task when it is a live store conversation; a failed one goes to rejected.jsonl."""
         seed = store_seed(server.connection)
         if seed is None:
