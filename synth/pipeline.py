@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synth import run_manifest, rundir
-from synth.agents.engine import Scheduler
 from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
@@ -34,6 +33,7 @@ from synth.runtime.pick import offline_runtime
 from synth.runtime.replay import replayer
 from synth.scenarios.planner import Planner, rng_for
 from synth.scenarios.runplan import open_run
+from synth.scheduler import Scheduler
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
@@ -111,7 +111,7 @@ def generate(
     """Run the whole pipeline into ``settings.out``; returns the manifest.
 
     ``backends`` maps each agent role to a ChatBackend (the LLM agents author the conversations);
-    without it the offline author does. Either way one scheduler (synth.agents.engine) runs the
+    without it the offline author does. Either way one scheduler (synth.scheduler) runs the
     scenarios and items reach the exports in scenario order, so the output does not depend on
     concurrency or timing. ``shard`` (synth.shards.Shard) makes this a shard run: only its slice of
     the scenario indexes is written, and into its shard file instead of the exports (``synth merge``

@@ -20,7 +20,8 @@ Layers, lowest first (a module may import its own layer and the ones below it):
             which author wrote the data ("an author behind the same seam as the LLM"), so stages and
             export never import them.
 6. review   synth.review: the human review queue and applying its decisions
-7. apps     synth.pipeline (the orchestrator; the manifest it writes in synth.run_manifest), synth.derive,
+7. apps     synth.pipeline (the orchestrator; the manifest it writes in synth.run_manifest), synth.scheduler
+            (the one scheduler and the Author protocol it runs), synth.derive,
             synth.evaluate, synth.hub, synth.summary, synth.shards and synth.ray_shards (a run in slices,
             merged through the orchestrator's loop)
 8. cli      synth.cli: the app (synth.cli.app) and one module per command group (synth.cli.common: what
@@ -62,6 +63,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth.review",),
     (
         "synth.pipeline",
+        "synth.scheduler",
         "synth.run_manifest",
         "synth.derive",
         "synth.evaluate",

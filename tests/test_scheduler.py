@@ -1,4 +1,4 @@
-"""The one scheduler (synth.agents.engine) for both authors: scenario order whatever the timing, a
+"""The one scheduler (synth.scheduler) for both authors: scenario order whatever the timing, a
 reorder buffer bounded in bytes that pauses launches only when full, requests served oldest scenario
 first, and the offline author run inline."""
 
@@ -13,7 +13,6 @@ from fake_agents import respond
 from openai_server import OpenAIServer
 
 from synth.agents.author import LLMAuthor
-from synth.agents.engine import Scheduler
 from synth.config import ROLES, Settings
 from synth.export.chat import ToolNames
 from synth.llm.base import PRIORITY
@@ -24,6 +23,7 @@ from synth.pipeline import FILES, generate, offered_tools
 from synth.registry import load_registry
 from synth.rundir import stored
 from synth.scenarios.planner import Planner
+from synth.scheduler import Scheduler
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 

@@ -1,20 +1,10 @@
-"""The author seam: who writes one scenario into a conversation (or says why not).
-
-    spent = []
-    written_or_failure = await author.write(scenario, spent)   # spent: the model answers it took
-
-Two authors: the offline one (synth.offline.author: packs, the store's shop writer, fallback rules)
-and the LLM agents (``LLMAuthor`` over synth.agents.writer). One scheduler (synth.agents.engine) runs
-scenarios for either with the same ordering, stop, resume and budget logic; the pipeline never asks
-which it has. ``spent`` collects the model answers the scenario took (none offline), for spend; it
-is an argument, not part of the result, so the answers of a scenario that broke part way are counted.
-"""
+"""The LLM agents behind the author seam (synth.scheduler.Author): ``LLMAuthor`` over synth.agents.writer."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from synth.agents.writer import Agents, write
 from synth.export.chat import ToolNames
@@ -24,25 +14,6 @@ from synth.runtime.base import ToolRuntime
 
 if TYPE_CHECKING:  # the pool loads the MCP SDK: only runs that go live import it
     from synth.live.pool import Pool
-
-
-class Author(Protocol):
-    # True when ``write`` never suspends (CPU only, nothing to wait on): the scheduler then runs it in
-    # the consumer's thread, one scenario after another, with no event loop in between.
-    inline: bool
-
-    async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
-        """One scenario, written and through the gates, or the StageFailure that ended it; every
-        model answer it took is appended to ``spent``."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release what the author holds (clients, shops); called once, on the scheduler's loop."""
-        ...
-
-    def discard(self, responses: list[ChatResponse]) -> None:
-        """Count answers that were sent for scenarios the run did not use (requests.json's ``discarded``)."""
-        ...
 
 
 class LLMAuthor:

@@ -5,7 +5,7 @@ planner); the prompts are rendered for real and counted at about four characters
 scenarios the run takes depends on how many the gates, the reviewer and dedup turn away: SPARE
 assumes a fifth of them (the loopback agents of the tests turn away about a quarter). The run starts
 no more than that need at the rate it sees, and drops what it no longer needs when it stops
-(synth.agents.engine), so the estimate holds whatever the concurrency. What models write back, and
+(synth.scheduler), so the estimate holds whatever the concurrency. What models write back, and
 how long conversations get, can only be guessed: completion sizes are typical figures per role, and
 each scenario is assumed to take one executor turn per tool call plus a final answer (and a question
 when it is multi-turn).

@@ -1,4 +1,4 @@
-"""The offline author behind the author seam (synth.agents.author.Author): packs, the shop writer for
+"""The offline author behind the author seam (synth.scheduler.Author): packs, the shop writer for
 synth's store, and the fallback writer, then the gates; what the LLM agents give on the other path.
 
 Calls go to the server's real MCP server when the run is live and the entry has a connection; else

@@ -1,5 +1,13 @@
-"""The one scheduler: runs scenarios for any author (synth.agents.author) and hands the results on
-in scenario order, so the output never depends on concurrency or timing.
+"""The one scheduler and the author seam it runs: scenarios for any ``Author`` (the offline author in
+synth.offline.author, the LLM agents in synth.agents.author), handed on in scenario order, so the output
+never depends on concurrency or timing.
+
+    spent = []
+    written_or_failure = await author.write(scenario, spent)   # spent: the model answers it took
+
+The pipeline never asks which author it has. ``spent`` collects the model answers the scenario took (none
+offline), for spend; it is an argument, not part of the result, so the answers of a scenario that broke
+part way are counted.
 
 An author that waits on nothing (the offline one, ``inline``) is run in the consumer's own thread,
 one scenario per item taken: no loop, no thread hop. An author that waits on models runs on an
@@ -34,7 +42,7 @@ import math
 import queue
 import threading
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from synth.config import Settings
 from synth.errors import EndpointDown
@@ -43,15 +51,31 @@ from synth.llm.spend import Spend
 from synth.records import Scenario, StageFailure, Written
 from synth.runtime.base import run_sync
 
-if TYPE_CHECKING:  # the protocol's module imports the agents, which load the live client
-    from synth.agents.author import Author
-
 Item = tuple[Scenario, "Written | StageFailure", list[ChatResponse]]
 _DONE = object()
 HORIZON = 3  # scenarios launched past the writer per request slot, at most (running + reorder buffer): a
 # scenario waits on a request most of its time, so three per slot keep a request queued for every free slot
 REORDER_BYTES = 64 << 20  # completed scenarios waiting for an earlier one, by their estimated size
 _POLL = 0.005  # seconds the loop sleeps when only the consumer's progress can let it go on
+
+
+class Author(Protocol):
+    # True when ``write`` never suspends (CPU only, nothing to wait on): the scheduler then runs it in
+    # the consumer's thread, one scenario after another, with no event loop in between.
+    inline: bool
+
+    async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
+        """One scenario, written and through the gates, or the StageFailure that ended it; every
+        model answer it took is appended to ``spent``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the author holds (clients, shops); called once, on the scheduler's loop."""
+        ...
+
+    def discard(self, responses: list[ChatResponse]) -> None:
+        """Count answers that were sent for scenarios the run did not use (requests.json's ``discarded``)."""
+        ...
 
 
 class Scheduler:
