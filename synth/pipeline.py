@@ -37,6 +37,7 @@ from synth.scheduler import Scheduler
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
+from synth.tasks.write import TaskWriter
 
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
@@ -191,8 +192,8 @@ def consume(
         names,
         RunWriter(settings.out, settings.outputs, settings.storage),
     )
-    if loop.writer.tasks is not None:  # tasks of servers with a world: their replays on a fresh world
-        loop.writer.tasks.worlds = replayer(packs.by_server, settings.seed)
+    if isinstance(tasks := loop.writer.outputs.get("tasks"), TaskWriter):  # worlds' tasks: replays on a fresh world
+        tasks.worlds = replayer(packs.by_server, settings.seed)
     enough = _Enough(settings.n, productive)
     try:
         for scenario, written, responses in items:

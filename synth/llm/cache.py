@@ -143,7 +143,7 @@ class CachedBackend:
         task.add_done_callback(lambda done: self._settle(key, done))
         # The answer is the asking scenario's until it has it: its claim counts it as out while it travels from
         # the call's task to this caller (a later step of the loop), so a scenario the run drops is never
-        # cancelled with an answer on its way, sent and counted nowhere (synth.agents.engine._drop).
+        # cancelled with an answer on its way, sent and counted nowhere (synth.scheduler._drop).
         claim = CLAIM.get()
         if claim is not None:
             claim.out += 1
