@@ -173,7 +173,7 @@ def test_a_result_that_reports_success_is_said_as_done_not_dumped(servers):
 
 
 def test_tools_that_do_the_same_thing_are_not_asked_for_in_one_scenario():
-    from synth.offline.scenario import Planner
+    from synth.scenarios.planner import Planner
 
     registry = load_registry(FIXTURES / "fallback")
     server = next(s for s in registry.servers if s.id == "@Dakkshin/after-effects-mcp")
