@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -62,6 +63,26 @@ def test_a_default_run_holds_all_four_decisions(run):
     assert "## Decisions" in card and f"| decline | {share['decline']} |" in card
     realism = report(run)["decisions"]
     assert {m: realism[m]["conversations"] for m in DECISIONS} == {m: share[m] for m in DECISIONS}
+
+
+def test_a_value_asked_for_once_is_not_asked_for_again_in_the_same_turn(run):
+    """Read in a run: "Sure. Which coin?" "It's Monero." "Which coin?" "Monero." (two requests of one turn,
+    each leaving the coin out). One question; its answer holds for both calls. Two questions stay only where
+    the two calls take two values (a file to identify, another to convert)."""
+    asked, repeated = Counter(), []
+    for conv in read_jsonl(run / "conversations.jsonl"):
+        messages = conv["messages"]
+        calls = [i for i, m in enumerate(messages) if m.get("tool_calls")]
+        for d in conv.get("decisions") or ():
+            if d["kind"] == "ask":
+                param = re.search(r"guessed '([^']+)'", d["why"]).group(1)
+                turn = next((i for i in calls if i > d["message"]), None)
+                asked[(conv["id"], turn, param)] += 1
+                if asked[(conv["id"], turn, param)] == 2 and turn is not None:
+                    values = [json.dumps(c["arguments"].get(param)) for c in messages[turn]["tool_calls"]]
+                    if len(set(values)) < len(values):
+                        repeated.append((conv["id"], param, values))
+    assert sum(asked.values()) > 50 and not repeated, repeated[:5]
 
 
 def test_an_answer_states_what_an_earlier_result_holds_and_a_decline_names_what_it_can_do(run):

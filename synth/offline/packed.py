@@ -286,14 +286,18 @@ class PackAuthor:
         if number == 0:
             self.first = text
         self.messages.append(Message(role="user", content=text))
+        answered: dict[str, Any] = {}  # a value asked for once holds for every request of the turn that needs it
         for k, (step, param) in enumerate(request.withheld):
             self.withheld.append(f"{step}.{param}")
+            if param in answered and self._holds(step, param, answered[param]):
+                request.args[step][param] = answered[param]  # "Which coin?" "Monero." is not asked again
+                continue
             entry = self.entry(step)
             question = entry.ask.get(param) or f"Sure. Which {' '.join(language.words(param))} should I use?"
             guess = self._guess(step, param, request.args[step])
             self.decisions.append(D.ask_decision(len(self.messages), guess, param))
             self.messages.append(Message(role="assistant", content=question))
-            value = request.args[step][param]
+            value = answered[param] = request.args[step][param]
             said = self._said(entry, param, value)
             reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s, said=said: said)  # type: ignore[misc]
             if k == 0 and self.scenario.multi_turn and self.rng.random() < P_CHANGE:
