@@ -25,6 +25,8 @@ MAX_FACTS = 4
 
 
 class Dropped(Exception):
+    """A conversation that cannot become a correct task (store or world): (reason code, detail) for rejected.jsonl."""
+
     def __init__(self, reason: str, detail: str):
         super().__init__(detail)
         self.reason, self.detail = reason, detail

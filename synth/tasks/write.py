@@ -57,6 +57,7 @@ from synth.tasks.text import (
     task_title,
 )
 from synth.tasks.verify import VERIFY_TIMEOUT, check_tasks, run_verify, task_folders, verify_source
+from synth.tasks.world import Dropped
 
 __all__ = [
     "READS",
@@ -82,14 +83,6 @@ EASY_CALLS = 3
 
 
 # --- one task -----------------------------------------------------------------------------------
-
-
-class Dropped(Exception):
-    """A conversation that cannot become a correct task: (reason code, detail) for rejected.jsonl."""
-
-    def __init__(self, reason: str, detail: str):
-        super().__init__(detail)
-        self.reason, self.detail = reason, detail
 
 
 @dataclass
@@ -350,7 +343,7 @@ class TaskWriter:
         replay, extra = found
         try:
             task = world_tasks.build(conv, server, replay, extra)
-        except world_tasks.Dropped as drop:
+        except Dropped as drop:
             self._drop(conv, server, drop.reason, drop.detail)
             return
         folder = self.out / TASKS / task.folder
