@@ -5,6 +5,7 @@
     ├── RunFolderError   the run folder is being written by another run, holds another run, or is unfinished
     ├── RegistryError    a registry folder that cannot be read at all
     ├── TemplateError    a prompt template that does not render
+    ├── TableError       a data file of the simulator (synth/simulator/data) missing, not JSON, or off its shape
     ├── BackendError     a model endpoint that fails past its retries
     │   ├── BudgetError  --budget-usd is spent: no new paid call
     │   ├── CutAnswer    an answer cut short (finish_reason length, content_filter) on every attempt: the item fails
@@ -50,6 +51,10 @@ class RegistryError(SynthError):
 
 class TemplateError(SynthError):
     pass
+
+
+class TableError(SynthError):
+    """A data file of the simulator that is missing, is not JSON, or holds an entry of the wrong shape."""
 
 
 class BackendError(SynthError):

@@ -5,21 +5,12 @@ noun of "find_posts_by_tag" is a post). Pure functions of the name's words."""
 from __future__ import annotations
 
 from synth.records import ToolSpec
+from synth.simulator.tables import table
 from synth.simulator.values.values import words
 
-LIST_VERBS = frozenset("search list find query lookup browse discover explore scan filter".split())
-ACTION_VERBS = frozenset(
-    """
-    create add send post update delete remove set write upload insert move rename edit publish schedule book
-    cancel start stop run execute save submit reply comment merge close open install deploy trigger invite
-    assign archive mark put push register subscribe
-""".split()
-)
-STOP = frozenset(
-    """
-    tool controller get the a an of for by to and or with mcp api data info information all details
-""".split()
-)
+LIST_VERBS = table("toolnames", "list_verbs", frozenset[str])
+ACTION_VERBS = table("toolnames", "action_verbs", frozenset[str])
+STOP = table("toolnames", "stop", frozenset[str])
 
 
 def verb(tool: ToolSpec) -> str:
@@ -70,7 +61,7 @@ def singular(word: str) -> str:
     return word
 
 
-_PLURAL_ONLY = frozenset("news series species canvas alias atlas analytics physics mathematics economics kudos".split())
+_PLURAL_ONLY = table("toolnames", "plural_only", frozenset[str])
 
 
 GETTERS = LIST_VERBS | frozenset(
@@ -79,14 +70,8 @@ GETTERS = LIST_VERBS | frozenset(
     validate summarize translate is has can
 """.split()
 )
-CHANGES = frozenset(
-    """
-    unregister deregister revoke disable enable approve reject pause resume restart reset unsubscribe
-    uninstall unlink unpin unfollow block unblock mute unmute kick ban launch spawn boot shutdown terminate
-    kill
-""".split()
-)
-LINKERS = frozenset("by for from with in on of using via to".split())
+CHANGES = table("toolnames", "changes", frozenset[str])
+LINKERS = table("toolnames", "linkers", frozenset[str])
 
 
 def plural(word: str) -> str:

@@ -12,21 +12,11 @@ from synth.simulator.results import entities as E
 from synth.simulator.results.arithmetic import evaluate
 from synth.simulator.results.entities import arg
 from synth.simulator.results.texts import URL_TITLES, page_text
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
-_PAGES = (
-    ("https://github.com/login", "Sign in to GitHub · GitHub"),
-    ("https://en.wikipedia.org/wiki/Porto", "Porto - Wikipedia"),
-    ("https://www.booking.com/searchresults.html?ss=Lisbon", "Hotels in Lisbon | Booking.com"),
-    ("https://news.ycombinator.com/", "Hacker News"),
-    ("https://docs.python.org/3/library/asyncio.html", "asyncio — Asynchronous I/O"),
-    ("https://example-shop.com/products/trail-runner-2", "Trail Runner 2 – Example Shop"),
-)
-_SNAPSHOT = (
-    '- banner:\n  - link "Home" [ref=e2]\n  - searchbox "Search" [ref=e5]\n'
-    '- main:\n  - heading "{title}" [level=1] [ref=e8]\n'
-    '  - textbox "Email address" [ref=e11]\n  - button "Continue" [ref=e14]\n  - link "Forgot password?" [ref=e17]'
-)
+_PAGES = table("results/browser", "pages", tuple[tuple[str, str], ...])
+_SNAPSHOT = table("results/browser", "snapshot", str)
 
 
 def page(args: dict[str, Any], ctx: Context) -> tuple[str, str]:
@@ -100,10 +90,7 @@ def _script(script: str, url: str, title: str) -> dict[str, Any]:
     return {"result": None, "type": "undefined"}
 
 
-_ATOMIC = re.compile(
-    r"\s*(click|type|fill|enter|select|choose|press|scroll|hover|check|uncheck|open|close|go|navigate|submit|tap|search)\b",
-    re.I,
-)
+_ATOMIC = table("results/browser", "atomic", re.Pattern[str])
 
 
 def _act(action: str, url: str) -> dict[str, Any]:
@@ -136,9 +123,4 @@ def _step_done(do: str, args: dict[str, Any], target: str, rng: random.Random) -
 
 
 # in the order a verb named in the description is looked for
-_BROWSER_VERBS = tuple(
-    """
-    navigate goto open new reload back forward screenshot capture snapshot type fill press extract
-    content html evaluate tab close act wait dialog resize scroll hover drag select upload click
-""".split()
-)
+_BROWSER_VERBS = table("results/browser", "browser_verbs", tuple[str, ...])

@@ -14,16 +14,11 @@ from synth.records import ToolSpec
 from synth.simulator.results import entities as E
 from synth.simulator.results import shapes
 from synth.simulator.results.arithmetic import evaluate
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
 # quantity, then each unit=its size in the quantity's base unit (metre, kilogram, litre, second)
-_SIZES = """
-    length  mm=0.001 cm=0.01 m=1 km=1000 in=0.0254 ft=0.3048 yd=0.9144 mi=1609.344
-    mass    mg=1e-06 g=0.001 kg=1 lb=0.45359237 oz=0.028349523 t=1000
-    volume  ml=0.001 l=1 cup=0.2365882 tbsp=0.0147868 tsp=0.00492892 gal=3.785411 floz=0.0295735
-    time    s=1 min=60 h=3600 day=86400
-    temp    c=0 f=0 k=0
-"""
+_SIZES = table("results/calculate", "sizes", str)
 _UNIT = {
     unit: (quantity, int(size) if size.isdigit() else float(size))
     for quantity, *sizes in (line.split() for line in _SIZES.strip().splitlines())
@@ -81,10 +76,7 @@ _ARITH = {
     "variance": lambda n: statistics.pvariance(n) if len(n) > 1 else None,
     "stdev": lambda n: statistics.pstdev(n) if len(n) > 1 else None,
 }
-_OTHER_NAMES = """
-    add:sum plus:sum minus:subtract sub:subtract product:multiply mul:multiply div:divide pow:power mod:modulo
-    mean:average minimum:min maximum:max permutation:permutations combination:combinations binomial:combinations
-"""
+_OTHER_NAMES = table("results/calculate", "other_names", str)
 _ARITH |= {name: _ARITH[op] for name, op in (pair.split(":") for pair in _OTHER_NAMES.split())}
 _SIGN = {  # the sign that joins the operands when the result shows its expression
     **dict.fromkeys(("add", "sum", "plus"), "+"),
@@ -105,39 +97,7 @@ def _whole(f: Any, n: list[float]) -> int | None:
     return f(*(int(x) for x in n[:2])) if len(n) > 1 else f(int(n[0])) if f is math.perm else None
 
 
-_GUESS = (
-    ("mme", "mg MME/day", 10, 180),
-    ("dose", "mg", 5, 500),
-    ("calorie", "kcal", 150, 3200),
-    ("bmr", "kcal/day", 1300, 2400),
-    ("distance", "km", 0.5, 900),
-    ("speed", "km/h", 5, 120),
-    ("area", "m²", 12, 400),
-    ("volume", "L", 0.2, 60),
-    ("weight", "kg", 45, 110),
-    ("energy", "kWh", 0.5, 900),
-    ("emission", "kg CO2e", 2, 2500),
-    ("carbon", "kg CO2e", 2, 2500),
-    ("percentile", "percentile", 3, 97),
-    ("risk", "%", 1, 35),
-    ("probability", "%", 1, 95),
-    ("rate", "%", 0.5, 12),
-    ("percent", "%", 1, 80),
-    ("age", "years", 1, 90),
-    ("score", "points", 1, 100),
-    ("duration", "minutes", 3, 240),
-    ("time", "minutes", 3, 240),
-    ("temperature", "°C", -5, 35),
-    ("loan", "USD/month", 250, 4200),
-    ("mortgage", "USD/month", 700, 4200),
-    ("tax", "USD", 40, 9000),
-    ("tip", "USD", 2, 60),
-    ("salary", "USD", 2500, 12000),
-    ("price", "USD", 5, 900),
-    ("cost", "USD", 5, 900),
-    ("interest", "USD", 10, 5000),
-    ("fee", "USD", 1, 200),
-)
+_GUESS = table("results/calculate", "guess", tuple[tuple[str, str, int | float, int], ...])
 
 
 def calculate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:

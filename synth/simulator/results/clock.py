@@ -11,37 +11,13 @@ from typing import Any
 from synth.records import ToolSpec
 from synth.simulator import vocab
 from synth.simulator.results.entities import arg
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context
 
 _OFFSETS = vocab.ZONE_OFFSETS
 
 
-_CITY_TZ = {
-    "Lisbon": "Europe/Lisbon",
-    "Porto": "Europe/Lisbon",
-    "London": "Europe/London",
-    "Dublin": "Europe/London",
-    "Paris": "Europe/Paris",
-    "Madrid": "Europe/Paris",
-    "Berlin": "Europe/Berlin",
-    "Munich": "Europe/Berlin",
-    "Rome": "Europe/Paris",
-    "Amsterdam": "Europe/Paris",
-    "New York": "America/New_York",
-    "Boston": "America/New_York",
-    "Toronto": "America/New_York",
-    "San Francisco": "America/Los_Angeles",
-    "Seattle": "America/Los_Angeles",
-    "Vancouver": "America/Los_Angeles",
-    "Tokyo": "Asia/Tokyo",
-    "Osaka": "Asia/Tokyo",
-    "Seoul": "Asia/Tokyo",
-    "Singapore": "Asia/Singapore",
-    "Hong Kong": "Asia/Singapore",
-    "Shanghai": "Asia/Singapore",
-    "Sydney": "Australia/Sydney",
-    "Melbourne": "Australia/Sydney",
-}
+_CITY_TZ = table("results/clock", "city_tz", dict[str, str])
 
 
 def _zone(args: dict[str, Any], ctx: Context) -> str:

@@ -13,46 +13,18 @@ from typing import Any
 from synth.records import ToolSpec
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
-_IDEAS = (
-    "{T}: a practical guide",
-    "5 things to know about {t}",
-    "Why {t} matters in 2026",
-    "{T}, explained in 3 minutes",
-    "Getting started with {t}",
-)
-_JOKES = (
-    "I told my computer I needed a break, and it said: 'No problem, I'll go to sleep.'",
-    "Why do programmers prefer dark mode? Because light attracts bugs.",
-)
-_FACTS = (
-    "Honey never spoils; edible honey has been found in 3,000-year-old Egyptian tombs.",
-    "Octopuses have three hearts and blue blood.",
-    "A day on Venus is longer than its year.",
-)
-_POKEMON = (
-    ("Pikachu", ["electric"], 25),
-    ("Bulbasaur", ["grass", "poison"], 1),
-    ("Gengar", ["ghost", "poison"], 94),
-    ("Eevee", ["normal"], 133),
-    ("Lapras", ["water", "ice"], 131),
-)
-_PICTURES = frozenset(
-    "image picture logo icon art photo illustration avatar thumbnail banner diagram chart preview".split()
-)
-_NAMINGS = frozenset("title titles headline idea ideas name names slogan tagline hashtag keyword keywords".split())
-_PNG_DATA = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAASwAAAEsCAYAAAB5fY51AAAA"
-_DRAFTS = (
-    "start with why it matters now, give one concrete example, and end with a single clear next step.",
-    "three short sections - the problem, what we propose, and what we need from the reader by Friday.",
-)
-_SNIPPETS = {
-    "test": "import { test, expect } from '@playwright/test';\n\ntest('user can sign in', async ({ page }) => {\n  await page.goto('/login');\n  await page.getByLabel('Email').fill('ana@example.com');\n  await page.getByRole('button', { name: 'Sign in' }).click();\n  await expect(page).toHaveURL('/dashboard');\n});",
-    "sql": "SELECT customer_id, SUM(total) AS revenue\nFROM orders\nWHERE created_at >= '2026-05-01'\nGROUP BY customer_id\nORDER BY revenue DESC\nLIMIT 10;",
-    "regex": r"^[\w.+-]+@[\w-]+\.[\w.]+$",
-    "code": "def retry(times: int = 3):\n    def wrap(fn):\n        def inner(*args, **kwargs):\n            for attempt in range(times):\n                try:\n                    return fn(*args, **kwargs)\n                except Exception:\n                    if attempt == times - 1:\n                        raise\n        return inner\n    return wrap",
-}
+_IDEAS = table("results/content", "ideas", tuple[str, ...])
+_JOKES = table("results/content", "jokes", tuple[str, str])
+_FACTS = table("results/content", "facts", tuple[str, str, str])
+_POKEMON = table("results/content", "pokemon", tuple[tuple[str, list[str], int], ...])
+_PICTURES = table("results/content", "pictures", frozenset[str])
+_NAMINGS = table("results/content", "namings", frozenset[str])
+_PNG_DATA = table("results/content", "png_data", str)
+_DRAFTS = table("results/content", "drafts", tuple[str, str])
+_SNIPPETS = table("results/content", "snippets", dict[str, str])
 
 
 def _has(pattern: str, text: str) -> bool:
@@ -187,15 +159,8 @@ def answer(args: dict[str, Any], ctx: Context) -> dict[str, Any]:
     }
 
 
-_WRITTEN = {  # texts about the topics the writer asks for most often
-    "how do heat pumps work": "A heat pump moves heat instead of making it. A refrigerant absorbs warmth from outside air, a compressor raises its temperature, and the heat is released indoors; in summer the cycle runs in reverse to cool the house.",
-    "renewable energy storage": "Solar and wind produce power when the weather allows, not when we need it. Batteries cover hours, pumped hydro covers days, and green hydrogen may one day cover seasons - together they make a renewable grid reliable.",
-    "history of the printing press": "Around 1440 Johannes Gutenberg combined movable metal type, oil-based ink and a screw press. Books became cheap enough to spread widely, fuelling the Reformation, the Scientific Revolution and mass literacy.",
-    "mediterranean diet benefits": "The Mediterranean diet - vegetables, legumes, whole grains, olive oil and fish - is linked to lower rates of heart disease and type 2 diabetes, and it is easy to follow because it is built on everyday foods.",
-    "best practices for remote work": "Keep a shared written plan, agree on core hours for meetings, default to asynchronous updates, and make decisions visible in one place. Protect focus time and end the day with a short note on what is done and what is next.",
-    "python type hints tutorial": "Type hints document what a function expects: def total(prices: list[float]) -> float. Start with function signatures, run mypy in CI, and use Optional and TypedDict where data can be missing or shaped like a dict.",
-    "climate change adaptation policies": "Adaptation policies prepare cities for a hotter, wetter climate: flood defences and sponge parks, heat-action plans with cooling centres, stricter building codes, and insurance schemes that reward risk reduction.",
-}
+# texts about the topics the writer asks for most often
+_WRITTEN = table("results/content", "written", dict[str, str])
 
 
 def _simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:

@@ -10,10 +10,11 @@ from typing import Any
 from synth.records import ToolSpec
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, make_value, seed_faker, words
 
-_DECLARED = re.compile(r"\breturns?\b[^.]{0,80}?\b(?:with|containing|including|has|of)\b([^.]{4,200})", re.I)
-_KEY = re.compile(r"""['"`](\w+)['"`]\s*(?:\((\w+)\))?""")
+_DECLARED = table("results/described", "declared", re.Pattern[str])
+_KEY = table("results/described", "key", re.Pattern[str])
 
 
 def declared(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
@@ -39,7 +40,7 @@ def declared(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, An
     return out
 
 
-_RETURNS = re.compile(r"(?=\b(?:returns?|including|includes|such as|containing|contains)\s*:?\s*([^.\n]{5,160}))", re.I)
+_RETURNS = table("results/described", "returns", re.Pattern[str])
 
 
 def _described_fields(description: str) -> list[str]:
@@ -68,7 +69,7 @@ def described(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, A
     return out if len(out) >= 2 else None
 
 
-_FILLER = {"the", "a", "an", "of", "its", "their", "etc", "current", "data", "information", "details", "list", "with"}
+_FILLER = table("results/described", "filler", set[str])
 
 
 def field_value(field: str, ctx: Context, args: dict[str, Any]) -> Any:

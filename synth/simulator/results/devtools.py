@@ -14,60 +14,13 @@ from synth.simulator.results import entities as E
 from synth.simulator.results.arithmetic import evaluate
 from synth.simulator.results.entities import arg
 from synth.simulator.results.texts import FILE_TEXT
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
 # --- run: commands, code, SQL, tests, jobs -------------------------------------------------------
 
-_COMMANDS = (  # (pattern on the command, what it prints)
-    (r"ls\b", "README.md\nconfig\ndocs\npyproject.toml\nsrc\ntests"),
-    (
-        r"dir\b",
-        " Directory of C:\\Users\\dev\\project\n\n05/29/2026  10:12 AM    <DIR>          src\n05/29/2026  10:12 AM             1,204 README.md",
-    ),
-    (r"pwd\b", "/home/dev/project"),
-    (r"whoami\b", "dev"),
-    (r"date\b", "Mon Jun  1 09:14:03 UTC 2026"),
-    (r"uname\b", "Linux build-agent-02 6.8.0-31-generic x86_64 GNU/Linux"),
-    (r"hostname\b", "build-agent-02"),
-    (
-        r"git status",
-        "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean",
-    ),
-    (
-        r"git log",
-        "a1f9c2e Fix login redirect loop\n7be41d0 Add retry to payment webhook\n3c2d8aa Bump requests to 2.32.3",
-    ),
-    (r"git branch", "* main\n  develop\n  feature/login-page"),
-    (r"git (pull|fetch)", "Already up to date."),
-    (r"python3? (--version|-V)", "Python 3.12.3"),
-    (r"node (-v|--version)", "v20.14.0"),
-    (r"npm (-v|--version)", "10.7.0"),
-    (
-        r"(npm (run )?test|yarn test|pnpm test|npx jest)",
-        "PASS  src/cart.test.ts\nPASS  src/auth.test.ts\n\nTests:       18 passed, 18 total\nTime:        2.41 s",
-    ),
-    (
-        r"(pytest|python3? -m pytest)",
-        "........................                                    [100%]\n24 passed in 3.41s",
-    ),
-    (r"docker ps", "CONTAINER ID   IMAGE      STATUS        NAMES\n3f2a9c1d7b4e   redis:7    Up 3 hours    cache"),
-    (r"df\b", "Filesystem      Size  Used Avail Use% Mounted on\n/dev/nvme0n1p1   97G   41G   56G  43% /"),
-    (r"free\b", "               total        used        free\nMem:            15Gi       6.1Gi       4.2Gi"),
-    (r"uptime\b", " 09:14:03 up 12 days,  3:41,  1 user,  load average: 0.42, 0.37, 0.31"),
-    (
-        r"kubectl get pods",
-        "NAME                          READY   STATUS    RESTARTS   AGE\napi-gateway-7d9f8c6b5-x2lkq   1/1     Running   0          3d",
-    ),
-    (r"systeminfo\b", "OS Name: Microsoft Windows 11 Pro\nOS Version: 10.0.22631 N/A Build 22631"),
-    (
-        r"ipconfig\b",
-        "IPv4 Address. . . . . . . . . . . : 192.168.1.24\nSubnet Mask . . . . . . . . . . . : 255.255.255.0",
-    ),
-    (
-        r"(ping|curl -I)\b",
-        "64 bytes from 93.184.216.34: icmp_seq=1 ttl=56 time=11.8 ms\n64 bytes from 93.184.216.34: icmp_seq=2 ttl=56 time=12.1 ms",
-    ),
-)
+# (pattern on the command, what it prints)
+_COMMANDS = table("results/devtools", "commands", tuple[tuple[str, str], ...])
 
 
 def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any] | None:

@@ -11,58 +11,16 @@ from typing import Any
 from synth.simulator.results import entities as E
 from synth.simulator.results import money, netsec
 from synth.simulator.results.kinds import from_families, nouns
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context
 
-_WORDS = {
-    "ephemeral": ("adjective", "Lasting for a very short time."),
-    "serendipity": ("noun", "The occurrence of events by chance in a happy or beneficial way."),
-    "ubiquitous": ("adjective", "Present, appearing or found everywhere."),
-    "resilient": ("adjective", "Able to recover quickly from difficult conditions."),
-    "meticulous": ("adjective", "Showing great attention to detail; very careful and precise."),
-    "hello": ("exclamation", "Used as a greeting or to begin a phone conversation."),
-    "resilience": ("noun", "The capacity to recover quickly from difficulties; toughness."),
-    "wanderlust": ("noun", "A strong desire to travel and explore the world."),
-    "benevolent": ("adjective", "Well meaning and kindly."),
-    "cadence": ("noun", "A modulation or inflection of the voice; the rhythm of a sequence of sounds or events."),
-}
-_EXAMPLES = {
-    "ephemeral": "Fame on social media is often ephemeral.",
-    "serendipity": "Finding that café was pure serendipity.",
-    "ubiquitous": "Smartphones are now ubiquitous.",
-    "resilient": "The town proved resilient after the floods.",
-    "meticulous": "He kept meticulous notes of every experiment.",
-    "hello": "Hello, is anyone there?",
-    "resilience": "The team showed real resilience after the outage.",
-    "wanderlust": "Her wanderlust took her to 40 countries.",
-    "benevolent": "A benevolent donor paid for the new library.",
-    "cadence": "We moved the release cadence to every two weeks.",
-}
-_CHAINS = (
-    ("Ethereum Mainnet", 1, "ETH"),
-    ("Arbitrum One", 42161, "ETH"),
-    ("Base", 8453, "ETH"),
-    ("Polygon", 137, "POL"),
-    ("OP Mainnet", 10, "ETH"),
-)
-_COMPOUNDS = (
-    ("Aspirin", 2244, "C9H8O4", 180.16),
-    ("Caffeine", 2519, "C8H10N4O2", 194.19),
-    ("Ibuprofen", 3672, "C13H18O2", 206.28),
-    ("Paracetamol", 1983, "C8H9NO2", 151.16),
-)
-_NUTRITION = {
-    "apple": (52, 0.3, 14, 0.2),
-    "banana": (89, 1.1, 23, 0.3),
-    "orange": (47, 0.9, 12, 0.1),
-    "strawberry": (32, 0.7, 7.7, 0.3),
-}
-_BRANDS = ("Toyota", "Volkswagen", "Fiat", "Renault", "Hyundai", "Ford")
-_LISTINGS = (
-    "Sunny 2-bedroom flat near Ribeira",
-    "Quiet studio with balcony in the old town",
-    "Family house with garden and parking",
-    "Loft by the river, 5 min to the metro",
-)
+_WORDS = table("results/domains", "words", dict[str, tuple[str, str]])
+_EXAMPLES = table("results/domains", "examples", dict[str, str])
+_CHAINS = table("results/domains", "chains", tuple[tuple[str, int, str], ...])
+_COMPOUNDS = table("results/domains", "compounds", tuple[tuple[str, int, str, float], ...])
+_NUTRITION = table("results/domains", "nutrition", dict[str, tuple[int, float, int | float, float]])
+_BRANDS = table("results/domains", "brands", tuple[str, ...])
+_LISTINGS = table("results/domains", "listings", tuple[str, str, str, str])
 
 
 def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any] | None:
@@ -177,11 +135,7 @@ def _brand(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     return {"name": _BRANDS[E.slot(text, args, i, len(_BRANDS))], "code": str(ctx.rng.randint(1, 250))}
 
 
-_SMILES = {
-    "CC(=O)OC1=CC=CC=C1C(=O)O": ("aspirin", "C9H8O4", 180.16),
-    "CN1C=NC2=C1C(=O)N(C(=O)N2C)C": ("caffeine", "C8H10N4O2", 194.19),
-    "CC(C)CC1=CC=C(C=C1)C(C)C(=O)O": ("ibuprofen", "C13H18O2", 206.28),
-}
+_SMILES = table("results/domains", "smiles", dict[str, tuple[str, str, float]])
 
 
 def _smiles(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:

@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Collection
 from typing import Any
 
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
 _ANCHOR = dt.datetime(2026, 6, 1, 9, 0, 0)
@@ -41,12 +42,8 @@ def hexid(ctx: Context, n: int) -> str:
     return "".join(ctx.rng.choice("0123456789abcdef") for _ in range(n))
 
 
-_CONTENT_KEYS = tuple(  # the argument words that name what a call is about, most telling first
-    """
-    transcript text content document body article message input code prompt instruction action
-    description question query topic subject title keyword url path file name
-""".split()
-)
+# the argument words that name what a call is about, most telling first
+_CONTENT_KEYS = table("results/entities", "content_keys", tuple[str, ...])
 
 
 def arg(args: dict[str, Any], *keys: str, types: tuple[type, ...] = (str,)) -> Any:
@@ -106,150 +103,22 @@ def host(url: str) -> str:
 
 # --- word lists ------------------------------------------------------------------------------------
 
-TASKS = (
-    "Update onboarding emails",
-    "Fix flaky checkout test",
-    "Prepare Q3 board deck",
-    "Migrate cron jobs to Airflow",
-    "Review vendor contract renewal",
-    "Write release notes for 2.5",
-    "Add SSO to admin console",
-    "Clean up unused feature flags",
-    "Interview backend candidates",
-    "Draft pricing page copy",
-)
-PROJECTS = (
-    "Website redesign",
-    "Mobile app v3",
-    "Data warehouse migration",
-    "Customer portal",
-    "Billing revamp",
-    "Support chatbot",
-    "Warehouse automation",
-)
-TEAMS = ("Platform", "Growth", "Data Engineering", "Customer Success", "Mobile", "Security", "Design")
-INDUSTRIES = ("software", "logistics", "healthcare", "retail", "financial services", "manufacturing", "education")
-SERVICES = (
-    "api-gateway",
-    "orders-service",
-    "payments-worker",
-    "web-frontend",
-    "auth-service",
-    "search-indexer",
-    "notifications",
-    "redis-cache",
-    "postgres-primary",
-)
-PACKAGES = (
-    ("requests", "2.32.3", "Python HTTP for Humans.", "Apache-2.0"),
-    ("express", "4.21.1", "Fast, unopinionated, minimalist web framework for Node.js", "MIT"),
-    ("lodash", "4.17.21", "Lodash modular utilities.", "MIT"),
-    ("serde", "1.0.210", "A generic serialization/deserialization framework", "MIT OR Apache-2.0"),
-    ("rails", "7.2.1", "Full-stack web application framework.", "MIT"),
-    ("github.com/gin-gonic/gin", "v1.10.0", "Gin is a HTTP web framework written in Go", "MIT"),
-    ("laravel/framework", "v11.23.5", "The Laravel Framework.", "MIT"),
-)
-COLUMNS = {
-    "customers": (
-        ("id", "integer"),
-        ("name", "text"),
-        ("email", "text"),
-        ("country", "text"),
-        ("created_at", "timestamp"),
-    ),
-    "orders": (
-        ("id", "integer"),
-        ("customer_id", "integer"),
-        ("status", "text"),
-        ("total", "numeric(10,2)"),
-        ("created_at", "timestamp"),
-    ),
-    "products": (
-        ("id", "integer"),
-        ("name", "text"),
-        ("price", "numeric(10,2)"),
-        ("stock", "integer"),
-        ("category", "text"),
-    ),
-    "invoices": (
-        ("id", "integer"),
-        ("customer_id", "integer"),
-        ("total", "numeric(10,2)"),
-        ("paid", "boolean"),
-        ("due_date", "date"),
-    ),
-    "employees": (
-        ("id", "integer"),
-        ("name", "text"),
-        ("department", "text"),
-        ("salary", "numeric(10,2)"),
-        ("hired_on", "date"),
-    ),
-    "events": (
-        ("id", "bigint"),
-        ("user_id", "integer"),
-        ("type", "text"),
-        ("payload", "jsonb"),
-        ("occurred_at", "timestamp"),
-    ),
-}
-CRM_PROPERTIES = (
-    ("lifecyclestage", "Lifecycle stage", "enumeration"),
-    ("hs_lead_status", "Lead status", "enumeration"),
-    ("annualrevenue", "Annual revenue", "number"),
-    ("industry", "Industry", "enumeration"),
-    ("phone", "Phone number", "string"),
-    ("closedate", "Close date", "datetime"),
-)
-CATEGORY_NAMES = (
-    "Productivity",
-    "Developer tools",
-    "Finance",
-    "Health & fitness",
-    "Education",
-    "Travel",
-    "Photography",
-)
-LOG_LINES = (
-    ("INFO", "GET /api/v1/orders 200 in 34ms"),
-    ("INFO", "Worker started, 4 threads"),
-    ("WARN", "Slow query on orders (1.8s): SELECT * FROM orders WHERE status = 'pending'"),
-    ("ERROR", "Connection to redis-cache:6379 refused, retrying in 2s"),
-    ("INFO", "Healthcheck passed"),
-    ("WARN", "Memory usage at 82% of limit"),
-    ("INFO", "POST /api/v1/payments 201 in 118ms"),
-    ("ERROR", "Timeout after 30000ms calling payments-worker"),
-    ("INFO", "Cache warmed: 1,204 keys"),
-)
-TRENDING = (
-    "AI 手机助手全面升级，实测体验如何？",
-    "高考倒计时：考前最后一周怎么复习",
-    "端午假期出行预测发布",
-    "国产大模型开源新版本",
-    "夏季新品发布会回顾",
-    "城市夜跑路线推荐",
-)
-MODELS = (
-    ("gpt-4o-mini", "OpenAI", 128000),
-    ("claude-3-5-haiku", "Anthropic", 200000),
-    ("llama-3.1-8b-instruct", "Meta", 131072),
-    ("mistral-small-2409", "Mistral AI", 32768),
-    ("gemini-1.5-flash", "Google", 1048576),
-)
-CODENAMES = ("Atlas", "Juniper", "Northwind", "Orion", "Harbor", "Summit", "Cedar", "Beacon")
+TASKS = table("results/entities", "tasks", tuple[str, ...])
+PROJECTS = table("results/entities", "projects", tuple[str, ...])
+TEAMS = table("results/entities", "teams", tuple[str, ...])
+INDUSTRIES = table("results/entities", "industries", tuple[str, ...])
+SERVICES = table("results/entities", "services", tuple[str, ...])
+PACKAGES = table("results/entities", "packages", tuple[tuple[str, str, str, str], ...])
+COLUMNS = table("results/entities", "columns", dict[str, tuple[tuple[str, str], ...]])
+CRM_PROPERTIES = table("results/entities", "crm_properties", tuple[tuple[str, str, str], ...])
+CATEGORY_NAMES = table("results/entities", "category_names", tuple[str, ...])
+LOG_LINES = table("results/entities", "log_lines", tuple[tuple[str, str], ...])
+TRENDING = table("results/entities", "trending", tuple[str, ...])
+MODELS = table("results/entities", "models", tuple[tuple[str, str, int], ...])
+CODENAMES = table("results/entities", "codenames", tuple[str, ...])
 
 
-_RATES = {
-    "USD": 1.0,
-    "EUR": 0.921,
-    "GBP": 0.786,
-    "JPY": 157.2,
-    "CHF": 0.897,
-    "CAD": 1.368,
-    "AUD": 1.502,
-    "BRL": 5.18,
-    "INR": 83.4,
-}
+_RATES = table("results/entities", "rates", dict[str, float])
 
 
 def rate(a: str, b: str) -> float | None:

@@ -8,10 +8,11 @@ from typing import Any
 
 from synth.simulator.results.entities import SERVICES, hexid, slot, stamp
 from synth.simulator.results.kinds import Kinds
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
 _kind = Kinds()
-_DEPLOYED = r"deploy|k8s|kube|cloud|heroku|vercel|container|helm|lambda|serverless"
+_DEPLOYED = table("results/infra", "deployed", str)
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:

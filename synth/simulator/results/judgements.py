@@ -11,53 +11,18 @@ from typing import Any
 from synth.records import ToolSpec
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
-_SECURITY = (
-    ("high", "SQL built by string concatenation in /search?q= (possible injection)"),
-    ("high", "jQuery 1.12.4 has known XSS issues (CVE-2020-11022)"),
-    ("medium", "TLS 1.0 and 1.1 are still enabled"),
-    ("medium", "Missing Content-Security-Policy header"),
-    ("medium", "Session cookie set without the Secure flag"),
-    ("low", "Server banner discloses nginx/1.18.0"),
-    ("low", "Directory listing enabled on /uploads/"),
-)
-_SEO = (
-    "Missing meta description",
-    "3 images have no alt text",
-    "Largest Contentful Paint is 3.4 s (target under 2.5 s)",
-    "Title tag is 72 characters (recommended under 60)",
-    "No canonical URL set",
-    "Render-blocking CSS delays first paint by 420 ms",
-)
-_CODE = (
-    ("warning", "src/app/main.py", 14, "Unused import 'os'"),
-    ("error", "src/app/handlers.py", 88, "'user' may be None when accessed"),
-    ("warning", "src/app/config.py", 41, "parse_config has cyclomatic complexity 17 (threshold 10)"),
-    ("error", "src/app/db.py", 54, "SQL query built with an f-string (injection risk)"),
-    ("info", "src/app/reports.py", 120, "Duplicate block also found at lines 40-61"),
-    ("warning", "src/app/orders.py", 203, "Function process_order is 142 lines long"),
-)
-_LINT = (
-    ("E501", "line too long (104 > 88 characters)"),
-    ("F401", "'os' imported but unused"),
-    ("no-unused-vars", "'result' is assigned a value but never used"),
-    ("W291", "trailing whitespace"),
-    ("E711", "comparison to None should be 'if cond is None:'"),
-)
-_INVALID = (
-    "Required property 'name' is missing",
-    "'email' is not a valid email address",
-    "'start_date' must be before 'end_date'",
-    "'quantity' must be a positive integer",
-    "Unexpected property 'colour' (did you mean 'color'?)",
-)
-_POSITIVE = frozenset("thanks great green ready love good excellent happy quick finished amazing".split())
-_NEGATIVE = frozenset("late fails bug problem bad error delay broken slow angry refund terrible".split())
-_ABOUT_CODE = (
-    r"code|function|repo|project|dependenc|impact|complexity|commit|diff|pull|file|module|class|circuit|schematic"
-)
-_LABELS = ("person", "outdoor", "building", "street", "car", "tree", "sky", "text", "laptop")
+_SECURITY = table("results/judgements", "security", tuple[tuple[str, str], ...])
+_SEO = table("results/judgements", "seo", tuple[str, ...])
+_CODE = table("results/judgements", "code", tuple[tuple[str, str, int, str], ...])
+_LINT = table("results/judgements", "lint", tuple[tuple[str, str], ...])
+_INVALID = table("results/judgements", "invalid", tuple[str, ...])
+_POSITIVE = table("results/judgements", "positive", frozenset[str])
+_NEGATIVE = table("results/judgements", "negative", frozenset[str])
+_ABOUT_CODE = table("results/judgements", "about_code", str)
+_LABELS = table("results/judgements", "labels", tuple[str, ...])
 
 
 def _has(pattern: str, text: str) -> bool:

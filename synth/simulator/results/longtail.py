@@ -10,75 +10,25 @@ from typing import Any
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
 from synth.simulator.results.kinds import Kinds
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker
 
 _kind = Kinds()
 
-_ALERTS = (
-    "High CPU on orders-service (92% for 10 min)",
-    "Error rate above 5% on /api/v1/checkout",
-    "Disk 85% full on postgres-primary",
-    "SSL certificate for api.example.com expires in 7 days",
-)
-_WEATHER_ALERTS = (
-    "Yellow warning: thunderstorms",
-    "Heat advisory: highs near 38°C",
-    "Strong wind warning along the coast",
-    "Flood watch for low-lying areas",
-)
-_PARTS = (
-    ("R12", "10k", "Resistor_SMD:R_0603"),
-    ("C4", "100nF", "Capacitor_SMD:C_0402"),
-    ("U1", "STM32F103C8T6", "Package_QFP:LQFP-48"),
-    ("D2", "LED_Red", "LED_SMD:LED_0805"),
-)
-_APPS = (
-    ("Todoist: To-Do List & Planner", "Doist Inc.", "Productivity"),
-    ("Duolingo - Language Lessons", "Duolingo", "Education"),
-    ("Strava: Run, Bike, Hike", "Strava Inc.", "Health & Fitness"),
-)
-_ARTWORKS = (
-    ("The Great Wave off Kanagawa", "Katsushika Hokusai", "c. 1831"),
-    ("Wheat Field with Cypresses", "Vincent van Gogh", "1889"),
-    ("Washington Crossing the Delaware", "Emanuel Leutze", "1851"),
-)
-_ELEMENTS = (
-    ("button", "Sign in"),
-    ("textbox", "Email address"),
-    ("link", "Forgot password?"),
-    ("checkbox", "Remember me"),
-)
-_COURSES = ("CS 161: Operating Systems", "MATH 53: Multivariable Calculus", "ECON 1: Principles")
-_MOVES = (("e2", "e4", "pawn"), ("g1", "f3", "knight"), ("d2", "d4", "pawn"), ("f1", "c4", "bishop"))
-_TRIALS = (
-    "Semaglutide for Weight Maintenance in Adults",
-    "Early Mobilisation After Hip Fracture Surgery",
-    "Digital CBT for Insomnia in Older Adults",
-)
-_TOOLS = (
-    ("search_docs", "Search the documentation"),
-    ("fetch_page", "Fetch a web page as Markdown"),
-    ("run_query", "Run a read-only SQL query"),
-    ("create_issue", "Open an issue in the tracker"),
-)
-_ICONS = ("arrow-right-01", "home-01", "search-02", "settings-01", "user-circle", "calendar-03")
-_UI_COMPONENTS = (
-    ("Button", ["variant", "size", "disabled"]),
-    ("Card", ["title", "footer"]),
-    ("Modal", ["open", "onClose"]),
-    ("DatePicker", ["value", "minDate", "onChange"]),
-)
-_CODE_HITS = (
-    ("src/app/retry.py", 12, "def retry(times: int = 3):"),
-    ("src/app/http.py", 48, "    @retry(times=5)"),
-    ("tests/test_retry.py", 7, "def test_retry_gives_up_after_three_attempts():"),
-)
-_VOICES = (
-    ("alloy", "en-US", "neutral"),
-    ("nova", "en-US", "female"),
-    ("en-GB-Sonia", "en-GB", "female"),
-    ("pt-PT-Duarte", "pt-PT", "male"),
-)
+_ALERTS = table("results/longtail", "alerts", tuple[str, str, str, str])
+_WEATHER_ALERTS = table("results/longtail", "weather_alerts", tuple[str, str, str, str])
+_PARTS = table("results/longtail", "parts", tuple[tuple[str, str, str], ...])
+_APPS = table("results/longtail", "apps", tuple[tuple[str, str, str], ...])
+_ARTWORKS = table("results/longtail", "artworks", tuple[tuple[str, str, str], ...])
+_ELEMENTS = table("results/longtail", "elements", tuple[tuple[str, str], ...])
+_COURSES = table("results/longtail", "courses", tuple[str, str, str])
+_MOVES = table("results/longtail", "moves", tuple[tuple[str, str, str], ...])
+_TRIALS = table("results/longtail", "trials", tuple[str, str, str])
+_TOOLS = table("results/longtail", "tools", tuple[tuple[str, str], ...])
+_ICONS = table("results/longtail", "icons", tuple[str, ...])
+_UI_COMPONENTS = table("results/longtail", "ui_components", tuple[tuple[str, list[str]], ...])
+_CODE_HITS = table("results/longtail", "code_hits", tuple[tuple[str, int, str], ...])
+_VOICES = table("results/longtail", "voices", tuple[tuple[str, str, str], ...])
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:

@@ -14,34 +14,10 @@ from synth.simulator import vocab
 from synth.simulator.results import domains
 from synth.simulator.results import entities as E
 from synth.simulator.results.entities import arg
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context
 
-BASE = {
-    "AMZN": 184.2,
-    "GOOGL": 176.4,
-    "META": 478.1,
-    "NFLX": 642.0,
-    "JPM": 198.3,
-    "KO": 63.1,
-    "V": 276.4,
-    "SHOP": 62.5,
-    "BTC": 67250,
-    "ETH": 3480,
-    "SOL": 162.4,
-    "BNB": 592,
-    "XRP": 0.52,
-    "ADA": 0.45,
-    "DOGE": 0.158,
-    "DOT": 6.9,
-    "LINK": 15.8,
-    "AVAX": 34.2,
-    "EUR": 1.086,
-    "GBP": 1.272,
-    "AAPL": 192.3,
-    "MSFT": 421.5,
-    "NVDA": 1096.0,
-    "TSLA": 178.1,
-}
+BASE = table("results/markets", "base", dict[str, float | int])
 
 
 def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:

@@ -11,12 +11,14 @@ from typing import Any
 
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
-_CHAIN_WORDS = r"chain|crypto|token|wallet|coin|eth|sui|solana|starknet|bitcoin|ordinal|nft|web3|onchain"
-_BLOCK_WORDS = r"chain|crypto|eth|bitcoin|sui|solana|starknet|mina|height"
-_COINS = (("sui", "SUI"), ("starknet", "STRK"), ("solana", "SOL"), ("bitcoin", "BTC"), ("mina", "MINA"))
-_USD = {"SUI": 1.05, "STRK": 0.62, "SOL": 162.4, "BTC": 67250, "MINA": 0.58}  # ETH otherwise: 3480
+_CHAIN_WORDS = table("results/money", "chain_words", str)
+_BLOCK_WORDS = table("results/money", "block_words", str)
+_COINS = table("results/money", "coins", tuple[tuple[str, str], ...])
+# ETH otherwise: 3480
+_USD = table("results/money", "usd", dict[str, float | int])
 
 
 def onchain(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -169,12 +171,7 @@ def bank(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
     return {"code": code, "name": name}
 
 
-_BANKS = (
-    ("001", "Banco do Brasil S.A."),
-    ("237", "Banco Bradesco S.A."),
-    ("341", "Itaú Unibanco S.A."),
-    ("260", "Nu Pagamentos S.A."),
-)
+_BANKS = table("results/money", "banks", tuple[tuple[str, str], ...])
 
 
 def leverage_tier(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:

@@ -13,55 +13,20 @@ from synth.simulator.results import entities as E
 from synth.simulator.results import longtail
 from synth.simulator.results.kinds import from_families, nouns
 from synth.simulator.results.texts import FILE_TEXT, KNOWN, page_text
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
-_MOVIES = (
-    ("Inception", 2010, "Christopher Nolan", 8.8),
-    ("Spirited Away", 2001, "Hayao Miyazaki", 8.6),
-    ("Parasite", 2019, "Bong Joon-ho", 8.5),
-    ("The Godfather", 1972, "Francis Ford Coppola", 9.2),
-    ("Arrival", 2016, "Denis Villeneuve", 7.9),
-)
-_BOOKS = (
-    ("Pride and Prejudice", "Jane Austen", 1813),
-    ("Nineteen Eighty-Four", "George Orwell", 1949),
-    ("The Hobbit", "J. R. R. Tolkien", 1937),
-    ("Beloved", "Toni Morrison", 1987),
-    ("Dune", "Frank Herbert", 1965),
-)
-_BREEDS = (
-    ("Labrador Retriever", "Sporting", "10-12 years"),
-    ("German Shepherd", "Herding", "9-13 years"),
-    ("Beagle", "Hound", "12-15 years"),
-    ("Border Collie", "Herding", "12-15 years"),
-)
-_HEROES = (
-    ("Anti-Mage", "agility", "melee"),
-    ("Crystal Maiden", "intelligence", "ranged"),
-    ("Pudge", "strength", "melee"),
-    ("Sniper", "agility", "ranged"),
-)
-_RESTAURANTS = ("Taberna da Ribeira", "Osteria del Ponte", "Sakura Ramen House", "The Green Fork", "Casa Lupita")
-_QURAN = (
-    (1, 1, "In the name of Allah, the Beneficent, the Merciful."),
-    (1, 2, "Praise be to Allah, Lord of the Worlds,"),
-    (1, 3, "The Beneficent, the Merciful."),
-    (1, 4, "Master of the Day of Judgment,"),
-)
-_BIBLE = (
-    ("JHN", 1, 1, "In the beginning was the Word, and the Word was with God, and the Word was God."),
-    ("GEN", 1, 1, "In the beginning God created the heaven and the earth."),
-    ("PSA", 23, 1, "The LORD is my shepherd; I shall not want."),
-)
-_PROMPTS = (
-    ("code-review", "Review a diff for bugs, security issues and style problems", ["diff", "language"]),
-    ("summarize-thread", "Summarize a discussion thread into decisions and action items", ["thread_url"]),
-    ("write-release-notes", "Draft release notes from a list of merged pull requests", ["version", "changes"]),
-    ("explain-error", "Explain an error message and suggest a fix", ["error", "stack_trace"]),
-)
-_PROCESSES = ("python3", "node", "postgres", "nginx", "java", "chrome", "dockerd")
-_CHANNELS = ("#general", "#engineering", "#random", "#support", "#product-launch")
-_SUFFIXES = ("app", "game", "online", "for beginners", "2026", "review")
+_MOVIES = table("results/more_kinds", "movies", tuple[tuple[str, int, str, float], ...])
+_BOOKS = table("results/more_kinds", "books", tuple[tuple[str, str, int], ...])
+_BREEDS = table("results/more_kinds", "breeds", tuple[tuple[str, str, str], ...])
+_HEROES = table("results/more_kinds", "heroes", tuple[tuple[str, str, str], ...])
+_RESTAURANTS = table("results/more_kinds", "restaurants", tuple[str, ...])
+_QURAN = table("results/more_kinds", "quran", tuple[tuple[int, int, str], ...])
+_BIBLE = table("results/more_kinds", "bible", tuple[tuple[str, int, int, str], ...])
+_PROMPTS = table("results/more_kinds", "prompts", tuple[tuple[str, str, list[str]], ...])
+_PROCESSES = table("results/more_kinds", "processes", tuple[str, ...])
+_CHANNELS = table("results/more_kinds", "channels", tuple[str, ...])
+_SUFFIXES = table("results/more_kinds", "suffixes", tuple[str, ...])
 
 
 def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any] | None:

@@ -9,45 +9,12 @@ import re
 from typing import Any
 
 from synth.simulator.results import entities as E
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context
 
-_ATTACK = {
-    "tactic": (
-        ("TA0001", "Initial Access"),
-        ("TA0002", "Execution"),
-        ("TA0003", "Persistence"),
-        ("TA0004", "Privilege Escalation"),
-    ),
-    "technique": (
-        ("T1566", "Phishing"),
-        ("T1059", "Command and Scripting Interpreter"),
-        ("T1078", "Valid Accounts"),
-        ("T1486", "Data Encrypted for Impact"),
-    ),
-    "detection": (
-        ("DS0017", "Command: Command Execution"),
-        ("DS0009", "Process: Process Creation"),
-        ("DS0029", "Network Traffic: Network Connection Creation"),
-        ("DS0028", "Logon Session: Logon Session Creation"),
-    ),
-    "mitigation": (
-        ("M1032", "Multi-factor Authentication"),
-        ("M1049", "Antivirus/Antimalware"),
-        ("M1026", "Privileged Account Management"),
-        ("M1017", "User Training"),
-    ),
-}
-_RULES = (
-    "python.lang.security.audit.eval-detected",
-    "javascript.express.security.audit.xss.direct-response-write",
-    "generic.secrets.security.detected-aws-access-key",
-    "python.django.security.injection.sql.sql-injection-db-cursor-execute",
-)
-_CVES = (
-    ("CVE-2024-3094", "xz/liblzma backdoor", 10.0),
-    ("CVE-2023-44487", "HTTP/2 Rapid Reset", 7.5),
-    ("CVE-2021-44228", "Log4Shell", 10.0),
-)
+_ATTACK = table("results/netsec", "attack", dict[str, tuple[tuple[str, str], ...]])
+_RULES = table("results/netsec", "rules", tuple[str, str, str, str])
+_CVES = table("results/netsec", "cves", tuple[tuple[str, str, float], ...])
 
 
 def credential(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from synth.records import ToolSpec
+from synth.simulator.tables import table
 from synth.simulator.values.values import words
 
 
@@ -75,17 +76,9 @@ WEAK = {
     **_each("schema", "describe schema columns"),
     **_each("export", "save pdf"),
 }
-_BROWSERISH = frozenset(
-    "browser playwright puppeteer page tab stagehand selenium chrome web element computer mobile app ui screen".split()
-)
-_CONTENT_NOUNS = frozenset(
-    "story poem essay caption copy tweet outline slogan tagline headline joke lyrics haiku bio blurb".split()
-)
-_LEAD_SKIP = re.compile(
-    r"^(?:this tool |use this tool to |tool (?:to|that) |a tool (?:to|that|for) |allows? (?:you )?to |"
-    r"helps? (?:you )?(?:to )?|lets you |can |will |used to |\w+ tool (?:to|that|for) )",
-    re.I,
-)
+_BROWSERISH = table("results/purpose", "browserish", frozenset[str])
+_CONTENT_NOUNS = table("results/purpose", "content_nouns", frozenset[str])
+_LEAD_SKIP = table("results/purpose", "lead_skip", re.Pattern[str])
 
 
 def _stem(word: str) -> str:

@@ -21,6 +21,7 @@ from synth.simulator import vocab
 from synth.simulator.results import described, domains, entities, purpose, texts, themes, things
 from synth.simulator.results import more_kinds as catalog
 from synth.simulator.results import verbs as results
+from synth.simulator.tables import table
 from synth.simulator.toolnames import (
     ACTION_VERBS,
     CHANGES,
@@ -83,8 +84,8 @@ def _item(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dic
     return _first(steps) or _found(tool, args, ctx, index) or entities.fallback(head_noun(tool), ctx, index)
 
 
-_QUERY_KEYS = frozenset("query q search keyword keywords term text title topic".split())
-_FOUND = ("{Q}: a survey", "{Q} in practice", "Notes on {q}", "{Q}: what we know", "A short guide to {q}")
+_QUERY_KEYS = table("results/simulate", "query_keys", frozenset[str])
+_FOUND = table("results/simulate", "found", tuple[str, ...])
 
 
 def _found(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
@@ -151,15 +152,10 @@ def _by_purpose(found: list[str], tool: ToolSpec, args: dict[str, Any], ctx: Con
     return None
 
 
-_SEARCHY = frozenset("search web internet google bing duckduckgo brave exa tavily serp result item crawl".split())
+_SEARCHY = table("results/simulate", "searchy", frozenset[str])
 _WEB = _SEARCHY - {"search", "result", "item"}
-_WEB_TEXT = re.compile(r"\bweb\b|internet|search engine|google|bing|duckduckgo|websites?\b|web pages?", re.I)
-_SITES = tuple(
-    """
-    en.wikipedia.org/wiki www.britannica.com/topic www.bbc.com/news medium.com/@techwriter
-    www.theguardian.com/science
-""".split()
-)
+_WEB_TEXT = table("results/simulate", "web_text", re.Pattern[str])
+_SITES = table("results/simulate", "sites", tuple[str, ...])
 
 
 def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
@@ -268,11 +264,7 @@ def _got(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any]:
     return out
 
 
-_MAKING = frozenset(
-    """
-    create add insert register book schedule upload publish post submit invite send reply comment
-""".split()
-)
+_MAKING = table("results/simulate", "making", frozenset[str])
 
 
 def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> dict[str, Any]:
@@ -303,20 +295,10 @@ def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> 
     return out
 
 
-_VAGUE = frozenset(
-    """
-    service server function resource instance app application host node object call type state context
-    change history content text page source data result item option mode model key name id value code user
-    project system session time list file
-""".split()
-)
-_LISTING = {"market", "logs", "run", "browser"}
-_ACTING = frozenset(
-    """
-    summarize translate calculate analyze generate validate simulate think browser run crypt connect echo
-""".split()
-)
-_SQL = re.compile(r"\s*(select|with|insert|update|delete|show)\s", re.I)
+_VAGUE = table("results/simulate", "vague", frozenset[str])
+_LISTING = table("results/simulate", "listing", set[str])
+_ACTING = table("results/simulate", "acting", frozenset[str])
+_SQL = table("results/simulate", "sql", re.Pattern[str])
 
 
 def _same_key(a: str, b: str) -> bool:

@@ -13,29 +13,15 @@ from synth.simulator.results import entities as E
 from synth.simulator.results import markets, texts
 from synth.simulator.results import more_kinds as catalog
 from synth.simulator.results.ask import Ask, read_ask
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
-ISSUES = (
-    "Bug: login fails on Safari",
-    "Crash when uploading files over 2 GB",
-    "Add dark mode to the settings page",
-    "Docs: fix the install command in README",
-    "Flaky test: test_refund_rounding",
-    "Bump requests from 2.31.0 to 2.32.3",
-)
-EVENTS = ("Quarterly planning", "Team offsite", "Weekly sync", "Dentist appointment", "1:1 with Maria", "Product demo")
-NEWS_SITES = (
-    ("Reuters", "www.reuters.com/world"),
-    ("BBC News", "www.bbc.com/news"),
-    ("The Guardian", "www.theguardian.com/world"),
-    ("AP", "apnews.com/article"),
-)
-_SUPPLY = {  # coins in circulation, for a market cap that matches the price
-    **{"BTC": 19_710_000, "ETH": 120_200_000, "SOL": 462_000_000, "ADA": 35_400_000_000},
-    **{"DOGE": 145_000_000_000, "DOT": 1_440_000_000, "LINK": 587_000_000, "XRP": 55_400_000_000},
-    **{"BNB": 147_000_000, "AVAX": 394_000_000},
-}
-_ROUTE = ("Head north on Rua de Santa Catarina", "Turn right onto Avenida dos Aliados", "Continue onto A28 for 12 km")
+ISSUES = table("results/themes", "issues", tuple[str, ...])
+EVENTS = table("results/themes", "events", tuple[str, ...])
+NEWS_SITES = table("results/themes", "news_sites", tuple[tuple[str, str], ...])
+# coins in circulation, for a market cap that matches the price
+_SUPPLY = table("results/themes", "supply", dict[str, int])
+_ROUTE = table("results/themes", "route", tuple[str, str, str])
 
 
 def cap(text: str) -> str:

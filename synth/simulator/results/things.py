@@ -25,6 +25,7 @@ from synth.simulator.results.entities import (
     stamp,
 )
 from synth.simulator.results.kinds import from_families, nouns
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
 
@@ -279,7 +280,7 @@ def _media(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     }
 
 
-_PERIODIC = re.compile(r"usage|visits|views|daily|weekly|monthly|period|analytics|activity|over time|trend")
+_PERIODIC = table("results/things", "periodic", re.Pattern[str])
 
 
 def _stats(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from synth.records import ToolSpec
 from synth.simulator.results import content, judgements, shapes, texts, things
 from synth.simulator.results import entities as E
 from synth.simulator.results.calculate import calculate
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
 
@@ -26,77 +27,9 @@ def shape(p: str, tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[st
 
 # --- summarize / translate -------------------------------------------------------------------------
 
-_ABOUT = {  # when only an id is given, the content is unknown: any plausible content of that kind will do
-    "video": (
-        "The video walks through setting up a home espresso bar: choosing a grinder, dialling in a shot and steaming milk.",
-        "A 12-minute explainer on how heat pumps work, comparing running costs with gas boilers.",
-    ),
-    "meeting": (
-        "The team agreed to ship the billing changes on 9 June, Priya will update the rollout plan, and support needs a FAQ by Friday.",
-        "Budget for Q3 was approved; hiring for the data role is paused until August; next review is on 15 June.",
-    ),
-    "thread": (
-        "Customers report slow checkout on mobile since Tuesday; engineering traced it to an image CDN change and a fix is deploying today.",
-    ),
-    "paper": (
-        "The paper proposes a retrieval step before generation and shows a 7-point gain on open-domain QA at the same model size.",
-    ),
-    "document": (
-        "The document outlines the 2026 travel policy: economy for flights under six hours, a EUR 180 nightly hotel cap and pre-approval for trips abroad.",
-        "A two-page brief proposing a four-day pilot of hybrid work, with success measured by delivery dates and a staff survey.",
-    ),
-}
-_TRANSLATIONS = {
-    "Running about ten minutes late, start without me.": {
-        "es": "Llego unos diez minutos tarde, empezad sin mí.",
-        "fr": "J'ai une dizaine de minutes de retard, commencez sans moi.",
-        "de": "Ich bin etwa zehn Minuten zu spät, fangt ohne mich an.",
-        "pt": "Vou chegar uns dez minutos atrasado, comecem sem mim.",
-        "it": "Sono in ritardo di una decina di minuti, iniziate senza di me.",
-    },
-    "Can we move our 1:1 to Thursday afternoon?": {
-        "es": "¿Podemos pasar nuestra reunión 1:1 al jueves por la tarde?",
-        "fr": "Pouvons-nous déplacer notre point individuel à jeudi après-midi ?",
-        "de": "Können wir unser 1:1 auf Donnerstagnachmittag verschieben?",
-        "pt": "Podemos mudar a nossa reunião 1:1 para quinta à tarde?",
-        "it": "Possiamo spostare il nostro 1:1 a giovedì pomeriggio?",
-    },
-    "The quarterly report is ready for review.": {
-        "es": "El informe trimestral está listo para revisión.",
-        "fr": "Le rapport trimestriel est prêt à être relu.",
-        "de": "Der Quartalsbericht ist bereit zur Durchsicht.",
-        "pt": "O relatório trimestral está pronto para revisão.",
-        "it": "Il report trimestrale è pronto per la revisione.",
-    },
-    "Reminder: the team offsite is on Friday at 9am.": {
-        "es": "Recordatorio: la jornada fuera de la oficina es el viernes a las 9.",
-        "fr": "Rappel : le séminaire d'équipe a lieu vendredi à 9 h.",
-        "de": "Erinnerung: Das Team-Offsite ist am Freitag um 9 Uhr.",
-        "pt": "Lembrete: o offsite da equipa é na sexta às 9h.",
-        "it": "Promemoria: l'offsite del team è venerdì alle 9.",
-    },
-    "Thanks for the quick turnaround on the invoice.": {
-        "es": "Gracias por tramitar la factura tan rápido.",
-        "fr": "Merci pour le traitement rapide de la facture.",
-        "de": "Danke für die schnelle Bearbeitung der Rechnung.",
-        "pt": "Obrigado pela rapidez com a fatura.",
-        "it": "Grazie per la rapidità con la fattura.",
-    },
-    "Please review the draft before the client call.": {
-        "es": "Por favor, revisa el borrador antes de la llamada con el cliente.",
-        "fr": "Merci de relire le brouillon avant l'appel client.",
-        "de": "Bitte sieh dir den Entwurf vor dem Kundentermin an.",
-        "pt": "Por favor, revê o rascunho antes da chamada com o cliente.",
-        "it": "Per favore, rivedi la bozza prima della call con il cliente.",
-    },
-    "Deployment finished, all checks are green.": {
-        "es": "Despliegue terminado, todas las comprobaciones en verde.",
-        "fr": "Déploiement terminé, tous les contrôles sont au vert.",
-        "de": "Deployment abgeschlossen, alle Checks sind grün.",
-        "pt": "Implementação concluída, todas as verificações a verde.",
-        "it": "Deploy completato, tutti i controlli sono verdi.",
-    },
-}
+# when only an id is given, the content is unknown: any plausible content of that kind will do
+_ABOUT = table("results/verbs", "about", dict[str, tuple[str, ...]])
+_TRANSLATIONS = table("results/verbs", "translations", dict[str, dict[str, str]])
 _LANG = dict(
     pair.split(":")
     for pair in "spanish:es french:fr german:de portuguese:pt italian:it english:en japanese:ja chinese:zh".split()

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from synth.simulator import vocab
+from synth.simulator.tables import table
 from synth.stages.fakers import Seeded
 
 ANCHOR = dt.date(2026, 6, 1)  # dates are drawn around a fixed day, never "today", for determinism
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(-?\d+(?:\.\d+)?)")
-_MAX = re.compile(r"\b(?:max(?:imum)?|up to|at most)\s*(?:of\s*|is\s*|:\s*)?(\d+)", re.I)
+_CAMEL = table("values/context", "camel", re.Pattern[str])
+_RANGE = table("values/context", "range", re.Pattern[str])
+_MAX = table("values/context", "max", re.Pattern[str])
 
 
 def words(name: str) -> list[str]:
@@ -141,29 +142,4 @@ def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx:
 
 
 # Plausible adult values for body and vital-sign parameters, so a dosage calculator gets a real patient.
-_BODY: dict[str, tuple[float, float]] = {
-    "age": (18, 85),
-    "weight": (52, 110),
-    "height": (152, 196),
-    "scr": (0.6, 1.6),
-    "creatinine": (0.6, 1.6),
-    "systolic": (105, 160),
-    "diastolic": (65, 100),
-    "sbp": (105, 160),
-    "dbp": (65, 100),
-    "heart": (55, 110),
-    "hr": (55, 110),
-    "bmi": (18.5, 34.0),
-    "glucose": (70, 180),
-    "cholesterol": (150, 260),
-    "hdl": (35, 80),
-    "ldl": (70, 190),
-    "sodium": (132, 146),
-    "potassium": (3.4, 5.2),
-    "albumin": (2.8, 4.8),
-    "bilirubin": (0.3, 2.5),
-    "inr": (0.9, 2.5),
-    "hemoglobin": (10.5, 16.5),
-    "platelets": (140, 380),
-    "temp": (36.2, 38.9),
-}
+_BODY = table("values/context", "body", dict[str, tuple[int | float, int | float]])

@@ -19,12 +19,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from synth.records import ToolSpec
+from synth.simulator.tables import table
 from synth.simulator.values.strings import examples
 
-_SECTION = re.compile(r"^\s*(?:args|arguments|parameters|params|inputs?)\b[^:\n]{0,30}:\s*$", re.I)
-_END = re.compile(r"^\s*(?:returns?|raises|yields|examples?|notes?|output|response)\b[^:\n]{0,30}:", re.I)
-_ITEM = re.compile(r"^\s*[-*]?\s*`?([A-Za-z_][\w.-]*)`?\s*(?:\([^)]*\))?\s*[:：-]\s*(.+)$")
-_TAGGED = re.compile(r"(?::param\s+(?:\w+\s+)?|@param\s+(?:\{[^}]*\}\s+)?)([A-Za-z_]\w*)\s*:?\s*([^\n]+)")
+_SECTION = table("values/params", "section", re.Pattern[str])
+_END = table("values/params", "end", re.Pattern[str])
+_ITEM = table("values/params", "item", re.Pattern[str])
+_TAGGED = table("values/params", "tagged", re.Pattern[str])
 
 
 def arg_docs(description: str, names: frozenset[str]) -> dict[str, str]:

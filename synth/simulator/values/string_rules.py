@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from synth.simulator import vocab
+from synth.simulator.tables import table
 from synth.simulator.values import string_values as sv
 from synth.simulator.values.context import Context, number, seed_faker
 
@@ -16,16 +17,12 @@ Rule = Callable[[set[str], str, str, Context], "tuple[Any, str] | None"]  # (nam
 
 
 # a user that logs in (a database, a server, an account) has a user name, not a person's full name
-_ACCOUNT = re.compile(r"username|user name|database|mysql|postgres|\bsql|\bssh\b|\blogin\b|\bconnect|account|用户名")
+_ACCOUNT = table("values/string_rules", "account", re.Pattern[str])
 # Kubernetes and container tools: a context, a kind, a pod or node is named as kubectl names it
-_KUBE = re.compile(r"\bk8s\b|kube|kubernetes|\bpods?\b|deployment|daemonset|statefulset|\bnamespace")
-_KUBE_PARAMS = frozenset(
-    "context cluster resource kind name pod node deployment container annotations labels label patch selector".split()
-)
-_CONTAINERS = re.compile(r"docker|container|oci\b|sbom|registry|kubernetes|k8s|trivy|grype|syft")
-_CONTAINER_IMAGES = tuple(
-    "nginx:1.27 python:3.12-slim postgres:16 ghcr.io/acme/checkout-api:2.4.1 redis:7-alpine".split()
-)
+_KUBE = table("values/string_rules", "kube", re.Pattern[str])
+_KUBE_PARAMS = table("values/string_rules", "kube_params", frozenset[str])
+_CONTAINERS = table("values/string_rules", "containers", re.Pattern[str])
+_CONTAINER_IMAGES = table("values/string_rules", "container_images", tuple[str, ...])
 
 
 def _rule(

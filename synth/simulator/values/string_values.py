@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from synth.simulator import vocab
+from synth.simulator.tables import table
 from synth.simulator.values.context import Context, seed_faker, words
 
 
@@ -31,10 +32,7 @@ def titled(ctx: Context, subject: str) -> str:
     return ctx.rng.choice(pool) if pool else ctx.rng.choice(vocab.TITLES)
 
 
-_PEOPLE = frozenset(
-    "user contact person customer employee author member attendee patient "
-    "recipient owner student candidate speaker guest assignee reviewer player".split()
-)
+_PEOPLE = table("values/string_values", "people", frozenset[str])
 
 
 def code(w: set[str], name: str, text: str, ctx: Context) -> tuple[Any, str]:
@@ -71,17 +69,7 @@ def kube_name(w: set[str], ctx: Context) -> tuple[str, str]:
     return rng.choice(("checkout-api", "orders-worker", "web-frontend", "redis-cache")), "name"
 
 
-_QUERY_POOLS = {
-    "song": "music",
-    "track": "music",
-    "album": "music",
-    "recipe": "food",
-    "film": "movie",
-    "article": "news",
-    "work": "paper",
-    "publication": "paper",
-    "product": "shop",
-}
+_QUERY_POOLS = table("values/string_values", "query_pools", dict[str, str])
 
 
 def query(ctx: Context) -> str:

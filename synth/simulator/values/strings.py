@@ -14,23 +14,16 @@ from typing import Any
 
 from synth.live.sandbox import WORKSPACE
 from synth.simulator import vocab
+from synth.simulator.tables import table
 from synth.simulator.values.context import ANCHOR, Context, seed_faker, words
 from synth.simulator.values.string_rules import RULES
 
-_QUOTED = re.compile(
-    r"""(?:e\.g\.?|for example|examples?:|such as|like|i\.e\.|例如|比如)\s*[:,：]?\s*['"`]([^'"`\n]{1,80})['"`]""", re.I
-)
-_EG = re.compile(
-    r"(?:\be\.g\.?|\bfor example|\bexamples?:|\bsuch as|\bi\.e\.|例如|比如)\s*[:,：]?\s*([^)）\n;]{1,160})", re.I
-)
-_CHOICES = re.compile(
-    r"(?:\bvalid\b[\w ]{0,20}|\bsupported\b[\w ]{0,20}|\boptions?(?=\s*(?::|are\b|include))|\bone of|\bpossible values|\ballowed(?: values)?)\s*(?:are|is|include)?\s*:?\s*([^.\n;]{3,160})",  # noqa: E501
-    re.I,
-)
-_PAREN_LIST = re.compile(r"\(([^()]{3,80})\)")
-_TOKEN = re.compile(
-    r"^(?:[A-Za-z0-9][\w.:/@+#\-]{0,39}|(?:https?://|/|~/)[\w.:/@+#\-~%?=&]{1,90})$"
-)  # names, codes, URLs, paths
+_QUOTED = table("values/strings", "quoted", re.Pattern[str])
+_EG = table("values/strings", "eg", re.Pattern[str])
+_CHOICES = table("values/strings", "choices", re.Pattern[str])
+_PAREN_LIST = table("values/strings", "paren_list", re.Pattern[str])
+# names, codes, URLs, paths
+_TOKEN = table("values/strings", "token", re.Pattern[str])
 
 
 def _split(text: str) -> list[str]:
@@ -67,9 +60,7 @@ def examples(description: str) -> list[str]:
 
 
 # "compound name", "user ID", "https://": what kind of value goes there, not a value
-_KIND = re.compile(
-    r"\s(?:names?|ids?|numbers?|codes?|titles?|types?|strings?|values?|text|paths?|urls?|keywords?)$|^[a-z]+:/*$", re.I
-)
+_KIND = table("values/strings", "kind", re.Pattern[str])
 
 
 def _date(ctx: Context, span: int = 120) -> dt.date:
@@ -181,9 +172,10 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
     return _about(w, name, ctx)
 
 
-_ZONE = re.compile(r"^(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][\w+-]+$")
-_DIR_WORDS = {"dir", "directory", "folder", "cwd", "root", "repo", "repository"}
-_FILE_WORDS = {"path", "file", "filepath", "filename", "source"}  # a destination is new: never one that exists
+_ZONE = table("values/strings", "zone", re.Pattern[str])
+_DIR_WORDS = table("values/strings", "dir_words", set[str])
+# a destination is new: never one that exists
+_FILE_WORDS = table("values/strings", "file_words", set[str])
 
 
 def _in_world(w: set[str], ctx: Context) -> str | None:

@@ -14,10 +14,11 @@ from typing import Any
 
 from synth.facts import pattern_example
 from synth.simulator import vocab
+from synth.simulator.tables import table
 from synth.simulator.values.context import ANCHOR, Context, bounds, human, number, seed_faker, words  # noqa: F401  (re-exported)
 from synth.simulator.values.strings import string_value
 
-_EXAMPLE = re.compile(r"""(?:e\.g\.?|for example|example:|such as|like)\s*[:,]?\s*['"`]([^'"`]{2,40})['"`]""", re.I)
+_EXAMPLE = table("values/values", "example", re.Pattern[str])
 
 
 def schema_type(schema: dict[str, Any]) -> str | None:
@@ -59,7 +60,7 @@ def make_value(name: str, schema: dict[str, Any], ctx: Context, depth: int = 0) 
     return value, kind
 
 
-_DIGITS = re.compile(r"^\^?\\d(?:\{(\d+)(?:,(\d+))?\}|\+|\*)\$?$")
+_DIGITS = table("values/values", "digits", re.Pattern[str])
 
 
 def _fit_pattern(value: str, schema: dict[str, Any], rng: random.Random) -> str:
