@@ -30,21 +30,21 @@ runner = CliRunner()
 # taken again at GENERATOR_VERSION 7 (issue 29: negatives from the context, T-Eval review wording, eval items'
 # metadata.parallel_calls)
 BEFORE = {
-    "conversations.jsonl": "5ccb21d52b253e6762f161101b987969cb6d864ef886b3edd0befe1682d9a4b0",
-    "eval.jsonl": "bba9966f25f79aeea39b0bb14560a392c7c92e24216e28a67d173ef9e5d878f1",
-    "scored.jsonl": "3f065c2778f6954788e5e80c83aeb3902ed1fc02bcb16d669b38a2b62cdf128a",
-    "scored_decisions.jsonl": "ccfe9d9c1ec127ac596a7d642c3de595e8051392e39b5cc4041246c1231a6f00",
-    "teval/instruct_json.json": "b6572e2897587a296ae0ed84118c0ac3be28e00520c63ef01af702783bbff189",
-    "teval/instruct_str.json": "5e83c628194264bc3c2646e988b28af4b043fa749febbfc761267269a016b715",
-    "teval/plan_json.json": "3103811071262d439110697410f9aa27ff6f441c036a0c933b235a1e2b6c832b",
-    "teval/plan_str.json": "5169cc5a143d0cd582109fd9c497e6ad0e8ff8b54bf995f9ca4ff4ab91ea6e78",
-    "teval/reason_retrieve_understand_json.json": "3910244e4d87a286645b96feb91de4c0eb12d40deb2274e504e02d289b31e231",
-    "teval/reason_str.json": "f7b1c2bf8f49fc9d475995c4360429ff2960e5a11dd8bccf705f1ed0d479b5bb",
-    "teval/retrieve_str.json": "40128bfa86298b98a007a85052dc9b614036babf298ffb4a0bcabe231cc82cde",
-    "teval/review_str.json": "2f9f33821e983436d4c60501e1b3ed96814fed4593e7d6ec3976c953a613475b",
-    "teval/understand_str.json": "83256a76bce959fecb3564d16416b920a39b1c0ed7e7aa26fcba70fe9bcf698f",
-    "train.jsonl": "44aea70307652f1affc970b6ee96e1f9034d0fbc867236ac789b2e3f09854e98",
-    "valid.jsonl": "ccdd22a0ae4ff4c0fa92967fea8dacbd560844eddedc6f7689c3242b5a0e6c36",
+    "conversations.jsonl": "05bf02b2ac77b7b331099c7fff4f28ee306ad71d28216028c4e15c28439be49e",
+    "eval.jsonl": "5f1f1ba320496a4215483422c93f0a6640cc6bab7df0d581685893c5a5bc8a85",
+    "scored.jsonl": "6b8e14d4caadcfb841f13b20281afe6d141ce9a582eff99afca742102fa161d6",
+    "scored_decisions.jsonl": "b224e829cd74a7fd82ac67bc424c569090e3a63997f56f7e8df647c3888148ae",
+    "teval/instruct_json.json": "5317f5363c61284bbf426cf0aa90498b175eeb31e43ee6d360b4fe28857c7699",
+    "teval/instruct_str.json": "afcc554c76b1dccbbd4bdc1b64f3e4168aff00eb860705fa72a941a837b264f9",
+    "teval/plan_json.json": "5d78646af493d07865767cf3555756483e1123268778953d96d93117971d0147",
+    "teval/plan_str.json": "aae9a25f9e502bd4a659aeeb288c01ddec561c4bfade4dcb59023fab97d14b62",
+    "teval/reason_retrieve_understand_json.json": "73d0b2cada7c652ebd1785dc76c77b19ece2d84c8a0fb78f9eb4f356a6542467",
+    "teval/reason_str.json": "ca4ee16d1dc3879e7951f96e19a1ed33e610a297b5b4b565bd8ad23379d92213",
+    "teval/retrieve_str.json": "9846153283489a4b5a893518b9e629a4bab9b0493035bbe02555ff02605db45a",
+    "teval/review_str.json": "ec5a6758aa1a71cb0cf14071c6ad0542aa64893cb4ee709d287792af4fe77263",
+    "teval/understand_str.json": "d414e996758211138329cfe0967a1910ab51531ccf6cbf3173838385e36fceb9",
+    "train.jsonl": "f9f3dcb8c770ab9790b9b4f7815de9e1c9e9ae3b9b4519e671481f9754aef9e9",
+    "valid.jsonl": "c9e679bf80649fc20cbec3d0504ef346e9cd2e19948230efe9aaf25069a90094",
 }
 
 

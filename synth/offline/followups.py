@@ -30,6 +30,9 @@ SAY_LOW = ("{label} has the lowest {field}, at {value}.", "That would be {label}
 AGAIN = ("Sorry, what was the {field} again?", "Remind me, what was the {field}?")  # the answer said it
 RECALL = ("Did it say what the {field} is?", "What's the {field}, by the way?", "And the {field}?")  # it did not
 SAY_RECALL = ("The {field} is {value}.", "It says {value}.", "{Field}: {value}.")
+_HOW_MANY = {"count", "total", "total count", "num results", "result count", "total results", "matches", "hits"}
+HOW_MANY = ("Sorry, how many was that?", "How many were there in all?", "Wait, how many did it find?")
+SAY_HOW_MANY = ("{value} in all.", "There were {value}.", "{value}.")
 
 
 def _field(key: str) -> tuple[str, str]:
@@ -101,6 +104,8 @@ def _recall(data: Any, stated: str, echoed: list[Any], rng: random.Random) -> tu
     field, unit = _field(key)
     if not field:
         return None
+    if field in _HOW_MANY and _number(value):  # "what was the count again?" is not how a person asks
+        return rng.choice(HOW_MANY), rng.choice(SAY_HOW_MANY).format(value=value)
     ask = rng.choice(AGAIN if str(value) in stated else RECALL).format(field=field)
     say = rng.choice(SAY_RECALL).format(
         field=field, Field=field[:1].upper() + field[1:], value=f"{value}{unit}".rstrip(".")

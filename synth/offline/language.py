@@ -15,7 +15,7 @@ from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult
 from synth.simulator import vocab
 from synth.simulator.toolnames import kind as tool_kind
-from synth.simulator.toolnames import noun, subject
+from synth.simulator.toolnames import noun, singular, subject
 from synth.simulator.values.values import human, words
 from synth.wording import intent
 
@@ -183,6 +183,9 @@ def summarise(tool: ToolSpec, args: dict[str, Any], result: dict[str, Any]) -> s
     if k == "list" and lists:
         key, items = lists[0]
         total, things, first = result.get("total", len(items)), human(key), _facts(items[0], 3, set())
+        if total == 1:  # one match is said as one thing, not as a list of one
+            thing = singular(things)
+            return _one(pick, f"I found one {thing}: {first}.", f"Just one {thing} came back: {first}.")
         return _one(
             pick,
             f"I found {total} {things}. The top one: {first}.",
@@ -273,12 +276,21 @@ def _scalars(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
+_LABELS = ("name", "title", "display_name", "full_name", "label", "headline")
+
+
 def _facts(record: dict[str, Any], limit: int, skip: set[str]) -> str:
+    """A record's first few values; one that has a name is said by its name ("Lapras (id 131 and types
+    water and ice)", not "name Lapras, id 131 ...")."""
+    label = next((k for k in _LABELS if k not in skip and isinstance(record.get(k), str) and record[k].strip()), None)
     facts = [
         fact(key, value)
         for key, value in record.items()
-        if key not in skip and _scalars(value) and not (isinstance(value, str) and "\n" in value)
+        if key not in skip and key != label and _scalars(value) and not (isinstance(value, str) and "\n" in value)
     ]
+    if label is not None:
+        name = " ".join(record[label].split())
+        return f"{name} ({_join(facts[: limit - 1])})" if facts and limit > 1 else name
     return _join(facts[:limit]) if facts else "an empty record"
 
 
@@ -309,3 +321,51 @@ def failure_reason(text: str) -> str:
     line = next((x.strip() for x in text.splitlines() if x.strip()), "no reason given")
     line = re.sub(r"^(Error executing tool \S+: |Error: |error: )", "", line)
     return line[:200].rstrip(". ") or "no reason given"
+
+
+_QUOTED = re.compile(r'"([^"]{3,})"')
+_TOKEN = re.compile(r"[^\s\"(),;]+")
+_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+
+
+def facts_of(text: str) -> set[str]:
+    """What an answer tells, as a reader checks it: quoted titles, and every token that is a number, an id,
+    a link, an address or a name (capitalised inside a sentence, or in capitals)."""
+    found = set(_QUOTED.findall(text))
+    for m in _TOKEN.finditer(text):
+        token = m.group().rstrip(".:!?'")
+        opener = m.start() == 0 or re.search(r"[.!?:]\s*$", text[: m.start()]) is not None
+        if any(c.isdigit() for c in token) or "/" in token or "@" in token:
+            found.add(token)
+        elif token[:1].isupper() and (not opener or token.isupper()) and len(token) > 1:
+            found.add(token)
+    return found
+
+
+def _repeats(text: str, rest: str) -> bool:
+    """Whether ``text`` tells nothing ``rest`` has not told: each of its facts and most of its words are there."""
+    told, said = facts_of(text), _WORD.findall(text.lower())
+    if not told or not rest or not all(fact in rest for fact in told):
+        return False
+    return sum(w in rest.lower() for w in said) >= 0.75 * len(said)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"])")
+
+
+def unrepeated(answers: list[str]) -> list[str]:
+    """The answers of one turn without what only repeats: a search answer that named the paper and quoted
+    its abstract, then the paper's record saying the same, tells it once. An answer that repeats the others
+    goes (later ones are weighed first, so of two alike the earlier stays); of a later answer, a sentence
+    that repeats the answers before it goes."""
+    kept = list(answers)
+    for i in reversed(range(len(kept))):
+        if len(facts_of(kept[i])) >= 2 and _repeats(kept[i], " ".join(kept[:i] + kept[i + 1 :])):
+            del kept[i]
+    for i in range(1, len(kept)):
+        before = " ".join(kept[:i])
+        sentences = _SENTENCE.split(kept[i])
+        new = [s for s in sentences if not _repeats(s, before)]
+        if new and len(new) < len(sentences):
+            kept[i] = " ".join(new)
+    return kept

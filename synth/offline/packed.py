@@ -513,8 +513,10 @@ class PackAuthor:
                         is_error=self.results[s].is_error,
                     )
                 )
-        # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both
-        self.messages.append(Message(role="assistant", content=" ".join(self._answer(s) for s in request.steps)))
+        # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both;
+        # an answer that only repeats another (the record of the paper the search answer named) is told once
+        answers = language.unrepeated([self._answer(s) for s in request.steps])
+        self.messages.append(Message(role="assistant", content=" ".join(answers)))
 
     def _answer(self, step: int) -> str:
         result, args, entry = self.results[step], self.args[step], self.entry(step)

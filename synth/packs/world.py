@@ -318,16 +318,18 @@ class Server:
         query = json.dumps(self.given, sort_keys=True, default=str)
         kind = self.touch.entity
         taken = {key_of(e.get(self.entity.id, "")) for e in chosen}
+        named = {_label(e) for e in chosen} - {None}  # two papers of one list never share a title
         tries = 0
         while self.entity.open and raws and len(chosen) < n and tries < 3 * n:  # more of an endless holding
             made = self._as_entity(self.make("item", query, tries, template=raws[tries % len(raws)], n=len(chosen) + 1))
             tries += 1
             ident = key_of(made.get(self.entity.id, ""))
-            if not ident or ident in taken or ident in self.world.deleted[kind]:
+            if not ident or ident in taken or ident in self.world.deleted[kind] or _label(made) in named:
                 continue
             if self.world.get(kind, ident) is None:
                 self.world.virtual[kind][ident] = made
             taken.add(ident)
+            named |= {_label(self.world.get(kind, ident) or made)} - {None}
             chosen.append(self.world.get(kind, ident) or made)
         items = []
         by_id = {key_of(self._as_entity(x).get(self.entity.id, "")): x for x in shown if isinstance(x, dict)}
@@ -340,6 +342,15 @@ class Server:
         data = _put(data, self.touch.path, items)
         found = len(ranked) if complete and not self.entity.open else None  # an endless holding: its own count
         return Served(_counted(data, self.touch.path, len(items), found))
+
+
+_LABEL = re.compile(r"(?:\w+_)?title|name|headline")
+
+
+def _label(entity: dict[str, Any]) -> str | None:
+    """What a reader tells an entity by (its title or name), lower-cased; None when it has neither."""
+    value = next((v for k, v in entity.items() if _LABEL.fullmatch(k.lower()) and isinstance(v, str)), None)
+    return value.strip().lower() if value else None
 
 
 def matched_words(wanted: set[str], words: set[str]) -> int:

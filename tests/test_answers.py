@@ -1,0 +1,91 @@
+"""What the assistant says after its calls, as a reader checks it: nothing told twice in one answer, one
+match said as one thing, a named record said by its name, a count asked for as a person asks.
+
+The texts are answers the shipped packs wrote before the fix (PubMed: the search answer and the record
+answer told the same paper twice in one message); the run is the shipped registry's PubMed server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from synth.cli.app import app
+from synth.offline.language import summarise, unrepeated
+from synth.records import ToolSpec
+
+REGISTRY = Path(__file__).parent.parent / "registry"
+
+SEARCH = (
+    'The best match is "Association between colorectal cancer and frailty: a systematic review and meta-analysis" '
+    "(PMID 40024001, Circulation). Its authors are Morgan, Nguyen T, Morris, and the abstract says: We randomized "
+    "97908 participants, the intervention reduced the primary endpoint."
+)
+RECORD = (
+    'That\'s "Association between colorectal cancer and frailty: a systematic review and meta-analysis" by Morgan, '
+    "Nguyen T, Morris, in Circulation. In brief: We randomized 97908 participants, the intervention reduced the "
+    "primary endpoint."
+)
+
+
+def test_an_answer_that_only_repeats_another_is_told_once():
+    assert unrepeated([SEARCH, RECORD]) == [SEARCH]
+    assert unrepeated([RECORD, SEARCH]) == [SEARCH]  # the search answer tells more (the PMID): it stays
+
+
+def test_an_answer_that_adds_a_fact_or_words_stays():
+    stops = (
+        "There are 3 matches. Chuk Yuen Station is at 22.327495, 114.191276; Chuk Yuen Bus Terminus at "
+        "22.343448, 114.178342; and Chuk Yuen Road at 22.321239, 114.194971."
+    )
+    routes = "From Chuk Yuen Station you can take the 1A, 2X or 74B. The 1A runs to STAR FERRY."
+    assert unrepeated([stops, routes]) == [stops, routes]
+    related = "People also search for: EU AI Act enforcement latest news; EU AI Act enforcement timeline."
+    news = 'Here\'s the latest on EU AI Act enforcement: "Live updates: EU AI Act enforcement" (2026-05-03).'
+    assert unrepeated([related, news]) == [related, news]
+    assert unrepeated(["Done.", "Done."]) == ["Done.", "Done."]  # nothing told: nothing to weigh
+
+
+def test_a_later_answer_keeps_only_its_news():
+    abstract = "We randomized 86252 patients, findings were consistent across analyses."
+    search = f'Two hits: "Sleep in older adults" (Lancet, PMID 40807827). The abstract: {abstract}'
+    record = f'That\'s "Sleep in older adults" by Martinez, Kim H, in Lancet. In brief: {abstract}'
+    assert unrepeated([search, record]) == [search, 'That\'s "Sleep in older adults" by Martinez, Kim H, in Lancet.']
+
+
+def test_one_match_is_one_thing_said_by_its_name():
+    tool = ToolSpec(server="notes", name="search_notes", description="Search notes", input_schema={}, schema_hash="x")
+    one = {"results": [{"title": "Landlord contacts", "folder": "Home"}], "total": 1}
+    text = summarise(tool, {"query": "landlord"}, one)
+    assert "1 result" not in text and "one result" in text
+    assert "Landlord contacts (folder Home)" in text and "title Landlord" not in text
+    two = {"results": [{"title": "A plan", "folder": "Home"}, {"title": "B plan", "folder": "Work"}], "total": 2}
+    assert "2 results" in summarise(tool, {"query": "plan"}, two)
+
+
+def test_the_pubmed_pack_tells_each_paper_once(tmp_path):
+    """A request that searches and then reads the best paper's record is answered without saying it twice."""
+    registry = tmp_path / "registry"
+    (registry / "packs").mkdir(parents=True)
+    shutil.copy(REGISTRY / "JackKuo666__pubmed-mcp-server.json", registry)
+    shutil.copy(REGISTRY / "packs" / "JackKuo666__pubmed-mcp-server.pack.yaml", registry / "packs")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        app, ["generate", "--servers", str(registry), "-n", "40", "--out", str(out), "--storage", "plain"]
+    )
+    assert result.exit_code == 0, result.output
+    answers, abstracts = [], []
+    for line in (out / "conversations.jsonl").read_text().splitlines():
+        for m in json.loads(line)["messages"]:
+            if m["role"] == "tool" and "Abstract" in m["content"]:
+                abstracts += re.findall(r'"Abstract": "([^"]+)"', m["content"])
+            elif m["role"] == "assistant" and m.get("content"):
+                answers.append(m["content"])
+    quoted = [a for a in answers if any(x in a for x in abstracts)]
+    assert quoted, "the run made no answer that quotes an abstract"
+    for answer in quoted:
+        assert all(answer.count(x) <= 1 for x in abstracts), answer  # an abstract is told once
