@@ -185,3 +185,15 @@ def test_tools_that_do_the_same_thing_are_not_asked_for_in_one_scenario():
     for tools in planned:
         intents = [said[t] for t in tools]
         assert len(intents) == len(set(intents)), tools
+
+
+def test_a_simulated_event_ends_after_it_starts():
+    """An event starting late in the day ended "at 00:42" of the same day: an hour later rolls into the next."""
+    gcal = {s.id: s for s in load_registry(FIXTURES / "tiny_registry").servers}["@MaheshtheDev/gcal-mcp"]
+    events = [
+        e
+        for _, data in calls(gcal, "list-events", range(40))
+        for e in (data.get("events", []) if isinstance(data, dict) else [])
+    ]
+    assert any(e["start"][11:13] == "23" for e in events), "no late event drawn: the test checks nothing"
+    assert all(e["start"] < e["end"] for e in events)

@@ -171,7 +171,7 @@ def test_golden_hash(tiny_registry, tmp_path):
 # conversations carry "decisions" (ask, decline, answer); 20% of scenarios hold a decline or an answer: issue 28
 # generator version 7: negatives drawn from the context, extras from sibling tools (issue 29); extras only
 # where they fit the tool (same words, a listing's controls on a listing, a sibling about the same thing)
-GOLDEN = "0d1c897d1bc58d6224c98d565490acdb7413f68793809c875ff0474a3992694c"
+GOLDEN = "4fd314982f3d106f95f2c1ff5fbe14ccd7ee1ea87752120af2157676b6779eb5"
 
 
 from synth.packs.template import get_path  # noqa: E402

@@ -80,6 +80,16 @@ def test_checkout_before_checkin_is_a_derived_mismatch():
     assert derived_mismatch(right) == []
 
 
+def test_an_event_that_ends_before_it_starts_on_the_same_day_is_a_derived_mismatch():
+    """The fallback's calendar once ended a 23:42 event at 00:42 of the same day; the gate compared days only."""
+    event = {"eventId": "e1", "start": "2026-06-03T23:42:23Z", "end": "2026-06-03T00:42:23Z"}
+    assert derived_mismatch([call("c1", "list_events"), result("c1", {"events": [event]})]) == [
+        "result: end '2026-06-03T00:42:23Z' is before start '2026-06-03T23:42:23Z'"
+    ]
+    fixed = {**event, "end": "2026-06-04T00:42:23Z"}
+    assert derived_mismatch([call("c1", "list_events"), result("c1", {"events": [fixed]})]) == []
+
+
 def test_an_answer_that_says_nothing_of_one_request_drops_it():
     messages = (
         user("What's the status of A-4512, and list my orders?"),

@@ -13,6 +13,7 @@ Both read messages only (records or OpenAI chat lines), so the gates, realism.py
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -161,6 +162,11 @@ def _ordered(low: Any, high: Any) -> bool:
     if isinstance(low, (int, float)) and isinstance(high, (int, float)) and not isinstance(low, bool):
         return low <= high
     if isinstance(low, str) and isinstance(high, str) and _DATE.match(low) and _DATE.match(high):
+        if len(low) > 10 and len(high) > 10:  # two times: an event that ends at 00:42 before it starts at 23:42
+            try:
+                return dt.datetime.fromisoformat(low) <= dt.datetime.fromisoformat(high)
+            except (TypeError, ValueError):  # one with a zone and one without, or a time fromisoformat refuses
+                pass
         return low[:10] <= high[:10]
     return True
 

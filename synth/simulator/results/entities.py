@@ -25,6 +25,12 @@ def stamp(ctx: Context, lo: float = -3, hi: float = 0) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def later(stamp: str, hours: float) -> str:
+    """The ISO timestamp ``hours`` after ``stamp`` (a day's end rolls into the next day)."""
+    t = dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ") + dt.timedelta(hours=hours)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def day(ctx: Context, lo: int = -30, hi: int = 30) -> str:
     return (_ANCHOR + dt.timedelta(days=ctx.rng.randint(lo, hi))).date().isoformat()
 

@@ -245,7 +245,7 @@ def _event(a: Ask) -> dict[str, Any]:
     return {
         "title": a.pick(EVENTS),
         "start": start,
-        "end": start[:11] + f"{(int(start[11:13]) + 1) % 24:02d}" + start[13:],
+        "end": E.later(start, hours=1),  # an hour on: 23:42 ends at 00:42 the next day, not the same one
         "attendees": [a.fake.email() for _ in range(2)],
     }
 
