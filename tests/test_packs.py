@@ -127,6 +127,11 @@ def test_objects_are_said_in_words_or_pasted_never_as_key_value_pairs():
     assert json.loads(spoken([{"name": "Ned", "email": "ned@example.org"}])) == [
         {"name": "Ned", "email": "ned@example.org"}
     ]
+    # an address is written as on an envelope, an e-mail as dictated: neither is pasted as JSON
+    address = {"address1": "1 Main St", "address2": "Unit 4", "city": "Burlington", "state": "VT", "zip": "05401"}
+    assert spoken(address) == "1 Main St, Unit 4, Burlington, VT 05401"
+    mail = {"to": "maria@fastmail.com", "subject": "Q2 budget", "body": "See you Thursday.", "cc": "sam@gmail.com"}
+    assert spoken(mail) == 'to maria@fastmail.com, cc sam@gmail.com, subject "Q2 budget", saying: "See you Thursday."'
 
 
 def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path, tmp_path: Path):

@@ -135,13 +135,39 @@ def _sayable(record: dict[str, Any]) -> bool:
     """Whether every field of ``record`` is one a person names by what it means (a title, a due date, a
     path), or a graph's link: a note or an event is said in words; anything else (a filter, a document) is pasted
     as JSON."""
-    return _link(record) or all(
+    return _link(record) or _address(record) is not None or _email(record) is not None or all(
         (k in KEY_PHRASES or k in TITLE_KEYS)
         and (
             not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v))
         )
         for k, v in record.items()
     )
+
+
+_ADDRESS = {"address1", "address2", "street", "line1", "line2", "city", "state", "zip", "postal_code", "country"}
+
+
+def _address(record: dict[str, Any]) -> str | None:
+    """A postal address as it is written on an envelope: "1 Main St, Unit 4, Burlington, VT 05401"."""
+    if not record or set(record) - _ADDRESS or not all(isinstance(v, (str, int)) for v in record.values()):
+        return None
+    region = " ".join(str(record[k]) for k in ("state", "zip", "postal_code") if record.get(k))
+    lines = [str(v) for k, v in record.items() if v and k not in ("state", "zip", "postal_code", "country")]
+    country = [str(record["country"])] if record.get("country") else []
+    return ", ".join([*lines, *([region] if region else []), *country])
+
+
+def _email(record: dict[str, Any]) -> str | None:
+    """An e-mail as a person dictates it: to whom, the subject, what it says."""
+    if "to" not in record or not set(record) <= {"to", "cc", "bcc", "subject", "body"}:
+        return None
+    if not all(isinstance(v, str) for v in record.values()):
+        return None
+    parts = [f"to {record['to']}"] + [f"{k} {record[k]}" for k in ("cc", "bcc") if record.get(k)]
+    if record.get("subject"):
+        parts.append(f'subject "{record["subject"]}"')
+    said = ", ".join(parts)
+    return f'{said}, saying: "{record["body"]}"' if record.get("body") else said
 
 
 def _link(record: dict[str, Any]) -> bool:
@@ -154,6 +180,9 @@ def _spoken_record(record: dict[str, Any]) -> str:
     parameter names."""
     if _link(record):  # a knowledge graph's link, its type as stored: "the works_at link from Dana Okafor to ..."
         return f"the {record['relationType']} link from {record['from']} to {record['to']}"
+    written = _address(record) or _email(record)
+    if written:
+        return written
     if not _sayable(record):
         return json.dumps(record, ensure_ascii=False)
     title = next((k for k in TITLE_KEYS if isinstance(record.get(k), str)), None)
