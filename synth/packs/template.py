@@ -135,12 +135,18 @@ def _sayable(record: dict[str, Any]) -> bool:
     """Whether every field of ``record`` is one a person names by what it means (a title, a due date, a
     path), or a graph's link: a note or an event is said in words; anything else (a filter, a document) is pasted
     as JSON."""
-    return _link(record) or _address(record) is not None or _email(record) is not None or all(
-        (k in KEY_PHRASES or k in TITLE_KEYS)
-        and (
-            not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v))
+    return (
+        _link(record)
+        or _address(record) is not None
+        or _email(record) is not None
+        or all(
+            (k in KEY_PHRASES or k in TITLE_KEYS)
+            and (
+                not isinstance(v, (dict, list))
+                or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v))
+            )
+            for k, v in record.items()
         )
-        for k, v in record.items()
     )
 
 
