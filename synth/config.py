@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synth.errors import ConfigError
-from synth.rundir import CACHE, DEFAULT_OUTPUTS
+from synth.rundir import CACHE
 
 ROLES = ("query", "refine", "plan", "executor", "user", "tool", "review")
 REVIEW_RULES = ("human", "flagged", "low_confidence", "disagree", "audit")  # what sends an item to review_queue.jsonl
@@ -77,8 +77,8 @@ class Settings(BaseModel):
     live_writes: Literal["guarded", "allow", "read-only"] = "guarded"
     max_result_chars: int = Field(20_000, ge=100, description="a live result longer than this is cut or an error")
     result_overflow: Literal["cut", "error"] = "cut"
-    # which optional outputs generate writes (synth.rundir.OUTPUTS); conversations.jsonl always
-    outputs: tuple[str, ...] = DEFAULT_OUTPUTS
+    # which optional outputs generate writes (synth.export.outputs.OUTPUTS); None: the ones on by default
+    outputs: tuple[str, ...] | None = None
     # how the run folder stores them (synth.rundir.STORAGES): train/valid/eval plain and ready by default
     storage: Literal["ready", "compact", "plain"] = "ready"
     # the LLM path
@@ -181,31 +181,16 @@ class Settings(BaseModel):
             "backend": self.backend,
             "model": None if self.backend == "offline" else self.models(),
             "review": {"audit": self.audit, "below": self.review_below, "rules": list(self.review_rules)},
-            **({} if set(self.outputs) == set(DEFAULT_OUTPUTS) else {"outputs": sorted(self.outputs)}),
+            **({} if self.outputs is None else {"outputs": sorted(self.outputs)}),
         }
 
     def key_envs(self) -> list[str]:
         """The environment variables this run's model keys come from: the run's and every role's api_key_env."""
         return [self.api_key_env, *(endpoint.api_key_env or "" for endpoint in self.roles.values())]
 
-    def writes(self, output: str) -> bool:
-        """Whether this run writes ``output`` (one of synth.rundir.OUTPUTS)."""
-        return output in self.outputs
-
     @property
     def cache_path(self) -> Path:
         return self.cache or self.out / CACHE
-
-
-def parse_outputs(text: str) -> tuple[str, ...]:
-    """``"train,valid,eval"`` -> the outputs to write, with an error naming the known ones."""
-    from synth.rundir import OUTPUTS
-
-    asked = tuple(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
-    unknown = [x for x in asked if x not in OUTPUTS]
-    if unknown:
-        raise ConfigError(f"--outputs {text!r}: {', '.join(unknown)} is not an output; choose from {','.join(OUTPUTS)}")
-    return asked
 
 
 def parse_split(text: str) -> tuple[float, float, float]:

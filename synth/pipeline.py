@@ -19,15 +19,16 @@ from synth import run_manifest, rundir
 from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
-from synth.export.outputs import files_off, folders_off, writers
-from synth.export.rows import conversation_rows
+from synth.export.outputs import left_off, run_files, writers
+from synth.export.scored import rows as scored_rows
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor
 from synth.packs.load import Packs
-from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id, moves
+from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
-from synth.rundir import FILES, RunDir
+from synth.rundir import RunDir
+from synth.rundir.output import Accepted, Closed, Place
 from synth.runtime.base import ToolRuntime
 from synth.runtime.pick import offline_runtime
 from synth.runtime.replay import replayer
@@ -37,7 +38,6 @@ from synth.scheduler import Scheduler
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import negatives
-from synth.tasks.write import TaskWriter
 
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
@@ -63,34 +63,36 @@ def split_of(place: int, shares: tuple[float, float, float], seed: int) -> str:
     return "valid" if h < shares[0] + shares[1] else "test"
 
 
-class RunWriter(rundir.RunWriter):
-    """The run's files plus the T-Eval subsets, which are made as test conversations arrive; only the
-    outputs asked for (``--outputs``), in the run folder's storage (synth.rundir)."""
+class RunWriter:
+    """The run's outputs (synth.export.outputs), each conversation told to every writer in registry order, and
+    the run's own files (rejected.jsonl, the review queue), all in the run folder's storage (synth.rundir)."""
 
-    def __init__(self, out: Path, outputs: tuple[str, ...] = rundir.DEFAULT_OUTPUTS, storage: str = "ready"):
-        off = files_off(outputs)
-        super().__init__(out, [name for name in FILES if name not in off], storage=storage)
-        for name in off:  # an earlier run's file of an output now off would read as this run's
+    def __init__(self, out: Path, outputs: tuple[str, ...] | None, storage: str, worlds: Any = None):
+        files, folders = left_off(outputs)
+        for name in files:  # an earlier run's file of an output now off would read as this run's
             (out / name).unlink(missing_ok=True)
             (out / (name + rundir.GZ)).unlink(missing_ok=True)
-        for folder in folders_off(outputs):
+        for folder in folders:
             shutil.rmtree(out / folder, ignore_errors=True)
-        self.outputs = writers(outputs, out, storage, lambda line: self.write(rundir.REJECTED, line))
-        self.closed: dict[str, dict[str, Any]] = {}  # output -> what its writer counted
+        self.files = rundir.RunWriter(out, [*run_files(outputs), rundir.REJECTED, QUEUE], storage=storage)
+        self.outputs = writers(outputs, Place(out, storage, self.files, self.reject, worlds))
+        self.closed: dict[str, Closed] = {}  # output -> what its writer wrote and counted
+        self.facts: dict[str, dict[str, Any]] = {}  # run file -> its lines and sha256, for the manifest
 
-    def write(self, name: str, record: Any) -> None:
-        if name in self.files:
-            super().write(name, record)
+    def reject(self, line: dict[str, Any]) -> None:
+        self.files.write(rundir.REJECTED, line)
 
-    def defer(self, name: str, record: Any) -> None:
-        if name in self.files:
-            super().defer(name, record)
+    def add(self, item: Accepted) -> None:
+        for output in self.outputs.values():
+            output.add(item)
 
     def close(self) -> None:
         for name, output in self.outputs.items():
             if name not in self.closed:  # closed once, also when consume closes after a failure
                 self.closed[name] = output.close()
-        super().close()
+        own = self.files.close()  # after the writers: a writer may still reject (tasks)
+        self.facts = {name: facts for closed in self.closed.values() for name, facts in closed.files.items()}
+        self.facts.update((name, own[name]) for name in (rundir.REJECTED, QUEUE))  # the run's own files, last
 
 
 def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limit: int, seed: int) -> tuple[str, ...]:
@@ -186,14 +188,14 @@ def consume(
     runs, for a whole run (``generate``) and for merged shards (synth.shards) alike. ``productive``
     (offline runs): past 2n + 20 scenarios, go on while the last WINDOW still gave 1 in PRODUCTIVE."""
     names = ToolNames(registry.servers)
+    # a world server's task: its conversation replayed on a fresh world (synth.runtime.replay)
+    worlds = replayer(packs.by_server, settings.seed)
     loop = _Loop(
         settings,
         {s.id: s for s in registry.servers},
         names,
-        RunWriter(settings.out, settings.outputs, settings.storage),
+        RunWriter(settings.out, settings.outputs, settings.storage, worlds),
     )
-    if isinstance(tasks := loop.writer.outputs.get("tasks"), TaskWriter):  # worlds' tasks: replays on a fresh world
-        tasks.worlds = replayer(packs.by_server, settings.seed)
     enough = _Enough(settings.n, productive)
     try:
         for scenario, written, responses in items:
@@ -217,7 +219,7 @@ def consume(
         names,
         loop.tally,
         run_manifest.Outcome(loop.accepted, loop.attempts, loop.spend),
-        run_manifest.Parts(packs, pool, writer.closed.get("teval", {}), writer.closed.get("tasks", {}), loop.dedup),
+        run_manifest.Parts(packs, pool, writer.closed, writer.facts, loop.dedup),
     )
     RunDir(settings.out).write_manifest(manifest)  # atomic: a manifest is never half written
     return manifest
@@ -281,11 +283,11 @@ class _Loop:
             self.placed += 1
         if isinstance(result, StageFailure):
             self.tally.funnel.drop(result)
-            self.writer.write("rejected.jsonl", result.to_json())
+            self.writer.reject(result.to_json())
         elif result[0].review.verdict == "human":  # held for a person: it joins the data once accepted
             self.tally.funnel.enter("human_review")
             conv = result[0]
-            self.writer.write(
+            self.writer.files.write(
                 QUEUE,
                 conversation_item(
                     conv, conversation_reasons(conv, self.rules), held=True, reviewer=self.rules.reviewer
@@ -306,11 +308,15 @@ class _Loop:
         return written
 
     def _accept(self, conv: Conversation, scored: list[Any], missed: list[StageFailure]) -> None:
-        rows = _export(conv, scored, self.servers[conv.server], self.names, self.writer, self.tally)
-        for line in lines_for(conv, rows, self.rules):  # flagged items first, the audited after them all
-            (self.writer.write if first(line["why"]) else self.writer.defer)(QUEUE, line)
+        """Every output gets the conversation (synth.export.outputs), then the review queue its lines, made
+        from the scored rows the scored output wrote (the same rows, made once)."""
+        item = Accepted(conv, self.servers[conv.server], scored, self.names)
+        self.writer.add(item)
+        queue = self.writer.files.stream(QUEUE)
+        for line in lines_for(conv, scored_rows(item), self.rules):  # flagged items first, the audited after them all
+            (queue.write if first(line["why"]) else queue.defer)(line)
         for failure in missed:  # a negative that could not be made for a call: counted and written
-            self.writer.write("rejected.jsonl", failure.to_json())
+            self.writer.reject(failure.to_json())
         self.accepted += 1
 
 
@@ -426,44 +432,3 @@ def _finish(
         funnel.drop(f)
     funnel.leave("inject", len(conv.calls))
     return conv, scored, missed
-
-
-def _export(
-    conv: Conversation, scored, server: ServerSpec, names: ToolNames, writer: RunWriter, tally: Tally
-) -> list[dict[str, Any]]:
-    """Write the rows ``conv`` gives each run file (synth.export.rows decides them), its T-Eval records
-    and task; returns its scored rows, which the review queue's lines are made from."""
-    split = conv.split or "train"
-    rows = []
-    for name, row in conversation_rows(conv, server, names, scored):
-        writer.write(name, row)
-        if name == rundir.SCORED:
-            rows.append(row)
-        elif name == rundir.EVAL and name in writer.files:
-            tally.eval_items += 1
-    for output in writer.outputs.values():  # the T-Eval subsets (test split), a store conversation's task
-        output.add(conv, server, scored)
-    _count(conv, scored, server.id, split, tally)
-    return rows
-
-
-def _count(conv: Conversation, scored, server: str, split: str, tally: Tally) -> None:
-    """What the manifest and card say about an accepted conversation, added to the run's tally."""
-    for record in scored:
-        tally.labels[record.score] = tally.labels.get(record.score, 0) + 1
-        key = f"{record.score}/{record.subtype}"
-        tally.subtypes[key] = tally.subtypes.get(key, 0) + 1
-    tally.splits[split] += 1
-    tally.used_tools.update(f"{server}/{c.name}" for c in conv.calls)
-    sources = tally.sources.setdefault(server, {})
-    errors = tally.errors.setdefault(server, {})
-    for m in conv.messages:
-        if m.role == "tool":
-            sources[m.source or "unknown"] = sources.get(m.source or "unknown", 0) + 1
-            if m.is_error:
-                errors[m.source or "unknown"] = errors.get(m.source or "unknown", 0) + 1
-    tally.turns += len(conv.messages)
-    tally.calls += len(conv.calls)
-    tally.multi_turn += bool(conv.query.withheld)
-    for move in moves(conv):
-        tally.decisions[move] = tally.decisions.get(move, 0) + 1

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 import synth
 from synth import rundir, templates
 from synth.config import Settings
+from synth.export import outputs
 from synth.export.chat import ToolNames
 from synth.llm.spend import Spend
 from synth.packs.load import Packs
-from synth.records import DECISIONS, Funnel, Registry
-from synth.rundir import FILES, file_facts
+from synth.records import Funnel, Registry
+from synth.rundir.output import Closed
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 
@@ -55,20 +56,10 @@ GENERATOR_VERSION = 7
 
 @dataclass
 class Tally:
-    """What the manifest and card say about the accepted conversations, counted as they are written."""
+    """What the stages before the outputs counted: the funnel and the reader gates (the accepted conversations
+    are counted by the outputs' writers, synth.export.outputs)."""
 
     funnel: Funnel = field(default_factory=Funnel)
-    splits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPLITS, 0))
-    labels: dict[str, int] = field(default_factory=dict)
-    subtypes: dict[str, int] = field(default_factory=dict)
-    used_tools: set[str] = field(default_factory=set)
-    sources: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> tool-message origin -> count
-    errors: dict[str, dict[str, int]] = field(default_factory=dict)  # server -> origin -> results that were errors
-    eval_items: int = 0
-    turns: int = 0
-    calls: int = 0
-    multi_turn: int = 0
-    decisions: dict[str, int] = field(default_factory=dict)  # move -> conversations holding it (call, ask, ...)
     read: int = 0  # conversations the reader gates checked (synth.stages.reader)
     reader: dict[str, int] = field(default_factory=dict)  # gate -> conversations it found something in
 
@@ -84,29 +75,36 @@ class Outcome:
 
 @dataclass
 class Parts:
-    """The run's parts that report on themselves in the manifest, after the base sections."""
+    """The run's parts that report on themselves in the manifest: its packs and live pool, what each output's
+    writer closed with (synth.export.outputs), every run file's facts, and dedup."""
 
     packs: Packs
     pool: Pool | None
-    teval: dict[str, int]
-    tasks: dict[str, Any]
+    closed: dict[str, Closed]
+    files: dict[str, dict[str, Any]]
     dedup: Dedup
+
+    def report(self, output: str) -> dict[str, Any]:
+        """What ``output``'s writer counted ({} when the run did not write it)."""
+        closed = self.closed.get(output)
+        return closed.report if closed is not None else {}
 
 
 def build(
     settings: Settings, registry: Registry, names: ToolNames, tally: Tally, outcome: Outcome, parts: Parts
 ) -> dict[str, Any]:
     """The manifest of a finished run, its keys in the order every reader expects."""
-    manifest = _base(settings, registry, names, tally, outcome)
+    manifest = _base(settings, registry, names, tally, outcome, parts)
+    counted = parts.report("counts")
     manifest["packs"] = parts.packs.summary(registry)
     manifest["execute"] = {
         "mode": settings.execute,
-        "results": {k: dict(sorted(v.items())) for k, v in sorted(tally.sources.items())},
-        "errors": {k: dict(sorted(v.items())) for k, v in sorted(tally.errors.items()) if v},
+        "results": counted["results"],
+        "errors": counted["errors"],
         "unreachable": {name: str(error) for name, error in sorted((parts.pool.dead if parts.pool else {}).items())},
     }
-    manifest["teval"] = parts.teval
-    manifest["tasks"] = parts.tasks
+    manifest["teval"] = parts.report("teval")
+    manifest["tasks"] = parts.report("tasks")
     manifest["dedup"] = parts.dedup.report()
     manifest["reader_gates"] = reader.report(tally.read, tally.reader)
     return manifest
@@ -119,9 +117,11 @@ def _version(package: str) -> str:
         return "unknown"
 
 
-def _base(settings: Settings, registry: Registry, names: ToolNames, tally: Tally, outcome: Outcome) -> dict[str, Any]:
+def _base(
+    settings: Settings, registry: Registry, names: ToolNames, tally: Tally, outcome: Outcome, parts: Parts
+) -> dict[str, Any]:
     accepted, spend = outcome.accepted, outcome.spend
-    files = {name: file_facts(settings.out / name) for name in FILES if rundir.stored(settings.out / name).exists()}
+    counted = parts.report("counts")
     return {
         "status": rundir.COMPLETE,
         "synth_version": synth.__version__,
@@ -149,9 +149,9 @@ def _base(settings: Settings, registry: Registry, names: ToolNames, tally: Tally
             "left": tally.funnel.left,
             "dropped": tally.funnel.reasons,
         },
-        "counts": _counts(tally, accepted),
-        "coverage": _coverage(registry, tally),
-        "files": files,
+        "counts": _counts(counted["counts"], parts.report("eval").get("rows", 0)),
+        "coverage": _coverage(registry, set(counted["used_tools"])),
+        "files": parts.files,
     }
 
 
@@ -163,7 +163,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         "split": dict(zip(SPLITS, settings.split)),
         "max_tools": settings.max_tools,
         "execute": settings.execute,
-        "outputs": list(settings.outputs),
+        "outputs": list(outputs.chosen(settings.outputs)),
         "storage": settings.storage,
         "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},
     }
@@ -190,23 +190,24 @@ def _registry(registry: Registry) -> dict[str, Any]:
     }
 
 
-def _counts(tally: Tally, accepted: int) -> dict[str, Any]:
+def _counts(counts: dict[str, Any], eval_items: int) -> dict[str, Any]:
+    """The counts output's numbers (synth.export.card.counts) with the eval output's rows, in the manifest's order."""
     return {
-        "conversations": accepted,
-        "splits": tally.splits,
-        "multi_turn": tally.multi_turn,
-        "tool_calls": tally.calls,
-        "messages": tally.turns,
-        "eval_items": tally.eval_items,
-        "decisions": {move: tally.decisions.get(move, 0) for move in DECISIONS},
-        "scored": dict(sorted(tally.labels.items())),
-        "scored_subtypes": dict(sorted(tally.subtypes.items())),
+        "conversations": counts["conversations"],
+        "splits": counts["splits"],
+        "multi_turn": counts["multi_turn"],
+        "tool_calls": counts["tool_calls"],
+        "messages": counts["messages"],
+        "eval_items": eval_items,
+        "decisions": counts["decisions"],
+        "scored": counts["scored"],
+        "scored_subtypes": counts["scored_subtypes"],
     }
 
 
-def _coverage(registry: Registry, tally: Tally) -> dict[str, Any]:
+def _coverage(registry: Registry, used: set[str]) -> dict[str, Any]:
     usable = [t.key for t in registry.tools]
-    unused = sorted(set(usable) - tally.used_tools)
+    unused = sorted(set(usable) - used)
     return {
         "usable_tools": len(usable),
         "used_tools": len(usable) - len(unused),

@@ -14,9 +14,9 @@ from synth.config import ROLES, Settings
 from synth.llm.base import ChatRequest, ChatResponse
 from synth.llm.scripted import ScriptedBackend
 from synth.llm.structured import ask, extract_json
-from synth.pipeline import FILES, generate
+from synth.pipeline import generate
 from synth.records import StageFailure
-from synth.rundir import read_jsonl, stored
+from synth.rundir import FILES, read_jsonl, stored
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 

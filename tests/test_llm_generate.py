@@ -19,8 +19,7 @@ from conftest import content
 from fake_agents import respond
 from openai_server import Faults, OpenAIServer
 
-from synth.pipeline import FILES
-from synth.rundir import read_jsonl, stored
+from synth.rundir import FILES, read_jsonl, stored
 
 ROOT = Path(__file__).parents[1]
 KEY = "sk-test-DO-NOT-LEAK-7f3a9c"

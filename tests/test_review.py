@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 from synth.cli.app import app
 from synth.config import ROLES, Settings
 from synth.llm.scripted import ScriptedBackend
-from synth.pipeline import FILES, generate
+from synth.pipeline import generate
 from synth.records import LABELS, Conversation
 from synth.review.manifest import recount
 from synth.review.queue import QueueItem, Rules, read_queue, rebuild
 from synth.review.session import Session
-from synth.rundir import read_json, read_jsonl, stored
+from synth.rundir import FILES, read_json, read_jsonl, stored
 
 runner = CliRunner()
 
@@ -398,12 +398,13 @@ def test_every_run_file_is_listed(offline_run):
 
 
 def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_path):
-    """``export.rows`` (what ``review apply`` writes for an edited or accepted conversation) gives, row for
-    row, what the pipeline wrote for the same conversation in every file."""
-    from synth.export.rows import conversation_rows
+    """``rows_by_file`` (what ``review apply`` writes for an edited or accepted conversation, from the outputs'
+    registry) gives, row for row, what the pipeline wrote for the same conversation in every file."""
+    from synth.export.outputs import rows_by_file
     from synth.messages import ToolNames
     from synth.registry import load_registry
     from synth.rundir import CHAT, CONVERSATIONS, DECIDED, EVAL, SCORED
+    from synth.rundir.output import Accepted
     from synth.stages.inject import negatives
 
     out = tmp_path / "run"
@@ -415,10 +416,32 @@ def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_pat
     for record in written[CONVERSATIONS]:
         conv = Conversation.model_validate(record)
         scored, _ = negatives(conv, servers[conv.server], 4)
-        for name, row in conversation_rows(conv, servers[conv.server], names, scored):
-            made[name].append(row)
+        for name, rows in rows_by_file(Accepted(conv, servers[conv.server], scored, names)).items():
+            if name in made:  # preference.jsonl is off by default
+                made[name].extend(rows)
     splits = {c["split"] for c in written[CONVERSATIONS]}
     assert {"train", "test"} <= splits and all(written[n] for n in (EVAL, SCORED))  # every routing is exercised
     assert {n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in made.items()} == {
         n: [json.dumps(r, ensure_ascii=False) for r in rows] for n, rows in written.items()
     }
+
+
+def test_apply_keeps_the_decision_rows_of_the_conversations_that_stay(tiny_registry, tmp_path):
+    """A rejected conversation's rows leave every file of rows, scored_decisions.jsonl too (apply used to
+    rewrite it empty), and the other conversations' rows stay as they were."""
+    from synth.review.apply import apply
+    from synth.review.queue import iter_queue, write_queue
+    from synth.rundir import DECIDED, SCORED
+
+    out = tmp_path / "run"
+    generate(Settings(servers=tiny_registry, out=out, n=30, seed=5))
+    before = {name: list(read_jsonl(out / name)) for name in (SCORED, DECIDED)}
+    items = list(iter_queue(out))
+    with_decisions = {row["conversation_id"] for row in before[DECIDED]}
+    gone = next(i for i in items if i.kind == "conversation" and not i.held and i.record_id in with_decisions)
+    decided = {"decision": "reject", "reviewer": "me", "decided_at": "2026-11-26T00:00:00+00:00"}
+    write_queue(out, (i.model_copy(update=decided) if i.id == gone.id else i for i in items))
+    assert apply(out, tiny_registry).removed == 1
+    for name, rows in before.items():
+        kept = [r for r in rows if r["conversation_id"] != gone.record_id]
+        assert list(read_jsonl(out / name)) == kept and len(kept) < len(rows), name

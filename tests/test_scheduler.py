@@ -19,9 +19,9 @@ from synth.llm.base import PRIORITY
 from synth.llm.factory import open_backends
 from synth.llm.limits import AIMDLimiter
 from synth.llm.scripted import ScriptedBackend
-from synth.pipeline import FILES, generate, offered_tools
+from synth.pipeline import generate, offered_tools
 from synth.registry import load_registry
-from synth.rundir import stored
+from synth.rundir import FILES, stored
 from synth.scenarios.planner import Planner
 from synth.scheduler import Scheduler
 

@@ -140,7 +140,7 @@ def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_pa
     bad = runner.invoke(
         app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "x"), "--outputs", "chat"]
     )
-    assert bad.exit_code == 2 and "train,valid,eval,scored,decisions,teval,tasks" in bad.output
+    assert bad.exit_code == 2 and "train,valid,eval,scored,decisions,preference,teval,tasks" in bad.output
 
 
 def test_a_tool_list_comes_back_in_its_own_spelling():

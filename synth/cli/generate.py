@@ -19,6 +19,7 @@ from synth.cli.common import (
     rate_options,
     timeout_option,
 )
+from synth.export import outputs as outputs_registry  # --outputs' choices and help are the registry's
 
 if TYPE_CHECKING:
     from synth.config import Settings
@@ -92,13 +93,11 @@ def generate(
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Run folder. Default: outputs/<servers>-seed<S>-n<N>.", rich_help_panel=OUTPUT
     ),
-    outputs: str = typer.Option(
-        ",".join(("train", "valid", "eval", "scored", "decisions", "teval", "tasks")),
+    outputs: str | None = typer.Option(
+        None,
         "--outputs",
-        help="Which outputs to write, comma-separated (conversations.jsonl always is): train, "
-        "valid (chat fine-tuning), eval (eval items), scored (labelled calls), decisions (a call or a "
-        "guess where none was right), teval (T-Eval subsets), tasks.",
-        show_default="all",
+        help=outputs_registry.describe(),
+        show_default="the ones not marked off",
         rich_help_panel=OUTPUT,
     ),
     storage: str = typer.Option(
@@ -284,7 +283,7 @@ def generate(
 
 def _settings(flags: dict[str, Any]) -> Settings:
     """The run's settings: the flags over synth.toml over the defaults."""
-    from synth.config import Settings, parse_outputs, parse_split
+    from synth.config import Settings, parse_split
     from synth.errors import ConfigError
     from synth.rundir import STORAGES
 
@@ -305,7 +304,7 @@ def _settings(flags: dict[str, Any]) -> Settings:
         out=out,
         split=parse_split(flags["split"]),
         backend=backend,
-        outputs=parse_outputs(flags["outputs"]),
+        outputs=outputs_registry.parse(flags["outputs"]),
         live_writes="allow" if flags["allow_writes"] else "read-only" if flags["read_only"] else "guarded",
         **{key: flags[key] for key in _AS_GIVEN},
         **{key: tuple(flags[key] or ()) for key in _AS_TUPLES},

@@ -1,4 +1,4 @@
-"""OpenAI chat shapes of a run: fine-tuning lines (train/valid) and per-call eval items.
+"""The train and valid outputs: OpenAI chat fine-tuning lines, one per conversation of the split.
 
 The message format itself (``ToolNames``, ``openai_messages``) lives in synth.messages; it is
 imported here too, so ``synth.export.chat`` keeps every name it had.
@@ -6,22 +6,13 @@ imported here too, so ``synth.export.chat`` keeps every name it had.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from synth.messages import ToolNames, openai_call, openai_messages, openai_tool
 from synth.records import Conversation, ServerSpec
+from synth.rundir.output import Rows
 
-__all__ = [
-    "NO_CALL",
-    "ToolNames",
-    "chat_line",
-    "decision_items",
-    "eval_items",
-    "openai_call",
-    "openai_messages",
-    "openai_tool",
-]
+__all__ = ["ToolNames", "chat_line", "openai_call", "openai_messages", "openai_tool", "rows"]
 
 
 def chat_line(conv: Conversation, server: ServerSpec, names: ToolNames) -> dict[str, Any]:
@@ -31,66 +22,6 @@ def chat_line(conv: Conversation, server: ServerSpec, names: ToolNames) -> dict[
     return {"messages": openai_messages(conv.messages, rename), "tools": tools}
 
 
-def eval_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iterable[dict[str, Any]]:
-    """One item per gold call: the conversation before it, the tools, and the expected call; then one per
-    decision turn (ask, decline, answer) whose expected output is no call (``decision_items``)."""
-    yield from _call_items(conv, server, names)
-    yield from decision_items(conv, server, names)
-
-
-def decision_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iterable[dict[str, Any]]:
-    """One item per turn whose right move is no call, in Foundry's layout: ``expected_output`` has no
-    ``tool_calls`` and, as ``content``, what the gold assistant said; ``metadata.decision`` names the move.
-    synth's grader scores any text 1.0 on it and any call 0.0 (``unnecessary_call``)."""
-    rename = lambda n: names(server.id, n)  # noqa: E731
-    tools = [openai_tool(t, rename(t.name)) for t in server.tools if t.name in conv.tools]
-    for d in conv.decisions or ():
-        yield {
-            "item": {
-                "messages": openai_messages(conv.messages[: d.message], rename),
-                "tools": tools,
-                "expected_output": {"role": "assistant", "content": conv.messages[d.message].content, "tool_calls": []},
-                "metadata": {
-                    "id": f"{conv.id}:m{d.message}",
-                    "conversation_id": conv.id,
-                    "decision": d.kind,
-                    "server": server.id,
-                    "tool": NO_CALL,
-                    "split": conv.split,
-                    "tool_errors": [m.tool_call_id for m in conv.messages[: d.message] if m.is_error],
-                },
-            }
-        }
-
-
-NO_CALL = "(no call)"  # the tool column of an item whose right move is no call
-
-
-def _call_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> Iterable[dict[str, Any]]:
-    rename = lambda n: names(server.id, n)  # noqa: E731
-    tools = [openai_tool(t, rename(t.name)) for t in server.tools if t.name in conv.tools]
-    index = 0
-    for position, message in enumerate(conv.messages):
-        for call in message.tool_calls:
-            # the turn's other gold calls: a model that makes them too, in parallel, is not scored down
-            parallel = [openai_call(c, rename(c.name)) for c in message.tool_calls if c.id != call.id]
-            yield {
-                "item": {
-                    "messages": openai_messages(conv.messages[:position], rename),
-                    "tools": tools,
-                    "expected_output": {"role": "assistant", "tool_calls": [openai_call(call, rename(call.name))]},
-                    "metadata": {
-                        "id": f"{conv.id}:{index}",
-                        "conversation_id": conv.id,
-                        "call_index": index,
-                        "server": server.id,
-                        "tool": call.name,
-                        "split": conv.split,
-                        "parallel_calls": parallel,
-                        **({"author": conv.author} if conv.author else {}),
-                        # the calls before this one whose results were errors (the server's isError)
-                        "tool_errors": [m.tool_call_id for m in conv.messages[:position] if m.is_error],
-                    },
-                }
-            }
-            index += 1
+def rows(split: str) -> Rows:
+    """The chat file of ``split`` (train or valid): each conversation of that split, as one fine-tuning line."""
+    return lambda item: [chat_line(item.conv, item.server, item.names)] if item.split == split else []

@@ -1,82 +1,122 @@
-"""Every output a run can write, registered in one place: its ``--outputs`` name, the run files its rows
-go to, and, for an output with a writer of its own, how that writer is made.
+"""Every output a run writes, registered in one place: ``OUTPUTS``, in the order each conversation reaches them.
 
-A writer has one shape: ``add`` each accepted conversation (with its server and scored calls) in order,
-then ``close`` once, which returns what it wrote for the manifest. The row files (train, valid, eval,
-scored, decisions) get their rows from ``synth.export.rows``, one place for what a conversation gives;
-the T-Eval subsets and the store's tasks are writers. A new format is one module and one entry here.
+An output is one module and one entry here. Its writer has one shape (synth.rundir.output): made once from the
+run's ``Place``, told each accepted conversation in order (``add``), closed once (``close``), which gives the
+facts of the files it wrote and what it counted: the manifest's ``files`` and its sections come from there, and
+nowhere else. An output that is one run file of rows only says which rows a conversation gives it (``rows``);
+``synth review apply`` writes an edited or newly accepted conversation's rows from the same functions.
+
+``--outputs`` names the optional ones (its help and its check are read from here); ``conversations.jsonl``
+(the source of every other output) and the counts the manifest and the card read are always written.
+
+    OUTPUTS["jokes"] = Kind(files=("jokes.jsonl",), rows=jokes.rows, help="one joke per conversation")
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from synth.export.teval import TevalWriter
-from synth.records import Conversation, ScoredCall, ServerSpec
-from synth.rundir import DECIDED, EVAL, SCORED, TEVAL, TRAIN, VALID
-from synth.tasks.write import TASKS, TaskWriter
-
-Reject = Callable[[dict[str, Any]], None]  # a rejected.jsonl line (an output that drops a conversation says why)
-
-
-class Output(Protocol):
-    """One output's writer: told each accepted conversation, closed once with what it counted."""
-
-    def add(self, conv: Conversation, server: ServerSpec, scored: Sequence[ScoredCall]) -> None: ...
-
-    def close(self) -> dict[str, Any]: ...
+from synth.errors import ConfigError
+from synth.export import chat, decisions, evalset, preference, scored
+from synth.export.card.counts import Counts
+from synth.export.teval import Teval
+from synth.rundir import CONVERSATIONS, DECIDED, EVAL, SCORED, TEVAL, TRAIN, VALID
+from synth.rundir.output import Accepted, Output, Place, Rows, RowWriter
+from synth.tasks.write import TASKS, Tasks
 
 
 @dataclass(frozen=True)
 class Kind:
-    """What one output writes: run files filled from the rows, or a folder its own writer fills."""
+    """One output: the run files it writes (``rows`` for a file of rows, or its own writer, ``make``), the folder
+    its writer fills, whether a run writes it unless told otherwise, and its line in ``--outputs``' help."""
 
     files: tuple[str, ...] = ()
+    rows: Rows | None = None
+    make: Callable[[Place], Output] | None = None
     folder: str | None = None
-    make: Callable[[Path, str, Reject], Output] | None = None  # (run folder, storage, reject) -> writer
+    default: bool = True
+    always: bool = False  # no --outputs choice: every run writes it
+    help: str = ""
 
-
-class _TestSplit:
-    """The T-Eval subsets: made from the test split's gold conversations only."""
-
-    def __init__(self, out: Path, storage: str):
-        self.writer = TevalWriter(out, compact=storage != "plain")
-
-    def add(self, conv: Conversation, server: ServerSpec, scored: Sequence[ScoredCall]) -> None:
-        if (conv.split or "train") == "test":
-            self.writer.add(conv, server, list(scored))
-
-    def close(self) -> dict[str, Any]:
-        return dict(self.writer.close())
+    def writer(self, place: Place) -> Output:
+        if self.make is not None:
+            return self.make(place)
+        assert self.rows is not None and len(self.files) == 1, "an output of rows writes one file"
+        return RowWriter(place.files.stream(self.files[0]), self.rows)
 
 
 OUTPUTS: dict[str, Kind] = {
-    "train": Kind(files=(TRAIN,)),
-    "valid": Kind(files=(VALID,)),
-    "eval": Kind(files=(EVAL,)),
-    "scored": Kind(files=(SCORED,)),
-    "decisions": Kind(files=(DECIDED,)),
-    "teval": Kind(folder=TEVAL, make=lambda out, storage, reject: _TestSplit(out, storage)),
-    "tasks": Kind(folder=TASKS, make=lambda out, storage, reject: TaskWriter(out, reject)),
+    "conversations": Kind(files=(CONVERSATIONS,), rows=lambda item: [item.conv.to_json()], always=True),
+    "train": Kind(files=(TRAIN,), rows=chat.rows("train"), help="chat fine-tuning lines"),
+    "valid": Kind(files=(VALID,), rows=chat.rows("valid"), help="chat lines held out for validation"),
+    "eval": Kind(files=(EVAL,), rows=evalset.rows, help="eval items, one per gold call and no-call turn"),
+    "scored": Kind(files=(SCORED,), rows=scored.rows, help="labelled calls: gold and injected errors"),
+    "decisions": Kind(files=(DECIDED,), rows=decisions.rows, help="a call or a guess where none was right"),
+    "preference": Kind(
+        files=(preference.PREFERENCE,), rows=preference.rows, default=False, help="preference pairs (TRL, DPO)"
+    ),
+    "teval": Kind(make=Teval, folder=TEVAL, help="T-Eval subsets"),
+    "tasks": Kind(make=Tasks, folder=TASKS, help="MCPMark-style tasks of store and world servers"),
+    "counts": Kind(make=Counts, always=True),  # the card's inputs: the manifest's counts, coverage and results
 }
 
 
-def files_off(outputs: Sequence[str]) -> set[str]:
-    """The run files of the outputs not asked for (``--outputs``)."""
-    return {name for output, kind in OUTPUTS.items() if output not in outputs for name in kind.files}
+def choices() -> list[str]:
+    """The names ``--outputs`` takes, in registry order."""
+    return [name for name, kind in OUTPUTS.items() if not kind.always]
 
 
-def folders_off(outputs: Sequence[str]) -> list[str]:
-    return [kind.folder for output, kind in OUTPUTS.items() if output not in outputs and kind.folder]
+def defaults() -> tuple[str, ...]:
+    return tuple(name for name in choices() if OUTPUTS[name].default)
 
 
-def writers(outputs: Sequence[str], out: Path, storage: str, reject: Reject) -> dict[str, Output]:
-    """The writers of the outputs asked for, in registry order (the order they are told each conversation)."""
-    return {
-        output: kind.make(out, storage, reject)
-        for output, kind in OUTPUTS.items()
-        if kind.make is not None and output in outputs
-    }
+def describe() -> str:
+    """``--outputs``' help: every choice with what it writes, the ones off by default said so."""
+    parts = [
+        f"{name} ({OUTPUTS[name].help}{'' if OUTPUTS[name].default else '; off by default'})" for name in choices()
+    ]
+    return "Which outputs to write, comma-separated (conversations.jsonl always is): " + ", ".join(parts) + "."
+
+
+def parse(text: str | None) -> tuple[str, ...] | None:
+    """``"train,valid,eval"`` -> the outputs to write (None: the default ones), with an error naming the known ones."""
+    if text is None:
+        return None
+    asked = tuple(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
+    unknown = [x for x in asked if x not in choices()]
+    if unknown:
+        raise ConfigError(
+            f"--outputs {text!r}: {', '.join(unknown)} is not an output; choose from {','.join(choices())}"
+        )
+    return None if set(asked) == set(defaults()) else asked
+
+
+def chosen(outputs: Sequence[str] | None) -> tuple[str, ...]:
+    """The outputs a run writes (Settings.outputs; None: the default ones), as the manifest lists them."""
+    return defaults() if outputs is None else tuple(outputs)
+
+
+def run_files(outputs: Sequence[str] | None) -> list[str]:
+    """The run files the outputs write, in registry order (every run's own ones included)."""
+    on = set(chosen(outputs))
+    return [name for output, kind in OUTPUTS.items() if kind.always or output in on for name in kind.files]
+
+
+def left_off(outputs: Sequence[str] | None) -> tuple[list[str], list[str]]:
+    """The run files and folders of the outputs this run does not write (an earlier run's would read as this one's)."""
+    on = set(chosen(outputs))
+    off = [kind for output, kind in OUTPUTS.items() if not kind.always and output not in on]
+    return [name for kind in off for name in kind.files], [kind.folder for kind in off if kind.folder]
+
+
+def writers(outputs: Sequence[str] | None, place: Place) -> dict[str, Output]:
+    """The writers of a run's outputs, in registry order (the order each conversation reaches them)."""
+    on = set(chosen(outputs))
+    return {name: kind.writer(place) for name, kind in OUTPUTS.items() if kind.always or name in on}
+
+
+def rows_by_file(item: Accepted) -> dict[str, list[Any]]:
+    """The rows one conversation gives each run file of rows (for ``synth review apply``, which places them itself)."""
+    return {kind.files[0]: list(kind.rows(item)) for kind in OUTPUTS.values() if kind.rows is not None}

@@ -1,11 +1,6 @@
-"""Judge rows for the no-call decisions, and preference pairs (TRL's conversational layout) from every
-labelled negative and every decision.
-
-``scored_decisions.jsonl`` holds, for each turn whose right move is no call (synth.records.Decision), the call
-a model might make there, labelled ``unnecessary_call`` (a decline or an answer from context) or
-``guessed_value`` (a value made up where the assistant should have asked), in the limbic fields of
-``scored.jsonl`` plus ``decision`` and ``gold_response`` (what the assistant rightly said). It is a file (and
-a Hub config) of its own, so ``scored`` keeps limbic's four labels.
+"""The preference output: preference pairs (TRL's conversational layout) from every labelled negative and every
+decision. Off unless asked for (``--outputs ...,preference``: ``preference.jsonl``); ``synth export --format dpo``
+makes the same pairs from any run's scored and decision rows.
 
 A preference pair is one row ``{"prompt": [messages], "chosen": [assistant message], "rejected": [assistant
 message], "tools": [OpenAI tools]}``, TRL's explicit-prompt conversational preference type with its
@@ -16,48 +11,17 @@ The negative's ``label`` and ``subtype`` are kept beside them.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
-from synth.messages import openai_messages
-from synth.records import Conversation, Decision, ToolCall
+from synth.export import decisions, scored
+from synth.rundir.output import Accepted
 
-DECISION_LABELS = {"ask": "guessed_value", "decline": "unnecessary_call", "answer": "unnecessary_call"}
-
-
-def _call(call: ToolCall) -> dict[str, Any]:
-    return {
-        "id": call.id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
-    }
+PREFERENCE = "preference.jsonl"
 
 
-def decision_lines(conv: Conversation, split: str, tools: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """One judge row per decision of ``conv`` that has a wrong call (``tools``: the limbic tool list)."""
-    for d in conv.decisions or ():
-        if d.wrong is not None:
-            yield decision_line(conv, d, split, tools)
-
-
-def decision_line(conv: Conversation, d: Decision, split: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
-    assert d.wrong is not None
-    row = {
-        "id": f"{conv.id}:m{d.message}",
-        "conversation_id": conv.id,
-        "server": conv.server,
-        "split": split,
-        "decision": d.kind,
-        "available_tools": tools,
-        "message_history": openai_messages(conv.messages[: d.message], lambda n: n),
-        "tool_call": _call(d.wrong),
-        "score": DECISION_LABELS[d.kind],
-        "subtype": d.kind,
-        "failure_reason": d.why,
-        "gold_response": {"role": "assistant", "content": conv.messages[d.message].content},
-    }
-    return {**row, "author": conv.author} if conv.author else row
+def rows(item: Accepted) -> list[dict[str, Any]]:
+    """A conversation's pairs: its scored negatives', then its decisions'."""
+    return [p for row in (*scored.rows(item), *decisions.rows(item)) if (p := pair(row)) is not None]
 
 
 def _openai_tools(available: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""Scored tool calls in the limbic layout, plus what a judge-builder needs to trace them."""
+"""The scored output: each scored call (the gold call and its negatives) in the limbic layout, plus what a
+judge-builder needs to trace them. The review queue reads the same rows (``rows``, made once a conversation)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,25 @@ from typing import Any
 
 from synth.messages import openai_messages
 from synth.records import ScoredCall, ServerSpec, ToolCall
+from synth.rundir.output import Accepted
 
 
-def _call(call: ToolCall) -> dict[str, Any]:
+def rows(item: Accepted) -> list[dict[str, Any]]:
+    """A conversation's scored rows (with its author, when it has one), made once however many ask."""
+
+    def make() -> list[dict[str, Any]]:
+        made = (scored_line(r, item.server, item.conv.tools, item.split, tools(item)) for r in item.scored)
+        return [{**row, "author": item.conv.author} if item.conv.author else row for row in made]
+
+    return item.shared("scored", make)
+
+
+def tools(item: Accepted) -> list[dict[str, Any]]:
+    """The tools a conversation offered, in the limbic spelling: one list for all its scored and decision rows."""
+    return item.shared("tools", lambda: available_tools(item.server, item.conv.tools))
+
+
+def call_row(call: ToolCall) -> dict[str, Any]:
     return {
         "id": call.id,
         "type": "function",
@@ -43,9 +60,9 @@ def scored_line(
         "split": split,
         "available_tools": available_tools(server, offered) if tools is None else tools,
         "message_history": openai_messages(record.history, lambda n: n),
-        "tool_call": _call(record.tool_call),
+        "tool_call": call_row(record.tool_call),
         "score": record.score,
         "subtype": record.subtype,
         "failure_reason": record.failure_reason,
-        "gold_call": _call(record.gold_call),
+        "gold_call": call_row(record.gold_call),
     }

@@ -40,6 +40,7 @@ from synth.export import review_responses as rr
 from synth.export.teval_apis import api, api_list, api_name, api_text, plan_steps, teval_history, thought
 from synth.records import Conversation, Message, ScoredCall, ServerSpec, ToolSpec
 from synth.rundir import GZ, TEVAL, open_write, storage_name
+from synth.rundir.output import Accepted, Closed, Place
 from synth.stages.gates import schema_error
 
 FILES = (
@@ -76,6 +77,20 @@ STR_TEMPLATE = {
     "args_end": "\n",
 }
 JSON_TEMPLATE = {"thought": "goal", "action": "name", "args": "args"}
+
+
+class Teval:
+    """The teval output: the subsets, made from the test split's conversations only (synth.rundir.output's shape)."""
+
+    def __init__(self, place: Place):
+        self.writer = TevalWriter(place.out, compact=place.storage != "plain")
+
+    def add(self, item: Accepted) -> None:
+        if item.split == "test":
+            self.writer.add(item.conv, item.server, list(item.scored))
+
+    def close(self) -> Closed:
+        return Closed(report=self.writer.close())
 
 
 class TevalWriter:

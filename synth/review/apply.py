@@ -27,7 +27,7 @@ from typing import Any
 
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
-from synth.export.rows import rows_by_file
+from synth.export.outputs import OUTPUTS, rows_by_file
 from synth.records import Conversation, Message, Registry, ScoredCall, ServerSpec, StageFailure, ToolCall
 from synth.registry import load_registry
 from synth.review.edit import EditError
@@ -52,6 +52,7 @@ from synth.rundir import (
     read_jsonl_text,
     stored,
 )
+from synth.rundir.output import Accepted
 from synth.stages.inject import negatives
 
 
@@ -250,34 +251,28 @@ def _rewrite(
 ) -> set[str]:
     """Every export streamed once: dropped, replaced and appended lines as the plan says. Returns the
     scored ids that were in the data before."""
-    seen: set[str] = set()
+    seen: set[str] = set()  # the scored rows there before
     changed = {**dict.fromkeys(plan.remove_convs, "removed"), **dict.fromkeys(plan.replace_convs, "replaced")}
     new = {
-        c.id: rows_by_file(c, servers[c.server], names, derived[c.id][0])  # the rows each new version gives
+        c.id: rows_by_file(Accepted(c, servers[c.server], derived[c.id][0], names))  # the rows each new version gives
         for c in [*plan.replace_convs.values(), *plan.add_convs]
     }
-    off = [n for n in EXPORTS if n not in (CONVERSATIONS, REJECTED) and not stored(run / n).exists()]
-    with Replacing(
-        run, [n for n in EXPORTS if n not in off], skip=off
-    ) as files:  # all or nothing: an error leaves every file as it was
+    keyed = [  # every other file of rows: its rows carry their conversation_id (scored, decisions, preference, ...)
+        k.files[0]
+        for k in OUTPUTS.values()
+        if k.rows is not None and k.files[0] not in (CONVERSATIONS, *CHAT.values(), EVAL)
+    ]
+    there = [n for n in (*EXPORTS, *keyed) if n in (CONVERSATIONS, REJECTED) or stored(run / n).exists()]
+    off = [n for n in (*EXPORTS, *keyed) if n not in there]  # outputs the run did not write: their rows dropped
+    with Replacing(run, there, skip=off) as files:  # all or nothing: an error leaves every file as it was
         _conversations(run, files, plan, new)
         for text, item in read_jsonl_text(run / EVAL):
             if item["item"]["metadata"]["conversation_id"] not in changed:
                 files.write(EVAL, text)
         for conv in [*plan.replace_convs.values(), *plan.add_convs]:
             _write(files, new[conv.id], EVAL)
-        emitted: set[str] = set()
-        for text, row in read_jsonl_text(run / SCORED):
-            seen.add(row["id"])
-            cid = row["conversation_id"]
-            if changed.get(cid) == "replaced" and cid not in emitted:  # the new negatives where the old were
-                emitted.add(cid)
-                _write(files, new[plan.replace_convs[cid].id], SCORED)
-            if cid in changed or row["id"] in plan.remove_rows:
-                continue
-            files.write(SCORED, plan.replace_rows.get(row["id"], text))
-        for conv in [*(c for k, c in plan.replace_convs.items() if k not in emitted), *plan.add_convs]:
-            _write(files, new[conv.id], SCORED)
+        for name in keyed:
+            _rows(run, files, name, plan, new, changed, seen if name == SCORED else set())
         for text, record in read_jsonl_text(run / REJECTED):
             if record.get("stage") == "inject" and (record.get("raw") or {}).get("conversation_id") in changed:
                 continue  # negatives that could not be made for a conversation that left or changed
@@ -288,6 +283,32 @@ def _rewrite(
             for failure in derived[conv.id][1]:
                 files.write(REJECTED, failure.to_json())
     return seen
+
+
+def _rows(
+    run: Path,
+    files: Replacing,
+    name: str,
+    plan: Changes,
+    new: dict[str, dict[str, list[Any]]],
+    changed: dict[str, str],
+    seen: set[str],
+) -> None:
+    """A file of rows keyed by their conversation (scored, decisions, preference): a replaced conversation's
+    new rows where its old ones were, a new one's at the end; a scored row a person rejected or edited
+    (``plan.remove_rows``, ``plan.replace_rows``: ids of scored rows) dropped or replaced."""
+    emitted: set[str] = set()
+    for text, row in read_jsonl_text(run / name):
+        seen.add(row["id"])
+        cid = row["conversation_id"]
+        if changed.get(cid) == "replaced" and cid not in emitted:
+            emitted.add(cid)
+            _write(files, new[plan.replace_convs[cid].id], name)
+        if cid in changed or row["id"] in plan.remove_rows:
+            continue
+        files.write(name, plan.replace_rows.get(row["id"], text))
+    for conv in [*(c for k, c in plan.replace_convs.items() if k not in emitted), *plan.add_convs]:
+        _write(files, new[conv.id], name)
 
 
 def _conversations(run: Path, files: Replacing, plan: Changes, new: dict[str, dict[str, list[Any]]]) -> None:
@@ -310,7 +331,8 @@ def _conversations(run: Path, files: Replacing, plan: Changes, new: dict[str, di
 
 
 def _write(files: Replacing, rows: dict[str, list[Any]], *names: str) -> None:
-    """A new conversation's rows (``export.rows``) for the files ``names``, where the rewrite has come to them."""
+    """A new conversation's rows (synth.export.outputs.rows_by_file) for the files ``names``, where the rewrite
+    has come to them."""
     for name in names:
         for row in rows.get(name, ()):
             files.write(name, row)

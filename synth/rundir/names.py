@@ -48,12 +48,6 @@ TOOL_FIELDS: dict[str, tuple[str, ...]] = {
     QUEUE: ("record", "available_tools"),
 }  # a queued scored row
 REF = "tools:"
-# --outputs: what generate may leave out (conversations.jsonl, the source of everything else, is always written)
-OUTPUTS = ("train", "valid", "eval", "scored", "decisions", "teval", "tasks")
-DEFAULT_OUTPUTS = (
-    OUTPUTS  # all: a first run shows every format, and stored compactly all of them take about 6 kB a conversation
-)
-OUTPUT_FILES = {"train": TRAIN, "valid": VALID, "eval": EVAL, "scored": SCORED, "decisions": DECIDED}
 
 
 def public_name(path: Path) -> str:

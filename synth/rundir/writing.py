@@ -8,9 +8,9 @@ storage (gzip, tool lists referenced from the folder's tool table), except the f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -128,8 +128,62 @@ def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
     write_atomic(path, [json.dumps(data, indent=indent, ensure_ascii=False) + "\n"])
 
 
+class Stream:
+    """One run file written as its lines are made, in its storage (gzip, tool lists referenced from the run's
+    tool table, when ``table`` is given), its lines counted and hashed as they go: ``close`` gives the
+    manifest's facts of the file (synth.rundir.digest.file_facts reads the same back), without reading it again.
+    Lines given to ``defer`` go after every line ``write`` gives (kept in a temporary file until ``close``)."""
+
+    def __init__(
+        self, out: Path, name: str, compact: bool, table: ToolTable | None = None, tools: Stream | None = None
+    ):
+        target = out / storage_name(name, compact)
+        other_spelling(out, target.name).unlink(missing_ok=True)  # a file of an older storage would shadow it
+        self.name, self.table, self.tools = name, table, tools
+        self.file: TextIO = open_write(target)
+        self.later: TextIO | None = None
+        self.sha, self.lines = hashlib.sha256(), 0
+        self.facts: dict[str, Any] | None = None  # set once closed
+
+    def _text(self, record: Any) -> str:
+        if isinstance(record, str):  # a line copied unchanged
+            return record
+        if self.table is not None:
+            record = self.table.compact(self.name, record)
+            for entry in self.table.take_new():
+                self.tools.write(entry)  # type: ignore[union-attr]
+        return dump_line(record)
+
+    def _put(self, text: str) -> None:
+        self.file.write(text)
+        self.sha.update(text.encode("utf-8"))
+        self.lines += text.count("\n")
+
+    def write(self, record: Any) -> None:
+        """A record as one line, or text as it is."""
+        self._put(self._text(record))
+
+    def defer(self, record: Any) -> None:
+        """A record that goes after every line ``write`` gives this file: memory does not grow with the run."""
+        if self.later is None:
+            self.later = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed in close)
+        self.later.write(self._text(record))
+
+    def close(self) -> dict[str, Any]:
+        """Close the file (once); its line count and the sha256 of its content."""
+        if self.facts is None:
+            if self.later is not None:
+                self.later.seek(0)
+                while chunk := self.later.read(1 << 20):
+                    self._put(chunk)
+                self.later.close()
+            self.file.close()
+            self.facts = {"lines": self.lines, "sha256": self.sha.hexdigest()}
+        return self.facts
+
+
 class RunWriter:
-    """Opens the run's JSONL files and writes each record to where it belongs (streamed, as made).
+    """Opens the run's JSONL files (a ``Stream`` each) and writes each record to where it belongs, as made.
 
     ``storage`` (synth.rundir.names.STORAGES): ``ready``, a run folder's default, writes the READY
     files as plain public rows and the rest compactly (gzip, tool lists in the tool table);
@@ -139,45 +193,30 @@ class RunWriter:
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
         names = tuple(names)
-        self.plain = {n: kept_plain(n, storage) for n in (*names, TOOLS)}
-        referenced = any(n in TOOL_FIELDS and not self.plain[n] for n in names)
-        self.table = ToolTable(readable=False) if referenced else None
-        if self.table is not None:
-            names = (*names, TOOLS)
-        self.files: dict[str, TextIO] = {}
-        self.later: dict[str, TextIO] = {}  # lines written after the rest of their file (``defer``)
-        for name in names:
-            target = out / storage_name(name, not self.plain[name])
-            other_spelling(out, target.name).unlink(missing_ok=True)  # a file of an older storage would shadow it
-            self.files[name] = open_write(target)
+        compact = {n: not kept_plain(n, storage) for n in (*names, TOOLS)}
+        referenced = any(n in TOOL_FIELDS and compact[n] for n in names)
+        table = ToolTable(readable=False) if referenced else None
+        tools = Stream(out, TOOLS, compact[TOOLS]) if referenced else None
+        self.streams = {n: Stream(out, n, compact[n], table if compact[n] else None, tools) for n in names}
+        self.tools = tools
+
+    def stream(self, name: str) -> Stream:
+        return self.streams[name]
 
     def write(self, name: str, record: Any) -> None:
         """A record as one line, or text as it is (a line copied unchanged)."""
-        if self.table is not None and not isinstance(record, str) and not self.plain[name]:
-            record = self.table.compact(name, record)
-            for entry in self.table.take_new():
-                self.files[TOOLS].write(dump_line(entry))
-        self.files[name].write(record if isinstance(record, str) else dump_line(record))
+        self.streams[name].write(record)
 
     def defer(self, name: str, record: Any) -> None:
-        """A record that goes after every line ``write`` gives ``name`` (audited items after flagged ones),
-        kept in a temporary file until ``close``: memory does not grow with the run."""
-        if name not in self.later:
-            self.later[name] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed in close)
-        if self.table is not None:
-            record = self.table.compact(name, record)
-            for entry in self.table.take_new():
-                self.files[TOOLS].write(dump_line(entry))
-        self.later[name].write(dump_line(record))
+        """A record that goes after every line ``write`` gives ``name`` (audited items after flagged ones)."""
+        self.streams[name].defer(record)
 
-    def close(self) -> None:
-        for name, held in self.later.items():
-            held.seek(0)
-            shutil.copyfileobj(held, self.files[name])
-            held.close()
-        self.later.clear()
-        for f in self.files.values():
-            f.close()
+    def close(self) -> dict[str, dict[str, Any]]:
+        """Close every file not closed yet; each file's facts (lines, sha256), in the order they were named."""
+        facts = {name: stream.close() for name, stream in self.streams.items()}
+        if self.tools is not None:
+            self.tools.close()
+        return facts
 
     def __enter__(self) -> RunWriter:
         return self

@@ -33,6 +33,7 @@ from typing import Any
 
 from synth.records import Conversation, ScoredCall, ServerSpec, StageFailure
 from synth.rundir import TASKS, write_atomic, write_json
+from synth.rundir.output import Accepted, Closed, Place
 from synth.store import state as state_module
 from synth.tasks import world as world_tasks
 from synth.tasks.replay import (
@@ -285,6 +286,19 @@ def task_meta(
 
 
 # --- the run's tasks ----------------------------------------------------------------------------
+
+
+class Tasks:
+    """The tasks output: a ``TaskWriter`` told each accepted conversation (synth.rundir.output's shape)."""
+
+    def __init__(self, place: Place):
+        self.writer = TaskWriter(place.out, place.reject, worlds=place.worlds)
+
+    def add(self, item: Accepted) -> None:
+        self.writer.add(item.conv, item.server, item.scored)
+
+    def close(self) -> Closed:
+        return Closed(report=self.writer.close())
 
 
 @dataclass
