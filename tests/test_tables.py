@@ -85,19 +85,38 @@ def _literal_tables(path: Path) -> list[str]:
     return found
 
 
-def test_no_module_of_the_simulator_writes_a_table_in_code():
+def _keyword_rules(path: Path) -> list[str]:
+    """Keyword rules written in code: a regex of three or more word alternatives given to ``re``, or the
+    nouns of a family (``nouns("movie film")``)."""
+    found = []
+    for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Constant)):
+            continue
+        f, text = n.func, n.args[0].value
+        regex = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "re"
+        words = isinstance(text, str) and sum(bool(re.search("[a-zA-Z]{3,}", alt)) for alt in text.split("|")) >= 3
+        if (regex and words) or (isinstance(f, ast.Name) and f.id == "nouns"):
+            found.append(f"{path.name}:{n.lineno}")
+    return found
+
+
+def test_no_module_of_the_simulator_writes_a_table_or_a_keyword_rule_in_code():
     modules = sorted((ROOT / "synth/simulator").rglob("*.py"))
     assert len(modules) > 30
     assert [hit for m in modules for hit in _literal_tables(m)] == []
+    assert [hit for m in modules for hit in _keyword_rules(m)] == []
 
 
-def test_the_guard_finds_a_table_written_in_code(tmp_path):
-    """The test above can fail: a module with a tuple of words, a phrase and a regex is caught."""
+def test_the_guards_find_a_table_and_a_rule_written_in_code(tmp_path):
+    """The test above can fail: a module with a tuple of words, a phrase, a regex, a keyword rule and a
+    family's nouns is caught; a syntax regex and a lone word are not."""
     (tmp_path / "m.py").write_text(
         'import re\nA = ("x", "y")\nB = "three words here"\nC = re.compile(r"a|b", re.I)\nD = 3\nE = ("one",)\n'
         'F = frozenset("a b".split())\nG = r"x|y|z"\n'
+        'def f(t):\n    return re.search(r"nmap|port|scan", t) or re.match(r"\\d+|x", t) or nouns("movie film")\n'
     )
     assert _literal_tables(tmp_path / "m.py") == ["m.py:2", "m.py:3", "m.py:4", "m.py:7", "m.py:8"]
+    assert sorted(_keyword_rules(tmp_path / "m.py")) == ["m.py:10", "m.py:10"]
 
 
 def test_tables_come_back_in_the_shape_their_module_declares():

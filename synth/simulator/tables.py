@@ -19,7 +19,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -62,6 +62,18 @@ def table(subject: str, name: str, shape: type[T]) -> T:
         raise TableError(
             f"{path_of(subject)}: entry {name!r}{e.where}: {e}; {user} reads it as {_show(shape)}: fix the entry"
         ) from None
+
+
+def named(subject: str, name: str, namespace: Mapping[str, Any]) -> Any:
+    """The function a rule of ``subject`` names ("_movie", "money.bank"), found in ``namespace`` (the
+    globals of the module that reads the rule), for rules whose words are data and whose making is code."""
+    head, *rest = name.split(".")
+    found = namespace.get(head)
+    for attr in rest:
+        found = getattr(found, attr, None)
+    if not callable(found):
+        raise TableError(f"{path_of(subject)}: names {name!r}, which {namespace.get('__name__')} has not; fix the name")
+    return found
 
 
 def taken() -> frozenset[tuple[str, str]]:

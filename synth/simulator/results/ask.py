@@ -10,7 +10,11 @@ from typing import Any
 from synth.records import ToolSpec
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
+
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/ask", "keywords", dict[str, re.Pattern[str]])
 
 
 def arg_by_key(args: dict[str, Any], keys: tuple[str, ...], default: Any = None) -> Any:
@@ -41,7 +45,7 @@ class Ask:
     def crypto(self) -> bool:
         return (
             self.ctx.topic == "crypto"
-            or bool(re.search(r"\b(deposit|withdraw\w*|wallet|chain|token|onchain)\b", self.text))
+            or bool(_KEYWORDS["crypto"].search(self.text))
             or self.coin in {s for _, s in vocab.CRYPTO}
         )
 

@@ -16,6 +16,9 @@ from synth.simulator.results import entities as E
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/content", "keywords", dict[str, re.Pattern[str]])
+
 _IDEAS = table("results/content", "ideas", tuple[str, ...])
 _JOKES = table("results/content", "jokes", tuple[str, str])
 _FACTS = table("results/content", "facts", tuple[str, str, str])
@@ -129,7 +132,7 @@ def _random_number(nums: list[float], text: str, rng: random.Random) -> dict[str
         lo, hi = int(min(nums[:2])), int(max(nums[:2]))
         return {"value": rng.randint(lo, hi), "min": lo, "max": hi}
     if "distribution" in text and nums:  # a draw from a distribution the call parameterised, not a dice roll
-        if re.search(r"von mises|angle|radian|circular", text):
+        if _KEYWORDS["random_number"].search(text):
             return {"value": round(rng.vonmisesvariate(nums[0] % (2 * math.pi), 4.0), 4)}
         return {"value": round(rng.gauss(nums[0], max(abs(nums[0]) * 0.2, 1.0)), 4)}
     return {"value": rng.randint(1, 100)}  # no bounds were given: none are claimed

@@ -17,6 +17,9 @@ from synth.simulator.results.texts import FILE_TEXT
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/devtools", "keywords", dict[str, re.Pattern[str]])
+
 # --- run: commands, code, SQL, tests, jobs -------------------------------------------------------
 
 # (pattern on the command, what it prints)
@@ -26,14 +29,10 @@ _COMMANDS = table("results/devtools", "commands", tuple[tuple[str, str], ...])
 def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any] | None:
     rng = ctx.rng
     sql = next(
-        (
-            v
-            for v in args.values()
-            if isinstance(v, str) and re.match(r"\s*(select|with|insert|update|delete|show|describe)\b", v, re.I)
-        ),
+        (v for v in args.values() if isinstance(v, str) and _KEYWORDS["run"].match(v)),
         None,
     )
-    if sql or (re.search(r"\b(sql|database|query)\b", text) and arg(args, "query", "question")):
+    if sql or (_KEYWORDS["run_2"].search(text) and arg(args, "query", "question")):
         return rows(sql or "", ctx)
     if re.search(r"\btests?\b", text) and not arg(args, "command", "code", "script"):
         failed = rng.choice((0, 0, 0, 1, 2))
@@ -49,16 +48,14 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
             ] + ["tests/test_auth.py::test_token_expiry - TimeoutError"][: failed - 1]
         return out
     command = arg(args, "command", "cmd", "code", "script", "source", "input", "snippet", "line", "program")
-    if command is None and re.search(
-        r"\b(workflow|flow|pipeline|job|build|action|task|agent|actor|deployment)\b", text
-    ):
+    if command is None and _KEYWORDS["run_3"].search(text):
         return {
             "run_id": E.ident("run", ctx),
             "state": rng.choice(("QUEUED", "RUNNING", "COMPLETED")),
             "started_at": E.stamp(ctx, -0.02, 0),
             "url": f"https://ci.example.com/runs/{rng.randint(1000, 99999)}",
         }
-    if command is None and re.search(r"lighthouse|pagespeed|audit", text):
+    if command is None and _KEYWORDS["run_4"].search(text):
         return judgements.analyze(tool, args, ctx, text)
     if command is None:
         return None  # nothing to run was given ("approve_command"): let another shape answer
@@ -73,7 +70,7 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
         if m
         else ""
     )
-    cat = re.match(r"\s*(?:cat|type|Get-Content)\s+(\S+)", command)
+    cat = _KEYWORDS["run_5"].match(command)
     if m and (value := evaluate(ranges)) is not None:
         stdout = str(value)
     elif command.strip().startswith("echo "):
@@ -122,7 +119,7 @@ def _column(col: str, ctx: Context, i: int) -> Any:
 
 def rows(sql: str, ctx: Context) -> dict[str, Any]:
     rng = ctx.rng
-    if re.match(r"\s*(insert|update|delete)\b", sql, re.I):
+    if _KEYWORDS["rows"].match(sql):
         return {"rows_affected": rng.randint(1, 40)}
     table = (
         (re.search(r"\bfrom\s+([\w.\"`]+)", sql, re.I) or [None, rng.choice(vocab.TABLES)])[1]  # type: ignore[union-attr]

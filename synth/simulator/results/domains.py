@@ -10,9 +10,12 @@ from typing import Any
 
 from synth.simulator.results import entities as E
 from synth.simulator.results import money, netsec
-from synth.simulator.results.kinds import from_families, nouns
+from synth.simulator.results.kinds import families, from_families
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context
+
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/domains", "keywords", dict[str, re.Pattern[str]])
 
 _WORDS = table("results/domains", "words", dict[str, tuple[str, str]])
 _EXAMPLES = table("results/domains", "examples", dict[str, str])
@@ -28,7 +31,7 @@ def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, inde
 
 
 def _definition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if not re.search(r"\b(words?|dictionary|define|meaning|synonyms?|antonyms?)\b", text):
+    if not _KEYWORDS["definition"].search(text):
         return None
     word = (E.given(args, ("word", "term", "query", "text")) or "ephemeral").strip()
     if word.lower() not in _WORDS:
@@ -56,9 +59,7 @@ def _listing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
 
 
 def _chain(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if ctx.topic != "crypto" and not re.search(
-        r"chain|crypto|token|starknet|evm|defi|\bdex\b|coin|wallet|sui\b|solana|ethereum|mina", text
-    ):
+    if ctx.topic != "crypto" and not _KEYWORDS["chain"].search(text):
         if n != "network":
             return None
         rng = ctx.rng
@@ -91,11 +92,7 @@ def _compound(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
 
 def _nutrition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     if n == "meal":
-        menu = (
-            ("rice", "kimchi stew", "stir-fried pork", "spinach namul"),
-            ("grilled chicken", "roast potatoes", "green salad", "apple"),
-            ("pasta with tomato sauce", "garlic bread", "yoghurt"),
-        )[E.slot(text, args, i, 3)]
+        menu = _MEALS[E.slot(text, args, i, 3)]
         return {"date": E.day(ctx, 0, 5), "menu": list(menu), "calories_kcal": ctx.rng.randint(550, 850)}
     asked = (E.given(args, ("fruit", "food")) or "").lower()
     food = asked if asked in _NUTRITION else list(_NUTRITION)[E.slot(text, args, i, 4)]
@@ -115,14 +112,7 @@ def _nutrition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
 
 def _quake(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
-    place = rng.choice(
-        (
-            "32 km SW of Ponta Delgada, Portugal",
-            "14 km N of Hualien City, Taiwan",
-            "Off the coast of Central Chile",
-            "8 km E of Ridgecrest, CA",
-        )
-    )
+    place = rng.choice(_QUAKE_PLACES)
     return {
         "magnitude": round(rng.uniform(2.1, 6.4), 1),
         "place": place,
@@ -136,6 +126,10 @@ def _brand(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
 
 
 _SMILES = table("results/domains", "smiles", dict[str, tuple[str, str, float]])
+# where earthquakes are reported
+_QUAKE_PLACES = table("results/domains", "quake_places", tuple[str, str, str, str])
+# the dishes of a meal, by cuisine
+_MEALS = table("results/domains", "meals", tuple[tuple[str, ...], ...])
 
 
 def _smiles(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -181,7 +175,7 @@ def _wildfire(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
 
 def _problem(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
     """A coding problem, on a tool about coding contests."""
-    if not re.search(r"leetcode|algorithm|coding|contest", text):
+    if not _KEYWORDS["problem"].search(text):
         return None
     k = E.slot(text, args, i, 4)
     return {
@@ -192,7 +186,7 @@ def _problem(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
 
 
 def _submission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if not re.search(r"leetcode|code|problem|contest", text):
+    if not _KEYWORDS["submission"].search(text):
         return None
     rng = ctx.rng
     return {
@@ -203,37 +197,4 @@ def _submission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
     }
 
 
-_FAMILIES = (
-    (nouns("transaction tx block balance wallet inscription rune sat nft transfer"), money.onchain),
-    (nouns("statement income financial ratio growth earning revenue fundamental ttm cashflow cash"), money.finance),
-    (nouns("definition meaning dictionary synonym antonym"), _definition),
-    (nouns("listing rental stay accommodation"), _listing),
-    (nouns("credential secret sshkey"), netsec.credential),
-    (nouns("chain network blockchain"), _chain),
-    (nouns("tactic technique mitigation detection rule vulnerability cve"), netsec.security_item),
-    (nouns("compound substance molecule drug"), _compound),
-    (nouns("nutrition nutrient fruit food meal"), _nutrition),
-    (nouns("earthquake seismic quake"), _quake),
-    (nouns("smile smiles molecule"), _smiles),
-    (nouns("nmap port portscan scan"), netsec.open_port),
-    (nouns("dnsrecon dig dnstwist nslookup"), netsec.dns_record),
-    (nouns("gdb debugger local locals frame stack breakpoint"), netsec.debugger_frame),
-    (nouns("lap pit"), _racing),
-    (nouns("jitter latency ping"), _latency),
-    (nouns("bank"), money.bank),
-    (nouns("sheet"), money.balance_sheet),
-    (nouns("tier"), money.leverage_tier),
-    (nouns("fire wildfire"), _wildfire),
-    (nouns("problem"), _problem),
-    (nouns("submission"), _submission),
-    (nouns("brand manufacturer"), _brand),
-    (nouns("request requests"), netsec.request),
-    (nouns("ip ipv4 ipaddress"), netsec.ip_reputation),
-    (
-        nouns(
-            "disclosure holding constituent weighting allocation holder offering ipo ipodisclosure ipoprospectuse "
-            "recommendation supply sector benchmark"
-        ),
-        money.filing,
-    ),
-)
+_FAMILIES = families("results/domains", globals(), money, netsec)

@@ -16,6 +16,9 @@ from typing import Any
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/entities", "keywords", dict[str, re.Pattern[str]])
+
 _ANCHOR = dt.datetime(2026, 6, 1, 9, 0, 0)
 
 
@@ -98,7 +101,7 @@ def url_topic(url: str) -> str:
     """``https://docs.python.org/3/library/asyncio.html`` -> "asyncio"."""
     path = re.sub(r"^[a-z]+://[^/]+", "", url).strip("/")
     parts = [p for p in re.split(r"[/?#=&]", path) if p and not p.isdigit()]
-    last = re.sub(r"\.(html?|php|aspx?)$", "", parts[-1]) if parts else ""
+    last = _KEYWORDS["url_topic"].sub("", parts[-1]) if parts else ""
     return " ".join(words(last)) or host(url)
 
 

@@ -8,11 +8,7 @@ from typing import Any
 
 from synth.simulator.results.entities import SERVICES, hexid, slot, stamp
 from synth.simulator.results.kinds import Kinds
-from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
-
-_kind = Kinds()
-_DEPLOYED = table("results/infra", "deployed", str)
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -43,7 +39,6 @@ def _node_name(ctx: Context) -> str:
     return f"ip-10-0-{ctx.rng.randint(1, 9)}-{ctx.rng.randint(10, 250)}.ec2.internal"
 
 
-@_kind("pod")
 def _pod(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -56,7 +51,6 @@ def _pod(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
     }
 
 
-@_kind("node")
 def _node(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -69,8 +63,6 @@ def _node(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
     }
 
 
-@_kind("deployment service")
-@_kind("app application function release", _DEPLOYED)
 def _deployment(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     given = (v for k, v in args.items() if isinstance(v, str) and "name" in words(k) and i == 0)
@@ -85,13 +77,11 @@ def _deployment(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
     }
 
 
-@_kind("app application function release")
 def _app_in_a_store(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> None:
     """An app in a store, not a deployed service: another family answers."""
     return None
 
 
-@_kind("container")
 def _container(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     svc = _service(text, args, i)
@@ -105,7 +95,6 @@ def _container(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
     }
 
 
-@_kind("instance vm server host machine")
 def _instance(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -118,7 +107,6 @@ def _instance(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
     }
 
 
-@_kind("bucket")
 def _bucket(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -129,7 +117,6 @@ def _bucket(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     }
 
 
-@_kind("upstream consumer plugin route target webhook trigger")
 def _gateway_entry(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     """An API gateway's route, target or plugin, or a webhook: where it sends traffic, when it has one."""
     rng = ctx.rng
@@ -145,3 +132,6 @@ def _gateway_entry(n: str, text: str, args: dict[str, Any], ctx: Context, i: int
     elif n in ("target", "route"):
         out["target"] = f"10.0.{rng.randint(1, 9)}.{rng.randint(10, 250)}:8080"
     return out
+
+
+_kind = Kinds.load("results/infra", globals())

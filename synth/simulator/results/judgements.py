@@ -14,6 +14,9 @@ from synth.simulator.results import entities as E
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/judgements", "keywords", dict[str, re.Pattern[str]])
+
 _SECURITY = table("results/judgements", "security", tuple[tuple[str, str], ...])
 _SEO = table("results/judgements", "seo", tuple[str, ...])
 _CODE = table("results/judgements", "code", tuple[tuple[str, str, int, str], ...])
@@ -97,7 +100,7 @@ def _technicals(rng: random.Random) -> dict[str, Any]:
 
 
 def _language(code: str) -> str:
-    if re.search(r"\bdef |print\(|import ", code):
+    if _KEYWORDS["language"].search(code):
         return "python"
     return "javascript" if re.search(r"const |=>|function", code) else "unknown"
 

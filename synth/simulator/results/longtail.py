@@ -1,7 +1,8 @@
 """Records for the long tail of nouns no larger family covers: weather alerts, page elements, app
 store listings, museum objects, courses, chess moves, clinical trials, permissions, circuit parts,
-voices and more. Each maker is registered for its nouns, some only when the tool's text is about
-their world (a "move" of chess, not of a file); the first registered that fits wins."""
+voices and more. Each maker is listed for its nouns in ``data/results/longtail.json`` (``kinds``), some
+only when the tool's text is about their world (a "move" of chess, not of a file); the first listed that
+fits wins."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from synth.simulator.results import entities as E
 from synth.simulator.results.kinds import Kinds
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker
-
-_kind = Kinds()
 
 _ALERTS = table("results/longtail", "alerts", tuple[str, str, str, str])
 _WEATHER_ALERTS = table("results/longtail", "weather_alerts", tuple[str, str, str, str])
@@ -32,7 +31,7 @@ _VOICES = table("results/longtail", "voices", tuple[tuple[str, str, str], ...])
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    """The record of the first maker registered for ``n`` whose world ``text`` is in, else None."""
+    """The record of the first maker listed for ``n`` whose world ``text`` is in, else None."""
     make = _kind.find(n, text)
     return make(n, text, args, ctx, i) if make else None  # None: a listed word with nothing specific to say here
 
@@ -41,7 +40,6 @@ def _pick(pool: tuple[Any, ...], text: str, args: dict[str, Any], i: int) -> Any
     return pool[E.slot(text, args, i, len(pool))]
 
 
-@_kind("alert warning advisory", r"\b(weather|storms?|floods?|heat|wind|rain|nws|meteo\w*)\b")
 def _weather_alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     kind = _pick(_WEATHER_ALERTS, text, args, i)
     start = E.stamp(ctx, 0, 1)
@@ -54,7 +52,6 @@ def _weather_alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int
     }
 
 
-@_kind("dimension position rect bounding box", r"element|selector|page|browser")
 def _box(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -65,7 +62,6 @@ def _box(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
     }
 
 
-@_kind("style", r"element|selector|css")
 def _css(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -77,7 +73,6 @@ def _css(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
     }
 
 
-@_kind("app application", r"store|play|itunes|apple|google")
 def _app(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     title, dev, genre = _pick(_APPS, text, args, i)
     return {
@@ -89,14 +84,12 @@ def _app(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
     }
 
 
-@_kind("object artwork artifact collection", r"museum|\bart|gallery|cultural|institution")
 def _artwork(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     title, artist, date = _pick(_ARTWORKS, text, args, i)
     department = ctx.rng.choice(("Asian Art", "European Paintings", "American Wing"))
     return {"title": title, "artist": artist, "date": date, "department": department}
 
 
-@_kind("object")
 def _object(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -106,13 +99,11 @@ def _object(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     }
 
 
-@_kind("element", r"browser|page|interactive|ui|screen")
 def _element(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     role, name = _pick(_ELEMENTS, text, args, i)
     return {"ref": f"e{3 + 4 * E.slot(text, args, i, 4)}", "role": role, "name": name, "visible": True}
 
 
-@_kind("assignment homework course", r"gradescope|canvas|course|class|student")
 def _coursework(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     if n == "course":
         return {"name": _pick(_COURSES, text, args, i), "term": "Spring 2026", "role": "student"}
@@ -124,7 +115,6 @@ def _coursework(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
     }
 
 
-@_kind("style", r"figma|design|team|file")
 def _design_style(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     return {
         "key": E.hexid(ctx, 40),
@@ -133,14 +123,12 @@ def _design_style(n: str, text: str, args: dict[str, Any], ctx: Context, i: int)
     }
 
 
-@_kind("move", r"chess|board|game|piece")
 def _chess_move(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     frm, to, piece = _pick(_MOVES, text, args, i)
     san = to if piece == "pawn" else {"knight": "N", "bishop": "B"}[piece] + to
     return {"from": frm, "to": to, "piece": piece, "san": san}
 
 
-@_kind("trial study", r"clinical|trial|study|studies")
 def _trial(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -152,7 +140,6 @@ def _trial(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     }
 
 
-@_kind("command", r"pending|queue|approv")
 def _pending_command(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     return {
         "id": E.ident("cmd", ctx),
@@ -162,38 +149,32 @@ def _pending_command(n: str, text: str, args: dict[str, Any], ctx: Context, i: i
     }
 
 
-@_kind("sleep wait delay")
 def _wait(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     secs = next((v for v in args.values() if isinstance(v, (int, float)) and not isinstance(v, bool)), 2)
     return {"slept_ms" if "ms" in text else "waited_s": secs, "completed_at": E.stamp(ctx, 0, 0.001)}
 
 
-@_kind("tool")
 def _tool(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name, desc = _pick(_TOOLS, text, args, i)
     return {"name": name, "description": desc}
 
 
-@_kind("icon")
 def _icon(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name = _pick(_ICONS, text, args, i)
     category = ctx.rng.choice(("arrows", "interface", "users", "time"))
     return {"name": name, "category": category, "svg_url": f"https://cdn.example.com/icons/{name}.svg"}
 
 
-@_kind("permission scope")
 def _permission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name = _pick(("repo:read", "repo:write", "admin:org", "read:user"), text, args, i)
     return {"name": name, "granted": True, "granted_at": E.stamp(ctx, -200, -5)}
 
 
-@_kind("role")
 def _role(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name = _pick(("Viewer", "Editor", "Admin", "Billing manager"), text, args, i)
     return {"name": name, "members": ctx.rng.randint(1, 40), "permissions": ctx.rng.randint(3, 60)}
 
 
-@_kind("alert incident error warning")
 def _alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -204,39 +185,33 @@ def _alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     }
 
 
-@_kind("component part footprint", r"kicad|circuit|pcb|schematic|netlist")
 def _circuit_part(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     ref, value, fp = _pick(_PARTS, text, args, i)
     return {"reference": ref, "value": value, "footprint": fp}
 
 
-@_kind("component")
 def _ui_component(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name, props = _pick(_UI_COMPONENTS, text, args, i)
     return {"name": name, "props": props, "import": f"import {{ {name} }} from './components/{name}'"}
 
 
-@_kind("code", r"search|grep|find")
 def _code_hit(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     path, line, preview = _pick(_CODE_HITS, text, args, i)
     return {"path": path, "line": line, "preview": preview}
 
 
-@_kind("field attribute column variable")
 def _field(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     name, kind = rng.choice(E.COLUMNS[rng.choice(vocab.TABLES)])
     return {"name": name, "type": kind, "nullable": rng.random() < 0.3}
 
 
-@_kind("env environment")
 def _environment(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     level = ctx.rng.choice(("info", "debug"))
     database = "postgresql://app@db.internal:5432/app"
     return {"variables": {"NODE_ENV": "production", "LOG_LEVEL": level, "PORT": "8080", "DATABASE_URL": database}}
 
 
-@_kind("endpoint api")
 def _endpoint(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -247,22 +222,19 @@ def _endpoint(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
     }
 
 
-@_kind("agent assistant bot")
 def _agent(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     model = E.MODELS[E.slot(text, args, i, len(E.MODELS))][0]
     name = ctx.rng.choice(("Support assistant", "Research agent", "Code reviewer"))
     return {"name": name, "model": model, "status": "active"}
 
 
-@_kind("space", r"disk|storage|quota|drive|bucket")  # "space" alone is often a workspace, not disk space
-@_kind("storage disk quota")
+# "space" alone is often a workspace, not disk space
 def _storage(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     total = rng.choice((50, 100, 500))
     return {"total_gb": total, "used_gb": round(rng.uniform(0.1, total), 1), "files": rng.randint(10, 90000)}
 
 
-@_kind("session")
 def _session(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -274,10 +246,10 @@ def _session(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
     }
 
 
-@_kind("voice")
 def _voice(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name, lang, gender = _pick(_VOICES, text, args, i)
     return {"name": name, "language": lang, "gender": gender}
 
 
+_kind = Kinds.load("results/longtail", globals())
 NOUNS = _kind.nouns

@@ -17,15 +17,16 @@ from synth.simulator.results.entities import arg
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/markets", "keywords", dict[str, re.Pattern[str]])
+
 BASE = table("results/markets", "base", dict[str, float | int])
 
 
 def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
     """What the market tool reports for the symbol it asks about, by the words of the tool."""
     rng = ctx.rng
-    if re.search(r"exchange info|exchange status|\binfo\b", text[:60]) and not re.search(
-        r"trade|ticker|price|candle|book", text[:60]
-    ):
+    if _KEYWORDS["market"].search(text[:60]) and not _KEYWORDS["market_2"].search(text[:60]):
         return {
             "exchange": arg(args, "exchange") or "binance",
             "status": "ok",
@@ -36,7 +37,7 @@ def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     symbol = _symbol(args, text)
     base = re.split(r"[/\-_:]", symbol.upper())[0]
     price = BASE.get(base, BASE.get(base.removesuffix("USDT"), round(rng.uniform(0.5, 300), 2)))
-    if re.search(r"\b(house|senate|congress|insider)\b", text):  # disclosed trades by people, not an order book
+    if _KEYWORDS["market_3"].search(text):  # disclosed trades by people, not an order book
         return domains.record(["disclosure"], text, args, ctx) or {}
     exchange = arg(args, "exchange") or ("NASDAQ" if base in vocab.TICKERS else "binance")
     t0 = 1780304400000 - rng.randint(0, 600) * 1000  # just before 2026-06-01T09:00Z, in ms
@@ -45,7 +46,7 @@ def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
         return {"exchange": exchange, "symbol": symbol, "trades": _trades(m)}
     if re.search(r"order ?book|depth", text):
         return _order_book(m)
-    if re.search(r"ohlcv|candle|kline|bars?\b|history|historical|intraday|minute", text):
+    if _KEYWORDS["market_4"].search(text):
         frame = arg(args, "timeframe", "interval", "resolution") or "1h"
         return {"symbol": symbol, "timeframe": frame, "candles": _candles(m, str(frame))}
     if "funding" in text:

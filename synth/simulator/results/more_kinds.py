@@ -11,10 +11,13 @@ from typing import Any
 from synth.simulator import vocab
 from synth.simulator.results import entities as E
 from synth.simulator.results import longtail
-from synth.simulator.results.kinds import from_families, nouns
+from synth.simulator.results.kinds import Family, families, from_families
 from synth.simulator.results.texts import FILE_TEXT, KNOWN, page_text
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
+
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/more_kinds", "keywords", dict[str, re.Pattern[str]])
 
 _MOVIES = table("results/more_kinds", "movies", tuple[tuple[str, int, str, float], ...])
 _BOOKS = table("results/more_kinds", "books", tuple[tuple[str, str, int], ...])
@@ -76,7 +79,7 @@ def _content(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
 
 def _ranking(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
-    if re.search(r"contest|leetcode|codeforces|user", text):
+    if _KEYWORDS["ranking"].search(text):
         return {
             "rating": rng.randint(1400, 2600),
             "global_ranking": rng.randint(300, 400000),
@@ -197,7 +200,7 @@ def _catalog(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
 
 
 def _scripture(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
-    if re.search(r"quran|kuran|surah|sura\b|juz|ruku|manzil|ayah|maqra", text):
+    if _KEYWORDS["scripture"].search(text):
         chapter, verse, t = _QURAN[i % len(_QURAN)]
         asked = {k.lower(): v for k, v in args.items() if isinstance(v, (int, str)) and not isinstance(v, bool)}
         chapter = next((asked[k] for k in ("chapter_no", "chapter", "surah", "surah_no") if k in asked), chapter)  # type: ignore[assignment]
@@ -212,24 +215,4 @@ def _prompt(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     return dict(zip(("name", "description", "arguments"), _PROMPTS[E.slot(text, args, i, len(_PROMPTS))]))
 
 
-_FAMILIES = (
-    (
-        nouns("html markdown md content text txt read fetch document doc webpage readme page body")
-        | nouns("scrape crawl crawling scraping"),
-        _content,
-    ),
-    (nouns("rank ranking standing leaderboard table_standing"), _ranking),
-    (nouns("suggestion suggest autocomplete completion related"), _suggestion),
-    (nouns("game match fixture schedule"), _match),
-    (
-        nouns("history historical chart snapshot performance trend timeline series change tvl minute hourly daily"),
-        _series,
-    ),
-    (nouns("process pid"), _process),
-    (nouns("channel guild room"), _channel),
-    (nouns("run flow pipeline job workflow zap automation build"), _run),
-    (nouns("movie film show book novel edition breed hero heroe character restaurant"), _catalog),
-    (nouns("verse chapter quran surah juz ruku manzil ayah bible passage maqra"), _scripture),
-    (nouns("prompt template"), _prompt),
-    (longtail.NOUNS, longtail.record),
-)
+_FAMILIES: tuple[Family, ...] = (*families("results/more_kinds", globals()), (longtail.NOUNS, longtail.record))

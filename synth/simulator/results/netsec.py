@@ -12,9 +12,14 @@ from synth.simulator.results import entities as E
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/netsec", "keywords", dict[str, re.Pattern[str]])
+
 _ATTACK = table("results/netsec", "attack", dict[str, tuple[tuple[str, str], ...]])
 _RULES = table("results/netsec", "rules", tuple[str, str, str, str])
 _CVES = table("results/netsec", "cves", tuple[tuple[str, str, float], ...])
+# (organisation, ASN, country) of the networks an IP is looked up in
+_NETWORKS = table("results/netsec", "networks", tuple[tuple[str, int, str], ...])
 
 
 def credential(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
@@ -52,7 +57,7 @@ def security_item(n: str, text: str, args: dict[str, Any], ctx: Context, i: int)
 
 
 def request(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if not re.search(r"browser|page|network|har\b|devtools", text):
+    if not _KEYWORDS["request"].search(text):
         return None
     rng = ctx.rng
     path = ("/", "/static/app.js", "/api/v1/session", "/api/v1/orders?limit=20", "/favicon.ico")[
@@ -68,7 +73,7 @@ def request(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
 
 
 def open_port(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if not re.search(r"nmap|port|scan", text) or re.search(r"vulnerab|malware|virus|secret", text):
+    if not _KEYWORDS["open_port"].search(text) or _KEYWORDS["open_port_2"].search(text):
         return None
     port, service = ((22, "ssh"), (80, "http"), (443, "https"), (5432, "postgresql"), (3306, "mysql"))[
         E.slot(text, args, i, 5)
@@ -107,7 +112,7 @@ def dns_record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
 
 
 def debugger_frame(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if not re.search(r"gdb|debug|lldb", text):
+    if not _KEYWORDS["debugger_frame"].search(text):
         return None
     rng = ctx.rng
     return {
@@ -124,15 +129,7 @@ def ip_reputation(n: str, text: str, args: dict[str, Any], ctx: Context, i: int)
         next((v for v in args.values() if isinstance(v, str) and re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", v)), None)
         or f"{rng.randint(11, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}"
     )
-    org, asn, country = rng.choice(
-        (
-            ("Amazon.com, Inc.", 16509, "US"),
-            ("Google LLC", 15169, "US"),
-            ("Hetzner Online GmbH", 24940, "DE"),
-            ("OVH SAS", 16276, "FR"),
-            ("DigitalOcean, LLC", 14061, "NL"),
-        )
-    )
+    org, asn, country = rng.choice(_NETWORKS)
     score = rng.choice((0, 0, 5, 35, 80))
     return {
         "ip": ip,

@@ -10,6 +10,9 @@ from synth.records import ToolSpec
 from synth.simulator.tables import table
 from synth.simulator.values.values import words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/purpose", "keywords", dict[str, re.Pattern[str]])
+
 
 def _each(purpose: str, names: str) -> dict[str, str]:
     return dict.fromkeys(names.split(), purpose)
@@ -100,14 +103,10 @@ def purposes(tool: ToolSpec, strong: bool = True) -> list[str]:
     """What the tool does, from its name words, in name order (``strong``: only words that outrank themes)."""
     w = [re.sub(r"\d+", "", x) for x in words(tool.name)]
     joined = "".join(w)
-    if strong and (
-        joined in STRONG or re.search(r"(thinking|reasoning|argumentation|monitoring)$", joined) and len(w) <= 2
-    ):
+    if strong and (joined in STRONG or _KEYWORDS["purposes"].search(joined) and len(w) <= 2):
         w = [joined if joined in STRONG else "thinking"]
     table = STRONG if strong else WEAK
-    browsing = bool(set(w) & _BROWSERISH) or bool(
-        re.search(r"\b(browser|web ?page|element|selector)\b", tool.description, re.I)
-    )
+    browsing = bool(set(w) & _BROWSERISH) or bool(_KEYWORDS["purposes_2"].search(tool.description))
     out: list[str] = []
     for word in w:
         p = table.get(word)
@@ -150,7 +149,7 @@ def described_purpose(tool: ToolSpec) -> str | None:
     if (
         p == "browser"
         and v not in ("click", "navigate", "screenshot", "hover", "scroll", "drag")
-        and not re.search(r"\b(browser|web ?page|page|element|selector|tab)\b", tool.description, re.I)
+        and not _KEYWORDS["described_purpose"].search(tool.description)
     ):
         return None
     return p

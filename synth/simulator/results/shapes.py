@@ -18,7 +18,17 @@ from synth.simulator import vocab
 from synth.simulator.results import clock, devtools, markets, things
 from synth.simulator.results import entities as E
 from synth.simulator.results.entities import arg
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
+
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/shapes", "keywords", dict[str, re.Pattern[str]])
+# database engines a connect call names, with the version it reports
+_DATABASES = table("results/shapes", "databases", tuple[tuple[str, str], ...])
+# a browser page's console lines
+_CONSOLE = table("results/shapes", "console", tuple[tuple[str, str], ...])
+# (operation, service) of a trace's spans
+_SPANS = table("results/shapes", "spans", tuple[tuple[str, str], ...])
 
 Shape = Any
 
@@ -44,7 +54,7 @@ def _status(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
         fake = seed_faker(rng)
         plan = ("free", "pro", "team")
         return {"username": fake.user_name(), "name": fake.name(), "email": fake.email(), "plan": rng.choice(plan)}
-    if re.search(r"\b(platforms?|services|providers)\b", text):
+    if _KEYWORDS["status"].search(text):
         names = ("GitHub", "Slack", "AWS", "Cloudflare", "Stripe")
         services = [
             {"name": n, "status": rng.choice(("operational",) * 4 + ("degraded performance",))} for n in names[:4]
@@ -106,13 +116,8 @@ def _job(ctx: Context) -> dict[str, Any]:
 def _logs(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
     rng = ctx.rng
     n = min(int(arg(args, "limit", "lines", "tail", "count", types=(int,)) or 4), 5)
-    if re.search(r"browser|console|playwright|puppeteer|page", text):
-        pool = (
-            ("log", "App mounted in 412 ms"),
-            ("warning", "[Deprecation] Listener added for a synchronous 'DOMNodeInserted' event."),
-            ("error", "Failed to load resource: the server responded with a status of 404 (Not Found)"),
-            ("info", "Service worker registered"),
-        )
+    if _KEYWORDS["logs"].search(text):
+        pool = _CONSOLE
         return {
             "messages": [
                 {"type": t, "text": m, "timestamp": E.stamp(ctx, -0.01, 0)} for t, m in rng.sample(pool, min(n, 4))
@@ -127,14 +132,7 @@ def _logs(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict
         return {
             "trace_id": E.hexid(ctx, 32),
             "duration_ms": rng.randint(20, 900),
-            "spans": [
-                {"name": s, "service": svc, "duration_ms": rng.randint(2, 300)}
-                for s, svc in (
-                    ("GET /api/v1/orders", "api-gateway"),
-                    ("orders.list", "orders-service"),
-                    ("SELECT orders", "postgres-primary"),
-                )
-            ],
+            "spans": [{"name": s, "service": svc, "duration_ms": rng.randint(2, 300)} for s, svc in _SPANS],
         }
     return {"lines": lines, "truncated": rng.random() < 0.3}
 
@@ -157,17 +155,7 @@ def _connect(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> d
     if w & {"initialize", "init"}:
         return {"initialized": True, "session_id": str(seed_faker(rng).uuid4()), "started_at": E.stamp(ctx, 0, 0.001)}
     hostname = arg(args, "host", "hostname", "server", "url", "connection", "dsn") or "db.internal"
-    engines = [
-        v
-        for k, v in (
-            ("postgres", "PostgreSQL 16.3"),
-            ("mysql", "MySQL 8.0.37"),
-            ("mariadb", "MariaDB 11.4.2"),
-            ("mongo", "MongoDB 7.0.11"),
-            ("redis", "Redis 7.2.5"),
-        )
-        if k in text.lower()
-    ]  # the one it names
+    engines = [v for k, v in _DATABASES if k in text.lower()]  # the one it names
     return {
         "connected": True,
         "host": hostname,
@@ -228,9 +216,7 @@ def _export(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
             "latency_ms": rng.randint(4, 60),
             "server": f"{ctx.city or 'Lisbon'} (speedtest.example.net)",
         }
-    if "save" in words(tool.name) and not re.search(
-        r"\b(pdf|csv|png|jpe?g|file|disk|format|export|download|screenshot|image|json|xlsx)\b", text
-    ):
+    if "save" in words(tool.name) and not _KEYWORDS["export"].search(text):
         return None  # saving a record or a setting, not writing a file
     fmt = (
         str(

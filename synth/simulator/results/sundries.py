@@ -22,8 +22,6 @@ from synth.simulator.results.entities import (
 from synth.simulator.results.kinds import Kinds
 from synth.simulator.values.values import Context
 
-_kind = Kinds()
-
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
     make = _kind.find(n, text)
@@ -34,7 +32,6 @@ def _pick(pool: tuple[Any, ...], text: str, args: dict[str, Any], i: int) -> Any
     return pool[slot(text, args, i, len(pool))]
 
 
-@_kind("type", "association")
 def _association_label(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     label = _pick(("Primary company", "Decision maker", "Billing contact"), text, args, i)
     return {
@@ -44,27 +41,23 @@ def _association_label(n: str, text: str, args: dict[str, Any], ctx: Context, i:
     }
 
 
-@_kind("key", r"redis|cache|kv|store")
 def _cache_key(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     key = _pick(("session:8f3a2c", "user:1042:profile", "rate:api:203.0.113.7", "cart:5521"), text, args, i)
     return {"key": key, "type": rng.choice(("string", "hash")), "ttl_s": rng.choice((-1, 900, 3600, 86400))}
 
 
-@_kind("category genre tag label type")
 def _label(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {"name": rng.choice(CATEGORY_NAMES) if n != "tag" else rng.choice(vocab.TAGS), "count": rng.randint(3, 900)}
 
 
-@_kind("model llm")
 def _model(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name, provider, window = _pick(MODELS, text, args, i)
     price = round(ctx.rng.uniform(0.05, 3), 2)
     return {"id": name, "provider": provider, "context_window": window, "input_price_per_mtok": price}
 
 
-@_kind("hotspot trending hot rank", r"[\u4e00-\u9fff]")
 def _trending(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     out = {"rank": i + 1, "title": _pick(TRENDING, text, args, i), "heat": rng.randint(10**5, 9 * 10**6)}
@@ -77,25 +70,21 @@ def _trending(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
     return out
 
 
-@_kind("hotspot trending hot rank")
 def _not_a_hot_list(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> None:
     """The Chinese hot lists are the ones these words name here; another family answers for the rest."""
     return None
 
 
-@_kind("rate currency")
 def _rates(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     base = next((v for k, v in args.items() if isinstance(v, str) and v in vocab.CURRENCIES), "USD")
     return {"base": base, "date": "2026-06-01", "rates": rates_from(base, ("EUR", "GBP", "JPY", "CHF"))}
 
 
-@_kind("memory observation entity thought")
 def _memory(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {"content": rng.choice(vocab.NOTES), "tags": rng.sample(vocab.TAGS, 2), "created_at": stamp(ctx, -20, 0)}
 
 
-@_kind("config configuration setting option preference mode")
 def _settings(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -107,7 +96,6 @@ def _settings(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
     }
 
 
-@_kind("domain dns whois")
 def _whois(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     d = next((v for v in args.values() if isinstance(v, str) and "." in v and " " not in v), rng.choice(vocab.DOMAINS))
@@ -120,7 +108,6 @@ def _whois(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     }
 
 
-@_kind("device", r"\badb\b|android|emulator|ios|simulator|iphone")
 def _phone(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     serial = _pick(("emulator-5554", "R5CW20ABCDE", "00008120-001A2B3C"), text, args, i)
     return {
@@ -130,7 +117,6 @@ def _phone(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     }
 
 
-@_kind("device sensor entity_state")
 def _smart_home(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
@@ -138,3 +124,6 @@ def _smart_home(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
         "state": rng.choice(("on", "off", "21.5", "locked")),
         "last_changed": stamp(ctx, -1, 0),
     }
+
+
+_kind = Kinds.load("results/sundries", globals())

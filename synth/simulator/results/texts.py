@@ -11,6 +11,9 @@ from synth.simulator.results import entities as E
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/texts", "keywords", dict[str, re.Pattern[str]])
+
 # (title, text) of pages with no URL given
 _PARAGRAPHS = table("results/texts", "paragraphs", tuple[tuple[str, str], ...])
 # short, true-to-source summaries of values the writer uses
@@ -64,7 +67,7 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
         return {"result": value.title()}
     if w & {"slugify", "slug"}:
         return {"result": re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")}
-    if w & {"wordcount", "count", "length"} and w & {
+    if w & _COUNTED and w & {
         "word",
         "words",
         "wordcount",
@@ -84,6 +87,8 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
 
 COMMANDS = table("results/texts", "commands", frozenset[str])
 _IRREGULAR = table("results/texts", "irregular", dict[str, str])
+# what a count transform counts
+_COUNTED = table("results/texts", "counted", frozenset[str])
 
 
 def past(verb: str) -> str:
@@ -133,6 +138,4 @@ def _named_in(message: str, args: dict[str, Any]) -> str:
         found = next((v for k, v in said.items() if m.group(1).lower() in words(k)), None)
         return m.group(0) if found is None else str(found)
 
-    return re.sub(
-        r"\b(?:a|an|the)\s+(?:(?:specific|given|specified|particular|provided)\s+)?(\w+)", value, message, count=1
-    )
+    return _KEYWORDS["named_in"].sub(value, message, count=1)

@@ -24,9 +24,12 @@ from synth.simulator.results.entities import (
     slot,
     stamp,
 )
-from synth.simulator.results.kinds import from_families, nouns
+from synth.simulator.results.kinds import families, from_families
 from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
+
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("results/things", "keywords", dict[str, re.Pattern[str]])
 
 
 def record(
@@ -128,7 +131,7 @@ def _task(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
 
 def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
-    if n == "property" and not re.search(r"crm|hubspot|salesforce|contact|deal|compan|ticket|object", text):
+    if n == "property" and not _KEYWORDS["crm"].search(text):
         return None  # type: ignore[return-value] # a compound's or a file's properties are no CRM field definitions
     if n == "property":
         name, label, kind = CRM_PROPERTIES[slot(text, args, i, len(CRM_PROPERTIES))]
@@ -145,7 +148,7 @@ def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
             "type": rng.choice(("company_to_contact", "deal_to_company", "contact_to_deal")),
             "category": "HUBSPOT_DEFINED",
         }
-    if n == "call" and not re.search(r"crm|hubspot|sales|phone|dial|voicemail|twilio|engagement", text):
+    if n == "call" and not _KEYWORDS["crm_2"].search(text):
         return None  # type: ignore[return-value]
     if n in ("call", "engagement", "meeting"):
         return {
@@ -162,7 +165,7 @@ def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
             "stage": rng.choice(("appointmentscheduled", "qualifiedtobuy", "contractsent", "closedwon")),
             "close_date": day(ctx, 5, 90),
         }
-    if n == "object" and not re.search(r"crm|hubspot|salesforce|pipedrive|deal|lead|contact|compan", text):
+    if n == "object" and not _KEYWORDS["crm_3"].search(text):
         return None  # type: ignore[return-value] # a museum object, a stored object, a JSON object: not a CRM record
     fake = seed_faker(rng)
     return {
@@ -203,7 +206,7 @@ def _data(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
             "size_mb": round(rng.uniform(1, 90000), 1),
             "updated_at": stamp(ctx, -60, -1),
         }
-    if n == "collection" and re.search(r"museum|\bart|gallery|cultural|institution", text):
+    if n == "collection" and _KEYWORDS["data"].search(text):
         return None  # type: ignore[return-value]
     if n in ("collection", "index", "class"):
         return {
@@ -212,7 +215,7 @@ def _data(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
             "size_mb": round(rng.uniform(0.4, 4000), 1),
             "indexes": rng.randint(1, 6),
         }
-    if n == "table" and i == 0 and re.search(r"\b(show|all|get) tables\b|显示数据库中的所有表", text):
+    if n == "table" and i == 0 and _KEYWORDS["data_2"].search(text):
         return {"tables": list(vocab.TABLES), "count": len(vocab.TABLES)}
     cols = COLUMNS.get(table, COLUMNS["orders"])
     return {
@@ -298,42 +301,4 @@ def _stats(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     }
 
 
-_FAMILIES = (
-    (
-        nouns(
-            "user member employee contact lead player athlete author student patient staff person people owner "
-            "follower subscriber candidate participant developer assignee reviewer attendee collaborator"
-        ),
-        _person,
-    ),
-    (
-        nouns("company organization organisation org team group tenant institution vendor supplier client workspace"),
-        _org,
-    ),
-    (nouns("task todo ticket subtask milestone project"), _task),
-    (nouns("property association engagement call deal object"), _crm),
-    (
-        nouns(
-            "pod node deployment service container instance vm server host machine bucket resource function app "
-            "application upstream consumer plugin route target webhook trigger release namespace cluster"
-        ),
-        infra.record,
-    ),
-    (nouns("database databas db table collection index class column connection schema dataset"), _data),
-    (nouns("package library module crate gem rubygem dependency extension"), _package),
-    (
-        nouns(
-            "image photo picture video episode audio song track transcript caption subtitle thumbnail chart graph "
-            "visualization diagram"
-        ),
-        _media,
-    ),
-    (nouns("stat statistic metric analytic usage count activity overview"), _stats),
-    (
-        nouns(
-            "category genre tag label type model llm hotspot trending hot rate currency memory observation entity "
-            "thought config configuration setting option preference key mode domain dns whois device sensor"
-        ),
-        sundries.record,
-    ),
-)
+_FAMILIES = families("results/things", globals(), infra, sundries)

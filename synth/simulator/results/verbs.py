@@ -30,11 +30,12 @@ def shape(p: str, tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[st
 # when only an id is given, the content is unknown: any plausible content of that kind will do
 _ABOUT = table("results/verbs", "about", dict[str, tuple[str, ...]])
 _TRANSLATIONS = table("results/verbs", "translations", dict[str, dict[str, str]])
-_LANG = dict(
-    pair.split(":")
-    for pair in "spanish:es french:fr german:de portuguese:pt italian:it english:en japanese:ja chinese:zh".split()
-)
-_LANG |= {code: code for code in "es fr de pt it en".split()}  # a code names itself
+# argument words whose value is the text to summarize
+_TEXT_KEYS = table("results/verbs", "text_keys", frozenset[str])
+# what an id-only summary is about, by the words of the tool's text
+_CONTENT_KINDS = table("results/verbs", "content_kinds", tuple[tuple[str, tuple[str, ...]], ...])
+# a language's name and code, by how a request writes it (a code names itself)
+_LANG = table("results/verbs", "lang", dict[str, str])
 
 
 def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
@@ -54,16 +55,7 @@ def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) ->
         summary = texts.KNOWN[value]
     elif value.startswith("http"):
         summary = f"The page on {E.host(value)} is about {E.url_topic(value)}; it gives an overview, the main details and links to related pages."
-    elif count > 6 and set(words(key)) & {
-        "text",
-        "content",
-        "transcript",
-        "document",
-        "body",
-        "message",
-        "input",
-        "article",
-    }:
+    elif count > 6 and set(words(key)) & _TEXT_KEYS:
         first = re.split(r"(?<=[.!?])\s+", value.strip())[0]
         if len(first.split()) > 25:  # cut at a clause boundary, never mid-phrase
             head = first[: len(" ".join(first.split()[:25]))]
@@ -75,16 +67,7 @@ def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) ->
         summary = lead + (first[0].lower() + first[1:] if lead and not first[:2].isupper() else first)
     else:
         kind = next(
-            (
-                k
-                for k, keys in (
-                    ("video", ("video", "youtube", "transcript", "podcast")),
-                    ("meeting", ("meeting", "call")),
-                    ("thread", ("thread", "email", "chat", "channel", "conversation", "issue")),
-                    ("paper", ("paper", "arxiv", "pubmed")),
-                )
-                if any(x in text for x in keys)
-            ),
+            (k for k, keys in _CONTENT_KINDS if any(x in text for x in keys)),
             "document",
         )
         summary = rng.choice(_ABOUT[kind])

@@ -12,6 +12,9 @@ from synth.simulator import vocab
 from synth.simulator.tables import table
 from synth.simulator.values.context import Context, seed_faker, words
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("values/string_values", "keywords", dict[str, re.Pattern[str]])
+
 
 def identifier(name: str, rng: random.Random) -> str:
     stem = [w for w in words(name) if w not in {"id", "key", "identifier", "number", "ref", "ids"}]
@@ -70,6 +73,8 @@ def kube_name(w: set[str], ctx: Context) -> tuple[str, str]:
 
 
 _QUERY_POOLS = table("values/string_values", "query_pools", dict[str, str])
+# subjects whose named things are not search queries
+_NOT_NAMED = table("values/string_values", "not_named", tuple[str, ...])
 
 
 def query(ctx: Context) -> str:
@@ -78,15 +83,7 @@ def query(ctx: Context) -> str:
     subject = _QUERY_POOLS.get(ctx.subject, ctx.subject)
     if subject in vocab.QUERIES:
         return ctx.rng.choice(vocab.QUERIES[subject])
-    if subject in vocab.NAMED_THINGS and subject not in (
-        "entity",
-        "resource",
-        "list",
-        "memory",
-        "note",
-        "task",
-        "project",
-    ):
+    if subject in vocab.NAMED_THINGS and subject not in _NOT_NAMED:
         return ctx.rng.choice(vocab.NAMED_THINGS[subject])
     return ctx.rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"]))
 
@@ -103,15 +100,13 @@ def named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel", "repo", "branch"}:
         return slug(ctx, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name"
     subject = next((x for x in sorted(w) if x in vocab.NAMED_THINGS), ctx.subject)  # "stop_name" names a stop
-    if w & {"title", "page", "article"} and re.search(r"wikipedia|\bwiki\b|encyclop", ctx.about):
+    if w & {"title", "page", "article"} and _KEYWORDS["named"].search(ctx.about):
         subject = "article"
     if (
         w & {"firstname", "lastname", "fullname", "recipient", "contact", "person"}
         or subject in _PEOPLE
         or (w == {"name"} and set(re.findall(r"[a-z]+", ctx.about[:40])) & _PEOPLE)
-        or re.search(
-            r"\b(?:person|user|customer|contact|patient|employee)'?s? name\b|\bgreet|\bsomeone\b|\bwho\b", text
-        )
+        or _KEYWORDS["named_2"].search(text)
     ):
         return (fake.first_name() if "first" in w else fake.last_name() if "last" in w else fake.name()), "name"
     if w & {"title", "remark"} or subject in vocab.NAMED_THINGS:

@@ -18,6 +18,9 @@ from synth.simulator.tables import table
 from synth.simulator.values.context import ANCHOR, Context, seed_faker, words
 from synth.simulator.values.string_rules import RULES
 
+# the words that say what a tool is about, a regex per rule, by the function that applies it
+_KEYWORDS = table("values/strings", "keywords", dict[str, re.Pattern[str]])
+
 _QUOTED = table("values/strings", "quoted", re.Pattern[str])
 _EG = table("values/strings", "eg", re.Pattern[str])
 _CHOICES = table("values/strings", "choices", re.Pattern[str])
@@ -71,22 +74,7 @@ def _when(w: set[str], name: str, fmt: str, text: str, ctx: Context) -> tuple[An
     """Dates and times: formats first, then names like startTime, end_dt, createdBefore, checkin."""
     rng = ctx.rng
     early = bool(w & {"start", "from", "since", "after", "begin", "checkin", "min"})
-    timey = w & {
-        "datetime",
-        "timestamp",
-        "time",
-        "dt",
-        "date",
-        "before",
-        "after",
-        "since",
-        "until",
-        "checkin",
-        "checkout",
-        "birthday",
-        "deadline",
-        "due",
-    }
+    timey = w & _TIME_WORDS
     if not (fmt in ("date-time", "date", "time") or timey):
         return None
     if fmt == "time" or (w == {"time"} and "date" not in text):
@@ -160,7 +148,7 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         and not w & {"id"}
         and not (w & {"name"} and not w & {"domain", "host"})
     ):
-        if re.search(r"database|postgres|mysql|redis|mongo|\bdb\b|smtp|ssh", text):
+        if _KEYWORDS["string_value"].search(text):
             return rng.choice(("localhost", "db.internal.example.com", "10.0.4.12")), "name"
         return rng.choice(vocab.DOMAINS), "name"
     for key, make in _SCHOLARLY.items():
@@ -176,6 +164,8 @@ _ZONE = table("values/strings", "zone", re.Pattern[str])
 _DIR_WORDS = table("values/strings", "dir_words", set[str])
 # a destination is new: never one that exists
 _FILE_WORDS = table("values/strings", "file_words", set[str])
+# words of a parameter's name that make it a date or a time
+_TIME_WORDS = table("values/strings", "time_words", frozenset[str])
 
 
 def _in_world(w: set[str], ctx: Context) -> str | None:
@@ -188,10 +178,10 @@ def _in_world(w: set[str], ctx: Context) -> str | None:
     folders = [p.rstrip("/") for p in ctx.world if p.endswith("/")] or [WORKSPACE]
     files = [p for p in ctx.world if not p.endswith("/")]
     about = " ".join(ctx.about.split()[:6])  # the tool's name and the first words of what it does
-    if re.search(r"\b(?:create|creates|new|write|writes|mkdir)\b", about) and not w & {"repo", "repository"}:
-        name = "drafts" if re.search(r"\b(?:director(?:y|ies)|folders?|mkdir)\b", about) else "new-note.md"
+    if _KEYWORDS["in_world"].search(about) and not w & {"repo", "repository"}:
+        name = "drafts" if _KEYWORDS["in_world_2"].search(about) else "new-note.md"
         return f"{ctx.rng.choice(folders)}/{name}"
-    if w & _DIR_WORDS or re.search(r"\b(?:director(?:y|ies)|folders?|tree|list|search)\b", about):
+    if w & _DIR_WORDS or _KEYWORDS["in_world_3"].search(about):
         if w & {"repo", "repository"}:
             folders = [p for p in folders if p.count("/") == 2] or folders  # /workspace/<repo>
         return ctx.rng.choice(folders)
