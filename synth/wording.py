@@ -16,6 +16,16 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = re.compile(r"[_\-\s.]+")
 
 
+# a sentence in which the user announces a value to come ("I'll send the slug", "I'll look up its ID"): the
+# offline author leaves it out of requests and realism.py counts what is left
+PROMISE = re.compile(
+    r"\bI'll (?:tell|give|paste|send|share|say|let you know|provide|read you|name (?:it|the|them|in)"
+    r"|look (?:it |them )?up|find (?:the|its|it|them)|get you|confirm (?:the|its|how)|check (?:the|its)"
+    r"|pull (?:the|its)|think of|dig (?:it |the )?up)\b",
+    re.IGNORECASE,
+)
+
+
 def words(name: str) -> list[str]:
     """``startDate`` / ``start_date`` / ``get-page`` -> ["start", "date"]."""
     return list(_words(name))

@@ -15,8 +15,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from synth.cli.app import app
-from synth.offline.language import summarise, unrepeated
+from synth.offline.language import summarise, told, unrepeated
+from synth.offline.packed import unpromised
 from synth.records import ToolSpec
+from synth.wording import PROMISE
 
 REGISTRY = Path(__file__).parent.parent / "registry"
 
@@ -89,3 +91,27 @@ def test_the_pubmed_pack_tells_each_paper_once(tmp_path):
     assert quoted, "the run made no answer that quotes an abstract"
     for answer in quoted:
         assert all(answer.count(x) <= 1 for x in abstracts), answer  # an abstract is told once
+
+
+def test_a_turn_answer_asks_nothing_the_next_part_answers_and_says_no_yes_to_no_question():
+    """Read in the shipped registry's run: "Want me to pull the full details? Here's Steam-AT: ..." and
+    "Check the global log" answered "Yes: among 3683 messages ..."."""
+    offer = "Steam is available for AT. Want me to pull the full details and denominations?"
+    details = "Here's Steam-AT: a PIN card, in 10, 25, 50 or 100 EUR."
+    assert told([offer, details], "Find the Steam card for Austria.") == f"Steam is available for AT. {details}"
+    assert told([details, offer], "Find it.") == f"{details} {offer}"  # the last part may ask
+    log = "Yes: there's a slow query at 09:02 on shop.orders."
+    assert told([log], "Check the global log for anything unusual.") == "There's a slow query at 09:02 on shop.orders."
+    assert told([log], "Anything unusual in the log?") == log
+
+
+def test_a_request_announces_no_value_to_come():
+    """Pack goals said "I'll look up its ID" or "I'll think of an id"; the user leaves the value out and the
+    assistant's question is cued by the gap, not by the phrase."""
+    for text in ("I'll look up its ID.", "I'll think of an id.", "I'll confirm the name first.", "I'll name it."):
+        assert PROMISE.search(text), text
+    for text in ("I'll be driving.", "I'll weigh them on Monday.", "I'll add both in the next push."):
+        assert not PROMISE.search(text), text
+    assert unpromised("Can you delete an old doc from infra/runbooks? I'll look up its ID.") == (
+        "Can you delete an old doc from infra/runbooks?"
+    )

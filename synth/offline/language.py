@@ -369,3 +369,21 @@ def unrepeated(answers: list[str]) -> list[str]:
         if new and len(new) < len(sentences):
             kept[i] = " ".join(new)
     return kept
+
+
+_YES = re.compile(r"^(?:Yes|Yep)[,:.!]\s+(\w)")
+
+
+def told(answers: list[str], request: str) -> str:
+    """A turn's answers as one message: nothing said twice (``unrepeated``); no question inside it that the
+    answer after it moots ("Want me to pull the details?" then the details); no "Yes:" to a request that
+    asked nothing ("Check the log" is not answered "Yes: ...")."""
+    answers = unrepeated(answers)
+    for i in range(len(answers) - 1):
+        sentences = _SENTENCE.split(answers[i])
+        kept = [s for s in sentences if not s.rstrip().endswith("?")]
+        answers[i] = " ".join(kept) if kept else answers[i]
+    text = " ".join(answers)
+    if "?" not in request:
+        text = _YES.sub(lambda m: m.group(1).upper(), text, count=1)
+    return text

@@ -39,6 +39,7 @@ from synth.scenarios.planner import rng_for
 from synth.stages.gates import schema_error
 from synth.stages.reader import internal
 from synth.templates import render
+from synth.wording import PROMISE
 
 GREET = (
     "Hi! ",
@@ -116,7 +117,6 @@ POINT = (
     "Same {noun} as last time, {value}.",
 )
 P_CHANGE = 0.25
-PROMISE = re.compile(r"\bI'll (?:tell|give|paste|send|share|say|let you know)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=;)\s+")
 
 
@@ -514,9 +514,9 @@ class PackAuthor:
                     )
                 )
         # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both;
-        # an answer that only repeats another (the record of the paper the search answer named) is told once
-        answers = language.unrepeated([self._answer(s) for s in request.steps])
-        self.messages.append(Message(role="assistant", content=" ".join(answers)))
+        # what only repeats, or offers what the next answer gives, is left out (language.told)
+        answer = language.told([self._answer(s) for s in request.steps], request.text)
+        self.messages.append(Message(role="assistant", content=answer))
 
     def _answer(self, step: int) -> str:
         result, args, entry = self.results[step], self.args[step], self.entry(step)

@@ -54,11 +54,12 @@ from synth.grade import Call, score_turn, without
 from synth.records import DECISIONS
 from synth.rundir import CONVERSATIONS, EVAL, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
 from synth.stages.consistency import conflicting_ids, limit_mismatches
+from synth.wording import PROMISE
 
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 SET_TO = re.compile(r"\bset (?:the )?[\w ]{1,30}? to\b", re.I)
-ANNOUNCE = re.compile(r"\bI'll (?:tell|give|paste|send|share|say|let you know|provide)\b", re.I)
+ANNOUNCE = PROMISE
 PIECE = re.compile(r"(?<=[.!?:])\s+")
 
 
