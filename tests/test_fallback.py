@@ -197,3 +197,22 @@ def test_a_simulated_event_ends_after_it_starts():
     ]
     assert any(e["start"][11:13] == "23" for e in events), "no late event drawn: the test checks nothing"
     assert all(e["start"] < e["end"] for e in events)
+
+
+def test_a_natural_language_query_is_a_question_and_a_filtered_result_agrees_with_the_filter(servers):
+    """Read in a run without a pack: SQL about customers sent to "a natural language query about Pokémon",
+    and a random Pokémon "of type fire" that came back water and ice."""
+    poke = servers["@NaveenBandarage/poke-mcp"]
+    for args, _ in calls(poke, "pokemon-query"):
+        assert "select" not in args["query"].lower() and "pokémon" in args["query"].lower(), args
+        assert args["query"].rstrip().endswith(("?", ".")), args
+    for args, data in calls(poke, "random-pokemon-by-type"):
+        assert args["type"].lower() in [t.lower() for t in data["types"]], (args, data)
+
+
+def test_a_unit_in_a_field_name_is_said_after_the_number():
+    from synth.offline.language import fact
+
+    assert fact("duration_s", 300) == "duration 300 s"
+    assert fact("sample_rate_hz", 44100) == "sample rate 44100 Hz"
+    assert fact("bitrate_kbps", 128) == "bitrate 128 kbps"

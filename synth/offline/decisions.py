@@ -294,6 +294,14 @@ PLACES = (("alone", 0.25), ("first", 0.35), ("last", 0.4))
 _POINTS = re.compile(r"\b(?:that|those|these|this|it|them)\b", re.IGNORECASE)  # "book that apartment"
 
 
+_OPENING = re.compile(r"^(?:Which|What|What's|Sorry|Remind|Did|And|How|Is|Are|Was|Were|Does|Do|Can|Could|Of|So)\b")
+
+
+def _lowered(ask: str) -> str:
+    """A question after an opener ("Also, ..."): its first word in lower case, unless it is a name."""
+    return ask[:1].lower() + ask[1:] if _OPENING.match(ask) else ask
+
+
 def place(rng: random.Random, declined: Declined) -> str:
     """Where a decline goes: the whole conversation, before the requests the tools serve, or after them;
     a request that points at something ("book that apartment") only after them, where there is something."""
@@ -341,7 +349,11 @@ def add_answer(
         if found is None:
             continue
         ask, say = found
-        messages.append(Message(role="user", content=opener + ask))
+        messages.append(
+            Message(
+                role="user", content=opener + (_lowered(ask) if opener.rstrip().endswith((",", ":", " and")) else ask)
+            )
+        )
         messages.append(Message(role="assistant", content=say))
         return answer_decision(len(messages) - 1, call)
     return None

@@ -31,7 +31,7 @@ AGAIN = ("Sorry, what was the {field} again?", "Remind me, what was the {field}?
 RECALL = ("Did it say what the {field} is?", "What's the {field}, by the way?", "And the {field}?")  # it did not
 SAY_RECALL = ("The {field} is {value}.", "It says {value}.", "{Field}: {value}.")
 _HOW_MANY = {"count", "total", "total count", "num results", "result count", "total results", "matches", "hits"}
-HOW_MANY = ("Sorry, how many was that?", "How many were there in all?", "Wait, how many did it find?")
+HOW_MANY = ("Sorry, how many was that?", "How many were there in all?", "How many did it find?")
 SAY_HOW_MANY = ("{value} in all.", "There were {value}.", "{value}.")
 
 

@@ -148,6 +148,16 @@ _UNITS = {
     "km": " km",
     "kg": " kg",
     "ms": " ms",
+    "s": " s",
+    "sec": " s",
+    "seconds": " s",
+    "min": " min",
+    "minutes": " min",
+    "h": " h",
+    "hours": " h",
+    "kbps": " kbps",
+    "mbps": " Mbps",
+    "hz": " Hz",
 }
 _DONE = {"success", "succeeded", "ok", "done", "completed", "complete", "true"}
 

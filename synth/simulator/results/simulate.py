@@ -203,10 +203,24 @@ def simulate(
     if k == "get" and w and (w[0] in CHANGES or (w[0] not in GETTERS and any(x in ACTION_VERBS for x in w[1:]))):
         k = "action"  # "discord_add_reaction" changes something, whatever its first word
     if k == "list":
-        return _provided(_listed(tool, args, ctx), provide)
+        return _agreeing(_provided(_listed(tool, args, ctx), provide), args)
     out = _acted(tool, args, ctx) if k == "action" else _got(tool, args, ctx)
     out.update(provide)
-    return out
+    return _agreeing(out, args)
+
+
+def _agreeing(result: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """A result whose records carry what the call filtered by: a random Pokémon "of type fire" has fire among
+    its ``types`` (it came back water and ice), a track of genre jazz has jazz among its ``genres``."""
+    asked = {f"{k}s": v for k, v in args.items() if isinstance(v, str) and v and not k.endswith("s")}
+    records = [result] + [x for v in result.values() if isinstance(v, list) for x in v if isinstance(x, dict)]
+    for record in records:
+        for key, value in asked.items():
+            held = record.get(key)
+            if isinstance(held, list) and held and all(isinstance(x, str) for x in held):
+                if value.lower() not in (x.lower() for x in held):
+                    record[key] = [value, *held[1:]]
+    return result
 
 
 def _listed(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, Any]:

@@ -100,6 +100,8 @@ def _a_place_query(w: set[str], n: str, t: str, c: Context) -> bool:
 
 
 def _some_code(w: set[str], n: str, t: str, c: Context) -> bool:
+    if "natural language" in t.lower():  # "a natural language query about Pokémon" is a question, not SQL
+        return False
     return bool(w & _SET["code"]) or (bool(w & {"query"}) and c.topic == "data")
 
 
@@ -208,7 +210,7 @@ def _resource(w: set[str], n: str, t: str, c: Context) -> tuple[Any, str]:
 
 
 def _query(w: set[str], n: str, t: str, c: Context) -> tuple[Any, str]:
-    return (sv.query(c), "query")
+    return (sv.question(t, c) or sv.query(c), "query")
 
 
 def _phone(w: set[str], n: str, t: str, c: Context) -> tuple[Any, str]:

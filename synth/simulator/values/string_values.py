@@ -88,6 +88,21 @@ def query(ctx: Context) -> str:
     return ctx.rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"]))
 
 
+_ABOUT = re.compile(
+    r"(?i)natural[- ]language (?:query|question|request|prompt)s? (?:about|on|for|regarding) ([^.,;()]{2,40})"
+)
+_ASKED = table("values/string_values", "questions", tuple[str, ...])
+
+
+def question(text: str, ctx: Context) -> str | None:
+    """A question in words for a parameter that takes one ("a natural language query about Pokémon"), about
+    what the description says it is about; None when it does not say."""
+    about = _ABOUT.search(text)
+    if about is None:
+        return None
+    return ctx.rng.choice(_ASKED).format(x=about.group(1).strip())
+
+
 def named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     """A name: a person's when the thing is a person, else the kind of name that thing gets."""
     fake = seed_faker(ctx.rng)
