@@ -30,10 +30,10 @@ runner = CliRunner()
 # taken again at GENERATOR_VERSION 7 (issue 29: negatives from the context, T-Eval review wording, eval items'
 # metadata.parallel_calls)
 BEFORE = {
-    "conversations.jsonl": "05bf02b2ac77b7b331099c7fff4f28ee306ad71d28216028c4e15c28439be49e",
+    "conversations.jsonl": "f029f53ad37955c8835212925d6686e17167662e6e1bb5bb2be31e42ba4e288e",
     "eval.jsonl": "5f1f1ba320496a4215483422c93f0a6640cc6bab7df0d581685893c5a5bc8a85",
-    "scored.jsonl": "6b8e14d4caadcfb841f13b20281afe6d141ce9a582eff99afca742102fa161d6",
-    "scored_decisions.jsonl": "b224e829cd74a7fd82ac67bc424c569090e3a63997f56f7e8df647c3888148ae",
+    "scored.jsonl": "bbea595cb1aac7fb80ff6d70dea8d8c91d1a4cbf8058e182be67abd3283ab353",
+    "scored_decisions.jsonl": "2641c27ffae0f2ebc480ef1103313ae16b9747a72b1363b9d4b040b7c3f94823",
     "teval/instruct_json.json": "5317f5363c61284bbf426cf0aa90498b175eeb31e43ee6d360b4fe28857c7699",
     "teval/instruct_str.json": "afcc554c76b1dccbbd4bdc1b64f3e4168aff00eb860705fa72a941a837b264f9",
     "teval/plan_json.json": "5d78646af493d07865767cf3555756483e1123268778953d96d93117971d0147",
@@ -43,7 +43,7 @@ BEFORE = {
     "teval/retrieve_str.json": "9846153283489a4b5a893518b9e629a4bab9b0493035bbe02555ff02605db45a",
     "teval/review_str.json": "ec5a6758aa1a71cb0cf14071c6ad0542aa64893cb4ee709d287792af4fe77263",
     "teval/understand_str.json": "d414e996758211138329cfe0967a1910ab51531ccf6cbf3173838385e36fceb9",
-    "train.jsonl": "f9f3dcb8c770ab9790b9b4f7815de9e1c9e9ae3b9b4519e671481f9754aef9e9",
+    "train.jsonl": "0795ab166f1139afdc34fa196d6f687255e00ff34f0b4611e31172708b534349",
     "valid.jsonl": "c9e679bf80649fc20cbec3d0504ef346e9cd2e19948230efe9aaf25069a90094",
 }
 

@@ -88,9 +88,7 @@ def query(ctx: Context) -> str:
     return ctx.rng.choice(vocab.QUERIES.get(ctx.topic, vocab.QUERIES["general"]))
 
 
-_ABOUT = re.compile(
-    r"(?i)natural[- ]language (?:query|question|request|prompt)s? (?:about|on|for|regarding) ([^.,;()]{2,40})"
-)
+_ABOUT = table("values/string_values", "about", re.Pattern[str])
 _ASKED = table("values/string_values", "questions", tuple[str, ...])
 
 
