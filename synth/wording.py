@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from synth.records import ToolSpec
 
@@ -24,6 +25,17 @@ PROMISE = re.compile(
     r"|pull (?:the|its)|think of|dig (?:it |the )?up)\b",
     re.IGNORECASE,
 )
+
+
+_SCALES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
+
+
+def large(value: Any) -> str | None:
+    """A large amount as a person writes it (21375055345 -> "21.38 billion"), None for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e6:
+        scale, word = next((s, w) for s, w in _SCALES if abs(value) >= s)
+        return f"{value / scale:.2f}".rstrip("0").rstrip(".") + f" {word}"
+    return None
 
 
 def words(name: str) -> list[str]:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from synth.cli.app import app
 from synth.offline.language import summarise, told, unrepeated
 from synth.offline.packed import unpromised
-from synth.records import ToolSpec
+from synth.records import Message, ToolCall, ToolSpec
 from synth.wording import PROMISE
 
 REGISTRY = Path(__file__).parent.parent / "registry"
@@ -115,3 +115,25 @@ def test_a_request_announces_no_value_to_come():
     assert unpromised("Can you delete an old doc from infra/runbooks? I'll look up its ID.") == (
         "Can you delete an old doc from infra/runbooks?"
     )
+
+
+def test_a_large_amount_is_said_rounded_and_an_id_as_it_is():
+    """DefiLlama answers said "$21375055345 of TVL"; a person writes "$21.38 billion". An id stays whole."""
+    from synth.packs.template import answer_slot
+    from synth.stages.reader import dropped, turns
+
+    pools = [{"tvlUsd": 21375055345, "pool": "747c1d2a", "pmid": 40024001, "volume": 870210000, "downloads": 640042}]
+    assert answer_slot("r.0.tvlUsd", {}, pools) == "21.38 billion"
+    assert answer_slot("r.0.volume", {}, pools) == "870.21 million"
+    assert answer_slot("r.0.pmid", {}, pools) == "40024001"
+    assert answer_slot("r.0.downloads", {}, pools) == "640042"  # under a million: as it is
+    result = json.dumps({"data": [{"tvlUsd": 21375055345}]})
+    messages = [
+        Message(role="user", content="What's the biggest pool?"),
+        Message(role="assistant", tool_calls=(ToolCall(id="c1", name="get_pools", arguments={}),)),
+        Message(role="tool", tool_call_id="c1", content=result),
+        Message(role="assistant", content="The biggest holds $21.38 billion."),
+    ]
+    assert dropped(turns(messages)) == []  # the reader gate reads the rounded amount as the result's
+    wrong = [*messages[:3], Message(role="assistant", content="The biggest holds a lot.")]
+    assert dropped(turns(wrong)) != []

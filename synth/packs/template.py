@@ -16,6 +16,7 @@ from typing import Any
 from faker import Faker
 
 from synth.stages.fakers import Seeded
+from synth.wording import large
 
 SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
 FAKES = frozenset(
@@ -215,12 +216,21 @@ def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
     if slot == "r":
         return spoken(result)
     if slot.startswith("r."):
-        return spoken(get_path(result, slot[2:]))
+        value = get_path(result, slot[2:])
+        rounded = large(value) if _AMOUNT.search(slot.rsplit(".", 1)[-1]) else None
+        return rounded or spoken(value)
     if slot.startswith("re:"):  # {re:Message: (.+)}: the first match in a text result (see get_path)
         return spoken(get_path(result, "~" + slot[3:]))
     if slot in args:
         return spoken(args[slot])
     raise Missing(slot)
+
+
+# a result key whose number is an amount a person rounds (a TVL, a market cap, downloads), not a label
+_AMOUNT = re.compile(
+    r"(?i)tvl|cap|volume|revenue|income|profit|cash|flow|downloads|balance|fees|sales|assets|debt|equity"
+    r"|earnings|spend|cost|supply|amount|usd|value|total|sum"
+)
 
 
 def slots(text: str) -> list[str]:

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from synth.records import Message, ServerSpec, StageFailure, ToolSpec
 from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
+from synth.wording import large
 
 Decision = Literal["reject", "queue"]
 DECISIONS: dict[str, Decision] = {
@@ -157,7 +158,12 @@ def _covered(answer: str, name: str, args: dict[str, Any], result: str, failed: 
         data: Any = json.loads(result)
     except ValueError:
         data = result
-    return any(w in low for w in _words(data)) or any(w in low for w in _words(args))
+    rounded = (large(v) for vs in _fields(data, {}).values() for v in vs)  # "$21.38 billion" for 21375055345
+    return (
+        any(w in low for w in _words(data))
+        or any(w in low for w in _words(args))
+        or any(r and r in low for r in rounded)
+    )
 
 
 def _fields(value: Any, out: dict[str, list[Any]]) -> dict[str, list[Any]]:
@@ -199,6 +205,7 @@ def _asked_fields(request: str, answer: str, result: str) -> list[str]:
             for v in values
             if isinstance(v, (int, float))
         ]
+        shown += [r for r in map(large, values) if r]
         if not any(w in low or w in asked for w in shown):
             missing.append(key)
     return missing
@@ -223,7 +230,8 @@ def dropped(turns_: list[Turn]) -> list[str]:
 
 def _said(text: str, value: Any) -> bool:
     shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return len(shown) >= 2 and shown.lower() in text.lower()
+    rounded = large(value)  # "$21.38 billion" says the TVL 21375055345
+    return (len(shown) >= 2 and shown.lower() in text.lower()) or (rounded is not None and rounded in text)
 
 
 def asks_internal(turns_: list[Turn], server: ServerSpec, withheld: Iterable[str], tools: list[str]) -> list[str]:
