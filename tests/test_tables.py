@@ -100,23 +100,47 @@ def _keyword_rules(path: Path) -> list[str]:
     return found
 
 
+def _words_in_functions(path: Path) -> list[str]:
+    """Word lists written inside a function: a tuple or set of three or more strings, or rows holding words."""
+    found = []
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(fn, (ast.FunctionDef, ast.Lambda)):
+            continue
+        for n in ast.walk(fn):
+            if not isinstance(n, (ast.Tuple, ast.Set)) or isinstance(getattr(n, "ctx", None), ast.Store):
+                continue
+            try:
+                value = ast.literal_eval(n)
+            except ValueError:
+                continue
+            words = len(value) >= 3 and all(isinstance(v, str) for v in value)
+            rows = isinstance(n, ast.Tuple) and len(value) >= 3 and all(isinstance(v, tuple) for v in value)
+            if words or (rows and any(isinstance(x, str) for v in value for x in v)):
+                found.append(f"{path.name}:{n.lineno}")
+    return sorted(set(found))
+
+
 def test_no_module_of_the_simulator_writes_a_table_or_a_keyword_rule_in_code():
     modules = sorted((ROOT / "synth/simulator").rglob("*.py"))
     assert len(modules) > 30
     assert [hit for m in modules for hit in _literal_tables(m)] == []
     assert [hit for m in modules for hit in _keyword_rules(m)] == []
+    assert [hit for m in modules for hit in _words_in_functions(m)] == []
 
 
 def test_the_guards_find_a_table_and_a_rule_written_in_code(tmp_path):
-    """The test above can fail: a module with a tuple of words, a phrase, a regex, a keyword rule and a
-    family's nouns is caught; a syntax regex and a lone word are not."""
+    """The test above can fail: a module with a tuple of words, a phrase, a regex, a keyword rule, a
+    family's nouns and words inside a function is caught; a syntax regex, numbers and a pair are not."""
     (tmp_path / "m.py").write_text(
         'import re\nA = ("x", "y")\nB = "three words here"\nC = re.compile(r"a|b", re.I)\nD = 3\nE = ("one",)\n'
         'F = frozenset("a b".split())\nG = r"x|y|z"\n'
         'def f(t):\n    return re.search(r"nmap|port|scan", t) or re.match(r"\\d+|x", t) or nouns("movie film")\n'
+        'def g(w, rng):\n    return w & {"a", "b", "c"} or rng.choice(("x", "y", "z"))\n'
+        'def h(rng):\n    return rng.choice((1, 2, 3)) or ("p", "q")\n'
     )
     assert _literal_tables(tmp_path / "m.py") == ["m.py:2", "m.py:3", "m.py:4", "m.py:7", "m.py:8"]
     assert sorted(_keyword_rules(tmp_path / "m.py")) == ["m.py:10", "m.py:10"]
+    assert _words_in_functions(tmp_path / "m.py") == ["m.py:12"]  # two of them; numbers and pairs stay code
 
 
 def test_tables_come_back_in_the_shape_their_module_declares():

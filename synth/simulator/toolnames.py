@@ -27,12 +27,7 @@ def kind(tool: ToolSpec) -> str:
         w[0] in LIST_VERBS
         or w[-1] in LIST_VERBS
         or "list" in w[:3]  # "sls_list_projects", "get_list_of_sheets"
-        or (
-            len(w) > 1
-            and w[0] == "get"
-            and w[-1].endswith("s")
-            and w[-1] not in {"details", "status", "news", "stats", "analytics", "settings", "metrics"}
-        )
+        or (len(w) > 1 and w[0] == "get" and w[-1].endswith("s") and w[-1] not in _SETS["kind.details"])
     ):
         return "list"
     if w and (w[0] in ACTION_VERBS or w[-1] in ACTION_VERBS):
@@ -54,9 +49,9 @@ def noun(tool: ToolSpec) -> str:
 def singular(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
+    if word.endswith(_POOLS["singular.sses"]):
         return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3 and word not in _PLURAL_ONLY:
+    if word.endswith("s") and not word.endswith(_POOLS["singular.ss"]) and len(word) > 3 and word not in _PLURAL_ONLY:
         return word[:-1]
     return word
 
@@ -72,14 +67,18 @@ GETTERS = LIST_VERBS | frozenset(
 )
 CHANGES = table("toolnames", "changes", frozenset[str])
 LINKERS = table("toolnames", "linkers", frozenset[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("toolnames", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("toolnames", "sets", dict[str, frozenset[str]])
 
 
 def plural(word: str) -> str:
     if word.endswith("s"):
         return word
-    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+    if word.endswith("y") and word[-2:-1] not in _POOLS["plural.a"]:
         return word[:-1] + "ies"
-    return word + ("es" if word.endswith(("x", "ch", "sh")) else "s")
+    return word + ("es" if word.endswith(_POOLS["plural.x"]) else "s")
 
 
 def head_noun(tool: ToolSpec) -> str:

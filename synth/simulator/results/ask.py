@@ -15,6 +15,10 @@ from synth.simulator.values.values import Context, seed_faker, words
 
 # the words that say what a tool is about, a regex per rule, by the function that applies it
 _KEYWORDS = table("results/ask", "keywords", dict[str, re.Pattern[str]])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/ask", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/ask", "sets", dict[str, frozenset[str]])
 
 
 def arg_by_key(args: dict[str, Any], keys: tuple[str, ...], default: Any = None) -> Any:
@@ -61,7 +65,7 @@ class Ask:
 def _city(args: dict[str, Any], ctx: Context, index: int) -> str:
     """The place asked about (or nearest the coordinates asked about); later items of a list are other places."""
     rng = ctx.rng
-    city = E.given(args, {"city", "location", "place"})
+    city = E.given(args, _SETS["city.city"])
     lat = E.given(args, {"lat", "latitude"}, kind=(int, float))
     if city is None and lat is not None:  # the place the coordinates are, not another one
         city = min(vocab.CITY_COORDS, key=lambda c: abs(vocab.CITY_COORDS[c][0] - lat))
@@ -74,8 +78,8 @@ def _city(args: dict[str, Any], ctx: Context, index: int) -> str:
 def read_ask(text: str, tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> Ask:
     fake = seed_faker(ctx.rng)
     city = _city(args, ctx, index)
-    base = re.split(r"[/\-_:]", str(E.given(args, {"symbol", "pair", "coin"}, "")).upper())[0]
-    asked = str(arg_by_key(args, ("symbol", "ticker", "coin", "token", "id"), ""))
-    path = arg_by_key(args, ("file", "filename", "filepath", "path"))
+    base = re.split(r"[/\-_:]", str(E.given(args, _SETS["read_ask.base"], "")).upper())[0]
+    asked = str(arg_by_key(args, _POOLS["read_ask.asked"], ""))
+    path = arg_by_key(args, _POOLS["read_ask.path"])
     coin = base.removesuffix("USDT").removesuffix("USD")
     return Ask(text, tool, args, ctx, index, fake, city, coin, asked, path)

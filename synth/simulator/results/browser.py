@@ -41,7 +41,7 @@ def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
         or (asked if asked in _BROWSER_VERBS else None)
         or next((x for x in _BROWSER_VERBS if re.search(rf"\b{x}", text)), "act")
     )
-    if do in ("navigate", "goto", "open", "new", "reload", "back", "forward"):
+    if do in _POOLS["browse.navigate"]:
         return {"url": url, "title": title, "status": 200, "load_time_ms": rng.randint(180, 2400)}
     if do in ("screenshot", "capture"):
         return {
@@ -62,7 +62,7 @@ def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
         }
     if do == "press":
         return {"pressed": arg(args, "key", "keys") or "Enter", "url": url, "title": title}
-    if do in ("extract", "content", "text", "html", "get"):
+    if do in _POOLS["browse.extract"]:
         return {"url": url, "title": title, "text": page_text(url, text, args, 0)[1], "links": rng.randint(8, 140)}
     if do == "evaluate":
         return _script(str(arg(args, "script", "expression", "function", "code", "js") or "document.title"), url, title)
@@ -71,7 +71,7 @@ def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
         return {"tabs": [{"index": i, "title": t, "url": u, "active": i == 0} for i, (u, t) in pages]}
     if do == "act":
         return _act(arg(args, "action", "instruction", "command", "step") or f"Click {target}", url)
-    if do in ("wait", "dialog", "resize", "scroll", "hover", "drag", "select", "upload"):
+    if do in _POOLS["browse.wait"]:
         return {"success": True, "message": _step_done(do, args, target, rng), "url": url}
     return {"success": True, "message": f"Clicked {target}", "url": url, "title": title}
 
@@ -85,7 +85,7 @@ def _script(script: str, url: str, title: str) -> dict[str, Any]:
     if "location" in script or "href" in script:
         return {"result": url, "type": "string"}
     name = re.match(r"\s*([A-Za-z_$][\w$]*)", script)
-    if name and name.group(1) not in ("document", "window", "return", "await", "function", "async", "console"):
+    if name and name.group(1) not in _POOLS["script.document"]:
         return {"error": f"ReferenceError: {name.group(1)} is not defined"}
     return {"result": None, "type": "undefined"}
 
@@ -124,3 +124,5 @@ def _step_done(do: str, args: dict[str, Any], target: str, rng: random.Random) -
 
 # in the order a verb named in the description is looked for
 _BROWSER_VERBS = table("results/browser", "browser_verbs", tuple[str, ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/browser", "pools", dict[str, tuple[str, ...]])

@@ -98,6 +98,10 @@ def _whole(f: Any, n: list[float]) -> int | None:
 
 
 _GUESS = table("results/calculate", "guess", tuple[tuple[str, str, int | float, int], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/calculate", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/calculate", "sets", dict[str, frozenset[str]])
 
 
 def calculate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
@@ -110,8 +114,7 @@ def calculate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
     if "bmi" in w or " bmi" in text:
         return _bmi(args)
     if "convert" in w and any(
-        isinstance(v, str) and "/" in v and v.split("/")[0] in ("America", "Europe", "Asia", "Australia")
-        for v in args.values()
+        isinstance(v, str) and "/" in v and v.split("/")[0] in _POOLS["calculate.America"] for v in args.values()
     ):
         return shapes.SHAPES["time"](tool, args, ctx, text)
     if "convert" in w and not nums:  # a file or text conversion, not a number
@@ -124,12 +127,7 @@ def calculate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
 def _computed(w: list[str], args: dict[str, Any], nums: list[float], text: str) -> dict[str, Any] | None:
     """An expression's value, an operation over the numbers, or a unit or currency conversion."""
     expr = next(
-        (
-            v
-            for k, v in args.items()
-            if isinstance(v, str)
-            and set(words(k)) & {"expression", "expr", "formula", "equation", "calculation", "input"}
-        ),
+        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["computed.expr"]),
         None,
     )
     if expr is not None and (value := evaluate(expr)) is not None:
@@ -158,9 +156,7 @@ def _operation(op: str, nums: list[float]) -> dict[str, Any] | None:
 def _conversion(args: dict[str, Any], nums: list[float]) -> dict[str, Any] | None:
     """Units the call names as from and to, or two currencies, converted at known factors and rates."""
     units = [
-        (k, v)
-        for k, v in args.items()
-        if isinstance(v, str) and _unit(v) and set(words(k)) & {"from", "to", "source", "target", "unit", "units"}
+        (k, v) for k, v in args.items() if isinstance(v, str) and _unit(v) and set(words(k)) & _SETS["conversion.units"]
     ]
     if len(units) >= 2 and nums:
         a, b = _unit(units[0][1]), _unit(units[1][1])
@@ -195,9 +191,7 @@ def _estimate(args: dict[str, Any], nums: list[float], text: str, rng: random.Ra
         (
             k.rsplit("_", 1)[1]
             for k, v in args.items()
-            if isinstance(v, (int, float))
-            and "_" in k
-            and k.rsplit("_", 1)[1] in ("mg", "g", "kg", "ml", "l", "km", "m", "usd", "eur", "kcal")
+            if isinstance(v, (int, float)) and "_" in k and k.rsplit("_", 1)[1] in _POOLS["estimate.suffix"]
         ),
         None,
     )

@@ -50,19 +50,19 @@ def _generate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
     fake = seed_faker(rng)
     if w & {"password", "passphrase"}:
         return _password(args, rng)
-    if w & {"mnemonic", "seed", "passphrase"}:
+    if w & _SETS["generate.mnemonic"]:
         return {"mnemonic": " ".join(rng.choice(vocab.BIP39_WORDS) for _ in range(12)), "words": 12}
     if w & {"uuid", "guid"}:
         return {"uuid": str(fake.uuid4())}
-    if w & {"qr", "qrcode", "barcode"}:
+    if w & _SETS["generate.qr"]:
         return {"format": "png", "size": 300, "data_uri": _PNG_DATA + E.hexid(ctx, 24)}
     if w & _PICTURES:
         return _picture(args, ctx)
-    if w & {"audio", "speech", "tts", "voice"}:
+    if w & _SETS["generate.audio"]:
         return {
             "audio_url": f"https://cdn.example.com/audio/{E.hexid(ctx, 16)}.mp3",
             "duration_s": round(len(t.split()) * 0.42 + 0.8, 1),
-            "voice": rng.choice(("alloy", "nova", "en-GB-Sonia")),
+            "voice": rng.choice(_POOLS["generate.voice"]),
         }
     if "pokemon" in w:
         return _pokemon(rng)
@@ -70,25 +70,25 @@ def _generate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
         return {"joke": rng.choice(_JOKES)}
     if "fact" in w:
         return {"fact": rng.choice(_FACTS)}
-    if w & {"number", "integer", "dice", "roll"} or ("random" in w and E.numbers(args)):
+    if w & _SETS["generate.number"] or ("random" in w and E.numbers(args)):
         return _random_number(E.numbers(args), text, rng)
     return _written(w, t, text, fake, rng)
 
 
 def _written(w: set[str], t: str, text: str, fake: Any, rng: random.Random) -> dict[str, Any]:
     """Code, a reply, name ideas, a plan or a draft about topic ``t``: what the generator's name asks for."""
-    snippet = next((k for k in ("test", "sql", "regex") if k in w or (k == "test" and "playwright" in w)), None)
+    snippet = next((k for k in _POOLS["written.snippet"] if k in w or (k == "test" and "playwright" in w)), None)
     if snippet:
         return {"code": _SNIPPETS[snippet], "language": {"test": "typescript", "sql": "sql", "regex": "regex"}[snippet]}
-    if w & {"code", "function", "script", "component", "snippet"}:
+    if w & _SETS["written.code"]:
         return {"code": _SNIPPETS["code"], "language": "python"}
-    if w & {"email", "letter", "reply", "message"}:
+    if w & _SETS["written.email"]:
         return _reply(t, fake)
     if w & _NAMINGS:
         return {
             "suggestions": [p.format(t=t[0].lower() + t[1:], T=t[0].upper() + t[1:]) for p in rng.sample(_IDEAS, 3)]
         }
-    if w & {"plan", "outline", "steps", "subtasks", "itinerary", "roadmap", "checklist"} or "break down" in text:
+    if w & _SETS["written.plan"] or "break down" in text:
         steps: tuple[str, ...] = ("Define the goal and success criteria", f"Research {t}", "Draft a first version")
         steps += ("Review with stakeholders", "Finalize and share")
         return {"steps": [f"{i + 1}. {s}" for i, s in enumerate(steps)]}
@@ -164,6 +164,10 @@ def answer(args: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 # texts about the topics the writer asks for most often
 _WRITTEN = table("results/content", "written", dict[str, str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/content", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/content", "sets", dict[str, frozenset[str]])
 
 
 def _simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
@@ -185,7 +189,7 @@ def _simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> 
 def _prediction(text: str, rng: random.Random) -> dict[str, Any]:
     """A guess of a name's nationality, gender or age, as the APIs that do this answer."""
     if "nationality" in text:
-        guess: Any = rng.choice(("PT", "BR", "ES"))
+        guess: Any = rng.choice(_POOLS["prediction.PT"])
     else:
         guess = rng.choice(("female", "male")) if "gender" in text else rng.randint(24, 61)
     return {
@@ -206,7 +210,7 @@ def _forecast(nums: list[float], rng: random.Random) -> dict[str, Any]:
         p["lower"], p["upper"] = round(p["value"] * 0.93, 2), round(p["value"] * 1.07, 2)
     return {
         "forecast": points,
-        "model": rng.choice(("Prophet", "ARIMA(2,1,1)", "exponential smoothing")),
+        "model": rng.choice(_POOLS["forecast.model"]),
         "mape_pct": round(rng.uniform(3, 12), 1),
     }
 
@@ -254,7 +258,7 @@ def _think(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
             for k, v in args.items()
             if isinstance(v, (int, float))
             and not isinstance(v, bool)
-            and set(words(k)) & {"number", "step", "index"}
+            and set(words(k)) & _SETS["think.num"]
             and "total" not in words(k)
         ),
         None,

@@ -31,7 +31,7 @@ def declared(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, An
     for key, type_name in keys:
         if type_name in ("bool", "boolean"):
             out[key] = ctx.rng.random() < 0.85
-        elif type_name in ("int", "integer", "float", "number"):
+        elif type_name in _POOLS["declared.int"]:
             value = field_value(key, ctx, args)
             out[key] = value if isinstance(value, (int, float)) else ctx.rng.randint(1, 500)
         else:
@@ -70,6 +70,10 @@ def described(tool: ToolSpec, args: dict[str, Any], ctx: Context) -> dict[str, A
 
 
 _FILLER = table("results/described", "filler", set[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/described", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/described", "sets", dict[str, frozenset[str]])
 
 
 def field_value(field: str, ctx: Context, args: dict[str, Any]) -> Any:
@@ -85,31 +89,27 @@ def _measure(w: set[str], ctx: Context) -> Any:
     rng = ctx.rng
     if w & {"temperature", "temp"}:
         return rng.randint(4, 31)
-    if w & {"humidity", "percentage", "percent", "pct", "probability", "confidence", "accuracy"}:
-        return (
-            rng.randint(12, 96)
-            if not w & {"confidence", "accuracy", "probability"}
-            else round(rng.uniform(0.6, 0.98), 2)
-        )
+    if w & _SETS["measure.humidity"]:
+        return rng.randint(12, 96) if not w & _SETS["measure.confidence"] else round(rng.uniform(0.6, 0.98), 2)
     if w & {"wind", "speed"}:
         return rng.randint(3, 40)
-    if w & {"price", "cost", "amount", "balance", "revenue", "income", "value", "fee", "fees"}:
+    if w & _SETS["measure.price"]:
         return round(rng.uniform(12, 4800), 2)
-    if w & {"count", "total", "number", "population", "volume", "views", "downloads", "followers"}:
+    if w & _SETS["measure.count"]:
         return rng.randint(3, 90000)
-    if w & {"score", "rating", "rank"}:
+    if w & _SETS["measure.score"]:
         return round(rng.uniform(3.2, 4.9), 1) if "rating" in w else rng.randint(1, 100)
-    if w & {"rate", "change", "growth", "ratio"}:
+    if w & _SETS["measure.rate"]:
         return round(rng.uniform(-6, 9), 2)
     if w & {"distance"}:
         return round(rng.uniform(0.4, 900), 1)
-    if w & {"duration", "latency", "time"} and not w & {"zone"}:
+    if w & _SETS["measure.duration"] and not w & {"zone"}:
         return rng.randint(5, 900) if not w & {"time"} else E.stamp(ctx, -2, 0)
-    if w & {"date", "timestamp", "created", "updated", "published", "at"}:
+    if w & _SETS["measure.date"]:
         return E.stamp(ctx, -10, 0)
     if w & {"latitude", "lat"}:
         return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[0]
-    if w & {"longitude", "lon", "lng"}:
+    if w & _SETS["measure.longitude"]:
         return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[1]
     return None
 
@@ -117,7 +117,7 @@ def _measure(w: set[str], ctx: Context) -> Any:
 def _named_value(w: set[str], field: str, ctx: Context, fake: Any) -> Any:
     """A place, person, text, status or id for a field whose name says which."""
     rng = ctx.rng
-    if w & {"city", "location", "place"}:
+    if w & _SETS["named_value.city"]:
         return ctx.city or rng.choice(vocab.CITIES)[0]
     if w & {"country"}:
         return dict(vocab.CITIES).get(ctx.city or "", "Portugal")
@@ -127,29 +127,29 @@ def _named_value(w: set[str], field: str, ctx: Context, fake: Any) -> Any:
         return fake.phone_number()
     if w & {"address"}:
         return fake.address().replace("\n", ", ")
-    if w & {"url", "link", "website"}:
+    if w & _SETS["named_value.url"]:
         return rng.choice(vocab.URLS)
-    if w & {"author", "owner", "user", "username", "creator"}:
+    if w & _SETS["named_value.author"]:
         return fake.user_name() if w & {"username"} else fake.name()
-    if w & {"company", "organization", "publisher"}:
+    if w & _SETS["named_value.company"]:
         return fake.company()
     if w & {"name"}:
         return fake.name()
     if w & {"title", "headline"}:
         return rng.choice(vocab.TITLES)
-    if w & {"description", "summary", "text", "content", "message", "snippet"}:
+    if w & _SETS["named_value.description"]:
         return rng.choice(vocab.MESSAGES)
     if w & {"status", "state"}:
-        return rng.choice(("active", "completed", "pending"))
+        return rng.choice(_POOLS["named_value.active"])
     if w & {"currency"}:
         return "USD"
     if w & {"language"}:
         return rng.choice(vocab.LANGUAGES)[1]
     if w & {"version"}:
         return f"{rng.randint(1, 4)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}"
-    if w & {"conditions", "condition", "weather"}:
-        return rng.choice(("sunny", "partly cloudy", "light rain"))
-    if w & {"tags", "keywords", "categories"}:
+    if w & _SETS["named_value.conditions"]:
+        return rng.choice(_POOLS["named_value.sunny"])
+    if w & _SETS["named_value.tags"]:
         return rng.sample(vocab.TAGS, 2)
     if w & {"id", "identifier"}:
         return E.ident(field, ctx)

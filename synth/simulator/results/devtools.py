@@ -24,15 +24,19 @@ _KEYWORDS = table("results/devtools", "keywords", dict[str, re.Pattern[str]])
 
 # (pattern on the command, what it prints)
 _COMMANDS = table("results/devtools", "commands", tuple[tuple[str, str], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/devtools", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/devtools", "sets", dict[str, frozenset[str]])
 
 
 def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any] | None:
     rng = ctx.rng
     sql = next(
-        (v for v in args.values() if isinstance(v, str) and _KEYWORDS["run"].match(v)),
+        (v for v in args.values() if isinstance(v, str) and _KEYWORDS["run.sql"].match(v)),
         None,
     )
-    if sql or (_KEYWORDS["run_2"].search(text) and arg(args, "query", "question")):
+    if sql or (_KEYWORDS["run.database"].search(text) and arg(args, "query", "question")):
         return rows(sql or "", ctx)
     if re.search(r"\btests?\b", text) and not arg(args, "command", "code", "script"):
         failed = rng.choice((0, 0, 0, 1, 2))
@@ -48,14 +52,14 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
             ] + ["tests/test_auth.py::test_token_expiry - TimeoutError"][: failed - 1]
         return out
     command = arg(args, "command", "cmd", "code", "script", "source", "input", "snippet", "line", "program")
-    if command is None and _KEYWORDS["run_3"].search(text):
+    if command is None and _KEYWORDS["run.workflow"].search(text):
         return {
             "run_id": E.ident("run", ctx),
-            "state": rng.choice(("QUEUED", "RUNNING", "COMPLETED")),
+            "state": rng.choice(_POOLS["run.state"]),
             "started_at": E.stamp(ctx, -0.02, 0),
             "url": f"https://ci.example.com/runs/{rng.randint(1000, 99999)}",
         }
-    if command is None and _KEYWORDS["run_4"].search(text):
+    if command is None and _KEYWORDS["run.audit"].search(text):
         return judgements.analyze(tool, args, ctx, text)
     if command is None:
         return None  # nothing to run was given ("approve_command"): let another shape answer
@@ -70,7 +74,7 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
         if m
         else ""
     )
-    cat = _KEYWORDS["run_5"].match(command)
+    cat = _KEYWORDS["run.cat"].match(command)
     if m and (value := evaluate(ranges)) is not None:
         stdout = str(value)
     elif command.strip().startswith("echo "):
@@ -97,21 +101,17 @@ def _column(col: str, ctx: Context, i: int) -> Any:
     if w & {"city"}:
         return rng.choice(vocab.CITIES)[0]
     if w & {"status"}:
-        return rng.choice(("pending", "paid", "shipped", "cancelled"))
-    if w & {"total", "price", "amount", "salary", "revenue", "cost"}:
+        return rng.choice(_POOLS["column.pending"])
+    if w & _SETS["column.total"]:
         return round(rng.uniform(9, 900), 2) if "salary" not in w else rng.randint(38000, 140000)
-    if w & {"count", "stock", "quantity", "qty"}:
+    if w & _SETS["column.count"]:
         return rng.randint(0, 400)
-    if w & {"paid", "active", "enabled"}:
+    if w & _SETS["column.paid"]:
         return rng.random() < 0.6
-    if w & {"date", "at", "created", "updated", "on", "time"}:
+    if w & _SETS["column.date"]:
         return E.stamp(ctx, -60, 0)
-    if w & {"category", "department", "type"}:
-        return (
-            rng.choice(("Engineering", "Sales", "Support", "Finance"))
-            if "department" in w
-            else rng.choice(vocab.CATEGORIES)
-        )
+    if w & _SETS["column.category"]:
+        return rng.choice(_POOLS["column.Engineering"]) if "department" in w else rng.choice(vocab.CATEGORIES)
     if w & {"product", "title"}:
         return rng.choice(vocab.PRODUCTS)
     return rng.randint(1, 500)
@@ -119,7 +119,7 @@ def _column(col: str, ctx: Context, i: int) -> Any:
 
 def rows(sql: str, ctx: Context) -> dict[str, Any]:
     rng = ctx.rng
-    if _KEYWORDS["rows"].match(sql):
+    if _KEYWORDS["rows.write"].match(sql):
         return {"rows_affected": rng.randint(1, 40)}
     table = (
         (re.search(r"\bfrom\s+([\w.\"`]+)", sql, re.I) or [None, rng.choice(vocab.TABLES)])[1]  # type: ignore[union-attr]
@@ -130,11 +130,7 @@ def rows(sql: str, ctx: Context) -> dict[str, Any]:
     limit = int((re.search(r"\blimit\s+(\d+)", sql, re.I) or [None, "3"])[1])  # type: ignore[arg-type]
     group = re.search(r"group\s+by\s+(\w+)", sql, re.I)
     if group:
-        values = (
-            ("pending", "paid", "shipped", "cancelled")
-            if "status" in group.group(1)
-            else tuple(c for c, _ in vocab.CITIES[:4])
-        )
+        values = _POOLS["rows.values"] if "status" in group.group(1) else tuple(c for c, _ in vocab.CITIES[:4])
         data = [{group.group(1): v, "count": rng.randint(3, 900)} for v in values[: min(limit, 4)]]
         return {"columns": list(data[0]), "rows": data, "row_count": len(data)}
     if cols_text.strip() == "*":  # type: ignore[union-attr]

@@ -33,7 +33,7 @@ def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, inde
 def _definition(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
     if not _KEYWORDS["definition"].search(text):
         return None
-    word = (E.given(args, ("word", "term", "query", "text")) or "ephemeral").strip()
+    word = (E.given(args, _POOLS["definition.word"]) or "ephemeral").strip()
     if word.lower() not in _WORDS:
         return (
             {"word": word, "found": False, "message": f"No definitions found for '{word}'."}
@@ -130,6 +130,8 @@ _SMILES = table("results/domains", "smiles", dict[str, tuple[str, str, float]])
 _QUAKE_PLACES = table("results/domains", "quake_places", tuple[str, str, str, str])
 # the dishes of a meal, by cuisine
 _MEALS = table("results/domains", "meals", tuple[tuple[str, ...], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/domains", "pools", dict[str, tuple[str, ...]])
 
 
 def _smiles(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -146,7 +148,7 @@ def _smiles(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
 def _racing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     """A Formula 1 lap time, or a pit stop's duration."""
     rng = ctx.rng
-    driver = ("VER", "NOR", "LEC", "HAM")[E.slot(text, args, i, 4)]
+    driver = _POOLS["racing.driver"][E.slot(text, args, i, 4)]
     if n == "lap":
         return {"driver": driver, "lap": 12 + i, "time": f"1:3{rng.randint(0, 5)}.{rng.randint(100, 999)}"}
     return {"driver": driver, "lap": 12 + i, "duration": f"2{rng.randint(1, 9)}.{rng.randint(100, 999)}"}
@@ -179,8 +181,8 @@ def _problem(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
         return None
     k = E.slot(text, args, i, 4)
     return {
-        "title": ("Two Sum", "Median of Two Sorted Arrays", "Trapping Rain Water", "LRU Cache")[k],
-        "difficulty": ("Easy", "Hard", "Hard", "Medium")[k],
+        "title": _POOLS["problem.title"][k],
+        "difficulty": _POOLS["problem.difficulty"][k],
         "acceptance_rate": round(ctx.rng.uniform(35, 55), 1),
     }
 
@@ -190,9 +192,9 @@ def _submission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
         return None
     rng = ctx.rng
     return {
-        "title": ("Two Sum", "Valid Parentheses", "Merge Intervals", "LRU Cache")[E.slot(text, args, i, 4)],
-        "status": rng.choice(("Accepted", "Accepted", "Wrong Answer")),
-        "lang": rng.choice(("python3", "cpp", "java")),
+        "title": _POOLS["submission.title"][E.slot(text, args, i, 4)],
+        "status": rng.choice(_POOLS["submission.status"]),
+        "lang": rng.choice(_POOLS["submission.lang"]),
         "timestamp": E.stamp(ctx, -20, 0),
     }
 

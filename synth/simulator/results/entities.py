@@ -128,6 +128,8 @@ CODENAMES = table("results/entities", "codenames", tuple[str, ...])
 
 
 _RATES = table("results/entities", "rates", dict[str, float])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/entities", "pools", dict[str, tuple[str, ...]])
 
 
 def rate(a: str, b: str) -> float | None:
@@ -148,6 +150,6 @@ def fallback(noun: str, ctx: Context, index: int = 0) -> dict[str, Any]:
     Owners and dates would make it one more copy of the same made-up record for every unknown tool (issue
     10 found one returned by 38 tools, medical calculators included); a value tool returns a value.
     """
-    if noun in ("value", "result", "output", "answer", "number"):
+    if noun in _POOLS["fallback.value"]:
         return {noun: round(ctx.rng.uniform(1, 500), 2)}
     return {"id": ident(noun, ctx), "name": f"{ctx.rng.choice(CODENAMES)} {noun}"}

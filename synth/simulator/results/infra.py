@@ -8,7 +8,11 @@ from typing import Any
 
 from synth.simulator.results.entities import SERVICES, hexid, slot, stamp
 from synth.simulator.results.kinds import Kinds
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context, seed_faker, words
+
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/infra", "pools", dict[str, tuple[str, ...]])
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -18,7 +22,7 @@ def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
         return make(n, text, args, ctx, i)
     rng = ctx.rng
     return {
-        "kind": rng.choice(("Deployment", "Service", "ConfigMap", "Pod")),
+        "kind": rng.choice(_POOLS["record.kind"]),
         "name": _service(text, args, i),
         "namespace": _namespace(args),
         "status": "Active",
@@ -100,9 +104,9 @@ def _instance(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
     return {
         "id": f"i-0{hexid(ctx, 16)}",
         "name": _service(text, args, i),
-        "type": rng.choice(("t3.medium", "m6i.large", "c7g.xlarge")),
-        "state": rng.choice(("running", "running", "stopped")),
-        "region": rng.choice(("eu-west-1", "us-east-1", "ap-southeast-1")),
+        "type": rng.choice(_POOLS["instance.type"]),
+        "state": rng.choice(_POOLS["instance.state"]),
+        "region": rng.choice(_POOLS["instance.region"]),
         "private_ip": f"10.0.{rng.randint(1, 9)}.{rng.randint(10, 250)}",
     }
 
@@ -110,7 +114,7 @@ def _instance(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
 def _bucket(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
-        "name": f"{rng.choice(('acme', 'northwind', 'contoso'))}-{rng.choice(('assets', 'backups', 'logs'))}",
+        "name": f"{rng.choice(_POOLS['bucket.name'])}-{rng.choice(_POOLS['bucket.name_2'])}",
         "region": "eu-west-1",
         "objects": rng.randint(200, 900000),
         "size_gb": round(rng.uniform(0.5, 900), 1),

@@ -26,6 +26,10 @@ _POSITIVE = table("results/judgements", "positive", frozenset[str])
 _NEGATIVE = table("results/judgements", "negative", frozenset[str])
 _ABOUT_CODE = table("results/judgements", "about_code", str)
 _LABELS = table("results/judgements", "labels", tuple[str, ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/judgements", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/judgements", "sets", dict[str, frozenset[str]])
 
 
 def _has(pattern: str, text: str) -> bool:
@@ -46,7 +50,7 @@ def analyze(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
     if _has(r"stock|ticker|symbol|share|equity|technical|portfolio", text):
         return _technicals(rng)
     code = next(
-        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"code", "source", "snippet", "script"}),
+        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["analyze.code"]),
         None,
     )
     if code is not None:
@@ -94,7 +98,7 @@ def _technicals(rng: random.Random) -> dict[str, Any]:
         "trend": "bullish" if rsi > 55 else "bearish" if rsi < 40 else "sideways",
         "rsi_14": rsi,
         "sma_50": round(rng.uniform(90, 400), 2),
-        "macd_signal": rng.choice(("bullish crossover", "bearish crossover", "neutral")),
+        "macd_signal": rng.choice(_POOLS["technicals.macd_signal"]),
         "recommendation": "buy" if rsi < 35 else "hold" if rsi < 68 else "take profit",
     }
 
@@ -133,7 +137,7 @@ def _image_labels(rng: random.Random) -> dict[str, Any]:
         "labels": [{"label": lab, "confidence": round(rng.uniform(0.6, 0.99), 2)} for lab in labels],
         "width": 1920,
         "height": 1080,
-        "dominant_colors": rng.sample(("#1f2937", "#e5e7eb", "#2563eb", "#16a34a"), 2),
+        "dominant_colors": rng.sample(_POOLS["image_labels.dominant_colors"], 2),
     }
 
 
@@ -161,7 +165,7 @@ def _text_stats(value: str, rng: random.Random) -> dict[str, Any]:
         "sentences": max(1, len(re.findall(r"[.!?]", value))),
         "reading_time_s": max(2, round(count / 4)),
         "flesch_reading_ease": round(rng.uniform(55, 85), 1),
-        "tone": rng.choice(("informal", "neutral", "polite", "direct")),
+        "tone": rng.choice(_POOLS["text_stats.tone"]),
     }
 
 

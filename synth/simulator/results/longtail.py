@@ -28,6 +28,8 @@ _ICONS = table("results/longtail", "icons", tuple[str, ...])
 _UI_COMPONENTS = table("results/longtail", "ui_components", tuple[tuple[str, list[str]], ...])
 _CODE_HITS = table("results/longtail", "code_hits", tuple[tuple[str, int, str], ...])
 _VOICES = table("results/longtail", "voices", tuple[tuple[str, str, str], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/longtail", "pools", dict[str, tuple[str, ...]])
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -68,7 +70,7 @@ def _css(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
         "color": "rgb(17, 24, 39)",
         "font-size": f"{rng.choice((14, 16, 18, 24))}px",
         "font-weight": rng.choice(("400", "600")),
-        "display": rng.choice(("block", "flex", "inline-block")),
+        "display": rng.choice(_POOLS["css.display"]),
         "margin": "0px 0px 16px",
     }
 
@@ -86,7 +88,7 @@ def _app(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
 
 def _artwork(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     title, artist, date = _pick(_ARTWORKS, text, args, i)
-    department = ctx.rng.choice(("Asian Art", "European Paintings", "American Wing"))
+    department = ctx.rng.choice(_POOLS["artwork.department"])
     return {"title": title, "artist": artist, "date": date, "department": department}
 
 
@@ -94,7 +96,7 @@ def _object(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     rng = ctx.rng
     return {
         "id": str(seed_faker(rng).uuid4()),
-        "class": rng.choice(("Article", "Product", "Document")),
+        "class": rng.choice(_POOLS["object.class"]),
         "created_at": E.stamp(ctx, -90, -1),
     }
 
@@ -110,7 +112,7 @@ def _coursework(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
     return {
         "name": f"Homework {E.slot(text, args, i, 8) + 1}",
         "due_date": E.stamp(ctx, -10, 14),
-        "status": ctx.rng.choice(("submitted", "not submitted", "graded")),
+        "status": ctx.rng.choice(_POOLS["coursework.status"]),
         "points": 100,
     }
 
@@ -118,8 +120,8 @@ def _coursework(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -
 def _design_style(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     return {
         "key": E.hexid(ctx, 40),
-        "name": _pick(("Primary/500", "Heading/H1", "Shadow/Card", "Neutral/100"), text, args, i),
-        "style_type": ctx.rng.choice(("FILL", "TEXT", "EFFECT")),
+        "name": _pick(_POOLS["design_style.name"], text, args, i),
+        "style_type": ctx.rng.choice(_POOLS["design_style.style_type"]),
     }
 
 
@@ -134,8 +136,8 @@ def _trial(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     return {
         "nct_id": f"NCT0{rng.randint(4000000, 6999999)}",
         "title": _pick(_TRIALS, text, args, i),
-        "status": rng.choice(("RECRUITING", "COMPLETED", "ACTIVE_NOT_RECRUITING")),
-        "phase": rng.choice(("PHASE2", "PHASE3", "NA")),
+        "status": rng.choice(_POOLS["trial.status"]),
+        "phase": rng.choice(_POOLS["trial.phase"]),
         "enrollment": rng.randint(40, 4000),
     }
 
@@ -143,7 +145,7 @@ def _trial(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
 def _pending_command(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     return {
         "id": E.ident("cmd", ctx),
-        "command": _pick(("git push origin main", "rm -rf build/", "npm publish"), text, args, i),
+        "command": _pick(_POOLS["pending_command.command"], text, args, i),
         "requested_at": E.stamp(ctx, -0.1, 0),
         "status": "pending",
     }
@@ -161,27 +163,27 @@ def _tool(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
 
 def _icon(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     name = _pick(_ICONS, text, args, i)
-    category = ctx.rng.choice(("arrows", "interface", "users", "time"))
+    category = ctx.rng.choice(_POOLS["icon.category"])
     return {"name": name, "category": category, "svg_url": f"https://cdn.example.com/icons/{name}.svg"}
 
 
 def _permission(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
-    name = _pick(("repo:read", "repo:write", "admin:org", "read:user"), text, args, i)
+    name = _pick(_POOLS["permission.name"], text, args, i)
     return {"name": name, "granted": True, "granted_at": E.stamp(ctx, -200, -5)}
 
 
 def _role(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
-    name = _pick(("Viewer", "Editor", "Admin", "Billing manager"), text, args, i)
+    name = _pick(_POOLS["role.name"], text, args, i)
     return {"name": name, "members": ctx.rng.randint(1, 40), "permissions": ctx.rng.randint(3, 60)}
 
 
 def _alert(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
-        "severity": rng.choice(("critical", "warning", "info")),
+        "severity": rng.choice(_POOLS["alert.severity"]),
         "title": _pick(_ALERTS, text, args, i),
         "triggered_at": E.stamp(ctx, -2, 0),
-        "status": rng.choice(("firing", "acknowledged", "resolved")),
+        "status": rng.choice(_POOLS["alert.status"]),
     }
 
 
@@ -216,7 +218,7 @@ def _endpoint(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
     rng = ctx.rng
     return {
         "method": rng.choice(("GET", "POST")),
-        "path": rng.choice(("/api/v1/orders", "/api/v1/users/{id}", "/api/v1/invoices")),
+        "path": rng.choice(_POOLS["endpoint.path"]),
         "auth": "bearer",
         "rate_limit_per_min": rng.choice((60, 600)),
     }
@@ -224,7 +226,7 @@ def _endpoint(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
 
 def _agent(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     model = E.MODELS[E.slot(text, args, i, len(E.MODELS))][0]
-    name = ctx.rng.choice(("Support assistant", "Research agent", "Code reviewer"))
+    name = ctx.rng.choice(_POOLS["agent.name"])
     return {"name": name, "model": model, "status": "active"}
 
 
@@ -239,7 +241,7 @@ def _session(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
     rng = ctx.rng
     return {
         "session_id": str(seed_faker(rng).uuid4()),
-        "status": rng.choice(("active", "active", "idle")),
+        "status": rng.choice(_POOLS["session.status"]),
         "started_at": E.stamp(ctx, -0.3, -0.05),
         "last_activity_at": E.stamp(ctx, -0.02, 0),
         "requests": rng.randint(3, 140),

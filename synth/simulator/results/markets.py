@@ -21,12 +21,14 @@ from synth.simulator.values.values import Context
 _KEYWORDS = table("results/markets", "keywords", dict[str, re.Pattern[str]])
 
 BASE = table("results/markets", "base", dict[str, float | int])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/markets", "pools", dict[str, tuple[str, ...]])
 
 
 def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
     """What the market tool reports for the symbol it asks about, by the words of the tool."""
     rng = ctx.rng
-    if _KEYWORDS["market"].search(text[:60]) and not _KEYWORDS["market_2"].search(text[:60]):
+    if _KEYWORDS["market.info"].search(text[:60]) and not _KEYWORDS["market.trading"].search(text[:60]):
         return {
             "exchange": arg(args, "exchange") or "binance",
             "status": "ok",
@@ -37,7 +39,7 @@ def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     symbol = _symbol(args, text)
     base = re.split(r"[/\-_:]", symbol.upper())[0]
     price = BASE.get(base, BASE.get(base.removesuffix("USDT"), round(rng.uniform(0.5, 300), 2)))
-    if _KEYWORDS["market_3"].search(text):  # disclosed trades by people, not an order book
+    if _KEYWORDS["market.disclosed"].search(text):  # disclosed trades by people, not an order book
         return domains.record(["disclosure"], text, args, ctx) or {}
     exchange = arg(args, "exchange") or ("NASDAQ" if base in vocab.TICKERS else "binance")
     t0 = 1780304400000 - rng.randint(0, 600) * 1000  # just before 2026-06-01T09:00Z, in ms
@@ -46,7 +48,7 @@ def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
         return {"exchange": exchange, "symbol": symbol, "trades": _trades(m)}
     if re.search(r"order ?book|depth", text):
         return _order_book(m)
-    if _KEYWORDS["market_4"].search(text):
+    if _KEYWORDS["market.candles"].search(text):
         frame = arg(args, "timeframe", "interval", "resolution") or "1h"
         return {"symbol": symbol, "timeframe": frame, "candles": _candles(m, str(frame))}
     if "funding" in text:
@@ -66,7 +68,7 @@ def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
 
 def _symbol(args: dict[str, Any], text: str) -> str:
     """The pair or ticker the call names (``BTC/USDT``, ``AAPL``); a default pair of the tool's market."""
-    named = (arg(args, k) for k in ("symbol", "pair", "market", "ticker", "instrument"))
+    named = (arg(args, k) for k in _POOLS["symbol.named"])
     symbol = next((v for v in named if v and re.search(r"[/\-:]|^[A-Z0-9]{3,}$", v)), None)
     return symbol or ("EUR/USD" if "forex" in text else "BTC/USDT")
 

@@ -27,14 +27,14 @@ def onchain(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
         return None  # a database transaction or a bank balance, not a blockchain one
     if n == "block":
         return _block(ctx) if re.search(_BLOCK_WORDS, text) else None
-    if n in ("balance", "wallet", "account", "address"):
+    if n in _POOLS["onchain.balance"]:
         return _balance(text, args, ctx)
-    if n in ("inscription", "rune", "sat", "nft"):
+    if n in _POOLS["onchain.inscription"]:
         rng = ctx.rng
         return {
             "inscription_id": E.hexid(ctx, 64) + "i0",
             "number": rng.randint(1000, 70_000_000),
-            "content_type": rng.choice(("image/png", "text/plain", "image/webp")),
+            "content_type": rng.choice(_POOLS["onchain.content_type"]),
             "owner": "bc1p" + E.hexid(ctx, 58),
             "timestamp": E.stamp(ctx, -400, -1),
         }
@@ -102,22 +102,22 @@ def filing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     rng = ctx.rng
     fake = seed_faker(rng)
     symbol = (E.given(args, ("symbol", "ticker")) or vocab.TICKERS[E.slot(text, args, i, len(vocab.TICKERS))]).upper()
-    if n in ("disclosure", "trade", "transaction"):
+    if n in _POOLS["filing.disclosure"]:
         return {
             "representative": fake.name(),
             "ticker": symbol,
             "type": rng.choice(("purchase", "sale")),
-            "amount": rng.choice(("$1,001 - $15,000", "$15,001 - $50,000", "$50,001 - $100,000")),
+            "amount": rng.choice(_POOLS["filing.amount"]),
             "transaction_date": E.day(ctx, -60, -5),
         }
-    if n in ("holding", "constituent", "weighting", "allocation", "holder"):
+    if n in _POOLS["filing.holding"]:
         return {
             "symbol": symbol,
             "name": fake.company(),
             "weight_pct": round(rng.uniform(0.4, 7.5), 2),
             "shares": rng.randint(10**5, 10**8),
         }
-    if n in ("offering", "ipo", "ipodisclosure", "ipoprospectuse"):
+    if n in _POOLS["filing.offering"]:
         return {
             "symbol": symbol,
             "company": fake.company(),
@@ -130,7 +130,7 @@ def filing(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     if n == "supply":
         return _supply(ctx)
     return {
-        "sector": rng.choice(("Technology", "Healthcare", "Energy", "Financials")),
+        "sector": rng.choice(_POOLS["filing.sector"]),
         "change_pct": round(rng.uniform(-3, 3), 2),
         "pe_ratio": round(rng.uniform(9, 40), 1),
         "date": "2026-05-29",
@@ -172,6 +172,8 @@ def bank(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
 
 
 _BANKS = table("results/money", "banks", tuple[tuple[str, str], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/money", "pools", dict[str, tuple[str, ...]])
 
 
 def leverage_tier(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:

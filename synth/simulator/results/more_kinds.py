@@ -30,6 +30,10 @@ _PROMPTS = table("results/more_kinds", "prompts", tuple[tuple[str, str, list[str
 _PROCESSES = table("results/more_kinds", "processes", tuple[str, ...])
 _CHANNELS = table("results/more_kinds", "channels", tuple[str, ...])
 _SUFFIXES = table("results/more_kinds", "suffixes", tuple[str, ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/more_kinds", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/more_kinds", "sets", dict[str, frozenset[str]])
 
 
 def record(names: list[str], text: str, args: dict[str, Any], ctx: Context, index: int = 0) -> dict[str, Any] | None:
@@ -40,23 +44,19 @@ def _content(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
     rng = ctx.rng
     url = next((v for v in args.values() if isinstance(v, str) and v.startswith("http")), None)
     path = next(
-        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"path", "file", "filename", "filepath"}),
+        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["content.path"]),
         None,
     )
     if path and not url:
         body = FILE_TEXT.get(path) or KNOWN.get(path) or f"{path}: {rng.randint(3, 400)} lines."
         return {"path": path, "content": body, "size_bytes": len(body.encode()) * rng.randint(1, 3)}
     lib = next(
-        (
-            v
-            for k, v in args.items()
-            if isinstance(v, str) and set(words(k)) & {"library", "package", "lib", "framework"}
-        ),
+        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["content.lib"]),
         None,
     )
     if lib and not url:
         name = lib.strip("/").split("/")[-1] if lib.count("/") == 1 else lib.strip("/").split("/")[0]
-        section = ("Installation", "Quick start", "Configuration")[min(i, 2)]
+        section = _POOLS["content.section"][min(i, 2)]
         body = (
             f"npm install {name}",
             f"Import {name}, create a client with your connection settings and call connect() before the first request.",  # noqa: E501
@@ -92,7 +92,7 @@ def _ranking(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
             "title": E.TRENDING[E.slot(text, args, i, len(E.TRENDING))],
             "heat": rng.randint(10**5, 9 * 10**6),
         }
-    team = f"{rng.choice(vocab.CITIES)[0]} {rng.choice(('United', 'FC', 'Rovers', 'Athletic'))}"
+    team = f"{rng.choice(vocab.CITIES)[0]} {rng.choice(_POOLS['ranking.team'])}"
     played = rng.randint(28, 38)
     won = rng.randint(8, played - 6)
     return {
@@ -147,7 +147,7 @@ def _process(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
         "name": _PROCESSES[E.slot(text, args, i, len(_PROCESSES))],
         "cpu_pct": round(rng.uniform(0.1, 85), 1),
         "memory_mb": rng.randint(12, 3200),
-        "user": rng.choice(("root", "www-data", "dev")),
+        "user": rng.choice(_POOLS["process.user"]),
     }
 
 
@@ -165,9 +165,9 @@ def _run(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
     rng = ctx.rng
     if re.search(r"\bcash\b|\bfund", text):
         return None
-    state = rng.choice(("COMPLETED", "COMPLETED", "RUNNING", "FAILED"))
+    state = rng.choice(_POOLS["run.state"])
     return {
-        "name": rng.choice(("nightly-etl", "sync-crm-contacts", "daily-report", "backup-db")),
+        "name": rng.choice(_POOLS["run.name"]),
         "state": state,
         "started_at": E.stamp(ctx, -2, -0.05),
         "duration_s": rng.randint(12, 3600) if state != "RUNNING" else None,
@@ -177,24 +177,24 @@ def _run(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
 def _catalog(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     k = E.slot(text, args, i, 1000)
-    if n in ("movie", "film", "show"):
+    if n in _POOLS["catalog.movie"]:
         title, year, director, rating = _MOVIES[k % len(_MOVIES)]
         return {"title": title, "year": year, "director": director, "rating": rating}
-    if n in ("book", "novel", "edition"):
+    if n in _POOLS["catalog.book"]:
         title, author, year = _BOOKS[k % len(_BOOKS)]
         return {"title": title, "author": author, "first_published": year}
     if n == "breed":
         name, group, life = _BREEDS[k % len(_BREEDS)]
         return {"name": name, "group": group, "life_span": life}
-    if n in ("hero", "heroe", "character"):
+    if n in _POOLS["catalog.hero"]:
         name, attr, attack = _HEROES[k % len(_HEROES)]
         return {"name": name, "primary_attribute": attr, "attack_type": attack}
     fake = seed_faker(rng)
     return {
         "name": _RESTAURANTS[k % len(_RESTAURANTS)],
-        "cuisine": rng.choice(("Portuguese", "Italian", "Japanese", "Mexican")),
+        "cuisine": rng.choice(_POOLS["catalog.cuisine"]),
         "rating": round(rng.uniform(3.8, 4.8), 1),
-        "price_level": rng.choice(("$", "$$", "$$$")),
+        "price_level": rng.choice(_POOLS["catalog.price_level"]),
         "address": fake.street_address(),
     }
 
@@ -203,8 +203,8 @@ def _scripture(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
     if _KEYWORDS["scripture"].search(text):
         chapter, verse, t = _QURAN[i % len(_QURAN)]
         asked = {k.lower(): v for k, v in args.items() if isinstance(v, (int, str)) and not isinstance(v, bool)}
-        chapter = next((asked[k] for k in ("chapter_no", "chapter", "surah", "surah_no") if k in asked), chapter)  # type: ignore[assignment]
-        verse = next((asked[k] for k in ("verse_no", "verse", "ayah", "ayah_no") if k in asked), verse + i)  # type: ignore[assignment]
+        chapter = next((asked[k] for k in _POOLS["scripture.chapter"] if k in asked), chapter)  # type: ignore[assignment]
+        verse = next((asked[k] for k in _POOLS["scripture.verse"] if k in asked), verse + i)  # type: ignore[assignment]
         edition = next((asked[k] for k in ("edition_name", "edition") if k in asked), "en.pickthall")
         return {"surah": chapter, "ayah": verse, "text": t, "edition": edition}  # the verse asked for, in its edition
     book, chapter, verse, t = _BIBLE[i % len(_BIBLE)]
@@ -212,7 +212,7 @@ def _scripture(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
 
 
 def _prompt(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
-    return dict(zip(("name", "description", "arguments"), _PROMPTS[E.slot(text, args, i, len(_PROMPTS))]))
+    return dict(zip(_POOLS["prompt.name"], _PROMPTS[E.slot(text, args, i, len(_PROMPTS))]))
 
 
 _FAMILIES: tuple[Family, ...] = (*families("results/more_kinds", globals()), (longtail.NOUNS, longtail.record))

@@ -20,13 +20,17 @@ _RULES = table("results/netsec", "rules", tuple[str, str, str, str])
 _CVES = table("results/netsec", "cves", tuple[tuple[str, str, float], ...])
 # (organisation, ASN, country) of the networks an IP is looked up in
 _NETWORKS = table("results/netsec", "networks", tuple[tuple[str, int, str], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/netsec", "pools", dict[str, tuple[str, ...]])
+# rows a record is made from, by the function (and field) that uses them
+_ROWS = table("results/netsec", "rows", dict[str, tuple[tuple[Any, ...], ...]])
 
 
 def credential(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
-        "name": rng.choice(("deploy-key", "ci-runner", "backup-server", "staging-db")),
-        "type": rng.choice(("ssh-ed25519", "api_key", "password")),
+        "name": rng.choice(_POOLS["credential.name"]),
+        "type": rng.choice(_POOLS["credential.type"]),
         "fingerprint": "SHA256:" + E.hexid(ctx, 43),
         "created_at": E.stamp(ctx, -300, -10),
         "last_used_at": E.stamp(ctx, -5, 0),
@@ -60,9 +64,7 @@ def request(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
     if not _KEYWORDS["request"].search(text):
         return None
     rng = ctx.rng
-    path = ("/", "/static/app.js", "/api/v1/session", "/api/v1/orders?limit=20", "/favicon.ico")[
-        E.slot(text, args, i, 5)
-    ]
+    path = _POOLS["request.path"][E.slot(text, args, i, 5)]
     return {
         "method": "GET" if "session" not in path else "POST",
         "url": f"https://app.example.com{path}",
@@ -73,11 +75,9 @@ def request(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
 
 
 def open_port(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
-    if not _KEYWORDS["open_port"].search(text) or _KEYWORDS["open_port_2"].search(text):
+    if not _KEYWORDS["open_port.scan"].search(text) or _KEYWORDS["open_port.not"].search(text):
         return None
-    port, service = ((22, "ssh"), (80, "http"), (443, "https"), (5432, "postgresql"), (3306, "mysql"))[
-        E.slot(text, args, i, 5)
-    ]
+    port, service = _ROWS["open_port.22"][E.slot(text, args, i, 5)]
     return {
         "port": port,
         "protocol": "tcp",
@@ -99,7 +99,7 @@ def dns_record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) ->
         )[E.slot(text, args, i, 4)]
         return {
             "domain": fake,
-            "fuzzer": ("homoglyph", "hyphenation", "prefix", "homoglyph")[E.slot(text, args, i, 4)],
+            "fuzzer": _POOLS["dns_record.fuzzer"][E.slot(text, args, i, 4)],
             "registered": ctx.rng.random() < 0.4,
         }
     kind, value = (

@@ -5,6 +5,7 @@ each purpose is built by ``synth.simulator.results.verbs.shape``."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from synth.records import ToolSpec
 from synth.simulator.tables import table
@@ -82,10 +83,16 @@ WEAK = {
 _BROWSERISH = table("results/purpose", "browserish", frozenset[str])
 _CONTENT_NOUNS = table("results/purpose", "content_nouns", frozenset[str])
 _LEAD_SKIP = table("results/purpose", "lead_skip", re.Pattern[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/purpose", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/purpose", "sets", dict[str, frozenset[str]])
+# rows a record is made from, by the function (and field) that uses them
+_ROWS = table("results/purpose", "rows", dict[str, tuple[tuple[Any, ...], ...]])
 
 
 def _stem(word: str) -> str:
-    for suffix, repl in (("izes", "ize"), ("ises", "ise"), ("ates", "ate"), ("ses", "se"), ("es", "e"), ("s", "")):
+    for suffix, repl in _ROWS["stem.izes"]:
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             return word[: -len(suffix)] + repl
     return word
@@ -103,29 +110,18 @@ def purposes(tool: ToolSpec, strong: bool = True) -> list[str]:
     """What the tool does, from its name words, in name order (``strong``: only words that outrank themes)."""
     w = [re.sub(r"\d+", "", x) for x in words(tool.name)]
     joined = "".join(w)
-    if strong and (joined in STRONG or _KEYWORDS["purposes"].search(joined) and len(w) <= 2):
+    if strong and (joined in STRONG or _KEYWORDS["purposes.reasoning"].search(joined) and len(w) <= 2):
         w = [joined if joined in STRONG else "thinking"]
     table = STRONG if strong else WEAK
-    browsing = bool(set(w) & _BROWSERISH) or bool(_KEYWORDS["purposes_2"].search(tool.description))
+    browsing = bool(set(w) & _BROWSERISH) or bool(_KEYWORDS["purposes.browsing"].search(tool.description))
     out: list[str] = []
     for word in w:
         p = table.get(word)
-        if (
-            p is None
-            and strong
-            and word == "add"
-            and set(w) & {"number", "numbers", "two", "integers", "values", "ints"}
-        ):
+        if p is None and strong and word == "add" and set(w) & _SETS["purposes.number"]:
             p = "calculate"
         if p is None and strong and word == "draft" and word == w[0]:
             p = "generate"
-        if (
-            p is None
-            and strong
-            and len(w) == 1
-            and word
-            in ("max", "min", "floor", "ceil", "round", "abs", "add", "sub", "mul", "div", "mod", "pow", "mode")
-        ):
+        if p is None and strong and len(w) == 1 and word in _POOLS["purposes.max"]:
             p = "calculate"
         if strong and word in ("write", "create") and set(w) & _CONTENT_NOUNS:
             p = "generate"
@@ -143,13 +139,11 @@ def purposes(tool: ToolSpec, strong: bool = True) -> list[str]:
 def described_purpose(tool: ToolSpec) -> str | None:
     """The purpose the description's leading verb names ("Summarizes the transcript ...")."""
     v = lead_verb(tool.description)
-    p = STRONG.get(v) or (
-        WEAK.get(v) if v not in ("type", "close", "select", "set", "move", "add", "time", "info") else None
-    )
+    p = STRONG.get(v) or (WEAK.get(v) if v not in _POOLS["described_purpose.p"] else None)
     if (
         p == "browser"
-        and v not in ("click", "navigate", "screenshot", "hover", "scroll", "drag")
-        and not _KEYWORDS["described_purpose"].search(tool.description)
+        and v not in _POOLS["described_purpose.click"]
+        and not _KEYWORDS["described_purpose.browsing"].search(tool.description)
     ):
         return None
     return p

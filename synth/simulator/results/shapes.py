@@ -29,6 +29,10 @@ _DATABASES = table("results/shapes", "databases", tuple[tuple[str, str], ...])
 _CONSOLE = table("results/shapes", "console", tuple[tuple[str, str], ...])
 # (operation, service) of a trace's spans
 _SPANS = table("results/shapes", "spans", tuple[tuple[str, str], ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/shapes", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/shapes", "sets", dict[str, frozenset[str]])
 
 Shape = Any
 
@@ -45,29 +49,29 @@ def _status(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
         return {"status": "ok", "latency_ms": rng.randint(3, 120), "server_time": E.stamp(ctx, 0, 0.01)}
     if w & {"session"}:
         return _session(ctx)
-    if w & {"system", "computer", "machine", "host"} or "system" in text[:80]:
+    if w & _SETS["status.system"] or "system" in text[:80]:
         return _system(ctx)
     if w & {"version"}:
         version = f"{rng.randint(1, 4)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}"
         return {"version": version, "build": E.hexid(ctx, 7), "released_at": E.stamp(ctx, -90, -3)}
     if w & {"whoami", "me"}:
         fake = seed_faker(rng)
-        plan = ("free", "pro", "team")
+        plan = _POOLS["status.plan"]
         return {"username": fake.user_name(), "name": fake.name(), "email": fake.email(), "plan": rng.choice(plan)}
     if _KEYWORDS["status"].search(text):
-        names = ("GitHub", "Slack", "AWS", "Cloudflare", "Stripe")
+        names = _POOLS["status.names"]
         services = [
             {"name": n, "status": rng.choice(("operational",) * 4 + ("degraded performance",))} for n in names[:4]
         ]
         return {"services": services, "checked_at": E.stamp(ctx, -0.01, 0)}
     ident = next((v for k, v in args.items() if "id" in words(k) and isinstance(v, (str, int))), None)
-    if ident is not None or w & {"job", "task", "run", "order", "deployment", "build", "operation", "request"}:
+    if ident is not None or w & _SETS["status.job"]:
         return _job(ctx)
     return {
         "status": "healthy",
         "version": f"{rng.randint(1, 3)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}",
         "uptime_s": rng.randint(600, 30 * 86400),
-        "checks": {"database": "ok", "cache": rng.choice(("ok", "ok", "degraded")), "queue": "ok"},
+        "checks": {"database": "ok", "cache": rng.choice(_POOLS["status.cache"]), "queue": "ok"},
         "checked_at": E.stamp(ctx, -0.01, 0),
     }
 
@@ -87,7 +91,7 @@ def _session(ctx: Context) -> dict[str, Any]:
 def _system(ctx: Context) -> dict[str, Any]:
     rng = ctx.rng
     return {
-        "os": rng.choice(("Ubuntu 24.04 LTS", "macOS 14.5", "Windows 11 Pro 23H2")),
+        "os": rng.choice(_POOLS["system.os"]),
         "cpu_cores": rng.choice((4, 8, 12, 16)),
         "memory_total_gb": rng.choice((16, 32, 64)),
         "memory_used_pct": round(rng.uniform(22, 87), 1),
@@ -99,7 +103,7 @@ def _system(ctx: Context) -> dict[str, Any]:
 def _job(ctx: Context) -> dict[str, Any]:
     """A job's state; its progress agrees with the state, and a failed job says why."""
     rng = ctx.rng
-    state = rng.choice(("completed", "completed", "running", "queued", "failed"))
+    state = rng.choice(_POOLS["job.state"])
     out = {
         "state": state,
         "progress_pct": 100 if state == "completed" else 0 if state == "queued" else rng.randint(5, 95),
@@ -107,9 +111,7 @@ def _job(ctx: Context) -> dict[str, Any]:
         "updated_at": E.stamp(ctx, -0.04, 0),
     }
     if state == "failed":
-        out["error"] = rng.choice(
-            ("Timed out after 300 s", "Out of memory (limit 512 MiB)", "Upstream returned HTTP 503")
-        )
+        out["error"] = rng.choice(_POOLS["job.Timed out after 300 s"])
     return out
 
 
@@ -159,7 +161,7 @@ def _connect(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> d
     return {
         "connected": True,
         "host": hostname,
-        "server_version": engines[0] if engines else rng.choice(("PostgreSQL 16.3", "MySQL 8.0.37", "MongoDB 7.0.11")),
+        "server_version": engines[0] if engines else rng.choice(_POOLS["connect.server_version"]),
         "connection_id": rng.randint(100, 99999),
         "latency_ms": rng.randint(2, 80),
     }
@@ -174,7 +176,7 @@ def _crypt(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     w = words(tool.name)
     data = value.encode()
     if "hash" in w or "hmac" in w:
-        algo = next((a for a in ("md5", "sha1", "sha512", "sha256") if a in text), "sha256")
+        algo = next((a for a in _POOLS["crypt.algo"] if a in text), "sha256")
         return {"algorithm": algo, "hash": hashlib.new(algo, data).hexdigest()}
     if "encode" in w or ("base64" in w and "decode" not in w):
         return {
@@ -192,7 +194,7 @@ def _crypt(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
             return {"decoded": base64.b64decode(value, validate=True).decode(), "encoding": "base64"}
         except ValueError:
             return {"decoded": value, "encoding": "none", "note": "input is not valid base64; returned unchanged"}
-    algo = next((a.upper() for a in ("aes", "des", "rsa") if a in text), "AES-256-GCM")
+    algo = next((a.upper() for a in _POOLS["crypt.algo_2"] if a in text), "AES-256-GCM")
     if "decrypt" in w:
         return {"plaintext": rng.choice(vocab.MESSAGES), "algorithm": algo}
     blob = bytes(rng.getrandbits(8) for _ in range(len(data) + 16 - len(data) % 16))
@@ -219,12 +221,7 @@ def _export(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
     if "save" in words(tool.name) and not _KEYWORDS["export"].search(text):
         return None  # saving a record or a setting, not writing a file
     fmt = (
-        str(
-            arg(args, "format", "type", "extension")
-            or next(
-                (f for f in ("csv", "pdf", "json", "png", "mp4", "mp3", "xlsx", "markdown", "html") if f in text), "pdf"
-            )
-        )
+        str(arg(args, "format", "type", "extension") or next((f for f in _POOLS["export.fmt"] if f in text), "pdf"))
         .lower()
         .lstrip(".")
     )

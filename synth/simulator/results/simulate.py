@@ -161,9 +161,7 @@ _SITES = table("results/simulate", "sites", tuple[str, ...])
 def _web(tool: ToolSpec, args: dict[str, Any], ctx: Context, index: int) -> dict[str, Any] | None:
     """A web search hit about the query, for search tools about no particular kind of thing."""
     w = set(words(tool.name))
-    if not w & _SEARCHY or (
-        w & {"search", "result", "item"} and not w & _WEB and not _WEB_TEXT.search(tool.description)
-    ):
+    if not w & _SEARCHY or (w & _SETS["web.search"] and not w & _WEB and not _WEB_TEXT.search(tool.description)):
         return None  # a search of works, products or cigarettes returns those, not web pages
     _, query = entities.focus(args)
     query = (query or ctx.rng.choice(vocab.QUERIES["general"])).strip()
@@ -287,22 +285,22 @@ def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> 
     v = next((x for x in w if x in ACTION_VERBS), verb(tool))
     named = any("id" in words(key) or key.endswith("Id") for key in args)  # the call already names the thing
     out: dict[str, Any] = {"status": "success"}
-    if v in _MAKING and not (named and v in ("send", "reply", "comment")):
+    if v in _MAKING and not (named and v in _POOLS["confirm.send"]):
         out[f"{thing}_id"] = f"{thing[:3]}_{ctx.rng.randint(10000, 99999)}"
     out.update(_echo(tool, args))
     listed = [x for x in args.values() if isinstance(x, list)]
     if "batch" in w or (listed and "bulk" in w):
         out["processed"] = max(1, sum(len(x) for x in listed))
     now = entities.stamp(ctx, 0, 0.001)
-    if v in _MAKING - {"send", "reply", "comment"} or v in ("install", "deploy", "save"):
+    if v in _MAKING - _SETS["confirm.send"] or v in _POOLS["confirm.install"]:
         out["created_at"] = now
     elif v in ("delete", "remove"):
         out["deleted"] = True
-    elif v in ("cancel", "archive", "close"):
+    elif v in _POOLS["confirm.cancel"]:
         out["state"] = {"cancel": "cancelled", "archive": "archived"}.get(v, "closed")
-    elif v in ("send", "reply", "comment"):
+    elif v in _POOLS["confirm.send"]:
         out["sent_at"] = now
-    elif v in ("push", "trigger", "start", "run", "execute"):
+    elif v in _POOLS["confirm.push"]:
         out["started_at"] = now
     else:
         out["updated_at"] = now
@@ -313,6 +311,10 @@ _VAGUE = table("results/simulate", "vague", frozenset[str])
 _LISTING = table("results/simulate", "listing", set[str])
 _ACTING = table("results/simulate", "acting", frozenset[str])
 _SQL = table("results/simulate", "sql", re.Pattern[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/simulate", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/simulate", "sets", dict[str, frozenset[str]])
 
 
 def _same_key(a: str, b: str) -> bool:

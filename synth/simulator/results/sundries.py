@@ -20,7 +20,11 @@ from synth.simulator.results.entities import (
     stamp,
 )
 from synth.simulator.results.kinds import Kinds
+from synth.simulator.tables import table
 from synth.simulator.values.values import Context
+
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/sundries", "pools", dict[str, tuple[str, ...]])
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -33,7 +37,7 @@ def _pick(pool: tuple[Any, ...], text: str, args: dict[str, Any], i: int) -> Any
 
 
 def _association_label(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
-    label = _pick(("Primary company", "Decision maker", "Billing contact"), text, args, i)
+    label = _pick(_POOLS["association_label.label"], text, args, i)
     return {
         "typeId": _pick((1, 2, 3), text, args, i),
         "label": label,
@@ -43,7 +47,7 @@ def _association_label(n: str, text: str, args: dict[str, Any], ctx: Context, i:
 
 def _cache_key(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
-    key = _pick(("session:8f3a2c", "user:1042:profile", "rate:api:203.0.113.7", "cart:5521"), text, args, i)
+    key = _pick(_POOLS["cache_key.key"], text, args, i)
     return {"key": key, "type": rng.choice(("string", "hash")), "ttl_s": rng.choice((-1, 900, 3600, 86400))}
 
 
@@ -77,7 +81,7 @@ def _not_a_hot_list(n: str, text: str, args: dict[str, Any], ctx: Context, i: in
 
 def _rates(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     base = next((v for k, v in args.items() if isinstance(v, str) and v in vocab.CURRENCIES), "USD")
-    return {"base": base, "date": "2026-06-01", "rates": rates_from(base, ("EUR", "GBP", "JPY", "CHF"))}
+    return {"base": base, "date": "2026-06-01", "rates": rates_from(base, _POOLS["rates.rates"])}
 
 
 def _memory(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
@@ -91,7 +95,7 @@ def _settings(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> 
         "enabled": rng.random() < 0.7,
         "timeout_s": rng.choice((10, 30, 60)),
         "retries": rng.choice((2, 3, 5)),
-        "log_level": rng.choice(("info", "warn", "debug")),
+        "log_level": rng.choice(_POOLS["settings.log_level"]),
         "updated_at": stamp(ctx, -30, -1),
     }
 
@@ -101,7 +105,7 @@ def _whois(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
     d = next((v for v in args.values() if isinstance(v, str) and "." in v and " " not in v), rng.choice(vocab.DOMAINS))
     return {
         "domain": d,
-        "registrar": rng.choice(("MarkMonitor Inc.", "GoDaddy.com, LLC", "Namecheap, Inc.")),
+        "registrar": rng.choice(_POOLS["whois.registrar"]),
         "created": day(ctx, -4000, -400),
         "expires": day(ctx, 30, 700),
         "name_servers": [f"ns1.{host('https://' + d)}", f"ns2.{host('https://' + d)}"],
@@ -109,19 +113,19 @@ def _whois(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
 
 
 def _phone(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
-    serial = _pick(("emulator-5554", "R5CW20ABCDE", "00008120-001A2B3C"), text, args, i)
+    serial = _pick(_POOLS["phone.serial"], text, args, i)
     return {
         "serial": serial,
         "state": "device",
-        "model": _pick(("Pixel_7", "SM-S918B", "iPhone 15 Pro"), text, args, i),
+        "model": _pick(_POOLS["phone.model"], text, args, i),
     }
 
 
 def _smart_home(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
     return {
-        "name": rng.choice(("Living room lamp", "Hallway thermostat", "Front door lock", "Kitchen sensor")),
-        "state": rng.choice(("on", "off", "21.5", "locked")),
+        "name": rng.choice(_POOLS["smart_home.name"]),
+        "state": rng.choice(_POOLS["smart_home.state"]),
         "last_changed": stamp(ctx, -1, 0),
     }
 

@@ -55,7 +55,7 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
         ]
         best = max(found, key=len) if found else ""
         return {"word": best, "length": len(best)}
-    if tool_words[:1] and tool_words[0] in ("is", "has", "can") and len(tool_words) > 1:
+    if tool_words[:1] and tool_words[0] in _POOLS["transform.is"] and len(tool_words) > 1:
         return {"_".join(tool_words): bool(len(value) % 3), "checked_at": "2026-06-01T09:00:00Z"}
     if "reverse" in w:
         return {"result": value[::-1]}
@@ -67,16 +67,7 @@ def transform(tool_words: list[str], args: dict[str, Any]) -> dict[str, Any] | N
         return {"result": value.title()}
     if w & {"slugify", "slug"}:
         return {"result": re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")}
-    if w & _COUNTED and w & {
-        "word",
-        "words",
-        "wordcount",
-        "character",
-        "characters",
-        "text",
-        "string",
-        "length",
-    }:
+    if w & _COUNTED and w & _SETS["transform.word"]:
         return {
             "words": len(value.split()),
             "characters": len(value),
@@ -89,6 +80,10 @@ COMMANDS = table("results/texts", "commands", frozenset[str])
 _IRREGULAR = table("results/texts", "irregular", dict[str, str])
 # what a count transform counts
 _COUNTED = table("results/texts", "counted", frozenset[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/texts", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/texts", "sets", dict[str, frozenset[str]])
 
 
 def past(verb: str) -> str:
@@ -128,9 +123,7 @@ def _named_in(message: str, args: dict[str, Any]) -> str:
     said = {
         k: v for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) <= 40
     }
-    person = next(
-        (v for k, v in said.items() if set(words(k)) & {"name", "user", "person", "recipient", "username"}), None
-    )
+    person = next((v for k, v in said.items() if set(words(k)) & _SETS["named_in.person"]), None)
     if person is not None:
         message = re.sub(r"\b(?:someone|somebody)\b", str(person), message)
 

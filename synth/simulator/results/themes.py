@@ -22,6 +22,10 @@ NEWS_SITES = table("results/themes", "news_sites", tuple[tuple[str, str], ...])
 # coins in circulation, for a market cap that matches the price
 _SUPPLY = table("results/themes", "supply", dict[str, int])
 _ROUTE = table("results/themes", "route", tuple[str, str, str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/themes", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/themes", "sets", dict[str, frozenset[str]])
 
 
 def cap(text: str) -> str:
@@ -63,7 +67,7 @@ def _forecast(a: Ask) -> dict[str, Any]:
             "date": f"2026-06-{d:02d}",
             "high_c": rng.randint(14, 31),
             "low_c": rng.randint(5, 14),
-            "conditions": rng.choice(("sunny", "partly cloudy", "light rain", "showers", "clear")),
+            "conditions": rng.choice(_POOLS["forecast.conditions"]),
         }
         for d in range(1, 4)
     ]
@@ -76,7 +80,7 @@ def _weather(a: Ask) -> dict[str, Any]:
     return {
         "location": a.city,
         "temperature_c": rng.randint(4, 32),
-        "conditions": rng.choice(("sunny", "partly cloudy", "overcast", "light rain", "fog")),
+        "conditions": rng.choice(_POOLS["weather.conditions"]),
         "humidity_pct": rng.randint(30, 90),
         "wind_kph": rng.randint(2, 35),
     }
@@ -84,10 +88,10 @@ def _weather(a: Ask) -> dict[str, Any]:
 
 @_theme(lambda a: a.has("news", "article", "headline", "announcement", "annoucement"))
 def _news(a: Ask) -> dict[str, Any]:
-    query = E.given(a.args, {"query", "q", "keyword", "keywords", "topic", "search"}, "")
+    query = E.given(a.args, _SETS["news.query"], "")
     topics = ([query] if query else []) + list(vocab.QUERIES["news"])
     topic = topics[a.index] if query and a.index < 1 else a.pick(topics)
-    title = cap(topic) + a.rng.choice((": what we know", " explained", ": the latest", " - live updates"))
+    title = cap(topic) + a.rng.choice(_POOLS["news.title"])
     source, site = a.rng.choice(NEWS_SITES)
     return {
         "title": title,
@@ -140,7 +144,7 @@ def _symbols(args: dict[str, Any]) -> list[str] | None:
             if isinstance(v, list)
             and v
             and all(isinstance(x, str) for x in v)
-            and set(words(k)) & {"symbols", "tickers", "symbol"}
+            and set(words(k)) & _SETS["symbols.symbols"]
         ),
         None,
     )
@@ -198,7 +202,7 @@ def _repo(a: Ask) -> dict[str, Any]:
     return {
         "full_name": f"{owner}/{name}",
         "stars": a.rng.randint(40, 90000),
-        "language": a.rng.choice(("Python", "TypeScript", "Rust", "Go")),
+        "language": a.rng.choice(_POOLS["repo.language"]),
         "updated_at": E.stamp(a.ctx, -20, 0),
         "url": f"https://github.com/{owner}/{name}",
     }
@@ -272,7 +276,7 @@ def _note(a: Ask) -> dict[str, Any]:
 
 @_theme(lambda a: a.has("wiki") and a.has("search"))
 def _wiki_search(a: Ask) -> dict[str, Any]:
-    query = E.given(a.args, {"query", "q", "search", "term"}, "")
+    query = E.given(a.args, _SETS["wiki_search.query"], "")
     site = "minecraft.wiki/w" if "minecraft" in a.text else "en.wikipedia.org/wiki"
     title = cap(query) if query and a.index == 0 else cap(a.pick(vocab.QUERIES["general"]))
     return {
@@ -294,7 +298,7 @@ def _route(a: Ask) -> dict[str, Any]:
 
 
 def _is_place(a: Ask) -> bool:
-    places = any(set(words(k)) & {"city", "location", "place", "address", "lat", "latitude", "query"} for k in a.args)
+    places = any(set(words(k)) & _SETS["is_place.places"] for k in a.args)
     return (
         a.has("place", "location", "geocode", "city", "cities")
         or (a.has("map") and (places or a.ctx.topic in ("maps", "travel")))
@@ -347,14 +351,14 @@ def _booking(a: Ask) -> dict[str, Any]:
     return {
         "price": round(a.rng.uniform(80, 900), 2),
         "currency": "EUR",
-        "provider": a.rng.choice(("TAP Air Portugal", "Lufthansa", "Booking.com", "Marriott")),
+        "provider": a.rng.choice(_POOLS["booking.provider"]),
         "available": True,
     }
 
 
 @_theme(lambda a: a.has("paper", "arxiv", "publication", "pubmed", "scholar", "citation"))
 def _paper(a: Ask) -> dict[str, Any]:
-    query = E.given(a.args, {"query", "q", "topic", "keywords", "title"}, "")
+    query = E.given(a.args, _SETS["paper.query"], "")
     topic = query if query and a.index == 0 else a.pick(vocab.QUERIES["paper"])
     return {
         "title": topic.title() if topic.islower() else topic,

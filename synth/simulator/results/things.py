@@ -51,15 +51,15 @@ def _person(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> di
             "name": name,
             "email": fake.email(),
             "company": fake.company(),
-            "status": rng.choice(("new", "contacted", "qualified", "unqualified")),
-            "source": rng.choice(("website", "referral", "LinkedIn", "trade show")),
+            "status": rng.choice(_POOLS["person.status"]),
+            "source": rng.choice(_POOLS["person.source"]),
             "created_at": stamp(ctx, -40, -1),
         }
     if n in ("player", "athlete"):
         return {
             "name": name,
-            "team": f"{rng.choice(vocab.CITIES)[0]} {rng.choice(('United', 'FC', 'Rovers', 'Athletic'))}",
-            "position": rng.choice(("forward", "midfielder", "defender", "goalkeeper")),
+            "team": f"{rng.choice(vocab.CITIES)[0]} {rng.choice(_POOLS['person.team'])}",
+            "position": rng.choice(_POOLS["person.position"]),
             "age": rng.randint(19, 35),
             "appearances": rng.randint(3, 38),
             "goals": rng.randint(0, 21),
@@ -88,15 +88,11 @@ def _org(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
         return {"name": rng.choice(TEAMS), "members": rng.randint(3, 24), "created_at": stamp(ctx, -500, -30)}
     fake = seed_faker(rng)
     given = next(
-        (
-            v
-            for k, v in args.items()
-            if isinstance(v, str) and set(words(k)) & {"company", "organization", "name"} and i == 0
-        ),
+        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["org.given"] and i == 0),
         None,
     )
     company = given or fake.company()
-    domain = re.sub(r"[^a-z]", "", company.lower().split()[0].split(",")[0]) + rng.choice((".com", ".io", ".co"))
+    domain = re.sub(r"[^a-z]", "", company.lower().split()[0].split(",")[0]) + rng.choice(_POOLS["org.domain"])
     return {
         "name": company,
         "domain": domain,
@@ -114,7 +110,7 @@ def _task(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
         total = rng.randint(8, 60)
         return {
             "name": rng.choice(PROJECTS),
-            "status": rng.choice(("active", "active", "on hold", "completed")),
+            "status": rng.choice(_POOLS["task.status"]),
             "owner": fake.name(),
             "tasks_total": total,
             "tasks_done": rng.randint(0, total),
@@ -122,8 +118,8 @@ def _task(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
         }
     return {
         "title": rng.choice(TASKS),
-        "status": rng.choice(("todo", "in_progress", "in_review", "done")),
-        "priority": rng.choice(("low", "medium", "high")),
+        "status": rng.choice(_POOLS["task.status_2"]),
+        "priority": rng.choice(_POOLS["task.priority"]),
         "assignee": fake.name(),
         "due_date": day(ctx, -2, 21),
     }
@@ -131,7 +127,7 @@ def _task(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
 
 def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
-    if n == "property" and not _KEYWORDS["crm"].search(text):
+    if n == "property" and not _KEYWORDS["crm.property"].search(text):
         return None  # type: ignore[return-value] # a compound's or a file's properties are no CRM field definitions
     if n == "property":
         name, label, kind = CRM_PROPERTIES[slot(text, args, i, len(CRM_PROPERTIES))]
@@ -145,27 +141,27 @@ def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
         return {
             "from_id": str(rng.randint(10**9, 10**10)),
             "to_id": str(rng.randint(10**9, 10**10)),
-            "type": rng.choice(("company_to_contact", "deal_to_company", "contact_to_deal")),
+            "type": rng.choice(_POOLS["crm.type"]),
             "category": "HUBSPOT_DEFINED",
         }
-    if n == "call" and not _KEYWORDS["crm_2"].search(text):
+    if n == "call" and not _KEYWORDS["crm.call"].search(text):
         return None  # type: ignore[return-value]
-    if n in ("call", "engagement", "meeting"):
+    if n in _POOLS["crm.call"]:
         return {
-            "type": "CALL" if n == "call" else rng.choice(("CALL", "EMAIL", "MEETING")),
+            "type": "CALL" if n == "call" else rng.choice(_POOLS["crm.type_2"]),
             "direction": rng.choice(("OUTBOUND", "INBOUND")),
             "duration_s": rng.randint(45, 1800),
-            "outcome": rng.choice(("connected", "left voicemail", "no answer")),
+            "outcome": rng.choice(_POOLS["crm.outcome"]),
             "timestamp": stamp(ctx, -10, 0),
         }
     if n == "deal":
         return {
             "name": f"{seed_faker(rng).company()} renewal",
             "amount": rng.choice((4800, 12000, 25000, 60000)),
-            "stage": rng.choice(("appointmentscheduled", "qualifiedtobuy", "contractsent", "closedwon")),
+            "stage": rng.choice(_POOLS["crm.stage"]),
             "close_date": day(ctx, 5, 90),
         }
-    if n == "object" and not _KEYWORDS["crm_3"].search(text):
+    if n == "object" and not _KEYWORDS["crm.object"].search(text):
         return None  # type: ignore[return-value] # a museum object, a stored object, a JSON object: not a CRM record
     fake = seed_faker(rng)
     return {
@@ -173,7 +169,7 @@ def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
         "properties": {
             "name": fake.company(),
             "domain": fake.domain_name(),
-            "lifecyclestage": rng.choice(("lead", "opportunity", "customer")),
+            "lifecyclestage": rng.choice(_POOLS["crm.lifecyclestage"]),
         },
         "created_at": stamp(ctx, -200, -5),
         "updated_at": stamp(ctx, -5, 0),
@@ -182,13 +178,11 @@ def _crm(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[
 
 def _data(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     rng = ctx.rng
-    given = next(
-        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & {"table", "collection", "name"}), None
-    )
+    given = next((v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["data.given"]), None)
     table = given if given in COLUMNS else vocab.TABLES[slot(text, args, i, len(vocab.TABLES))]
-    if n in ("database", "db", "databas", "connection"):
+    if n in _POOLS["data.database"]:
         return {
-            "name": rng.choice(("sales", "inventory", "crm", "analytics")),
+            "name": rng.choice(_POOLS["data.name"]),
             "engine": rng.choice(("PostgreSQL 16.3", "MySQL 8.0.37")),
             "size_mb": rng.randint(40, 20000),
             "tables": rng.randint(6, 80),
@@ -196,9 +190,9 @@ def _data(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
         }
     if n == "dataset":
         name = (
-            ("HuggingFaceFW/fineweb-edu", "openai/gsm8k", "tatsu-lab/alpaca", "allenai/c4")[slot(text, args, i, 4)]
+            _POOLS["data.name_2"][slot(text, args, i, 4)]
             if re.search(r"hugging|hf\b|model", text)
-            else ("sales_daily", "web_events", "customer_churn", "inventory_snapshot")[slot(text, args, i, 4)]
+            else _POOLS["data.name_3"][slot(text, args, i, 4)]
         )
         return {
             "name": name,
@@ -206,16 +200,16 @@ def _data(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict
             "size_mb": round(rng.uniform(1, 90000), 1),
             "updated_at": stamp(ctx, -60, -1),
         }
-    if n == "collection" and _KEYWORDS["data"].search(text):
+    if n == "collection" and _KEYWORDS["data.museum"].search(text):
         return None  # type: ignore[return-value]
-    if n in ("collection", "index", "class"):
+    if n in _POOLS["data.collection"]:
         return {
             "name": given or table,
             "documents": rng.randint(120, 2_000_000),
             "size_mb": round(rng.uniform(0.4, 4000), 1),
             "indexes": rng.randint(1, 6),
         }
-    if n == "table" and i == 0 and _KEYWORDS["data_2"].search(text):
+    if n == "table" and i == 0 and _KEYWORDS["data.tables"].search(text):
         return {"tables": list(vocab.TABLES), "count": len(vocab.TABLES)}
     cols = COLUMNS.get(table, COLUMNS["orders"])
     return {
@@ -230,11 +224,7 @@ def _package(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> d
     rng = ctx.rng
     name, version, desc, lic = PACKAGES[slot(text, args, i, len(PACKAGES))]
     given = next(
-        (
-            v
-            for k, v in args.items()
-            if isinstance(v, str) and set(words(k)) & {"package", "name", "module", "crate", "gem", "library"}
-        ),
+        (v for k, v in args.items() if isinstance(v, str) and set(words(k)) & _SETS["package.given"]),
         None,
     )
     out = {
@@ -258,14 +248,14 @@ def _media(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
             "views": rng.randint(300, 4_000_000),
             "published_at": stamp(ctx, -120, -1),
         }
-    if n in ("audio", "song", "track"):
+    if n in _POOLS["media.audio"]:
         return {
             "duration_s": rng.randint(90, 420),
             "format": "mp3",
             "bitrate_kbps": rng.choice((128, 192, 320)),
             "sample_rate_hz": 44100,
         }
-    if n in ("transcript", "caption", "subtitle"):
+    if n in _POOLS["media.transcript"]:
         lines = rng.sample(vocab.MESSAGES, 3)
         t = 0.0
         segs = []
@@ -284,6 +274,10 @@ def _media(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dic
 
 
 _PERIODIC = table("results/things", "periodic", re.Pattern[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/things", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/things", "sets", dict[str, frozenset[str]])
 
 
 def _stats(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:

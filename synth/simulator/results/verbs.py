@@ -36,13 +36,15 @@ _TEXT_KEYS = table("results/verbs", "text_keys", frozenset[str])
 _CONTENT_KINDS = table("results/verbs", "content_kinds", tuple[tuple[str, tuple[str, ...]], ...])
 # a language's name and code, by how a request writes it (a code names itself)
 _LANG = table("results/verbs", "lang", dict[str, str])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("results/verbs", "sets", dict[str, frozenset[str]])
 
 
 def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
     rng = ctx.rng
     key, value = E.focus(args)
     count = len(value.split())
-    if set(words(tool.name)) & {"fact", "facts", "keyword", "keywords", "entities", "takeaways"}:
+    if set(words(tool.name)) & _SETS["summarize.fact"]:
         sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+", value) if len(x.split()) > 2] or [value]
         if "keyword" in tool.name.lower():
             return {
@@ -80,9 +82,9 @@ def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) ->
 
 def _translate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
     _, value = E.focus(args)
-    target = next(
-        (str(v) for k, v in args.items() if set(words(k)) & {"target", "to", "dest", "destination"}), ""
-    ) or next((str(v) for k, v in args.items() if set(words(k)) & {"language", "lang", "locale"}), "es")
+    target = next((str(v) for k, v in args.items() if set(words(k)) & _SETS["translate.target"]), "") or next(
+        (str(v) for k, v in args.items() if set(words(k)) & _SETS["translate.language"]), "es"
+    )
     code = _LANG.get(target.lower().split("-")[0], target.lower()[:2])
     known = _TRANSLATIONS.get(value, {})
     if code in known:

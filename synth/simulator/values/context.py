@@ -89,9 +89,9 @@ def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx:
     rng = ctx.rng
     if w & {"lat", "latitude"}:
         return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[0]
-    if w & {"lon", "lng", "longitude"}:
+    if w & _SETS["plausible.lon"]:
         return vocab.CITY_COORDS.get(ctx.city or "", (41.15, -8.61))[1]
-    if w & {"timestamp", "epoch", "ts"} or (w & {"start", "end", "from", "to", "since", "until"} and w & {"time"}):
+    if w & _SETS["plausible.timestamp"] or (w & _SETS["plausible.start"] and w & {"time"}):
         base = 1780272000  # ANCHOR as unix seconds
         return base + rng.randint(-30, 90) * 86400 * (1000 if "ms" in w or "millis" in description.lower() else 1)
     if (body := _BODY.get(next(iter(sorted(w & set(_BODY))), ""))) is not None and lo is None and hi is None:
@@ -99,19 +99,17 @@ def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx:
         return rng.randint(int(a), int(b)) if t == "integer" or isinstance(a, int) else round(rng.uniform(a, b), 1)
     if w & {"year"}:
         guess = (2019, 2026)
-    elif w & {"limit", "count", "size", "top", "k", "max", "num", "results", "number", "n", "amount"} and not w & {
-        "price"
-    }:
+    elif w & _SETS["plausible.limit"] and not w & {"price"}:
         guess = (3, 20)
-    elif w & {"page", "offset", "skip"}:
+    elif w & _SETS["plausible.page"]:
         guess = (1, 3)
     elif w & {"days", "day"}:
         guess = (2, 7)
     elif w & {"hours", "hour"}:
         guess = (1, 12)
-    elif w & {"price", "budget", "cost"}:
+    elif w & _SETS["plausible.price"]:
         guess = (20, 500)
-    elif w & {"quantity", "qty", "adults", "guests", "people", "rooms"}:
+    elif w & _SETS["plausible.quantity"]:
         guess = (1, 4)
     elif w & {"id"}:
         guess = (1000, 99999)
@@ -143,3 +141,5 @@ def _plausible(name: str, schema: dict[str, Any], description: str, t: str, ctx:
 
 # Plausible adult values for body and vital-sign parameters, so a dosage calculator gets a real patient.
 _BODY = table("values/context", "body", dict[str, tuple[int | float, int | float]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("values/context", "sets", dict[str, frozenset[str]])

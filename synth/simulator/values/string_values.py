@@ -17,7 +17,7 @@ _KEYWORDS = table("values/string_values", "keywords", dict[str, re.Pattern[str]]
 
 
 def identifier(name: str, rng: random.Random) -> str:
-    stem = [w for w in words(name) if w not in {"id", "key", "identifier", "number", "ref", "ids"}]
+    stem = [w for w in words(name) if w not in _SETS["identifier.stem"]]
     prefix = (stem[-1][:3] if stem else "id").lower()
     return f"{prefix}_{rng.randint(10000, 99999)}"
 
@@ -43,7 +43,7 @@ def code(w: set[str], name: str, text: str, ctx: Context) -> tuple[Any, str]:
         return ctx.rng.choice(vocab.SQL if "where" not in w else vocab.SQL_WHERE), "code"
     if "mermaid" in text:
         return "graph TD; Signup-->Verify; Verify-->Dashboard", "code"
-    if w & {"expression", "expr", "formula", "calculation"} and "javascript" not in text:
+    if w & _SETS["code.expression"] and "javascript" not in text:
         return ctx.rng.choice(vocab.EXPRESSIONS), "code"
     if "javascript" in text or "js" in w:
         return ctx.rng.choice(vocab.JS_SNIPPETS), "code"
@@ -53,28 +53,32 @@ def code(w: set[str], name: str, text: str, ctx: Context) -> tuple[Any, str]:
 def kube_name(w: set[str], ctx: Context) -> tuple[str, str]:
     rng = ctx.rng
     if w & {"context", "cluster"}:
-        return rng.choice(("prod-eu-west-1", "staging-us-east-1", "kind-dev")), "name"
+        return rng.choice(_POOLS["kube_name.prod-eu-west-1"]), "name"
     if w & {"resource", "kind"} and not w & {"name"}:
-        return rng.choice(("deployment", "service", "statefulset", "configmap")), "name"
+        return rng.choice(_POOLS["kube_name.deployment"]), "name"
     if "pod" in w:
         return (
-            f"{rng.choice(('checkout-api', 'orders-worker', 'web'))}-{rng.choice(('7c9f8d6b5', '5d4b9c7f8'))}-{rng.choice(('x2kqp', 'm8zt4', 'p9wl7'))}",  # noqa: E501
+            f"{rng.choice(_POOLS['kube_name.checkout-api'])}-{rng.choice(('7c9f8d6b5', '5d4b9c7f8'))}-{rng.choice(_POOLS['kube_name.x2kqp'])}",  # noqa: E501
             "id",
         )
     if "node" in w:
         return f"ip-10-0-{rng.randint(1, 9)}-{rng.randint(10, 250)}.eu-west-1.compute.internal", "id"
     if "container" in w:
-        return rng.choice(("app", "sidecar", "nginx")), "name"
-    if w & {"annotations", "labels", "label", "selector"}:
-        return rng.choice(("team=payments", "app=checkout-api", "tier=backend")), "id"
+        return rng.choice(_POOLS["kube_name.app"]), "name"
+    if w & _SETS["kube_name.annotations"]:
+        return rng.choice(_POOLS["kube_name.team=payments"]), "id"
     if "patch" in w:
         return rng.choice(('{"spec": {"replicas": 3}}', '{"metadata": {"labels": {"tier": "backend"}}}')), "code"
-    return rng.choice(("checkout-api", "orders-worker", "web-frontend", "redis-cache")), "name"
+    return rng.choice(_POOLS["kube_name.name"]), "name"
 
 
 _QUERY_POOLS = table("values/string_values", "query_pools", dict[str, str])
 # subjects whose named things are not search queries
 _NOT_NAMED = table("values/string_values", "not_named", tuple[str, ...])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("values/string_values", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("values/string_values", "sets", dict[str, frozenset[str]])
 
 
 def query(ctx: Context) -> str:
@@ -104,22 +108,22 @@ def question(text: str, ctx: Context) -> str | None:
 def named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
     """A name: a person's when the thing is a person, else the kind of name that thing gets."""
     fake = seed_faker(ctx.rng)
-    if w & {"company", "business", "organization"}:
+    if w & _SETS["named.company"]:
         return fake.company(), "name"
     if w & {"product", "item"}:
         return ctx.rng.choice(vocab.PRODUCTS), "name"
     if w & {"file"}:
         return ctx.rng.choice(vocab.FILE_PATHS).rsplit("/", 1)[-1], "name"
-    if w & {"project", "workspace", "database", "db", "table", "index", "bucket", "channel", "repo", "branch"}:
+    if w & _SETS["named.project"]:
         return slug(ctx, next(iter(sorted(w & set(vocab.RESOURCE_SUFFIX))), "")), "name"
     subject = next((x for x in sorted(w) if x in vocab.NAMED_THINGS), ctx.subject)  # "stop_name" names a stop
-    if w & {"title", "page", "article"} and _KEYWORDS["named"].search(ctx.about):
+    if w & _SETS["named.title"] and _KEYWORDS["named.wiki"].search(ctx.about):
         subject = "article"
     if (
-        w & {"firstname", "lastname", "fullname", "recipient", "contact", "person"}
+        w & _SETS["named.firstname"]
         or subject in _PEOPLE
         or (w == {"name"} and set(re.findall(r"[a-z]+", ctx.about[:40])) & _PEOPLE)
-        or _KEYWORDS["named_2"].search(text)
+        or _KEYWORDS["named.person"].search(text)
     ):
         return (fake.first_name() if "first" in w else fake.last_name() if "last" in w else fake.name()), "name"
     if w & {"title", "remark"} or subject in vocab.NAMED_THINGS:
@@ -130,11 +134,11 @@ def named(w: set[str], text: str, ctx: Context) -> tuple[str, str]:
 def cell(w: set[str], ctx: Context) -> str:
     """Spreadsheet cells as a spreadsheet names them: A1, a range A1:D20."""
     if w & {"range"}:
-        return ctx.rng.choice(("A1:D20", "B2:F14", "A1:C50"))
-    if w & {"top", "start", "first"}:
+        return ctx.rng.choice(_POOLS["cell.A1:D20"])
+    if w & _SETS["cell.top"]:
         return ctx.rng.choice(("A1", "B2"))
-    if w & {"bottom", "end", "last"}:
-        return ctx.rng.choice(("D20", "F14", "C50"))
+    if w & _SETS["cell.bottom"]:
+        return ctx.rng.choice(_POOLS["cell.D20"])
     return f"{ctx.rng.choice('ABCDEF')}{ctx.rng.randint(1, 40)}"
 
 
@@ -156,7 +160,7 @@ def body(w: set[str], text: str, ctx: Context) -> str:
         return "<h1>Trail Runner 2</h1><p>Lightweight running shoe with a grippy sole.</p>"
     if "xml" in w:
         return '<order id="4521"><item sku="TR2-42" qty="1"/></order>'
-    if w & {"markdown", "document", "draft", "transcript"}:
+    if w & _SETS["body.markdown"]:
         return rng.choice(vocab.PARAGRAPHS)
     if w & {"description", "summary"}:
         return rng.choice(vocab.DESCRIPTIONS.get(ctx.subject, vocab.MESSAGES))

@@ -73,26 +73,22 @@ def _date(ctx: Context, span: int = 120) -> dt.date:
 def _when(w: set[str], name: str, fmt: str, text: str, ctx: Context) -> tuple[Any, str] | None:
     """Dates and times: formats first, then names like startTime, end_dt, createdBefore, checkin."""
     rng = ctx.rng
-    early = bool(w & {"start", "from", "since", "after", "begin", "checkin", "min"})
+    early = bool(w & _SETS["when.early"])
     timey = w & _TIME_WORDS
-    if not (fmt in ("date-time", "date", "time") or timey):
+    if not (fmt in _POOLS["when.date-time"] or timey):
         return None
     if fmt == "time" or (w == {"time"} and "date" not in text):
         return f"{rng.randint(8, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}", "time"
     d = _date(ctx, 30) if early else _date(ctx)
-    if not early and w & {"end", "to", "until", "before", "checkout", "max"}:
+    if not early and w & _SETS["when.end"]:
         d = d + dt.timedelta(days=rng.randint(3, 10))
     if (
         fmt == "date"
         or "yyyy-mm-dd" in text
-        or (
-            w & {"date", "birthday", "checkin", "checkout", "day"}
-            and "time" not in w
-            and "iso 8601 date-time" not in text
-        )
+        or (w & _SETS["when.date"] and "time" not in w and "iso 8601 date-time" not in text)
     ):
         return d.isoformat(), "date"
-    if w & {"time", "datetime", "timestamp", "dt", "before", "after", "since", "until", "deadline", "due"} or fmt:
+    if w & _SETS["when.time"] or fmt:
         return f"{d.isoformat()}T{rng.randint(8, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}:00Z", "datetime"
     return None
 
@@ -115,9 +111,9 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
     text = f"{name} {description}".lower()
     fake = seed_faker(rng)
 
-    if fmt == "email" or (w & {"email", "mail", "mailto"} and not w & {"subject", "body", "message", "id", "content"}):
+    if fmt == "email" or (w & _SETS["string_value.email"] and not w & _SETS["string_value.subject"]):
         return fake.email(), "email"
-    if w & {"to", "cc", "bcc", "recipients", "recipient"} and ("email" in text or "address" in text) and not w & {"id"}:
+    if w & _SETS["string_value.to"] and ("email" in text or "address" in text) and not w & {"id"}:
         return fake.email(), "email"
     # the description's own examples win over what the name or format suggests: an Instagram post URL where
     # one is shown, "localhost" where a database host is, not a URL or host from a stock list
@@ -125,7 +121,7 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         return here, "path"
     if (
         (found := examples(description))
-        and not w & {"password", "secret", "token", "apikey"}
+        and not w & _SETS["string_value.password"]
         and not all(re.match(r"\d{4}-\d\d", f) for f in found)
     ):  # a date example shows a format: dates come below
         if all(_ZONE.match(f) for f in found):  # "e.g. 'America/New_York'" shows the form: any zone will do
@@ -135,7 +131,7 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         ) else "name"
     if (when := _when(w, name, fmt, text, ctx)) is not None:
         return when
-    if fmt in ("uri", "url", "uri-reference") or w & {"url", "uri", "link", "href", "website", "endpoint"}:
+    if fmt in _POOLS["string_value.uri"] or w & _SETS["string_value.url"]:
         if "github" in text or "repo" in w:
             return f"https://github.com/{rng.choice(vocab.GITHUB_PAIRS)}", "url"
         return rng.choice(vocab.URLS), "url"
@@ -143,13 +139,9 @@ def string_value(name: str, schema: dict[str, Any], description: str, ctx: Conte
         return str(fake.uuid4()), "id"
     if fmt in ("ipv4", "ip") or w & {"ip"} or (w & {"target", "host"} and ("ip" in text or "network" in text)):
         return fake.ipv4_private() if "192.168" in text or "network" in text else fake.ipv4_public(), "id"
-    if (
-        w & {"domain", "hostname", "host", "server"}
-        and not w & {"id"}
-        and not (w & {"name"} and not w & {"domain", "host"})
-    ):
-        if _KEYWORDS["string_value"].search(text):
-            return rng.choice(("localhost", "db.internal.example.com", "10.0.4.12")), "name"
+    if w & _SETS["string_value.domain"] and not w & {"id"} and not (w & {"name"} and not w & {"domain", "host"}):
+        if _KEYWORDS["string_value.host"].search(text):
+            return rng.choice(_POOLS["string_value.localhost"]), "name"
         return rng.choice(vocab.DOMAINS), "name"
     for key, make in _SCHOLARLY.items():
         if key in w or name.lower() == key or name.lower() == key + "s":
@@ -166,6 +158,10 @@ _DIR_WORDS = table("values/strings", "dir_words", set[str])
 _FILE_WORDS = table("values/strings", "file_words", set[str])
 # words of a parameter's name that make it a date or a time
 _TIME_WORDS = table("values/strings", "time_words", frozenset[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("values/strings", "pools", dict[str, tuple[str, ...]])
+# words a parameter's or a tool's name is tested for, by the function that tests
+_SETS = table("values/strings", "sets", dict[str, frozenset[str]])
 
 
 def _in_world(w: set[str], ctx: Context) -> str | None:
@@ -178,10 +174,10 @@ def _in_world(w: set[str], ctx: Context) -> str | None:
     folders = [p.rstrip("/") for p in ctx.world if p.endswith("/")] or [WORKSPACE]
     files = [p for p in ctx.world if not p.endswith("/")]
     about = " ".join(ctx.about.split()[:6])  # the tool's name and the first words of what it does
-    if _KEYWORDS["in_world"].search(about) and not w & {"repo", "repository"}:
-        name = "drafts" if _KEYWORDS["in_world_2"].search(about) else "new-note.md"
+    if _KEYWORDS["in_world.create"].search(about) and not w & {"repo", "repository"}:
+        name = "drafts" if _KEYWORDS["in_world.folder"].search(about) else "new-note.md"
         return f"{ctx.rng.choice(folders)}/{name}"
-    if w & _DIR_WORDS or _KEYWORDS["in_world_3"].search(about):
+    if w & _DIR_WORDS or _KEYWORDS["in_world.listing"].search(about):
         if w & {"repo", "repository"}:
             folders = [p for p in folders if p.count("/") == 2] or folders  # /workspace/<repo>
         return ctx.rng.choice(folders)

@@ -61,6 +61,8 @@ def make_value(name: str, schema: dict[str, Any], ctx: Context, depth: int = 0) 
 
 
 _DIGITS = table("values/values", "digits", re.Pattern[str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("values/values", "pools", dict[str, tuple[str, ...]])
 
 
 def _fit_pattern(value: str, schema: dict[str, Any], rng: random.Random) -> str:
@@ -144,7 +146,7 @@ def _object(name: str, schema: dict[str, Any], ctx: Context, depth: int) -> dict
     if not props and schema.get("additionalProperties") is False:
         return {}
     if not props:  # a free-form object: a small, plausible filter
-        key = ctx.rng.choice(("status", "category", "tag"))
+        key = ctx.rng.choice(_POOLS["object.key"])
         pool = {"status": vocab.STATUSES, "category": vocab.CATEGORIES, "tag": vocab.TAGS}[key]
         return {key: ctx.rng.choice(pool)}
     if depth > 3:
