@@ -101,12 +101,18 @@ def _keyword_rules(path: Path) -> list[str]:
 
 
 def _words_in_functions(path: Path) -> list[str]:
-    """Word lists written inside a function: a tuple or set of three or more strings, or rows holding words."""
+    """Word lists written inside a function: a tuple or set of three or more strings, rows holding words, or a
+    map of words to words."""
     found = []
     for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(fn, (ast.FunctionDef, ast.Lambda)):
             continue
         for n in ast.walk(fn):
+            if isinstance(n, ast.Dict) and len(n.keys) >= 2:  # a map of words: {"cancel": "cancelled", ...}
+                strings = [c for c in (*n.keys, *n.values) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+                if len(strings) == 2 * len(n.keys):
+                    found.append(f"{path.name}:{n.lineno}")
+                continue
             if not isinstance(n, (ast.Tuple, ast.Set)) or isinstance(getattr(n, "ctx", None), ast.Store):
                 continue
             try:
@@ -136,11 +142,12 @@ def test_the_guards_find_a_table_and_a_rule_written_in_code(tmp_path):
         'F = frozenset("a b".split())\nG = r"x|y|z"\n'
         'def f(t):\n    return re.search(r"nmap|port|scan", t) or re.match(r"\\d+|x", t) or nouns("movie film")\n'
         'def g(w, rng):\n    return w & {"a", "b", "c"} or rng.choice(("x", "y", "z"))\n'
-        'def h(rng):\n    return rng.choice((1, 2, 3)) or ("p", "q")\n'
+        'def h(rng):\n    return rng.choice((1, 2, 3)) or ("p", "q") or {"a": 1, "b": 2}\n'
+        'def i(v):\n    return {"cancel": "cancelled", "archive": "archived"}.get(v)\n'
     )
     assert _literal_tables(tmp_path / "m.py") == ["m.py:2", "m.py:3", "m.py:4", "m.py:7", "m.py:8"]
     assert sorted(_keyword_rules(tmp_path / "m.py")) == ["m.py:10", "m.py:10"]
-    assert _words_in_functions(tmp_path / "m.py") == ["m.py:12"]  # two of them; numbers and pairs stay code
+    assert _words_in_functions(tmp_path / "m.py") == ["m.py:12", "m.py:16"]  # numbers and pairs stay code
 
 
 def test_tables_come_back_in_the_shape_their_module_declares():

@@ -78,14 +78,8 @@ _ARITH = {
 }
 _OTHER_NAMES = table("results/calculate", "other_names", str)
 _ARITH |= {name: _ARITH[op] for name, op in (pair.split(":") for pair in _OTHER_NAMES.split())}
-_SIGN = {  # the sign that joins the operands when the result shows its expression
-    **dict.fromkeys(("add", "sum", "plus"), "+"),
-    **dict.fromkeys(("subtract", "minus", "sub"), "-"),
-    **dict.fromkeys(("multiply", "product", "mul"), "×"),
-    **dict.fromkeys(("divide", "div"), "÷"),
-    **dict.fromkeys(("modulo", "mod"), "mod"),
-    "power": "^",
-}
+# the sign that joins the operands when the result shows its expression, by the operation's name
+_SIGN = table("results/calculate", "sign", dict[str, str])
 
 
 def _whole(f: Any, n: list[float]) -> int | None:

@@ -79,7 +79,7 @@ def _written(w: set[str], t: str, text: str, fake: Any, rng: random.Random) -> d
     """Code, a reply, name ideas, a plan or a draft about topic ``t``: what the generator's name asks for."""
     snippet = next((k for k in _POOLS["written.snippet"] if k in w or (k == "test" and "playwright" in w)), None)
     if snippet:
-        return {"code": _SNIPPETS[snippet], "language": {"test": "typescript", "sql": "sql", "regex": "regex"}[snippet]}
+        return {"code": _SNIPPETS[snippet], "language": _MAPS["written.language"][snippet]}
     if w & _SETS["written.code"]:
         return {"code": _SNIPPETS["code"], "language": "python"}
     if w & _SETS["written.email"]:
@@ -168,6 +168,8 @@ _WRITTEN = table("results/content", "written", dict[str, str])
 _POOLS = table("results/content", "pools", dict[str, tuple[str, ...]])
 # words a parameter's or a tool's name is tested for, by the function that tests
 _SETS = table("results/content", "sets", dict[str, frozenset[str]])
+# words that name other words (a field's value by what was asked), by the function that uses them
+_MAPS = table("results/content", "maps", dict[str, dict[str, str]])
 
 
 def _simulate(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:

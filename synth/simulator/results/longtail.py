@@ -30,6 +30,8 @@ _CODE_HITS = table("results/longtail", "code_hits", tuple[tuple[str, int, str], 
 _VOICES = table("results/longtail", "voices", tuple[tuple[str, str, str], ...])
 # words a record or a test draws from, by the function (and field) that uses them
 _POOLS = table("results/longtail", "pools", dict[str, tuple[str, ...]])
+# words that name other words (a field's value by what was asked), by the function that uses them
+_MAPS = table("results/longtail", "maps", dict[str, dict[str, str]])
 
 
 def record(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any] | None:
@@ -127,7 +129,7 @@ def _design_style(n: str, text: str, args: dict[str, Any], ctx: Context, i: int)
 
 def _chess_move(n: str, text: str, args: dict[str, Any], ctx: Context, i: int) -> dict[str, Any]:
     frm, to, piece = _pick(_MOVES, text, args, i)
-    san = to if piece == "pawn" else {"knight": "N", "bishop": "B"}[piece] + to
+    san = to if piece == "pawn" else _MAPS["chess_move.letter"][piece] + to
     return {"from": frm, "to": to, "piece": piece, "san": san}
 
 

@@ -33,6 +33,8 @@ _SPANS = table("results/shapes", "spans", tuple[tuple[str, str], ...])
 _POOLS = table("results/shapes", "pools", dict[str, tuple[str, ...]])
 # words a parameter's or a tool's name is tested for, by the function that tests
 _SETS = table("results/shapes", "sets", dict[str, frozenset[str]])
+# words that name other words (a field's value by what was asked), by the function that uses them
+_MAPS = table("results/shapes", "maps", dict[str, dict[str, str]])
 
 Shape = Any
 
@@ -225,7 +227,7 @@ def _export(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
         .lower()
         .lstrip(".")
     )
-    fmt = {"markdown": "md", "excel": "xlsx"}.get(fmt, fmt)
+    fmt = _MAPS["export.extension"].get(fmt, fmt)
     stem = next(
         (
             s

@@ -153,7 +153,8 @@ def _by_purpose(found: list[str], tool: ToolSpec, args: dict[str, Any], ctx: Con
 
 
 _SEARCHY = table("results/simulate", "searchy", frozenset[str])
-_WEB = _SEARCHY - {"search", "result", "item"}
+# the search words that mean the web (all but search, result, item)
+_WEB = table("results/simulate", "web", frozenset[str])
 _WEB_TEXT = table("results/simulate", "web_text", re.Pattern[str])
 _SITES = table("results/simulate", "sites", tuple[str, ...])
 
@@ -297,7 +298,7 @@ def _confirm(tool: ToolSpec, args: dict[str, Any], ctx: Context, thing: str) -> 
     elif v in ("delete", "remove"):
         out["deleted"] = True
     elif v in _POOLS["confirm.cancel"]:
-        out["state"] = {"cancel": "cancelled", "archive": "archived"}.get(v, "closed")
+        out["state"] = _MAPS["confirm.state"].get(v, "closed")
     elif v in _POOLS["confirm.send"]:
         out["sent_at"] = now
     elif v in _POOLS["confirm.push"]:
@@ -315,6 +316,8 @@ _SQL = table("results/simulate", "sql", re.Pattern[str])
 _POOLS = table("results/simulate", "pools", dict[str, tuple[str, ...]])
 # words a parameter's or a tool's name is tested for, by the function that tests
 _SETS = table("results/simulate", "sets", dict[str, frozenset[str]])
+# words that name other words (a field's value by what was asked), by the function that uses them
+_MAPS = table("results/simulate", "maps", dict[str, dict[str, str]])
 
 
 def _same_key(a: str, b: str) -> bool:

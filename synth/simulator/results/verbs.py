@@ -38,6 +38,8 @@ _CONTENT_KINDS = table("results/verbs", "content_kinds", tuple[tuple[str, tuple[
 _LANG = table("results/verbs", "lang", dict[str, str])
 # words a parameter's or a tool's name is tested for, by the function that tests
 _SETS = table("results/verbs", "sets", dict[str, frozenset[str]])
+# words that name other words (a field's value by what was asked), by the function that uses them
+_MAPS = table("results/verbs", "maps", dict[str, dict[str, str]])
 
 
 def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
@@ -63,9 +65,7 @@ def _summarize(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) ->
             head = first[: len(" ".join(first.split()[:25]))]
             first = (head[: head.rfind(",")] if "," in head else head).rstrip(" ,;") + "..."
         audience = str(next((v for k, v in args.items() if "audience" in k.lower()), "")).lower()
-        lead = {"business": "For the business: ", "technical": "Technical summary: ", "academic": "In brief: "}.get(
-            audience, ""
-        )
+        lead = _MAPS["summarize.lead"].get(audience, "")
         summary = lead + (first[0].lower() + first[1:] if lead and not first[:2].isupper() else first)
     else:
         kind = next(
