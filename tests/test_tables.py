@@ -44,8 +44,13 @@ def test_every_data_file_is_shipped_found_and_every_entry_is_read():
         assert any(fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs), rel
         subject = f.relative_to(DATA).with_suffix("").as_posix()
         assert tables.ROOT.joinpath(*f"{subject}.json".split("/")).is_file(), subject
-        names = set(json.loads(f.read_text(encoding="utf-8")))
-        assert names == {n for s, n in taken if s == subject}, (subject, names ^ {n for s, n in taken if s == subject})
+        data = json.loads(f.read_text(encoding="utf-8"))
+        read = {n for s, n in taken if s == subject}
+        assert set(data) == read, (subject, set(data) ^ read)
+        code = (ROOT / "synth/simulator" / f"{subject}.py").read_text(encoding="utf-8") if subject != "vocab" else ""
+        for section in ("keywords", "pools", "sets", "rows", "maps"):  # tables of named words: each name is used
+            unused = [k for k in data.get(section, {}) if f'["{k}"]' not in code and f"['{k}']" not in code]
+            assert unused == [], (subject, section, unused)
 
 
 def _literal_tables(path: Path) -> list[str]:
