@@ -24,7 +24,7 @@ from synth.export.scored import rows as scored_rows
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor
 from synth.packs.load import Packs
-from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, Written, conversation_id
+from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, ToolSpec, Written, conversation_id
 from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
 from synth.run_manifest import Tally
 from synth.rundir import RunDir
@@ -37,7 +37,7 @@ from synth.scenarios.runplan import open_run
 from synth.scheduler import Scheduler
 from synth.stages import reader
 from synth.stages.dedup import Dedup
-from synth.stages.inject import negatives
+from synth.stages.inject import kin, negatives
 
 if TYPE_CHECKING:  # the live client and pool load the MCP SDK: imported only by runs that go live
     from synth.live.pool import Pool
@@ -258,6 +258,7 @@ class _Loop:
         self.rules = Rules.from_settings(settings)
         self.accepted = self.attempts = 0
         self.placed = 0  # conversations past dedup: each one's place decides its split
+        self.kin: dict[str, tuple[tuple[ToolSpec, ...], ...]] = {}
 
     def take(self, scenario: Scenario, written: Written | StageFailure, responses: list[Any]) -> None:
         """One scenario's outcome written where it belongs: rejected, held for a person, or accepted."""
@@ -272,6 +273,7 @@ class _Loop:
                 scenario,
                 written,
                 self.servers[scenario.server],
+                self._kin(scenario.server),
                 self.offer(scenario),
                 self.settings,
                 self.tally,
@@ -295,6 +297,12 @@ class _Loop:
             )
         else:
             self._accept(*result)
+
+    def _kin(self, server: str) -> tuple[tuple[ToolSpec, ...], ...]:
+        """The tools of ``server``'s same-domain servers (synth.stages.inject.kin), found once per server."""
+        if server not in self.kin:
+            self.kin[server] = kin(self.servers[server], self.servers.values())
+        return self.kin[server]
 
     def _unless_held(self, scenario: Scenario, written: Written | StageFailure) -> Written | StageFailure:
         """A conversation the reviewer sent to a person is rejected when the run does not hold any."""
@@ -385,6 +393,7 @@ def _finish(
     scenario: Scenario,
     written: Written,
     server: ServerSpec,
+    kin: tuple[tuple[ToolSpec, ...], ...],
     offered: tuple[str, ...],
     settings: Settings,
     tally: Tally,
@@ -427,7 +436,7 @@ def _finish(
     if conv.review.verdict == "human":  # negatives are derived when a person accepts it (synth review apply)
         return conv, [], []
     funnel.enter("inject", len(conv.calls))
-    scored, missed = negatives(conv, server, settings.seed)
+    scored, missed = negatives(conv, server, settings.seed, kin)
     for f in missed:
         funnel.drop(f)
     funnel.leave("inject", len(conv.calls))

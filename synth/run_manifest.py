@@ -51,7 +51,12 @@ SPLITS = ("train", "valid", "test")
 # 7 = negatives a judge must read for (issue 29): a wrong value found nowhere in the conversation only for a
 # quarter of calls (synth.stages.inject.P_ABSENT), unexpected extras borrowed from the offered sibling tools;
 # T-Eval review responses whose wording is shared by the outcomes; eval items name the turn's parallel calls.
-GENERATOR_VERSION = 7
+# 8 = negatives read for, further (issue 29): wrong values of the context kinds always found in the conversation,
+# the other name the user gave a thing ("PepsiCo (PEP)") and paths as context values, no random noun for a
+# one-word value, P_ABSENT 0.2; extras borrowed only where every word fits the tool, from the server's tools and
+# the registry's (synth.stages.extras), and caps coined from the tool's plural; T-Eval review: one negative in
+# five gives an input_error item (was four), and a found-nothing error is an unable_to_accomplish form too.
+GENERATOR_VERSION = 8
 
 
 @dataclass

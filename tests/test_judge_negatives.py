@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 
 from synth.config import Settings
-from synth.export.card.realism import CUES, negatives, review
+from synth.export.card.realism import CUES, _changed, negatives, review
+from synth.grade import loose
 from synth.pipeline import generate
+from synth.records import Message
 from synth.registry import load_registry
 from synth.rundir import read_jsonl, teval_rows
+from synth.stages.candidates import tool_info
+from synth.stages.context import Scalars
+from synth.stages.extras import _fits
+from synth.stages.inject import FROM_CONTEXT
 from synth.stages.names import EXTRAS
 
 REGISTRY = Path(__file__).parents[1] / "registry"
@@ -29,15 +35,26 @@ def run(tmp_path_factory) -> Path:
 def test_wrong_values_come_from_the_conversation(run):
     figures = negatives(run)
     assert figures["wrong_value_negatives"] > 150
-    assert figures["wrong_values_absent"] <= 0.15
+    assert figures["wrong_values_absent"] <= 0.12  # 15.1% on the shipped registry's -n 500 run before issue 29's fix
+    # a kind that says it comes from the conversation never carries a value found nowhere in it
+    for row in read_jsonl(run / "scored.jsonl"):
+        if row["subtype"] in FROM_CONTEXT:
+            gold = json.loads(row["gold_call"]["function"]["arguments"])
+            call = json.loads(row["tool_call"]["function"]["arguments"])
+            history = json.dumps(row["message_history"], ensure_ascii=False).lower()
+            changed = _changed(gold, call)
+            assert any(json.dumps(v, ensure_ascii=False).strip('"').lower() in history for v in changed), row
 
 
-def test_extras_are_parameters_of_the_offered_tools_or_fit_the_tool(run):
-    """Each added name is a parameter of another tool offered on that line, or a habit that fits the tool."""
-    habits = {n for _, n, _ in EXTRAS}
-    tools = {(t.server, t.name): t for t in load_registry(REGISTRY).tools}
-    borrowed = 0
-    names = set()
+def test_extras_are_borrowed_coined_or_habits_and_fit_the_tool(run):
+    """Each added name is a parameter of another tool of the registry (in the tool's own spelling when it
+    comes from another server), a cap coined from the tool's plural, or a habit; a listing's control is added
+    only to a tool that lists, and every name has a word of the tool or a listing's."""
+    habits = {loose(n) for _, n, _ in EXTRAS}
+    registry = load_registry(REGISTRY)
+    params = {loose(p) for t in registry.tools for p in t.properties}
+    tools = {(t.server, t.name): t for t in registry.tools}
+    names, borrowed = set(), 0
     for row in read_jsonl(run / "scored.jsonl"):
         if row["subtype"] != "unexpected_extra":
             continue
@@ -45,18 +62,52 @@ def test_extras_are_parameters_of_the_offered_tools_or_fit_the_tool(run):
         call = json.loads(row["tool_call"]["function"]["arguments"])
         (extra,) = [k for k in call if k not in gold]
         names.add(extra)
-        offered = {t["name"] for t in row["available_tools"]}
-        owners = [n for n in offered if extra in tools[(row["server"], n)].properties]
-        assert owners or extra.replace("_", "").lower() in {h.replace("_", "").lower() for h in habits}, extra
-        assert row["tool_call"]["function"]["name"] not in owners
-        borrowed += bool(owners)
-    assert borrowed > len(names) / 2 and len(names) > 40  # the old stock list had 16 names (24 spellings)
+        tool = tools[(row["server"], row["tool_call"]["function"]["name"])]
+        coined = loose(extra).startswith("max") and loose(extra)[3:] in loose(tool.name)
+        assert loose(extra) in params | habits or coined, extra
+        assert extra not in tool.properties
+        borrowed += loose(extra) in params
+        if not (loose(extra) in habits or coined):
+            assert _fits(extra, tool_info(tool))[0], (extra, tool.name)
+    assert borrowed > len(names) / 2 and len(names) > 50  # the old stock list had 16 names (24 spellings)
+
+
+@pytest.mark.parametrize(
+    ("param", "server", "tool", "fits"),
+    [
+        ("referencesLimit", "@hamid-vakilzadeh/mcpsemanticscholar", "papers-references", True),
+        ("citationsLimit", "@hamid-vakilzadeh/mcpsemanticscholar", "papers-references", False),  # cited, not citations
+        ("limit", "@mongodb-js/mongodb-mcp-server", "list-collections", True),
+        ("include_historical", "@yongkangc/scry-mcp-raw-js", "get_historical_tvl", True),
+        ("limit", "@jxnl/python-apple-mcp", "send_email", False),  # sending lists nothing
+        ("rec", "@bitrefill/bitrefill-mcp-server", "ping", False),
+        ("CPUPercentage", "@agentesq/postman-weaviate-mcp-server", "delete_tenants", False),  # one word fit before
+        ("createdb", "@aashari/mcp-server-atlassian-bitbucket", "add_pr_comment", False),  # 'create' is not 'createdb'
+        ("parameters", "@vitaldb/medcalc", "map_calculator", False),  # "Parameters:" is the docstring's layout
+        ("limit", "synth/store", "modify_user_address", False),  # 'address' is no plural
+    ],
+)
+def test_a_borrowed_name_fits_only_where_each_word_does(param, server, tool, fits):
+    spec = next(t for t in load_registry(REGISTRY).tools if t.server == server and t.name == tool)
+    assert _fits(param, tool_info(spec))[0] is fits
+
+
+def test_the_other_name_the_user_gave_is_a_wrong_value_to_read_for():
+    """ "PepsiCo (PEP)": the company for the ticker is the mistake a model makes, and a judge must read the
+    request to see it; a path the user gave for another file is another."""
+    history = [
+        Message(role="user", content="How is PepsiCo (PEP) doing? Also convert /home/maria/Documents/cv.odt."),
+    ]
+    seen = Scalars(history)
+    assert ("PepsiCo", "the name the user gave beside 'PEP'") in list(seen.others("symbol", "PEP", {"symbol": "PEP"}))
+    paths = [v for v, _ in seen.others("file_path", "/home/maria/Downloads/scan.pdf", {})]
+    assert "/home/maria/Documents/cv.odt" in paths and "PepsiCo" not in paths
 
 
 def test_a_text_only_rule_cannot_tell_the_review_labels(run):
     """The best rule over regex cues of the response text gets at most half of the labels of items it was not
-    fitted on. Fitted on the labels themselves it is an upper bound that a small run inflates: this run's 62
-    items give 54.8% fitted, 41.9% held out; the shipped registry's -n 500 run (171 items) 45.6% and 40.4%."""
+    fitted on. Fitted on the labels themselves it is an upper bound that a small run inflates: this run's 60
+    items give 53.3% fitted, 41.7% held out; the shipped registry's -n 500 run (175 items) 43.4% and 37.7%."""
     figures = review(run)
     assert figures["review_labels_used"] == 5 and figures["review_items"] > 30
     assert figures["review_regex_heldout"] <= 0.5

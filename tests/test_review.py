@@ -274,7 +274,13 @@ def test_an_offline_conversation_shows_the_gates_that_decided_it_not_a_model(run
 
 def test_an_edit_that_fails_the_gates_is_refused_and_stays_queued(run, editor):
     items = read_queue(run)
-    first_conv = next(i for i in items if i.kind == "conversation")
+    calls = lambda i: [c for m in i.record["messages"] for c in m.get("tool_calls", [])]  # noqa: E731
+    # a conversation with a string argument to make up (ping {} has none)
+    first_conv = next(
+        i
+        for i in items
+        if i.kind == "conversation" and any(isinstance(v, str) for c in calls(i) for v in c["arguments"].values())
+    )
     first_row = next(i for i in items if i.kind == "scored")
     keys = "".join(("es" if i.id in (first_conv.id, first_row.id) else "s") for i in items)
     editor(conversation=["ungrounded"], scored=["mislabel"])
@@ -403,9 +409,9 @@ def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_pat
     from synth.export.outputs import rows_by_file
     from synth.messages import ToolNames
     from synth.registry import load_registry
+    from synth.review.apply import derive
     from synth.rundir import CHAT, CONVERSATIONS, DECIDED, EVAL, SCORED
     from synth.rundir.output import Accepted
-    from synth.stages.inject import negatives
 
     out = tmp_path / "run"
     generate(Settings(servers=tiny_registry, out=out, n=12, seed=4))  # a seed whose 12 reach train and test
@@ -415,7 +421,7 @@ def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_pat
     made: dict[str, list] = {name: [] for name in written}
     for record in written[CONVERSATIONS]:
         conv = Conversation.model_validate(record)
-        scored, _ = negatives(conv, servers[conv.server], 4)
+        scored, _ = derive(conv, servers, 4)  # as review apply derives them: the server's kin included
         for name, rows in rows_by_file(Accepted(conv, servers[conv.server], scored, names)).items():
             if name in made:  # preference.jsonl is off by default
                 made[name].extend(rows)

@@ -120,10 +120,13 @@ def nothing(key: str, tool: str, value: Any, emptied: str | None = None) -> str:
     forms = (
         f"Error: Invalid {thing} '{shown}'",
         f"Error: lookup failed, nothing for '{shown}'",
-        emptied or json.dumps({"error": f"No {thing} found for '{shown}'"}),
+        json.dumps({"error": f"No {thing} found for '{shown}'"}),
         json.dumps({"error": f"Unknown {thing} '{shown}'"}),
         json.dumps({"ok": False, "message": f"Nothing for '{shown}'"}),
     )
+    # the emptied result is one more form, not one in place of the "No X found" error: that error alone
+    # was then an input_error's (a small run's regex read 11 of 12 of them right)
+    forms += (emptied,) if emptied else ()
     return forms[pick(key, len(forms), "nothing")]
 
 

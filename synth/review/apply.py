@@ -53,7 +53,7 @@ from synth.rundir import (
     stored,
 )
 from synth.rundir.output import Accepted
-from synth.stages.inject import negatives
+from synth.stages.inject import kin, negatives
 
 
 def utc_now() -> str:
@@ -90,9 +90,12 @@ def check_snapshot(manifest: dict[str, Any], registry: Registry, needed: set[str
         )
 
 
-def derive(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
-    """The conversation's scored calls, exactly as the pipeline derives them."""
-    return negatives(conv, server, seed)
+def derive(
+    conv: Conversation, servers: dict[str, ServerSpec], seed: int
+) -> tuple[list[ScoredCall], list[StageFailure]]:
+    """The conversation's scored calls, exactly as the pipeline derives them (its server's kin included)."""
+    server = servers[conv.server]
+    return negatives(conv, server, seed, kin(server, servers.values()))
 
 
 @dataclass
@@ -137,7 +140,7 @@ def apply(run: Path, servers: Path | None = None, now: Callable[[], str] = utc_n
         registry = _whole_registry(run, manifest, servers, registry)
         by_id = {s.id: s for s in registry.servers}
     seed = manifest["config"]["seed"]
-    derived = {c.id: derive(c, by_id[c.server], seed) for c in [*plan.replace_convs.values(), *plan.add_convs]}
+    derived = {c.id: derive(c, by_id, seed) for c in [*plan.replace_convs.values(), *plan.add_convs]}
     names = ToolNames(registry.servers) if registry else ToolNames(())
     seen_rows = _rewrite(run, plan, derived, by_id, names)
     if teval:

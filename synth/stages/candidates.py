@@ -97,6 +97,7 @@ class Ctx:
     evidence: Evidence
     nodes: tuple[Node, ...]
     context: Scalars
+    kin: tuple[tuple[ToolSpec, ...], ...] = ()  # tools not offered, in tiers, whose parameters an extra may borrow
 
     def call(self, arguments: dict[str, Any], name: str | None = None) -> ToolCall:
         return ToolCall(id=self.gold.id, name=name or self.gold.name, arguments=arguments)

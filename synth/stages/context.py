@@ -37,8 +37,16 @@ _GENERIC_LISTS = {
 _NUMBER = re.compile(r"(?<![\w.\-/:])(\d{1,7}(?:\.\d+)?)(?![\w.\-/:%]|\.\d)")
 _TOKEN = re.compile(
     r"https?://[^\s,;)]+|[\w.+-]+@[\w-]+\.[\w.]+|'[^']{2,40}'|\"[^\"]{2,40}\""
+    r"|(?<![\w:/\\])(?:[A-Za-z]:\\|~/|/)[\w.\-]+(?:[/\\][\w.\-]+)+"  # a path: /home/maria/lease.docx
+    r"|\b[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\b"  # a name in camel case: FaqEntry, PepsiCo
     r"|\b[A-Za-z]+[_\-]?\d[\w\-]*\b|\b(?:[A-Z][\w\-]+\s)+[A-Z][\w\-]+\b"
 )
+
+
+# one thing under two names, the second in brackets: "PepsiCo (PEP)", "Auckland (Pacific/Auckland)"
+_NAME = r"[A-Z][\w.'&\-]*(?:\s(?:(?:of|the|de|and|&)\s)?[A-Z][\w.'&\-]*){0,3}"
+_LEAD = re.compile(r"^(?:(?:it's|the|a|an|this|that|in|on|for|at|my|our|and|but|so|also|of|de)\s+)+", re.I)
+_PAIR = re.compile(rf"({_NAME}) \(([^()\s,;]{{2,40}}|[A-Z0-9][\w.'&\-]*(?: [A-Z0-9][\w.'&\-]*){{1,3}})\)")
 
 
 def ordinal(i: int) -> str:
@@ -112,7 +120,16 @@ def shape(value: Any) -> tuple[Any, ...]:
     if not isinstance(value, str):
         return (json_type(value),)
     v = value.strip()
-    return ("string", " " in v, bool(re.search(r"\d", v)), "://" in v, "@" in v, len(v) > 40, v[:1].isupper())
+    return (
+        "string",
+        " " in v,
+        bool(re.search(r"\d", v)),
+        "://" in v,
+        "@" in v,
+        len(v) > 40,
+        v[:1].isupper(),
+        "/" in v or "\\" in v,  # a path or a slug with a slash: 'mp4' does not pass for one
+    )
 
 
 class Scalars:
@@ -121,6 +138,7 @@ class Scalars:
     def __init__(self, history: Sequence[Message]):
         names = {call.id: call.name for m in history for call in m.tool_calls}
         self.seen: list[Seen] = []
+        self.pairs: list[tuple[str, str]] = []  # (a name, the other name the user gave the same thing)
         for m in history:
             for call in m.tool_calls:
                 self.seen += [Seen(v, call.name, "call", p) for p, v in _walk(call.arguments, ())]
@@ -132,6 +150,10 @@ class Scalars:
                 tool = names.get(m.tool_call_id or "", "earlier tool")
                 self.seen += [Seen(v, tool, "result", p) for p, v in _walk(data, ())]
             if m.role == "user":
+                for found in _PAIR.finditer(m.content or ""):
+                    name, other = (_LEAD.sub("", g) for g in found.groups())
+                    if name and other:
+                        self.pairs += [(name, other), (other, name)]
                 for found in _TOKEN.finditer(m.content or ""):  # URLs, emails, ids, quoted, Names
                     token = found.group(0).strip("'\"").rstrip(".")
                     self.seen.append(Seen(token, "", "user", (), token))
@@ -176,13 +198,17 @@ class Scalars:
     def others(self, name: str, gold: Any, arguments: dict[str, Any]) -> Iterator[tuple[Any, str]]:
         """Values of the gold's kind the conversation holds for another purpose, with their origin.
 
-        The call's other arguments come first, then earlier calls' arguments and result fields
+        The other name the user gave the same thing comes first ("PepsiCo (PEP)"), then the call's other
+        arguments, then earlier calls' arguments and result fields
         named like the parameter, then any result field or user number of the same shape.
         """
         kind, name_words = shape(gold), set(words(name))
+        for one, other in self.pairs:  # "PepsiCo" for PEP: the user named it both ways
+            if same_value(one, gold) and not same_value(other, gold):
+                yield other, f"the name the user gave beside {show(gold)}"
         for k, v in arguments.items():
             if k != name and shape(v) == kind and not same_value(v, gold):
-                yield v, f"the value the user gave for '{k}'"
+                yield v, f"the value meant for '{k}'"
         ranked: list[tuple[int, int, Any, str]] = []
         for n, s in enumerate(self.seen):
             if shape(s.value) != kind or same_value(s.value, gold):

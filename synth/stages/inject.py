@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
 
@@ -60,7 +60,7 @@ SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of it
         ("case_renamed", 1.5),
         ("synonym_renamed", 1.5),
         ("plural_renamed", 0.5),
-        ("unexpected_extra", 1.0),
+        ("unexpected_extra", 1.5),
     ),
     "incorrect_parameter_values": (
         ("sibling_result", 6.0),
@@ -76,7 +76,9 @@ SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of it
     ),
 }
 MAX_TRIES = 12  # candidates tried per subtype before the next subtype is drawn
-P_ABSENT = 0.25  # calls whose wrong-value negative may carry a value found nowhere in the conversation
+P_ABSENT = 0.2  # calls whose wrong-value negative may carry a value found nowhere in the conversation
+# kinds whose wrong value comes from the conversation: one found nowhere in it is not what the kind says
+FROM_CONTEXT = frozenset({"sibling_result", "context_value", "swapped_arguments", "partial_value"})
 _NOT_APPLICABLE = {
     "sibling_tool": "no other tool with an overlapping name or description is offered",
     "hallucinated_tool": "every invented name is a real tool",
@@ -203,7 +205,7 @@ def _draw(
     nowhere in the conversation (a near miss, a wrong type, a value the request did not ask for) wins
     only for a share P_ABSENT of calls: most wrong values are drawn from the context, for a judge to read."""
     order = sorted(SUBTYPES[label], key=lambda sw: -(rng.random() ** (1.0 / sw[1])))
-    surface_ok = label != "incorrect_parameter_values" or surface
+    values = label == "incorrect_parameter_values"
     notes = []  # type: ignore[var-annotated]
     for subtype, _ in order:
         tried, why = 0, ""
@@ -211,7 +213,9 @@ def _draw(
             for cand in islice(GENERATORS[subtype](c, rng), MAX_TRIES):
                 tried += 1
                 why = _check(c, label, cand)
-                if not why and not surface_ok and _absent(cand, said):
+                if not why and values and subtype in FROM_CONTEXT and _absent(cand, said):
+                    why = "the value is nowhere in the conversation"
+                elif not why and values and not surface and _absent(cand, said):
                     why = "the value is nowhere in the conversation (kept for a share of calls only)"
                 if not why:
                     return cand, notes
@@ -232,8 +236,10 @@ def inject_call(
     conversation_id: str,
     call_index: int,
     seed: int,
+    kin: tuple[tuple[ToolSpec, ...], ...] = (),
 ) -> tuple[list[ScoredCall], list[StageFailure]]:
-    """The gold call as ``correct`` plus one checked negative per error label, or a StageFailure."""
+    """The gold call as ``correct`` plus one checked negative per error label, or a StageFailure. ``kin``: tiers
+    of tools whose optional parameters an extra may borrow (synth.stages.extras)."""
     info = tool_info(tool)
     c = Ctx(
         info,
@@ -242,6 +248,7 @@ def inject_call(
         Evidence(history),
         nodes_of(info, gold.arguments),
         Scalars(history),
+        kin,
     )
     base: dict[str, Any] = {
         "conversation_id": conversation_id,
@@ -303,9 +310,24 @@ def _missed(tool: ToolSpec, gold: ToolCall, label: str, notes: list[str], base: 
     )
 
 
-def negatives(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[ScoredCall], list[StageFailure]]:
-    """Every gold call of a conversation with its negatives; siblings are the other tools it offers."""
+def kin(server: ServerSpec, servers: Iterable[ServerSpec]) -> tuple[tuple[ToolSpec, ...], ...]:
+    """The tools of the registry's other servers, in two tiers: those of ``server``'s category (same-domain
+    servers), then the rest. An ``unexpected_extra`` borrows their optional parameters where they fit the
+    tool (synth.stages.extras), the nearer tier first."""
+    others = sorted((s for s in servers if s.id != server.id), key=lambda s: s.id)
+    domain = (server.category or "").lower() not in ("", "others")
+    same = tuple(t for s in others if domain and s.category == server.category for t in s.tools)
+    rest = tuple(t for s in others if not (domain and s.category == server.category) for t in s.tools)
+    return same, rest
+
+
+def negatives(
+    conv: Conversation, server: ServerSpec, seed: int, kin: tuple[tuple[ToolSpec, ...], ...] = ()
+) -> tuple[list[ScoredCall], list[StageFailure]]:
+    """Every gold call of a conversation with its negatives; siblings are the other tools it offers, then the
+    server's tools and ``kin`` (the registry's other servers' tools, in tiers: synth.stages.inject.kin)."""
     offered = [t for t in server.tools if t.name in conv.tools]
+    others = (server.tools, *kin)
     scored: list[ScoredCall] = []
     missed: list[StageFailure] = []
     index = 0
@@ -330,6 +352,7 @@ def negatives(conv: Conversation, server: ServerSpec, seed: int) -> tuple[list[S
                     conversation_id=conv.id,
                     call_index=index,
                     seed=seed,
+                    kin=others,
                 )
                 scored.extend(made)
                 missed.extend(failed)

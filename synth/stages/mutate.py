@@ -208,14 +208,15 @@ _URLS = tuple(
 _CITY_SET = {c.casefold() for c in _CITY_NAMES} | set(_CJK_CITIES)
 
 
-def contradicting(value: Any, f: Facts, rng: random.Random, said: Callable[[Any], bool]) -> Iterator[Any]:
+def contradicting(value: Any, f: Facts, rng: random.Random, held: Callable[[Any], bool]) -> Iterator[Any]:
     """Valid values of the same type that ask for something else: another city, date or choice.
 
-    Values the user never said come first, so the contradiction shows against the request.
+    Values the conversation holds (``held``: another choice a result offered) come first, so a judge must
+    read back to see that the request asked for another; then the rest.
     """
     pool = list(_alternatives(value, f, rng))
-    yield from (v for v in pool if not said(v))
-    yield from (v for v in pool if said(v))
+    yield from (v for v in pool if held(v))
+    yield from (v for v in pool if not held(v))
 
 
 def _alternatives(value: Any, f: Facts, rng: random.Random) -> Iterator[Any]:
@@ -300,15 +301,13 @@ def _strings(value: str, f: Facts, rng: random.Random) -> Iterator[str]:
 def _reworded(value: str, rng: random.Random, faker: Faker) -> Iterator[str]:
     """Free text asking for something else: one content word swapped ("sales" -> "travel")."""
     tokens = value.split(" ")
+    if len(tokens) < 2:  # one word (a name, a code, a time zone): a random noun in its place is no mistake
+        return  # a model makes ('Dress' for Textualize, 'Friend' for America/New_York)
     spots = [i for i, t in enumerate(tokens) if len(t) >= 4 and t.isalpha() and t.lower() not in STOP]
     for i in rng.sample(spots, min(3, len(spots))):
         new = faker.word(part_of_speech="noun")
         new = new.capitalize() if tokens[i][:1].isupper() else new
         yield " ".join(tokens[:i] + [new] + tokens[i + 1 :])
-    if not spots:
-        for _ in range(2):
-            new = faker.word(part_of_speech="noun")
-            yield new.capitalize() if value[:1].isupper() else new
 
 
 _SIMPLE = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}

@@ -2,7 +2,7 @@
 
 ``incorrect_tool``: the most similar sibling tool with the gold arguments mapped onto it, or an invented
 name; ``incorrect_parameter_names``: a required argument left out, a sibling tool's parameter name, a
-renamed one (case, plural, synonym) or a habitual extra. Each generator yields candidates, best first;
+renamed one (case, plural, synonym) or an extra (synth.stages.extras). Each generator yields candidates, best first;
 synth.stages.inject checks every one before it becomes a record (wrong values: synth.stages.wrong_values).
 """
 
@@ -17,6 +17,7 @@ from synth.memo import ByIdentity
 from synth.stages import mutate as m
 from synth.stages import names as nm
 from synth.stages.candidates import Candidate, Ctx, Generator, ToolInfo, fits
+from synth.stages.extras import unexpected_extra
 
 
 def _wrong_tool_reason(c: Ctx, other: ToolInfo) -> str:
@@ -173,86 +174,6 @@ def _sibling_param(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
             yield Candidate("sibling_param", c.call(args), reason)
 
 
-def _sample(schema: dict[str, Any]) -> Any:
-    """A value a model would pass for a parameter it borrowed: its default, first choice or example, a
-    plain number or boolean; None for a string with nothing to go on, or an empty default (a model does not
-    pass "" for a parameter it added: no such parameter is borrowed)."""
-    for key in ("default", "const"):
-        if schema.get(key) not in (None, ""):
-            return schema[key]
-    for key in ("enum", "examples"):
-        if isinstance(schema.get(key), list) and schema[key] and schema[key][0] not in (None, ""):
-            return schema[key][0]
-    kind = schema.get("type")
-    if kind in ("integer", "number"):  # a model writes 10, not 1.0, for a count it adds
-        low = schema.get("minimum")
-        return low if isinstance(low, int) and not isinstance(low, bool) and low > 0 else 10
-    if kind == "boolean":
-        return True
-    return None
-
-
-# parameters that shape a listing (how many, which order, which page, what to include): they fit any tool
-# that returns several things, whatever its topic
-_LISTING = frozenset(
-    "limit max num count size page offset cursor sort order by results per include exclude fields format".split()
-)
-_MANY = frozenset("list search find query get fetch browse top recent all results history".split())
-# words of tool names that say what is done, not to what: two tools sharing only these share no subject
-_ACTS = _MANY | frozenset("create update delete add remove set read write run show send make by info data".split())
-
-
-def _fits(param: str, tool: ToolInfo, owner: ToolInfo) -> bool:
-    """Whether a borrowed parameter reads as one this tool could take: a word of its name is a word of the
-    tool's name, description or parameters (``citationsLimit`` on papers-references); it shapes a listing
-    and the tool lists (``limit`` on list-collections); or its tool is about the same thing (``meal_type`` of
-    log_food on get_user_food_log). ``rec`` on ``ping`` and ``limit`` on ``send_email`` fit none."""
-    said = [w for w in words(param) if len(w) >= 3]
-    if any(w in tool.topic or w.rstrip("s") in tool.topic for w in said):
-        return True
-    listing = any(w in _LISTING for w in words(param))
-    if listing:
-        return bool(tool.name_words & _MANY) or any(w.endswith("s") for w in tool.name_words)
-    subjects = {w.rstrip("s") for w in tool.name_words - _ACTS if len(w) >= 3}
-    return bool(subjects & {w.rstrip("s") for w in owner.name_words - _ACTS})
-
-
-def borrowed_extras(c: Ctx, rng: random.Random) -> list[tuple[str, Any, str]]:
-    """Optional parameters of the offered sibling tools that this tool lacks and could take (``limit`` of the
-    list tool added to another listing, ``includeArchived`` of the search): extras from the server's own
-    domain that fit the tool (``_fits``), (name, value, owner), shuffled."""
-    taken = {loose(p) for p in c.tool.spec.properties}
-    out: dict[str, tuple[str, Any, str]] = {}
-    for sibling in c.siblings:
-        for param, schema in sibling.spec.properties.items():
-            if param in sibling.spec.required or loose(param) in taken or param in out:
-                continue
-            value = _sample(branch(schema))
-            if value is not None and _fits(param, c.tool, sibling):
-                out[param] = (param, value, sibling.spec.name)
-    found = sorted(out.values(), key=lambda x: x[0])
-    rng.shuffle(found)
-    return found
-
-
-def _unexpected_extra(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
-    """A parameter the tool does not have, added to the gold call: one of a sibling tool's (the same domain),
-    else one a model adds from habit that fits the tool's topic (``units`` for a forecast)."""
-    props, tool = list(c.tool.spec.properties), c.gold.name
-    listed = ", ".join(f"'{p}'" for p in props[:6]) + (", ..." if len(props) > 6 else "")
-    habits = [(n, v, "") for n, v in nm.extra_params(set(c.tool.topic), props, rng)]
-    for name, value, owner in [*borrowed_extras(c, rng)[:4], *habits[:4]]:
-        if name in c.gold.arguments:
-            continue
-        whose = f" (a parameter of {owner})" if owner else ""
-        reason = (
-            f"'{name}' is not a parameter of {tool}{whose}; it accepts only {listed}."
-            if props
-            else f"{tool} takes no parameters, but the call passes '{name}'{whose}."
-        )
-        yield Candidate("unexpected_extra", c.call({**c.gold.arguments, name: value}), reason)
-
-
 NAME_GENERATORS: dict[str, Generator] = {
     "sibling_tool": _sibling_tool,
     "hallucinated_tool": _hallucinated_tool,
@@ -261,5 +182,5 @@ NAME_GENERATORS: dict[str, Generator] = {
     "plural_renamed": _renamer("plural_renamed", lambda name, _: nm.plural_renamed(name)),
     "case_renamed": _renamer("case_renamed", lambda name, _: nm.case_renamed(name)),
     "synonym_renamed": _renamer("synonym_renamed", nm.synonym_renamed),
-    "unexpected_extra": _unexpected_extra,
+    "unexpected_extra": unexpected_extra,
 }

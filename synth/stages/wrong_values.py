@@ -114,6 +114,12 @@ def _context_value(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
                 )
 
 
+def _case_blind(value: Any) -> tuple[Any, ...]:
+    """A value's shape (synth.stages.context.shape) whatever the case of its first letter."""
+    kind = shape(value)
+    return kind[:6] + kind[7:]
+
+
 def _swapped_arguments(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
     """Two arguments of the same kind exchanged: from and to, width and height."""
     top = [n for n in c.nodes if len(n.path) == 1 and json_type(n.value) in ("string", "number")]
@@ -121,7 +127,7 @@ def _swapped_arguments(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
         (a, b)
         for i, a in enumerate(top)
         for b in top[i + 1 :]
-        if shape(a.value)[:-1] == shape(b.value)[:-1]
+        if _case_blind(a.value) == _case_blind(b.value)
         and not same_value(a.value, b.value)
         and fits(a.value, b.label, b.facts.schema)
         and fits(b.value, a.label, a.facts.schema)
@@ -169,6 +175,7 @@ VALUE_GENERATORS: dict[str, Generator] = {
     "unit_mixup": _unit_mixup,
     "partial_value": _partial_value,
     "contradicts_request": _changer(
-        "contradicts_request", lambda n, c, r: m.contradicting(n.value, n.facts, r, c.evidence.said)
+        "contradicts_request",
+        lambda n, c, r: m.contradicting(n.value, n.facts, r, lambda v: bool(c.evidence.source(v))),
     ),
 }

@@ -16,7 +16,7 @@ Rows (targets in brackets):
   all written ones is reader_gates.conflicting_ids [<= 0.5%]
 - lists_off_limit: conversations with a result list longer or shorter than the ``limit`` its call gave [0]
 - phrases_over_3_params: string values that fill more than three different parameter names [0]
-- wrong_values_absent: wrong-value negatives whose value appears nowhere in the history [<= 15%]
+- wrong_values_absent: wrong-value negatives whose changed value (leaf by leaf) appears nowhere in the history [<= 15%]
 - unexpected_extra_names: distinct parameter names the unexpected_extra negatives add [>= 100 on the
   shipped registry], and the five most used
 - review_labels_used / review_error_json_accuracy: T-Eval review labels used [5], and how well
@@ -289,6 +289,14 @@ def _arguments(call: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _changed(gold: Any, call: Any) -> list[Any]:
+    """The values a negative changed, read leaf by leaf inside objects of the same keys (an event's changed
+    start date, not the whole event, is the value a judge looks for in the history)."""
+    if isinstance(gold, dict) and isinstance(call, dict) and gold.keys() == call.keys():
+        return [v for k in call for v in _changed(gold[k], call[k])]
+    return [] if gold == call else [call]
+
+
 def negatives(run: Path) -> dict[str, Any]:
     """Wrong-value negatives whose value is nowhere in the history, and the names unexpected_extra adds."""
     total = absent = 0
@@ -302,7 +310,7 @@ def negatives(run: Path) -> dict[str, Any]:
             extras.update(k for k in call if k not in gold)
         if row.get("score") != "incorrect_parameter_values":
             continue
-        changed = [v for k, v in call.items() if gold.get(k) != v]
+        changed = _changed(gold, call)
         if not changed:
             continue
         total += 1
