@@ -12,7 +12,6 @@ import json
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synth import run_manifest, rundir
@@ -20,12 +19,11 @@ from synth.config import Settings
 from synth.errors import ConfigError
 from synth.export.chat import ToolNames
 from synth.export.outputs import left_off, run_files, writers
-from synth.export.scored import rows as scored_rows
 from synth.llm.spend import Spend
 from synth.offline.author import OfflineAuthor
 from synth.packs.load import Packs
 from synth.records import Conversation, Registry, Scenario, ServerSpec, StageFailure, ToolSpec, Written, conversation_id
-from synth.review.queue import QUEUE, Rules, conversation_item, conversation_reasons, first, lines_for
+from synth.review.queue import QUEUE, Queue, Rules
 from synth.run_manifest import Tally
 from synth.rundir import RunDir
 from synth.rundir.output import Accepted, Closed, Place
@@ -64,18 +62,22 @@ def split_of(place: int, shares: tuple[float, float, float], seed: int) -> str:
 
 
 class RunWriter:
-    """The run's outputs (synth.export.outputs), each conversation told to every writer in registry order, and
-    the run's own files (rejected.jsonl, the review queue), all in the run folder's storage (synth.rundir)."""
+    """The run's outputs (synth.export.outputs), each accepted conversation told to every writer in registry
+    order and then to the review queue (synth.review.queue.Queue), and rejected.jsonl, all in the run folder's
+    storage (synth.rundir)."""
 
-    def __init__(self, out: Path, outputs: tuple[str, ...] | None, storage: str, worlds: Any = None):
+    def __init__(self, settings: Settings, worlds: Any = None):
+        out, outputs = settings.out, settings.outputs
         files, folders = left_off(outputs)
         for name in files:  # an earlier run's file of an output now off would read as this run's
             (out / name).unlink(missing_ok=True)
             (out / (name + rundir.GZ)).unlink(missing_ok=True)
         for folder in folders:
             shutil.rmtree(out / folder, ignore_errors=True)
-        self.files = rundir.RunWriter(out, [*run_files(outputs), rundir.REJECTED, QUEUE], storage=storage)
-        self.outputs = writers(outputs, Place(out, storage, self.files, self.reject, worlds))
+        self.files = rundir.RunWriter(out, [*run_files(outputs), rundir.REJECTED, QUEUE], storage=settings.storage)
+        place = Place(out, settings.storage, self.files, self.reject, worlds)
+        self.outputs = writers(outputs, place)
+        self.queue = Queue(place, Rules.from_settings(settings))
         self.closed: dict[str, Closed] = {}  # output -> what its writer wrote and counted
         self.facts: dict[str, dict[str, Any]] = {}  # run file -> its lines and sha256, for the manifest
 
@@ -83,16 +85,16 @@ class RunWriter:
         self.files.write(rundir.REJECTED, line)
 
     def add(self, item: Accepted) -> None:
-        for output in self.outputs.values():
+        for output in (*self.outputs.values(), self.queue):
             output.add(item)
 
     def close(self) -> None:
-        for name, output in self.outputs.items():
+        for name, output in {**self.outputs, "queue": self.queue}.items():
             if name not in self.closed:  # closed once, also when consume closes after a failure
                 self.closed[name] = output.close()
-        own = self.files.close()  # after the writers: a writer may still reject (tasks)
-        self.facts = {name: facts for closed in self.closed.values() for name, facts in closed.files.items()}
-        self.facts.update((name, own[name]) for name in (rundir.REJECTED, QUEUE))  # the run's own files, last
+        rejected = self.files.close()[rundir.REJECTED]  # after the writers: a writer may still reject (tasks)
+        made = {file: facts for name in self.outputs for file, facts in self.closed[name].files.items()}
+        self.facts = {**made, rundir.REJECTED: rejected, **self.closed["queue"].files}  # the manifest's order
 
 
 def offered_tools(conv_key: str, server: ServerSpec, used: tuple[str, ...], limit: int, seed: int) -> tuple[str, ...]:
@@ -194,7 +196,7 @@ def consume(
         settings,
         {s.id: s for s in registry.servers},
         names,
-        RunWriter(settings.out, settings.outputs, settings.storage, worlds),
+        RunWriter(settings, worlds),
     )
     enough = _Enough(settings.n, productive)
     try:
@@ -288,13 +290,7 @@ class _Loop:
             self.writer.reject(result.to_json())
         elif result[0].review.verdict == "human":  # held for a person: it joins the data once accepted
             self.tally.funnel.enter("human_review")
-            conv = result[0]
-            self.writer.files.write(
-                QUEUE,
-                conversation_item(
-                    conv, conversation_reasons(conv, self.rules), held=True, reviewer=self.rules.reviewer
-                ),
-            )
+            self.writer.queue.hold(result[0])
         else:
             self._accept(*result)
 
@@ -316,13 +312,7 @@ class _Loop:
         return written
 
     def _accept(self, conv: Conversation, scored: list[Any], missed: list[StageFailure]) -> None:
-        """Every output gets the conversation (synth.export.outputs), then the review queue its lines, made
-        from the scored rows the scored output wrote (the same rows, made once)."""
-        item = Accepted(conv, self.servers[conv.server], scored, self.names)
-        self.writer.add(item)
-        queue = self.writer.files.stream(QUEUE)
-        for line in lines_for(conv, scored_rows(item), self.rules):  # flagged items first, the audited after them all
-            (queue.write if first(line["why"]) else queue.defer)(line)
+        self.writer.add(Accepted(conv, self.servers[conv.server], scored, self.names))  # every output, the queue
         for failure in missed:  # a negative that could not be made for a call: counted and written
             self.writer.reject(failure.to_json())
         self.accepted += 1

@@ -29,8 +29,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from synth.config import REVIEW_RULES
 from synth.errors import ConfigError
+from synth.export import scored
 from synth.records import Conversation, content_hash, make_id
 from synth.rundir import CONVERSATIONS, QUEUE, SCORED, inflater, lines, parse_line, read_jsonl, write_jsonl
+from synth.rundir.output import Accepted, Closed, Place
 
 Decision = Literal["accept", "reject", "edit"]
 
@@ -183,6 +185,28 @@ def lines_for(conv: Conversation, rows: Iterable[dict[str, Any]], rules: Rules) 
         why = scored_reasons(row, rules)
         if why:
             yield scored_item(row, why)
+
+
+class Queue:
+    """The queue as a run writes it, in an output writer's shape (synth.rundir.output): each accepted
+    conversation's lines, made from the rows the scored output wrote (flagged ones first, audited ones after
+    every other line), and each held conversation (``hold``). It is the review stage's file, so it sits here,
+    above the outputs' registry (synth.export.outputs), and the pipeline runs it after the registry's writers."""
+
+    def __init__(self, place: Place, rules: Rules):
+        self.stream, self.rules = place.files.stream(QUEUE), rules
+
+    def add(self, item: Accepted) -> None:
+        for line in lines_for(item.conv, scored.rows(item), self.rules):
+            (self.stream.write if first(line["why"]) else self.stream.defer)(line)
+
+    def hold(self, conv: Conversation) -> None:
+        """A conversation held for a person: not in the data until one accepts it."""
+        why = conversation_reasons(conv, self.rules)
+        self.stream.write(conversation_item(conv, why, held=True, reviewer=self.rules.reviewer))
+
+    def close(self) -> Closed:
+        return Closed(files={QUEUE: self.stream.close()})
 
 
 # --- rendered for reading ----------------------------------------------------------------------
