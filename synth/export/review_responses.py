@@ -117,7 +117,7 @@ def nothing(key: str, tool: str, value: Any, emptied: str | None = None) -> str:
     """A server that finds nothing for ``value``: a right call for a thing that is not there (unable), or a
     wrong value the schema accepts (part of a name, a value given for something else: input_error)."""
     thing, shown = _thing(tool), str(value)[:60]
-    forms = (
+    forms: tuple[str, ...] = (
         f"Error: Invalid {thing} '{shown}'",
         f"Error: lookup failed, nothing for '{shown}'",
         json.dumps({"error": f"No {thing} found for '{shown}'"}),
