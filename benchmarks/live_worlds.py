@@ -28,7 +28,6 @@ Needs the servers installed (examples/servers/install.sh). For each server, ``sy
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
@@ -103,7 +102,7 @@ def census(server: ServerSpec, todo: list[tuple[str, dict]]) -> list[Message]:
     with Pool() as pool:
         runtime = LiveRuntime(pool, server)
         try:
-            got = [asyncio.run(runtime.call(server.tool(t), a)) for t, a in todo]  # type: ignore[arg-type]
+            got = [runtime.call(server.tool(t), a) for t, a in todo]  # type: ignore[arg-type]
         finally:
             runtime.close()
     return [Message(role="tool", tool_call_id=f"census{i}", content=r.content) for i, r in enumerate(got)]
@@ -161,7 +160,7 @@ def replay(server: ServerSpec, convs: list[dict], window: tuple[float, float]) -
             try:
                 for message in conv["messages"]:
                     for call in message.get("tool_calls") or []:
-                        got = asyncio.run(runtime.call(server.tool(call["name"]), call["arguments"]))
+                        got = runtime.call(server.tool(call["name"]), call["arguments"])
                         if clocked(got.content, since, time.time()) != results.get(call["id"]):
                             ok = False
                             differs[call["name"]] = differs.get(call["name"], 0) + 1

@@ -32,7 +32,7 @@ from synth.runtime.pick import offline_runtime
 from synth.runtime.replay import replayer
 from synth.scenarios.planner import Planner, rng_for
 from synth.scenarios.runplan import open_run
-from synth.scheduler import Scheduler
+from synth.scheduler import Author, InlineAuthor, Scheduler
 from synth.stages import reader
 from synth.stages.dedup import Dedup
 from synth.stages.inject import kin, negatives
@@ -133,14 +133,16 @@ def generate(
     else:
         RunDir(settings.out).start(settings.identity())  # status "running" until the final manifest replaces it
     offer = _offer(settings, servers)
-    author = OfflineAuthor(planner, servers, settings, packs.by_server, pool) if backends is None else None
-    if author is None:  # the agents load the live client (the MCP SDK): imported only by LLM runs
+    author: Author | InlineAuthor
+    if backends is None:
+        author = OfflineAuthor(planner, servers, settings, packs.by_server, pool)
+    else:  # the agents load the live client (the MCP SDK): imported only by LLM runs
         from synth.agents.author import LLMAuthor
 
-        author = LLMAuthor(  # type: ignore[assignment]
+        author = LLMAuthor(
             servers,
             offer,
-            backends,  # type: ignore[arg-type]
+            backends,
             ToolNames(registry.servers),
             settings.models(),
             settings.seed,
@@ -149,7 +151,7 @@ def generate(
         )
     wanted = None if shard is not None else settings.n  # a shard writes its slice whole (synth.shards)
     items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(  # type: ignore[assignment]
-        author,  # type: ignore[arg-type]
+        author,
         planner.scenario,
         range(last),
         settings,

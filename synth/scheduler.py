@@ -9,10 +9,11 @@ The pipeline never asks which author it has. ``spent`` collects the model answer
 offline), for spend; it is an argument, not part of the result, so the answers of a scenario that broke
 part way are counted.
 
-An author that waits on nothing (the offline one, ``inline``) is run in the consumer's own thread,
-one scenario per item taken: no loop, no thread hop. An author that waits on models runs on an
-asyncio loop in a background thread with many scenarios in flight (each makes several model calls,
-one after another); the pipeline's thread takes the results in index order and does the CPU work
+An author that waits on nothing (the offline one, an ``InlineAuthor``: its ``write`` is a plain
+function) is called in the consumer's own thread, one scenario per item taken: no loop, no thread
+hop. An author that waits on models (an ``Author``) runs on an asyncio loop in a background thread
+with many scenarios in flight (each makes several model calls, one after another); the pipeline's
+thread takes the results in index order and does the CPU work
 (dedup, injection, writing), so the loop never waits on it.
 
 Launching on the loop: scenarios start while fewer than ``HORIZON x C`` are past the writer (running,
@@ -41,15 +42,14 @@ import asyncio
 import math
 import queue
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, Protocol
 
 from synth.config import Settings
 from synth.errors import EndpointDown
 from synth.llm.base import CLAIM, PRIORITY, ChatResponse, Claim
 from synth.llm.spend import Spend
 from synth.records import Scenario, StageFailure, Written
-from synth.runtime.base import run_sync
 
 Item = tuple[Scenario, "Written | StageFailure", list[ChatResponse]]
 _DONE = object()
@@ -60,9 +60,9 @@ _POLL = 0.005  # seconds the loop sleeps when only the consumer's progress can l
 
 
 class Author(Protocol):
-    # True when ``write`` never suspends (CPU only, nothing to wait on): the scheduler then runs it in
-    # the consumer's thread, one scenario after another, with no event loop in between.
-    inline: bool
+    """An author that waits on models: the scheduler runs many of its scenarios at once on its loop."""
+
+    inline: Literal[False]
 
     async def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure:
         """One scenario, written and through the gates, or the StageFailure that ended it; every
@@ -78,13 +78,26 @@ class Author(Protocol):
         ...
 
 
+class InlineAuthor(Protocol):
+    """An author that waits on nothing (CPU only): the scheduler calls it in the consumer's thread, one
+    scenario after another, with no event loop in between. ``write`` and ``close`` as ``Author``'s."""
+
+    inline: Literal[True]
+
+    def write(self, scenario: Scenario, spent: list[ChatResponse]) -> Written | StageFailure: ...
+
+    def close(self) -> None: ...
+
+    def discard(self, responses: list[ChatResponse]) -> None: ...
+
+
 class Scheduler:
     """Iterate it for (scenario, written or failure, responses) of ``indices`` in order; then ``finish()``
     (the run ended normally) or ``close()`` (cancel what runs). ``scenario(index)`` makes scenario ``index``."""
 
     def __init__(
         self,
-        author: Author,
+        author: Author | InlineAuthor,
         scenario: Callable[[int], Scenario],
         indices: Sequence[int],
         settings: Settings,
@@ -145,8 +158,10 @@ class Scheduler:
             self.thread.join()
         elif not self._closed:  # inline, or ended before the loop started: the author is released here
             self._closed = True
-            close = self.author.aclose()
-            _drive(close) if self.author.inline else asyncio.run(close)
+            if self.author.inline:
+                self.author.close()
+            else:
+                asyncio.run(self.author.aclose())
 
     # --- shared by both modes -----------------------------------------------------------------
 
@@ -156,30 +171,34 @@ class Scheduler:
         return pos < len(self.indices) and not self.stop.is_set() and not _over_budget(self.settings, self.spend)
 
     async def _one(self, pos: int) -> Item:
-        scenario = self.scenario(self.indices[pos])
+        author, scenario = self.author, self.scenario(self.indices[pos])
+        assert not author.inline, "an inline author is called in the consumer's thread"
         spent = self.spent.setdefault(pos, [])
         try:
-            result = await self.author.write(scenario, spent)
+            result = await author.write(scenario, spent)
         except EndpointDown:
             raise  # nothing reaches the endpoint: the run stops with one clear line
         except Exception as exc:  # a bug in one item must not sink the run; it is counted with its type
-            result = StageFailure(
-                stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500]
-            )
+            result = _broke(scenario, exc)
         self.spend.add(spent)
         return scenario, result, spent
 
     # --- inline: the consumer's thread -----------------------------------------------------------
 
     def _inline(self) -> Iterator[Item]:
-        pos = 0
+        author, pos = self.author, 0
+        assert author.inline
         while self._may_start(pos) and not self.finished.is_set():
-            item = _drive(self._one(pos))
-            self.spent.pop(pos, None)
+            scenario, spent = self.scenario(self.indices[pos]), list[ChatResponse]()
+            try:
+                result = author.write(scenario, spent)
+            except Exception as exc:  # as on the loop: one item's bug is counted, the run goes on
+                result = _broke(scenario, exc)
+            self.spend.add(spent)
             pos += 1
             self.launched = pos
             self.taken += 1
-            yield item
+            yield scenario, result, spent
 
     # --- on a loop: many scenarios at once ---------------------------------------------------------
 
@@ -266,6 +285,7 @@ class Scheduler:
             for task in tasks.values():
                 task.cancel()
             await asyncio.gather(*tasks.values(), return_exceptions=True)
+            assert not self.author.inline
             await self.author.aclose()
 
     def _thread_main(self) -> None:
@@ -277,11 +297,9 @@ class Scheduler:
             self.out.put(_DONE)
 
 
-def _drive(coro: Coroutine[Any, Any, Any]) -> Any:
-    """An inline author's coroutine run to its end in the consumer's thread (it never waits)."""
-    return run_sync(
-        coro, "an inline author awaited something; give it inline = False so the scheduler runs it on its loop"
-    )
+def _broke(scenario: Scenario, exc: Exception) -> StageFailure:
+    """A bug in one item must not sink the run: it is counted with its type."""
+    return StageFailure(stage="generate", item_id=scenario.id, reason=type(exc).__name__, detail=str(exc)[:500])
 
 
 def _size(item: Item) -> int:

@@ -5,7 +5,6 @@ live results are mostly errors (is_error recorded, labelled, in the card, exit 1
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -44,7 +43,7 @@ def calls(folder: Path, todo: list[tuple[str, dict]], pool: Pool) -> list:
     server = load_registry(folder).servers[0]
     runtime = LiveRuntime(pool, server)
     try:
-        return [asyncio.run(runtime.call(server.tool(name), args)) for name, args in todo]  # type: ignore[arg-type]
+        return [runtime.call(server.tool(name), args) for name, args in todo]  # type: ignore[arg-type]
     finally:
         runtime.close()
 

@@ -3,7 +3,6 @@ absent), each run live from its world as a user runs it: a few conversations, re
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import tempfile
@@ -61,7 +60,7 @@ def test_a_stateful_reference_server_starts_from_its_world(name, tmp_path):
             try:
                 for message in conv["messages"]:
                     for call in message.get("tool_calls") or []:
-                        got = asyncio.run(runtime.call(server.tool(call["name"]), call["arguments"]))
+                        got = runtime.call(server.tool(call["name"]), call["arguments"])
                         want = next(m for m in conv["messages"] if m.get("tool_call_id") == call["id"])
                         assert clocked(got.content, since, time.time()) == clocked(want["content"], *window), call
             finally:

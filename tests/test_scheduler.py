@@ -5,10 +5,10 @@ first, and the offline author run inline."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 
-import pytest
 from fake_agents import respond
 from openai_server import OpenAIServer
 
@@ -20,6 +20,7 @@ from synth.llm.factory import open_backends
 from synth.llm.limits import AIMDLimiter
 from synth.llm.scripted import ScriptedBackend
 from synth.pipeline import generate, offered_tools
+from synth.records import StageFailure
 from synth.registry import load_registry
 from synth.rundir import FILES, stored
 from synth.scenarios.planner import Planner
@@ -104,21 +105,35 @@ def test_waiting_requests_are_served_oldest_scenario_first():
     assert asyncio.run(go()) == [0, 2, 5, 7]
 
 
-class Suspends:
-    """An author that waits on something but says it is inline: a mistake the scheduler names."""
+class Inline:
+    """An author that waits on nothing (a plain ``write``); its second scenario breaks."""
 
     inline = True
 
-    async def write(self, scenario, spent):
-        await asyncio.sleep(0)
+    def __init__(self) -> None:
+        self.threads: set[int] = set()
+        self.calls = 0
+        self.closed = False
 
-    async def aclose(self) -> None:
+    def write(self, scenario, spent):
+        self.threads.add(threading.get_ident())
+        self.calls += 1
+        if self.calls == 2:
+            raise ValueError("a bug in one item")
+        return StageFailure(stage="generate", item_id=scenario.id, reason="written", detail="")
+
+    def close(self) -> None:
+        self.closed = True
+
+    def discard(self, responses) -> None:
         pass
 
 
-def test_an_inline_author_that_suspends_is_a_clear_error(tmp_path):
+def test_an_inline_author_runs_in_the_consumers_thread_and_a_broken_item_is_counted(tmp_path):
     registry = load_registry(REGISTRY)
-    run = Scheduler(Suspends(), Planner(registry, 0).scenario, range(3), Settings(servers=REGISTRY, out=tmp_path))
-    with pytest.raises(RuntimeError, match="inline = False"):
-        next(iter(run))
-    run.close()
+    author = Inline()
+    run = Scheduler(author, Planner(registry, 0).scenario, range(3), Settings(servers=REGISTRY, out=tmp_path))
+    reasons = [result.reason for _, result, _ in run]
+    run.finish()
+    assert reasons == ["written", "ValueError", "written"] and author.closed
+    assert author.threads == {threading.get_ident()}

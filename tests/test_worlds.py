@@ -22,7 +22,6 @@ from synth.packs.world import WorldState
 from synth.pipeline import generate
 from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
-from synth.runtime.base import run_sync
 from synth.runtime.pack import PackRuntime
 from synth.runtime.pick import offline_runtime
 from synth.stages.consistency import conflicting_ids, limit_mismatches
@@ -50,7 +49,7 @@ def _runtime(server: ServerSpec, pack: Pack, scenario: str = "scn_a", seed: int 
 def _call(runtime: PackRuntime, server: ServerSpec, tool: str, **args: Any) -> Any:
     spec = server.tool(tool)
     assert spec is not None
-    done = run_sync(runtime.call(spec, args))
+    done = runtime.call(spec, args)
     return json.loads(done.content) if not done.is_error else {"error": done.content}
 
 

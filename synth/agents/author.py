@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from synth.agents.writer import Agents, write
 from synth.export.chat import ToolNames
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the pool loads the MCP SDK: only runs that go live import i
 class LLMAuthor:
     """The agents (query, refine, plan, executor with tool and user simulators, review) per scenario."""
 
-    inline = False
+    inline: Literal[False] = False
 
     def __init__(
         self,

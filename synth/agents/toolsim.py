@@ -39,3 +39,6 @@ class LLMToolRuntime:
         return ToolResult.of(
             answer.result, "llm", is_error=answer.is_error, outcome="internal_error" if answer.is_error else "success"
         )
+
+    async def aclose(self) -> None:
+        """Nothing held."""

@@ -40,8 +40,8 @@ from synth.records import (
     content_hash,
     make_id,
 )
-from synth.runtime.base import ToolResult, ToolRuntime
-from synth.runtime.pick import close_runtime, pick_runtime
+from synth.runtime.base import AsyncToolRuntime, ToolResult, ToolRuntime
+from synth.runtime.pick import pick_async_runtime
 from synth.stages import gates
 from synth.stages.whole import cut_reason
 
@@ -295,7 +295,7 @@ async def _converse(
     live run, through the entry's real server.
     """
     agents, tool_role = ep.agents, ep.agents.tool_runtime
-    runtime = pick_runtime(
+    runtime = pick_async_runtime(
         ep.server,
         agents.pool,
         model=None if tool_role is not None else partial(_tool_model, ep),
@@ -307,17 +307,16 @@ async def _converse(
     except LiveError as error:  # the server could not be reached or broke off: the scenario ends with its line
         return StageFailure(stage="execute", item_id=ep.sid, reason=error.reason, detail=str(error)[:500])
     finally:
-        if hasattr(runtime, "close"):  # a live server goes back to the pool, off the event loop
-            await asyncio.to_thread(close_runtime, runtime)
+        await runtime.aclose()  # a live server goes back to the pool, off the event loop
 
 
-def _tool_model(ep: _Episode) -> ToolRuntime:
+def _tool_model(ep: _Episode) -> AsyncToolRuntime:
     """The tool role as a model: it answers each call from the tool's schema and the conversation so far."""
     return LLMToolRuntime(ep.scenario, ep.models["tool"], ep.agents.seed, lambda req, model, st: ep.ask(req, model, st))
 
 
 async def _talk(
-    ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, runtime: ToolRuntime
+    ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, runtime: AsyncToolRuntime
 ) -> list[Message] | StageFailure:
     sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
     system = templates.render("conversation.system.j2", server=server)
@@ -422,7 +421,7 @@ def _calls(ep: _Episode, answer: ChatResponse, made: int) -> list[ToolCall] | St
 
 
 async def _run_calls(
-    ep: _Episode, runtime: ToolRuntime, calls: list[ToolCall], messages: list[Message], results: list[Any]
+    ep: _Episode, runtime: AsyncToolRuntime, calls: list[ToolCall], messages: list[Message], results: list[Any]
 ) -> StageFailure | None:
     """Each call answered by the runtime (an unknown tool by an error the gates then reject); a simulator
     that cannot answer fails the scenario."""

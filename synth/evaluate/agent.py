@@ -101,7 +101,7 @@ class WorldSession:
         error = schema_error(tool.input_schema, arguments)
         if error is not None:  # the server's own input validation: a wrong call is not served
             return {"content": [{"type": "text", "text": f"Invalid arguments for {name}: {error}"}], "isError": True}
-        done = await self.runtime.call(tool, arguments)
+        done = self.runtime.call(tool, arguments)  # a pack runtime: computed, nothing to wait on
         return {"content": [{"type": "text", "text": done.content}], "isError": done.is_error}
 
 

@@ -3,12 +3,13 @@ synth's store, and the fallback writer, then the gates; what the LLM agents give
 
 Calls go to the server's real MCP server when the run is live and the entry has a connection; else
 to its pack, else to the schema simulator. Nothing here waits on anything, so ``write`` never
-suspends and the scheduler runs it in the pipeline's own thread (no event loop, no thread hop).
+suspends: it is a synth.scheduler.InlineAuthor, called in the pipeline's own thread (no event loop,
+no thread hop).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from synth.config import Settings
 from synth.errors import LiveError
@@ -16,7 +17,7 @@ from synth.offline.packed import write_packed
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
 from synth.records import Author, Scenario, ServerSpec, StageFailure, Written
-from synth.runtime.pick import close_runtime, offline_runtime, pick_runtime
+from synth.runtime.pick import offline_runtime, pick_runtime
 from synth.scenarios.planner import Planner
 from synth.stages import gates
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # the live client, pool and shop load the MCP SDK: imported o
 class OfflineAuthor:
     """Writes one scenario without a model; ``inline``: the scheduler calls it in the consumer's thread."""
 
-    inline = True
+    inline: Literal[True] = True
 
     def __init__(
         self,
@@ -41,11 +42,11 @@ class OfflineAuthor:
         self.planner, self.servers, self.settings, self.packs, self.pool = planner, servers, settings, packs, pool
         self.shops: dict[int, ShopFacts] = {}
 
-    async def write(self, scenario: Scenario, spent: list[Any]) -> Written | StageFailure:
+    def write(self, scenario: Scenario, spent: list[Any]) -> Written | StageFailure:
         server = self.servers[scenario.server]
         return written(scenario, server, self.planner, self.settings, self.packs.get(server.id), self.pool, self.shops)
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         for shop in self.shops.values():
             shop.close()
         self.shops.clear()
@@ -106,7 +107,8 @@ def written(
             detail=f"{server.id} {scenario.tools}: {exc}"[:500],
         )
     finally:
-        close_runtime(runtime)
+        if runtime is not None:
+            runtime.close()
     review = gates.review(trajectory, server)
     if review.verdict != "accept":
         return gates.failure(review, scenario.id).model_copy(

@@ -34,7 +34,7 @@ from synth.records import (
     content_hash,
     make_id,
 )
-from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.runtime.base import ToolResult, ToolRuntime
 from synth.scenarios.planner import rng_for
 from synth.stages.gates import schema_error
 from synth.stages.reader import internal
@@ -503,7 +503,7 @@ class PackAuthor:
                 )
             self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
             for s, call in zip(batch, calls):
-                self.results[s] = run_sync(self.runtime.call(self.tools[s], call.arguments))
+                self.results[s] = self.runtime.call(self.tools[s], call.arguments)
                 self.messages.append(
                     Message(
                         role="tool",

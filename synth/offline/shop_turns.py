@@ -21,7 +21,7 @@ from synth.records import (
     content_hash,
     make_id,
 )
-from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.runtime.base import ToolResult, ToolRuntime
 from synth.scenarios.planner import rng_for
 from synth.store.server import INSTRUCTIONS
 from synth.store.shop import Store
@@ -231,7 +231,7 @@ class StoreDialog:
         )
         self.steps.append((tool, arguments))
         self.messages.append(Message(role="assistant", tool_calls=(call,)))
-        result = run_sync(self.runtime.call(spec, arguments))
+        result = self.runtime.call(spec, arguments)
         self.messages.append(
             Message(
                 role="tool",

@@ -28,7 +28,7 @@ from synth.records import (
     content_hash,
     make_id,
 )
-from synth.runtime.base import ToolResult, ToolRuntime, run_sync
+from synth.runtime.base import ToolResult, ToolRuntime
 from synth.runtime.simulated import SimulatedRuntime
 from synth.scenarios.planner import rng_for
 from synth.simulator import vocab
@@ -234,7 +234,7 @@ def _conversation(
                 step.args[lk.param] = fed
         call = ToolCall(id=f"call_{content_hash([scenario.id, i], 12)}", name=step.tool.name, arguments=step.args)
         messages.append(Message(role="assistant", tool_calls=(call,)))
-        results.append(run_sync(runtime.call(step.tool, step.args)))
+        results.append(runtime.call(step.tool, step.args))
         messages.append(
             Message(
                 role="tool",

@@ -1,14 +1,26 @@
-"""The tool-runtime protocol and the result record every runtime returns."""
+"""The tool-runtime protocols, the one adapter between them, and the result record every runtime returns.
+
+    result = runtime.call(tool, arguments)          # ToolRuntime: synchronous
+    result = await Awaited(runtime).call(tool, arguments)   # the same runtime on an event loop
+
+One protocol, synchronous, as httpx keeps a sync transport beside an async one. Sync is the shape of
+what answers a call: a pack, a world and the schema simulator compute their answer, the live runtime
+waits on the pool's own thread and loop (synth.live.pool), and the offline author that calls them has
+no event loop at all. The LLM agents run on a loop; they reach a sync runtime only through ``Awaited``,
+the one adapter: a runtime that computes is called in place (nothing to wait on), one that ``waits`` on
+I/O runs in a worker thread, so no coroutine blocks the loop and no caller steps a coroutine by hand.
+The LLM tool role (synth.agents.toolsim) is the one runtime whose answer is itself a model request,
+so it speaks ``AsyncToolRuntime`` directly. synth.runtime.pick decides which runtime answers.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Coroutine
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol
 
 from synth.records import JSON, Outcome, Record, ToolSpec
 
-T = TypeVar("T")
 Source = Literal["pack", "simulated", "llm", "live"]
 
 
@@ -30,17 +42,36 @@ class ToolResult(Record):
 class ToolRuntime(Protocol):
     """Answers one scenario's calls, in call order. Made per scenario, so state never leaks between scenarios."""
 
+    waits: bool  # True when ``call`` waits on I/O (a live server): Awaited runs it off the event loop
+
+    def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult: ...
+
+    def close(self) -> None:
+        """Give back what the scenario held (a live server goes back to the pool); nothing for the others."""
+        ...
+
+
+class AsyncToolRuntime(Protocol):
+    """A runtime as the agents' event loop calls it: ``Awaited`` over a ``ToolRuntime``, or the LLM tool role."""
+
     async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult: ...
 
+    async def aclose(self) -> None: ...
 
-def run_sync(
-    coro: Coroutine[Any, Any, T], why: str = "run_sync: the coroutine awaited real I/O; run it in an event loop instead"
-) -> T:
-    """Run a coroutine that never really waits (an offline runtime, the offline author) to its end, in
-    this thread, without an event loop; ``why`` is the error when it does wait after all."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError(why)
+
+class Awaited:
+    """The one adapter: a sync ``ToolRuntime`` behind ``AsyncToolRuntime``, never blocking the loop."""
+
+    def __init__(self, runtime: ToolRuntime):
+        self.runtime = runtime
+
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+        if self.runtime.waits:
+            return await asyncio.to_thread(self.runtime.call, tool, arguments)
+        return self.runtime.call(tool, arguments)
+
+    async def aclose(self) -> None:
+        if self.runtime.waits:
+            await asyncio.to_thread(self.runtime.close)
+        else:
+            self.runtime.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -21,27 +20,26 @@ class LiveRuntime:
     The tool message is the result's text content as served; an ``isError`` result stays an error
     the assistant must deal with. A stateful server is fresh for this scenario and ends with ``close``.
     A server that cannot be reached raises ``LiveError``, which ends the scenario with its reason.
+    ``call`` waits for the server (on the pool's thread): on an event loop it runs through ``Awaited``.
     """
+
+    waits = True
 
     def __init__(self, pool: Pool, server: ServerSpec):
         assert server.connection is not None, "a live runtime needs a connection"
         self.pool, self.spec = pool, server
         self.server: Server | None = None
 
-    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
-        looped = _in_loop()
-        if self.server is None:  # connecting may take a while: off the caller's event loop when there is one
-            open_ = lambda: self.pool.open(self.spec.id, self.spec.connection)  # type: ignore[arg-type]  # noqa: E731
-            self.server = await asyncio.to_thread(open_) if looped else open_()
+    def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+        if self.server is None:
+            self.server = self.pool.open(self.spec.id, self.spec.connection)  # type: ignore[arg-type]
         refusal = refused(
             tool, arguments, self.pool.writes, sandboxed=self.server.fresh or self.server.folder is not None
         )
         if refusal is not None:
             raise LiveError(self.spec.id, refusal, "run with --allow-writes to let it run", "write_refused")
         neutral = Neutral(self.server.folder)
-        future = self.server.call(tool.name, neutral.to_real(arguments))
-        # the offline author has no loop: it waits for the pool's thread; the agents await the future
-        wire = await asyncio.wrap_future(future) if looped else future.result()
+        wire = self.server.call(tool.name, neutral.to_real(arguments)).result()  # answered on the pool's loop
         return to_result(wire, neutral, self.pool.limits)
 
     def close(self) -> None:
@@ -49,14 +47,6 @@ class LiveRuntime:
         if self.server is not None:
             self.pool.release(self.server)
         self.server = None
-
-
-def _in_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 def refused(tool: ToolSpec, arguments: dict[str, Any], writes: str, sandboxed: bool) -> str | None:

@@ -26,6 +26,8 @@ class PackRuntime:
     and a list follows the call's ``limit``, so a conversation never contradicts itself.
     """
 
+    waits = False
+
     def __init__(
         self,
         pack: Pack,
@@ -39,11 +41,11 @@ class PackRuntime:
         self.items: list[dict[str, Any]] = []  # list items of earlier results
         self.identities = Identities(world)
 
-    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+    def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
         step, self.step = self.step, self.step + 1
         entry = self.pack.tools.get(tool.name)
         if entry is None:
-            return await self.fallback.call(tool, arguments)
+            return self.fallback.call(tool, arguments)
         known = {p: s["default"] for p, s in tool.properties.items() if isinstance(s, dict) and "default" in s}
         expander = Expander(self.rng, world=self.world)
         for param, values in entry.values.items():  # what the tool used for parameters the call left out
@@ -67,6 +69,9 @@ class PackRuntime:
             data = self.identities.settle(_agree(data, arguments, self.items), arguments)
         self.items.extend(_items(data))
         return ToolResult.of(data, "pack")
+
+    def close(self) -> None:
+        self.fallback.close()
 
     def _failure(self, entry: ToolPack, expander: Expander, missing: str | None = None) -> ToolResult:
         if not entry.failures:

@@ -13,7 +13,6 @@ from typing import Any
 from synth.errors import SynthError
 from synth.packs.model import Pack
 from synth.records import Scenario, ServerSpec
-from synth.runtime.base import run_sync
 from synth.runtime.pack import PackRuntime
 from synth.runtime.pick import offline_runtime
 from synth.tasks.world import Replay
@@ -45,7 +44,7 @@ def replay(
         tool = server.tool(call["name"])
         if tool is None:
             raise ValueError(f"{server.id} has no tool {call['name']!r}")
-        results.append(run_sync(runtime.call(tool, call["arguments"])).content)
+        results.append(runtime.call(tool, call["arguments"]).content)
         entry = pack.tools.get(call["name"])
         touch = entry.world if entry else None
         if touch is not None and touch.op in WRITING:

@@ -22,11 +22,13 @@ class SimulatedRuntime:
     chain never contradicts itself.
     """
 
+    waits = False
+
     def __init__(self, ctx: Context, provide: dict[int, dict[str, Any]] | None = None, links: tuple[Link, ...] = ()):
         self.ctx, self.provide, self.links, self.step = ctx, provide or {}, links, 0
         self.results: list[dict[str, Any]] = []
 
-    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
+    def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
         result = simulate(tool, arguments, self.ctx, self.provide.get(self.step))
         for link in self.links:
             if link.to_step == self.step and (item := _first_item(self.results[link.from_step])) is not None:
@@ -34,6 +36,9 @@ class SimulatedRuntime:
         self.results.append(result)
         self.step += 1
         return ToolResult.of(result, "simulated")
+
+    def close(self) -> None:
+        """Nothing held."""
 
 
 def _first_item(result: Any) -> dict[str, Any] | None:
