@@ -27,9 +27,6 @@ from synth.llm.structured import ask
 from synth.llm.structured import failure_reason as _reason
 from synth.records import (
     Message,
-    Plan,
-    PlanStep,
-    Query,
     Review,
     Scenario,
     ServerSpec,
@@ -38,10 +35,10 @@ from synth.records import (
     Trajectory,
     Written,
     content_hash,
-    make_id,
 )
 from synth.runtime.base import AsyncToolRuntime, ToolResult, ToolRuntime
 from synth.runtime.pick import pick_async_runtime
+from synth.scenarios.made import made, query_id
 from synth.stages import gates
 from synth.stages.whole import cut_reason
 
@@ -130,14 +127,6 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     refined = await _refine(ep, draft.request)
     if isinstance(refined, StageFailure):
         return refined
-    draft_query = Query(id=make_id("query", sid, draft.request), scenario_id=sid, text=draft.request)
-    query = Query(
-        id=make_id("query", sid, refined),
-        scenario_id=sid,
-        text=refined,
-        parent_id=draft_query.id,
-        withheld=tuple(sorted(f"{d.step - 1}.{d.param}" for d in draft.details)),
-    )
     plan_answer = await _plan(ep, refined)
     if isinstance(plan_answer, StageFailure):
         return plan_answer
@@ -151,17 +140,21 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     if isinstance(decided, StageFailure):
         return decided
     decisions += [decided] if decided is not None else []
-    trajectory = Trajectory(
-        id=make_id("traj", sid, [x.to_json() for x in messages]),
-        scenario_id=sid,
-        messages=tuple(messages),
-        decisions=tuple(decisions) or None,
+    calls = [c for m in messages for c in m.tool_calls]
+    query, plan, trajectory = made(
+        sid,
+        refined,
+        [(c.name, c.arguments, tuple(d for d in _deps(plan_answer, c.name) if d < i)) for i, c in enumerate(calls)],
+        messages,
+        withheld=sorted(f"{d.step - 1}.{d.param}" for d in draft.details),
+        parent_id=query_id(sid, draft.request),  # the refined request points at its draft
+        decisions=decisions,
     )
     review = await _review(ep, messages, trajectory)
     if isinstance(review, StageFailure):
         return review
-    # accept, or "human": the pipeline holds it in review_queue.jsonl until a person decides
-    plan = _plan_made(sid, trajectory.calls, plan_answer)
+    # accept, or "human": the pipeline holds it in review_queue.jsonl until a person decides: the plan is
+    # the one the conversation carried out, its calls in order, each depending on what the planner said
     return Written(query=query, plan=plan, trajectory=trajectory, review=review)
 
 
@@ -218,23 +211,6 @@ async def _plan(ep: _Episode, request: str) -> roles.PlanAnswer | StageFailure:
             detail=f"the plan names tools {ep.server.id} does not have: {unknown}",
         )
     return plan_answer
-
-
-def _plan_made(sid: str, calls: list[ToolCall], plan_answer: roles.PlanAnswer) -> Plan:
-    """The plan the conversation carried out: its calls in order, each depending on what the planner said."""
-    return Plan(
-        id=make_id("plan", sid, [(c.name, c.arguments) for c in calls]),
-        scenario_id=sid,
-        steps=tuple(
-            PlanStep(
-                step=i,
-                tool=c.name,
-                arguments=c.arguments,
-                depends_on=tuple(d for d in _deps(plan_answer, c.name) if d < i),
-            )
-            for i, c in enumerate(calls)
-        ),
-    )
 
 
 async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory) -> Review | StageFailure:

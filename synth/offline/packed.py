@@ -24,7 +24,6 @@ from synth.records import (
     Decision,
     Message,
     Plan,
-    PlanStep,
     Query,
     Scenario,
     ServerSpec,
@@ -32,9 +31,9 @@ from synth.records import (
     ToolSpec,
     Trajectory,
     content_hash,
-    make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime
+from synth.scenarios.made import made
 from synth.scenarios.planner import rng_for
 from synth.stages.gates import schema_error
 from synth.stages.reader import internal
@@ -246,31 +245,22 @@ class PackAuthor:
         return None
 
     def _records(self, alone: bool) -> tuple[Query, Plan, Trajectory]:
-        sid = self.scenario.id
-        query = Query(
-            id=make_id("query", sid, self.first), scenario_id=sid, text=self.first, withheld=tuple(self.withheld)
+        tools = self.scenario.tools
+        steps = [
+            (n, self.args.get(i, {}), (self.links[i].from_step,) if i in self.links else ())
+            for i, n in enumerate(tools)
+            if not alone
+        ]
+        key = [(n, self.args.get(i)) for i, n in enumerate(tools)]  # every tool, a declined request's too
+        return made(
+            self.scenario.id,
+            self.first,
+            steps,
+            self.messages,
+            withheld=self.withheld,
+            decisions=self.decisions,
+            plan_key=key,
         )
-        plan = Plan(
-            id=make_id("plan", sid, [(n, self.args.get(i)) for i, n in enumerate(self.scenario.tools)]),
-            scenario_id=sid,
-            steps=tuple(
-                PlanStep(
-                    step=i,
-                    tool=n,
-                    arguments=self.args.get(i, {}),
-                    depends_on=(self.links[i].from_step,) if i in self.links else (),
-                )
-                for i, n in enumerate(self.scenario.tools)
-                if not alone
-            ),
-        )
-        trajectory = Trajectory(
-            id=make_id("traj", sid, [m.to_json() for m in self.messages]),
-            scenario_id=sid,
-            messages=tuple(self.messages),
-            decisions=tuple(self.decisions) or None,
-        )
-        return query, plan, trajectory
 
     # --- one request ---------------------------------------------------------------------
 

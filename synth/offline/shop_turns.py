@@ -12,16 +12,15 @@ from typing import Any
 from synth.records import (
     Message,
     Plan,
-    PlanStep,
     Query,
     Scenario,
     ServerSpec,
     ToolCall,
     Trajectory,
     content_hash,
-    make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime
+from synth.scenarios.made import chained, made
 from synth.scenarios.planner import rng_for
 from synth.store.server import INSTRUCTIONS
 from synth.store.shop import Store
@@ -246,25 +245,10 @@ class StoreDialog:
         return result.data
 
     def _records(self) -> tuple[Query, Plan, Trajectory]:
-        sid = self.scenario.id
         # the whole of what the customer said: a first message such as "Where is my order?" is common to many
         # customers, and dedup must not take two customers' conversations for one
         said = " ".join(m.content or "" for m in self.messages if m.role == "user")
-        query = Query(id=make_id("query", sid, said), scenario_id=sid, text=said, withheld=tuple(self.asked))
-        plan = Plan(
-            id=make_id("plan", sid, self.steps),
-            scenario_id=sid,
-            steps=tuple(
-                PlanStep(step=i, tool=t, arguments=a, depends_on=(i - 1,) if i else ())
-                for i, (t, a) in enumerate(self.steps)
-            ),
-        )
-        trajectory = Trajectory(
-            id=make_id("traj", sid, [m.to_json() for m in self.messages]),
-            scenario_id=sid,
-            messages=tuple(self.messages),
-        )
-        return query, plan, trajectory
+        return made(self.scenario.id, said, chained(self.steps), self.messages, withheld=self.asked)
 
 
 def cents(money: str) -> int:

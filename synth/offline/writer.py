@@ -18,7 +18,6 @@ from synth.records import (
     Decision,
     Message,
     Plan,
-    PlanStep,
     Query,
     Scenario,
     ServerSpec,
@@ -26,10 +25,10 @@ from synth.records import (
     ToolSpec,
     Trajectory,
     content_hash,
-    make_id,
 )
 from synth.runtime.base import ToolResult, ToolRuntime
 from synth.runtime.simulated import SimulatedRuntime
+from synth.scenarios.made import made
 from synth.scenarios.planner import rng_for
 from synth.simulator import vocab
 from synth.simulator.toolnames import noun
@@ -55,7 +54,6 @@ def write(
     steps, ctx = _steps(scenario, server, [t for t in tools if t is not None], ctx)
     withheld = _withhold(steps, rng) if scenario.multi_turn else ()
     text = language.request(steps, scenario.persona or None, rng)
-    query = Query(id=make_id("query", scenario.id, text), scenario_id=scenario.id, text=text, withheld=withheld)
     if runtime is None:  # the simulator puts each value a later step needs where that step reads it
         provide = {
             i: {lk.field: steps[lk.to_step].args[lk.param] for lk in scenario.links if lk.from_step == i}
@@ -66,21 +64,13 @@ def write(
     decisions: list[Decision] = []
     messages = _conversation(scenario, server, steps, text, runtime, rng, _Guess(server, ctx, drng), decisions)
     alone, messages = _decided(scenario, server, steps, messages, drng, decisions, ctx)
-    if alone:
-        query = query.model_copy(
-            update={
-                "text": messages[1].content,
-                "id": make_id("query", scenario.id, messages[1].content),
-                "withheld": (),
-            }
-        )
-    trajectory = Trajectory(
-        id=make_id("traj", scenario.id, [m.to_json() for m in messages]),
-        scenario_id=scenario.id,
-        messages=tuple(messages),
-        decisions=tuple(decisions) or None,
-    )
-    return query, _plan(scenario, [] if alone else steps), trajectory
+    if alone:  # the request became one no tool serves: it is what the user said, and nothing was planned
+        text, withheld, steps = messages[1].content or "", (), []
+    planned = [
+        (s.tool.name, s.args, tuple(sorted({lk.from_step for lk in scenario.links if lk.to_step == i})))
+        for i, s in enumerate(steps)
+    ]
+    return made(scenario.id, text, planned, messages, withheld=withheld, decisions=decisions)
 
 
 class _Guess:
@@ -257,22 +247,6 @@ def _guessed(scenario: Scenario, i: int, step: language.Step, param: str, guess:
         return None
     cid = f"call_{content_hash([scenario.id, i, 'guess'], 12)}"
     return ToolCall(id=cid, name=step.tool.name, arguments={**step.args, param: value})
-
-
-def _plan(scenario: Scenario, steps: list[language.Step]) -> Plan:
-    return Plan(
-        id=make_id("plan", scenario.id, [(s.tool.name, s.args) for s in steps]),
-        scenario_id=scenario.id,
-        steps=tuple(
-            PlanStep(
-                step=i,
-                tool=s.tool.name,
-                arguments=s.args,
-                depends_on=tuple(sorted({lk.from_step for lk in scenario.links if lk.to_step == i})),
-            )
-            for i, s in enumerate(steps)
-        ),
-    )
 
 
 def fed_value(data: Any, field: str) -> Any:

@@ -19,9 +19,6 @@ from synth.records import (
     LABELS,
     Conversation,
     Message,
-    Plan,
-    PlanStep,
-    Query,
     ServerSpec,
     ToolCall,
     Trajectory,
@@ -29,6 +26,7 @@ from synth.records import (
     make_id,
 )
 from synth.review.queue import QueueItem
+from synth.scenarios.made import chained, made
 from synth.stages import gates
 
 
@@ -117,32 +115,18 @@ def edited_conversation(
 ) -> Conversation:
     """The conversation with a person's messages: new id, re-run gates, plan and request from the calls,
     the same split as the original (an edit never moves an item across splits)."""
-    sid = conv.scenario.id
-    trajectory = Trajectory(
-        id=make_id("traj", sid, [m.to_json() for m in messages]), scenario_id=sid, messages=messages
-    )
-    checked = gates.review(trajectory, server)
-    calls = trajectory.calls
+    calls = [c for m in messages for c in m.tool_calls]
     request = next(m.content or "" for m in messages if m.role == "user")
-    query = (
-        conv.query
-        if request == conv.query.text
-        else Query(
-            id=make_id("query", sid, request),
-            scenario_id=sid,
-            text=request,
-            parent_id=conv.query.id,
-            withheld=conv.query.withheld,
-        )
+    query, plan, trajectory = made(
+        conv.scenario.id,
+        request,
+        chained([(c.name, c.arguments) for c in calls]),
+        messages,
+        withheld=conv.query.withheld,
+        parent_id=conv.query.id,
     )
-    plan = Plan(
-        id=make_id("plan", sid, [(c.name, c.arguments) for c in calls]),
-        scenario_id=sid,
-        steps=tuple(
-            PlanStep(step=i, tool=c.name, arguments=c.arguments, depends_on=(i - 1,) if i else ())
-            for i, c in enumerate(calls)
-        ),
-    )
+    query = conv.query if request == conv.query.text else query
+    checked = gates.review(trajectory, server)
     review = checked.model_copy(
         update={
             "verdict": "accept",
