@@ -9,7 +9,7 @@ from synth.facts import Evidence
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec
 from synth.stages import gates
 from synth.stages.candidates import Ctx, nodes_of, tool_info
-from synth.stages.context import Scalars
+from synth.stages.scalars import Scalars
 
 RESULT = {
     "orders": [

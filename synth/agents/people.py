@@ -13,7 +13,7 @@ from synth.records import Record, Scenario, ServerSpec
 from synth.scenarios.planner import rng_for, topic
 
 # who they are, by the server's topic (synth.scenarios.planner.topic)
-ROLES = {
+PEOPLE = {
     "weather": ("a café owner with an outdoor terrace", "a hiking guide", "a parent planning a weekend away"),
     "news": ("a communications officer at a city council", "a journalism student", "a startup founder"),
     "crypto": ("a software developer who holds some crypto on the side", "a finance student"),
@@ -65,7 +65,7 @@ def person(scenario: Scenario, server: ServerSpec, seed: int) -> Person:
     """The person behind ``scenario``: its own situation (a scenario's persona: "I'm planning a trip") when it
     has one, else one drawn from the same (seed, scenario) stream as the role and the voice."""
     rng = rng_for(seed, "person", scenario.id)
-    role = rng.choice(ROLES.get(topic(server), ROLES["general"]))
+    role = rng.choice(PEOPLE.get(topic(server), PEOPLE["general"]))
     situation = rng.choice(SITUATIONS)
     if scenario.persona.lower().startswith("i'm "):  # "I'm planning a weekend hike" -> "is planning ..."
         situation = "is " + scenario.persona[4:].rstrip(".")

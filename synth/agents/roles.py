@@ -54,7 +54,11 @@ class UserReply(Answer):
     reply: str = Field(min_length=1)
 
 
-class ToolResult(Answer):
+class ToolAnswer(Answer):
+    # The tool role's answer to one call (synth.agents.toolsim). No docstring: it would enter the schema the
+    # model reads, which keeps its name on the wire (ToolResult, the name before the rename).
+    model_config = ConfigDict(title="ToolResult")
+
     result: Any
     is_error: bool = False
 

@@ -32,7 +32,7 @@ class LLMToolRuntime:
         request = roles.tool_request(
             self.model, self.seed, tool, arguments, self.needs.get(len(self.results), []), self.results
         )
-        answer = await self.ask(request, roles.ToolResult, "tool")
+        answer = await self.ask(request, roles.ToolAnswer, "tool")
         if isinstance(answer, StageFailure):
             raise SimulatorFailed(answer)
         self.results.append(answer.result)

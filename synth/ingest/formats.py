@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from synth.ingest.samples import ROLES, TAG, Reading, Sample, arguments, call_text, loose, text_of
+from synth.ingest.samples import OPENAI_ROLE, TAG, Reading, Sample, arguments, call_text, loose, text_of
 from synth.ingest.spans import elements, members, skip
 from synth.ingest.tool_defs import openai_tools_json, tool_specs
 from synth.records import Message, StageFailure, ToolCall
@@ -57,7 +57,7 @@ def _openai(text: str, data: dict[str, Any], number: int, server: str, where: st
     out = Reading()
     last_legacy: str | None = None
     for i, ((s, e), m) in enumerate(zip(elements(text, top["messages"][0]), data["messages"])):
-        role = ROLES.get(str(m.get("role"))) if isinstance(m, dict) else None
+        role = OPENAI_ROLE.get(str(m.get("role"))) if isinstance(m, dict) else None
         if role is None:
             raise ValueError(
                 f"messages[{i}] has role {m.get('role') if isinstance(m, dict) else m!r}; "
@@ -122,7 +122,7 @@ def _sharegpt(data: dict[str, Any], number: int, server: str, where: str) -> Sam
         if not isinstance(turn, dict) or "from" not in turn:
             raise ValueError(f'conversations[{i}] has no "from"')
         source, value = str(turn["from"]), str(turn.get("value") or "")
-        role = "assistant" if source == "function_call" else ROLES.get(source)
+        role = "assistant" if source == "function_call" else OPENAI_ROLE.get(source)
         if role is None:
             raise ValueError(
                 f"conversations[{i}] is from {source!r}; expected system, human, gpt, tool or function_call"

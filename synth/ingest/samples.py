@@ -13,7 +13,7 @@ from synth.ingest.spans import members, skip
 from synth.records import Message, ToolCall, ToolSpec
 
 # Each format's role names -> the OpenAI role.
-ROLES = {
+OPENAI_ROLE = {
     **dict.fromkeys(("system", "developer"), "system"),
     **dict.fromkeys(("user", "human"), "user"),
     **dict.fromkeys(("assistant", "gpt", "model"), "assistant"),

@@ -51,6 +51,11 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
+def name_of(model: type[BaseModel]) -> str:
+    """The name the model reads the schema by: its title (the class name unless the class sets one)."""
+    return str(schema_of(model).get("title", model.__name__))
+
+
 async def ask(
     backend: ChatBackend, request: ChatRequest, model: type[M], stage: str, item_id: str, spent: list[ChatResponse]
 ) -> M | StageFailure:
@@ -59,7 +64,7 @@ async def ask(
     Every response (the re-ask's too) is appended to ``spent`` so tokens are counted.
     """
     if request.response_schema is None:
-        request = request.model_copy(update={"response_schema": schema_of(model), "schema_name": model.__name__})
+        request = request.model_copy(update={"response_schema": schema_of(model), "schema_name": name_of(model)})
     error = ""
     for attempt in range(2):
         try:
@@ -85,7 +90,7 @@ async def ask(
                             {
                                 "role": "user",
                                 "content": f"That answer could not be used: {error}. Answer again with only "
-                                f"a JSON object that follows the schema {model.__name__}.",
+                                f"a JSON object that follows the schema {name_of(model)}.",
                             },
                         )
                     }
@@ -94,7 +99,7 @@ async def ask(
         stage=stage,
         item_id=item_id,
         reason="invalid_output",
-        detail=f"{model.__name__} did not validate after one re-ask: {error}"[:500],
+        detail=f"{name_of(model)} did not validate after one re-ask: {error}"[:500],
     )
 
 

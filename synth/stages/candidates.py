@@ -29,7 +29,7 @@ from synth.grade import (
 )
 from synth.memo import ByIdentity
 from synth.records import ToolCall, ToolSpec
-from synth.stages.context import Scalars
+from synth.stages.scalars import Scalars
 
 # --- what is known about a tool and a call ------------------------------------------------------
 

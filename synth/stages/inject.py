@@ -45,8 +45,8 @@ from synth.records import (
     make_id,
 )
 from synth.stages.candidates import Candidate, Ctx, Generator, nodes_of, tool_info, value_at
-from synth.stages.context import Scalars
 from synth.stages.positives import hard_positives
+from synth.stages.scalars import Scalars
 from synth.stages.wrong_names import NAME_GENERATORS
 from synth.stages.wrong_values import VALUE_GENERATORS
 

@@ -1,6 +1,6 @@
 """Wrong-value negatives: generators of candidates with one value of the gold call changed.
 
-Most come from the conversation itself (synth.stages.context): another item of the result the
+Most come from the conversation itself (synth.stages.scalars): another item of the result the
 gold value came from, a value given for another purpose, two arguments swapped, part of a value,
 the gold number in the unit it is confused with. The rest are made from the parameter's schema
 and description (synth.stages.mutate): a wrong type, a value outside the choices, the range or
@@ -17,7 +17,7 @@ from typing import Any
 from synth.grade import FORMAT_NAMES, json_type, same_value, show
 from synth.stages import mutate as m
 from synth.stages.candidates import Candidate, Ctx, Generator, Node, fits, replace, value_at
-from synth.stages.context import shape, sibling_reason
+from synth.stages.scalars import shape, sibling_reason
 from synth.stages.units import unit_mixup
 
 _TYPE_NAMES = {
