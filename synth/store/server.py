@@ -32,7 +32,8 @@ from synth.store.models import (
     User,
     UserId,
 )
-from synth.store.shop import RuleError, Store
+from synth.store.reads import RuleError
+from synth.store.shop import Store
 
 NAME = "synth-store"
 INSTRUCTIONS = """\
