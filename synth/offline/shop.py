@@ -17,8 +17,8 @@ from typing import Any
 from synth.offline.shop_turns import (
     WRONG_STATUS,
     Customer,
+    Dialog,
     ShopFacts,
-    StoreDialog,
     address_text,
     cents,
     item_list,
@@ -58,8 +58,14 @@ P_POLICY_REFUSAL = 0.25  # the request breaks a rule the assistant must see from
 P_ORDER_KNOWN = 0.5  # customers who say the order id up front
 
 
-class ShopAuthor(StoreDialog):
-    """Writes one scenario's conversation on a fresh store reached through ``runtime``: one method a request."""
+class ShopAuthor:
+    """Writes one scenario's conversation on a fresh store reached through ``runtime``: one method a request,
+    each saying its turns through the ``Dialog`` (synth.offline.shop_turns)."""
+
+    def __init__(self, scenario: Scenario, server: ServerSpec, facts: ShopFacts, seed: int, runtime: ToolRuntime):
+        self.scenario = scenario
+        self.dialog = Dialog(scenario, server, facts, seed, runtime)
+        self.rng = self.dialog.rng  # one stream for the dialog and the requests, drawn in conversation order
 
     # --- the conversation --------------------------------------------------------------
 
@@ -67,9 +73,9 @@ class ShopAuthor(StoreDialog):
         primary = self.scenario.tools[0]
         kind = WRITES.get(primary) or READS.get(primary) or "status"
         refuse = kind in WRONG_STATUS and self.rng.random() < P_POLICY_REFUSAL
-        customer = self._customer(kind, refuse)
+        customer = self.dialog.customer(kind, refuse)
         getattr(self, f"_{kind}")(customer, refuse)
-        return self._records()
+        return self.dialog.records()
 
     # --- one kind of request each ----------------------------------------------------------
 
@@ -87,20 +93,22 @@ class ShopAuthor(StoreDialog):
                 "Can you cancel an order for me? {W}.",
             )
         ).format(w=self.rng.choice(why), W=self.rng.choice(why).capitalize())
-        details = self._open(customer, need, says)
-        order = self._order(customer, details, says)
+        details = self.dialog.identify(customer, need, says)
+        order = self.dialog.find_order(customer, details, says)
         if order["status"] not in ("pending", "pending (item modified)"):
-            return self._assistant(self._not_allowed(order, "cancelled", "Only pending orders can be cancelled."))
+            return self.dialog.assistant_says(
+                self.dialog.not_allowed(order, "cancelled", "Only pending orders can be cancelled.")
+            )
         total = paid_total(order)
-        self._confirm(
+        self.dialog.confirm(
             f"Order {order['order_id']} is pending with {item_list(order['items'])}. I'll cancel it with the "
             f'reason "{reason}"; the {total} you paid goes back to the original payment method. Shall I go ahead?'
         )
-        result = self._call("cancel_pending_order", {"order_id": order["order_id"], "reason": reason})
-        self._done(result, lambda r: f"Done: order {r['order_id']} is cancelled. " + refund_note(r))
+        result = self.dialog.call("cancel_pending_order", {"order_id": order["order_id"], "reason": reason})
+        self.dialog.done(result, lambda r: f"Done: order {r['order_id']} is cancelled. " + refund_note(r))
 
     def _order_address(self, customer: Customer, refuse: bool) -> None:
-        said, address = self._new_address()
+        said, address = self.dialog.new_address()
         says = self.rng.random() < P_ORDER_KNOWN
         need = self.rng.choice(
             (
@@ -109,35 +117,37 @@ class ShopAuthor(StoreDialog):
                 "I've moved: please ship my order to {a}.",
             )
         ).format(a=said)
-        details = self._open(customer, need, says)
-        order = self._order(customer, details, says)
+        details = self.dialog.identify(customer, need, says)
+        order = self.dialog.find_order(customer, details, says)
         if order["status"] not in ("pending", "pending (item modified)"):
-            return self._assistant(
-                self._not_allowed(order, "re-addressed", "Only pending orders can change their address.")
+            return self.dialog.assistant_says(
+                self.dialog.not_allowed(order, "re-addressed", "Only pending orders can change their address.")
             )
-        self._confirm(
+        self.dialog.confirm(
             f"Order {order['order_id']} is pending. I'll change its shipping address from "
             f"{address_text(order['address'])} to {said}. Shall I go ahead?"
         )
-        result = self._call("modify_pending_order_address", {"order_id": order["order_id"], "address": address})
-        self._done(result, lambda r: f"Done: order {r['order_id']} will now ship to {address_text(r['address'])}.")
+        result = self.dialog.call("modify_pending_order_address", {"order_id": order["order_id"], "address": address})
+        self.dialog.done(
+            result, lambda r: f"Done: order {r['order_id']} will now ship to {address_text(r['address'])}."
+        )
 
     def _user_address(self, customer: Customer, refuse: bool) -> None:
-        said, address = self._new_address()
+        said, address = self.dialog.new_address()
         need = self.rng.choice(
             ("I moved. Please update the address on my account to {a}.", "Can you change my default address to {a}?")
         ).format(a=said)
-        details = self._open(customer, need, False)
-        self._confirm(
+        details = self.dialog.identify(customer, need, False)
+        self.dialog.confirm(
             f"Thanks, {details['name']['first_name']}. I'll change your account's address from "
             f"{address_text(details['address'])} to {said}; orders already placed keep theirs. Shall I go ahead?"
         )
-        result = self._call("modify_user_address", {"user_id": details["user_id"], "address": address})
-        self._done(result, lambda r: f"Done: your account's address is now {address_text(r['address'])}.")
+        result = self.dialog.call("modify_user_address", {"user_id": details["user_id"], "address": address})
+        self.dialog.done(result, lambda r: f"Done: your account's address is now {address_text(r['address'])}.")
 
     def _payment(self, customer: Customer, refuse: bool) -> None:
         says = self.rng.random() < P_ORDER_KNOWN
-        details = self._open(
+        details = self.dialog.identify(
             customer,
             self.rng.choice(
                 (
@@ -147,34 +157,34 @@ class ShopAuthor(StoreDialog):
             ),
             says,
         )
-        order = self._order(customer, details, says)
+        order = self.dialog.find_order(customer, details, says)
         paid = order["payment_history"][0]["payment_method_id"] if order["payment_history"] else None
         others = [m for m in details["payment_methods"] if m["payment_method_id"] != paid]
         if order["status"] not in ("pending", "pending (item modified)") or not others:
-            return self._assistant(
-                self._not_allowed(order, "changed", "Only pending orders can change their payment method.")
+            return self.dialog.assistant_says(
+                self.dialog.not_allowed(order, "changed", "Only pending orders can change their payment method.")
             )
-        self._assistant(
+        self.dialog.assistant_says(
             f"Order {order['order_id']} is {order['status']} and was paid with {paid} "
             f"({paid_total(order)}). Which payment method should it use instead: "
             + "; ".join(f"{method_text(m)} ({m['payment_method_id']})" for m in others)
             + "?"
         )
         choice = self.rng.choice(others)
-        self._user(
+        self.dialog.user_says(
             self.rng.choice(("Please use my {m} instead.", "The {m}, please.", "Switch it to my {m}.")).format(
                 m=method_text(choice)
             )
         )
-        self._confirm(
+        self.dialog.confirm(
             f"Order {order['order_id']} was paid with {paid}. I'll charge {paid_total(order)} to your "
             f"{method_text(choice)} ({choice['payment_method_id']}) and refund the original payment. Shall I go ahead?"
         )
-        result = self._call(
+        result = self.dialog.call(
             "modify_pending_order_payment",
             {"order_id": order["order_id"], "payment_method_id": choice["payment_method_id"]},
         )
-        self._done(
+        self.dialog.done(
             result,
             lambda r: f"Done: order {r['order_id']} is now paid with {choice['payment_method_id']}. " + refund_note(r),
         )
@@ -189,8 +199,8 @@ class ShopAuthor(StoreDialog):
         self, customer: Customer, refuse: bool, tool: str, statuses: tuple[str, ...], verb: str
     ) -> None:
         known = customer.order
-        item = next((i for i in known.items if self._other_variant(i) is not None), known.items[0])  # type: ignore[union-attr]
-        target = self._other_variant(item)
+        item = next((i for i in known.items if self.dialog.other_variant(i) is not None), known.items[0])  # type: ignore[union-attr]
+        target = self.dialog.other_variant(item)
         wanted = ", ".join(f"{k} {v}" for k, v in (target.options if target else {}).items()) or "another version"
         says = self.rng.random() < P_ORDER_KNOWN
         need = self.rng.choice(
@@ -200,23 +210,23 @@ class ShopAuthor(StoreDialog):
                 "The {n} I ordered isn't right; I want the {w} version.",
             )
         ).format(n=item.name.lower(), w=wanted)
-        details = self._open(customer, need, says)
-        order = self._order(customer, details, says)
+        details = self.dialog.identify(customer, need, says)
+        order = self.dialog.find_order(customer, details, says)
         if order["status"] not in statuses and not (verb == "changed" and order["status"] == "pending (item modified)"):
             rule = (
                 "Only pending orders can have their items changed."
                 if verb == "changed"
                 else "Only delivered orders can be exchanged."
             )
-            return self._assistant(self._not_allowed(order, verb, rule))
+            return self.dialog.assistant_says(self.dialog.not_allowed(order, verb, rule))
         line = next(i for i in order["items"] if i["item_id"] == item.item_id)
-        product = self._call("get_product_details", {"product_id": line["product_id"]})
+        product = self.dialog.call("get_product_details", {"product_id": line["product_id"]})
         variant = next(
             (v for v in product["variants"] if v["available"] and v["options"] == (target.options if target else None)),
             None,
         )
         if variant is None:
-            return self._assistant(
+            return self.dialog.assistant_says(
                 f"I'm sorry: the {line['name'].lower()} with {wanted} is not available right now, "
                 "so I can't make that change."
             )
@@ -238,21 +248,21 @@ class ShopAuthor(StoreDialog):
             if difference == 0
             else f"{usd(abs(difference))} " + ("to pay" if difference > 0 else "back to you")
         )
-        self._assistant(
+        self.dialog.assistant_says(
             f"The {line['name'].lower()} with {option_text(variant['options'])} is in stock at "
             f"${variant['price']} (yours was ${line['price']}), so that's {money}. Which payment method "
             "should settle the difference: " + "; ".join(method_text(m) for m in methods) + "?"
         )
-        method = self._pick_method(methods, difference)
-        self._user(
+        method = self.dialog.pick_method(methods, difference)
+        self.dialog.user_says(
             self.rng.choice(("Use my {m}.", "The {m}, please.", "Put it on my {m}.")).format(m=method_text(method))
         )
-        self._confirm(
+        self.dialog.confirm(
             f"In order {order['order_id']} I'll swap the {line['name'].lower()} ({option_text(line['options'])}, "
             f"${line['price']}) for {option_text(variant['options'])} at ${variant['price']}: {money}, settled with "
             f"your {method_text(method)}. Shall I go ahead?"
         )
-        result = self._call(
+        result = self.dialog.call(
             tool,
             {
                 "order_id": order["order_id"],
@@ -261,7 +271,7 @@ class ShopAuthor(StoreDialog):
                 "payment_method_id": method["payment_method_id"],
             },
         )
-        self._done(
+        self.dialog.done(
             result,
             lambda r: (
                 f"Done: order {r['order_id']} is now '{r['status']}'; the "
@@ -274,7 +284,7 @@ class ShopAuthor(StoreDialog):
         known = customer.order
         item = self.rng.choice(known.items)  # type: ignore[union-attr]
         says = self.rng.random() < P_ORDER_KNOWN
-        details = self._open(
+        details = self.dialog.identify(
             customer,
             self.rng.choice(
                 (
@@ -285,21 +295,23 @@ class ShopAuthor(StoreDialog):
             ).format(n=item.name.lower()),
             says,
         )
-        order = self._order(customer, details, says)
+        order = self.dialog.find_order(customer, details, says)
         if order["status"] != "delivered":
-            return self._assistant(self._not_allowed(order, "returned", "Only delivered orders can be returned."))
+            return self.dialog.assistant_says(
+                self.dialog.not_allowed(order, "returned", "Only delivered orders can be returned.")
+            )
         line = next(i for i in order["items"] if i["item_id"] == item.item_id)
         paid = order["payment_history"][0]["payment_method_id"]
-        self._confirm(
+        self.dialog.confirm(
             f"Order {order['order_id']} was delivered. I'll request a return of the {line['name'].lower()} "
             f"({option_text(line['options'])}); ${line['price']} goes back to the original payment method ({paid}). "
             "Shall I go ahead?"
         )
-        result = self._call(
+        result = self.dialog.call(
             "return_delivered_order_items",
             {"order_id": order["order_id"], "item_ids": [line["item_id"]], "payment_method_id": paid},
         )
-        self._done(
+        self.dialog.done(
             result,
             lambda r: (
                 f"Done: the return for order {r['order_id']} is requested; you'll get an email "
@@ -309,7 +321,7 @@ class ShopAuthor(StoreDialog):
 
     def _status(self, customer: Customer, refuse: bool) -> None:
         says = self.rng.random() < P_ORDER_KNOWN
-        details = self._open(
+        details = self.dialog.identify(
             customer,
             self.rng.choice(
                 (
@@ -320,7 +332,7 @@ class ShopAuthor(StoreDialog):
             ),
             says,
         )
-        order = self._order(customer, details, says)
+        order = self.dialog.find_order(customer, details, says)
         status = order["status"]
         tracking = [t for f in order["fulfillments"] for t in [f["tracking_id"]]]
         if status == "delivered":
@@ -335,7 +347,7 @@ class ShopAuthor(StoreDialog):
             )
         else:
             text = f"Order {order['order_id']} is {status}: it hasn't shipped yet, so it can still be changed or cancelled."  # noqa: E501
-        self._assistant(text)
+        self.dialog.assistant_says(text)
 
     def _balance(self, customer: Customer, refuse: bool) -> None:
         question = self.rng.choice(
@@ -345,7 +357,7 @@ class ShopAuthor(StoreDialog):
                 "Which payment methods are on my account?",
             )
         )
-        details = self._open(customer, question, False)
+        details = self.dialog.identify(customer, question, False)
         cards = [m for m in details["payment_methods"] if m["source"] == "gift_card"]
         listed = "; ".join(f"{method_text(m)} ({m['payment_method_id']})" for m in details["payment_methods"])
         count = len(details["payment_methods"])
@@ -356,18 +368,20 @@ class ShopAuthor(StoreDialog):
                 if cards
                 else f"There is no gift card on your account. {text}"
             )
-        self._assistant(text)
+        self.dialog.assistant_says(text)
 
     def _variants(self, customer: Customer, refuse: bool) -> None:
         item = self.rng.choice(customer.order.items)  # type: ignore[union-attr]
         says = True
-        details = self._open(customer, f"Does the {item.name.lower()} in my order come in other versions?", says)
-        order = self._order(customer, details, says)
+        details = self.dialog.identify(
+            customer, f"Does the {item.name.lower()} in my order come in other versions?", says
+        )
+        order = self.dialog.find_order(customer, details, says)
         line = next(i for i in order["items"] if i["item_id"] == item.item_id)
-        product = self._call("get_product_details", {"product_id": line["product_id"]})
+        product = self.dialog.call("get_product_details", {"product_id": line["product_id"]})
         available = [v for v in product["variants"] if v["available"] and v["item_id"] != line["item_id"]]
         shown = "; ".join(f"{option_text(v['options'])} at ${v['price']}" for v in available[:4])
-        self._assistant(
+        self.dialog.assistant_says(
             f"Yes: besides yours ({option_text(line['options'])}), the {product['name'].lower()} is in stock as "
             f"{shown}."
             if available

@@ -80,9 +80,10 @@ class Customer:
     order: Any | None  # synth.store.models.Order
 
 
-class StoreDialog:
+class Dialog:
     """The conversation's mechanics: who the customer is, the identity check and the order they mean,
-    the turns, the calls on the store and the records they make. ``ShopAuthor`` adds the requests."""
+    the turns, the calls on the store and the records they make. ``ShopAuthor`` (synth.offline.shop)
+    holds one and writes its requests with it."""
 
     def __init__(self, scenario: Scenario, server: ServerSpec, facts: ShopFacts, seed: int, runtime: ToolRuntime):
         self.scenario, self.server, self.facts, self.runtime = scenario, server, facts, runtime
@@ -98,7 +99,7 @@ class StoreDialog:
 
     # --- the conversation --------------------------------------------------------------
 
-    def _customer(self, kind: str, refuse: bool) -> Customer:
+    def customer(self, kind: str, refuse: bool) -> Customer:
         if kind in ("user_address", "balance"):
             user_id = self.rng.choice(self.facts.users)
             return Customer(self.facts.store.user(user_id), None)
@@ -106,28 +107,28 @@ class StoreDialog:
         for _ in range(50):
             order_id, user_id = self.rng.choice(self.facts.by_status[self.rng.choice(statuses)])
             order = self.facts.store.order(order_id)
-            if kind in ("swap", "exchange") and not self._swappable(order):
+            if kind in ("swap", "exchange") and not self.swappable(order):
                 continue
             if kind == "payment" and len(self.facts.store.user(user_id).payment_methods) < 2:
                 continue
             return Customer(self.facts.store.user(user_id), order)
         raise LookupError(f"no order fits a {kind} request in the seed database")
 
-    def _swappable(self, order: Any) -> bool:
-        return any(self._other_variant(item) is not None for item in order.items)
+    def swappable(self, order: Any) -> bool:
+        return any(self.other_variant(item) is not None for item in order.items)
 
-    def _other_variant(self, item: Any) -> Any | None:
+    def other_variant(self, item: Any) -> Any | None:
         product = self.facts.store.product(item.product_id)
         options = [v for v in product.variants if v.available and v.item_id != item.item_id]
         return options[0] if options else None
 
-    def _open(self, customer: Customer, need: str, says_order: bool) -> dict[str, Any]:
+    def identify(self, customer: Customer, need: str, says_order: bool) -> dict[str, Any]:
         """The request, the identity check and the account: returns the user details the store gave."""
         order = customer.order
         mention = f" It's order {order.order_id}." if order is not None and says_order else ""
-        self._user(need + mention)
+        self.user_says(need + mention)
         by_email = self.rng.random() < P_EMAIL
-        self._assistant(
+        self.assistant_says(
             self.rng.choice(
                 (
                     "I can help with that. First I need to verify your identity: what's the email address on your account?"  # noqa: E501
@@ -143,39 +144,39 @@ class StoreDialog:
         user = customer.user
         if by_email:
             self.asked.append(f"{len(self.steps)}.email")
-            self._user(self.rng.choice(("It's {e}.", "{e}", "Sure, {e}.", "My email is {e}.")).format(e=user.email))
-            found = self._call("find_user_id_by_email", {"email": user.email})
+            self.user_says(self.rng.choice(("It's {e}.", "{e}", "Sure, {e}.", "My email is {e}.")).format(e=user.email))
+            found = self.call("find_user_id_by_email", {"email": user.email})
         else:
             self.asked += [f"{len(self.steps)}.{p}" for p in ("first_name", "last_name", "zip")]
-            self._user(
+            self.user_says(
                 self.rng.choice(
                     ("{f} {l}, ZIP {z}.", "I'm {f} {l} and my ZIP code is {z}.", "Name's {f} {l}, zip {z}.")
                 ).format(f=user.name.first_name, l=user.name.last_name, z=user.address.zip)
             )
-            found = self._call(
+            found = self.call(
                 "find_user_id_by_name_zip",
                 {"first_name": user.name.first_name, "last_name": user.name.last_name, "zip": user.address.zip},
             )
-        return self._call("get_user_details", {"user_id": found["user_id"]})
+        return self.call("get_user_details", {"user_id": found["user_id"]})
 
-    def _order(self, customer: Customer, details: dict[str, Any], says_order: bool) -> dict[str, Any]:
+    def find_order(self, customer: Customer, details: dict[str, Any], says_order: bool) -> dict[str, Any]:
         """The order the request is about: named by the customer, or asked for from their order list."""
         order_id = customer.order.order_id  # type: ignore[union-attr]
         if not says_order:
             self.asked.append(f"{len(self.steps)}.order_id")
             listed = ", ".join(details["orders"][:6])
-            self._assistant(
+            self.assistant_says(
                 f"Thanks, {details['name']['first_name']}, you're verified. Which order is it? "
                 f"I see {len(details['orders'])} on your account: {listed}."
             )
-            self._user(
+            self.user_says(
                 self.rng.choice(("It's {o}.", "{o}, please.", "The one I mean is {o}.", "{o}.")).format(o=order_id)
             )
-        return self._call("get_order_details", {"order_id": order_id})
+        return self.call("get_order_details", {"order_id": order_id})
 
     # --- turns -------------------------------------------------------------------------
 
-    def _new_address(self) -> tuple[str, dict[str, str]]:
+    def new_address(self) -> tuple[str, dict[str, str]]:
         """An address the customer moves to: as they say it, and as the store takes it."""
         street, street2, city, state, zip_ = self.rng.choice(NEW_ADDRESSES)
         said = f"{street}{', ' + street2 if street2 else ''}, {city}, {state} {zip_}"
@@ -188,7 +189,7 @@ class StoreDialog:
             "zip": zip_,
         }
 
-    def _pick_method(self, methods: list[dict[str, Any]], difference: int) -> dict[str, Any]:
+    def pick_method(self, methods: list[dict[str, Any]], difference: int) -> dict[str, Any]:
         """Usually a method that can pay; sometimes a gift card that cannot, which the store refuses."""
         short = [
             m for m in methods if m["source"] == "gift_card" and difference > 0 and cents(m["balance"]) < difference
@@ -198,30 +199,32 @@ class StoreDialog:
         fine = [m for m in methods if not (m["source"] == "gift_card" and cents(m["balance"]) < max(difference, 0))]
         return self.rng.choice(fine or methods)
 
-    def _not_allowed(self, order: dict[str, Any], verb: str, rule: str) -> str:
+    def not_allowed(self, order: dict[str, Any], verb: str, rule: str) -> str:
         return f"I'm sorry, order {order['order_id']} is {order['status']}, so it can't be {verb}. {rule}"
 
-    def _confirm(self, text: str) -> None:
-        self._assistant(text)
-        self._user(self.rng.choice(("Yes, please.", "Yes, go ahead.", "Yes.", "That's right, do it.", "Yes, thanks.")))
+    def confirm(self, text: str) -> None:
+        self.assistant_says(text)
+        self.user_says(
+            self.rng.choice(("Yes, please.", "Yes, go ahead.", "Yes.", "That's right, do it.", "Yes, thanks."))
+        )
 
-    def _done(self, result: dict[str, Any] | ToolResult, say: Any) -> None:
+    def done(self, result: dict[str, Any] | ToolResult, say: Any) -> None:
         if isinstance(result, ToolResult):  # the store refused: say why, in its words
             why = result.content.split(": ", 1)[-1].strip().rstrip(".")
-            return self._assistant(
+            return self.assistant_says(
                 f"The store refused the change: {why}. Nothing was changed; tell me if you'd like to try another way."
             )
-        self._assistant(say(result))
+        self.assistant_says(say(result))
 
-    def _user(self, text: str) -> None:
+    def user_says(self, text: str) -> None:
         if not self.first:
             self.first = text
         self.messages.append(Message(role="user", content=text))
 
-    def _assistant(self, text: str) -> None:
+    def assistant_says(self, text: str) -> None:
         self.messages.append(Message(role="assistant", content=text))
 
-    def _call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         """One call on the store; a refusal comes back as the ToolResult itself."""
         spec = self.server.tool(tool)
         assert spec is not None, f"the store has no tool {tool}"
@@ -244,7 +247,7 @@ class StoreDialog:
             return result
         return result.data
 
-    def _records(self) -> tuple[Query, Plan, Trajectory]:
+    def records(self) -> tuple[Query, Plan, Trajectory]:
         # the whole of what the customer said: a first message such as "Where is my order?" is common to many
         # customers, and dedup must not take two customers' conversations for one
         said = " ".join(m.content or "" for m in self.messages if m.role == "user")
