@@ -30,9 +30,9 @@ PRICES: dict[str, tuple[float, float]] = {
 
 # synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...); "offline" only for the
 # tool role of an LLM run: its results come from the server packs and the schema simulator, not a model
-ENDPOINT_TYPES = ("openai", "local", "offline")
+EndpointType = Literal["openai", "local", "offline"]
 OFFLINE_ROLES = ("tool",)  # the roles an LLM run can leave to the offline author
-TOKEN_PARAMS = ("auto", "max_tokens", "max_completion_tokens")
+TokenParam = Literal["auto", "max_tokens", "max_completion_tokens"]  # how the length limit is sent
 
 
 class Endpoint(BaseModel):
@@ -44,12 +44,12 @@ class Endpoint(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
-    backend: Literal["openai", "local", "offline"] | None = None  # the endpoint's type (ENDPOINT_TYPES)
+    backend: EndpointType | None = None
     concurrency: int | None = Field(None, ge=1)  # this endpoint's own request slots
     max_tokens: int | None = Field(None, ge=1)  # the answer's length limit (reasoning included, on reasoning models)
     # how the limit is sent: "auto" sends max_completion_tokens to reasoning models (o1, o3, o4, gpt-5 names)
     # and max_tokens otherwise, switching for the run on a 400 that refuses max_tokens
-    token_param: Literal["auto", "max_tokens", "max_completion_tokens"] | None = None
+    token_param: TokenParam | None = None
 
 
 class Settings(BaseModel):
@@ -92,7 +92,7 @@ class Settings(BaseModel):
     timeout: float = Field(60.0, gt=0, description="seconds to wait for one model answer before retrying it")
     max_attempts: int = Field(6, ge=1, description="tries per model request on 429, 5xx, timeouts, dropped connections")
     max_tokens: int | None = Field(None, ge=1)
-    token_param: Literal["auto", "max_tokens", "max_completion_tokens"] = "auto"
+    token_param: TokenParam = "auto"
     budget_usd: float | None = None
     cache: Path | None = None  # default: <out>/cache.sqlite
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(PRICES))

@@ -18,7 +18,7 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -41,7 +41,6 @@ def make_id(kind: str, *parts: Any) -> str:
 
 # What a tool call's result means for the call (T-Eval's review labels): the one spelling of a call's outcome.
 Outcome = Literal["success", "internal_error", "input_error", "irrelevant_response", "unable_to_accomplish"]
-OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 
 class Record(BaseModel):

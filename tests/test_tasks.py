@@ -24,18 +24,11 @@ from synth.config import Settings
 from synth.pipeline import generate
 from synth.records import Connection, Conversation
 from synth.registry import load_registry
-from synth.rundir import read_jsonl
-from synth.tasks.write import (
-    READS,
-    TASKS,
-    WRITES,
-    SeedStores,
-    TaskWriter,
-    leaked_names,
-    replay,
-    store_seed,
-    task_folders,
-)
+from synth.rundir import TASKS, read_jsonl
+from synth.tasks.replay import READS, WRITES, SeedStores, replay, store_seed
+from synth.tasks.text import leaked_names
+from synth.tasks.verify import task_folders
+from synth.tasks.write import TaskWriter
 
 ROOT = Path(__file__).resolve().parents[1]
 MCPMARK_KEYS = [

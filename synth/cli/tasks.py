@@ -21,9 +21,9 @@ def tasks_check(
     """Replay each task's gold calls on a fresh store and run its verify.py (it must pass), then run it on an
     untouched store (it must fail when the task changes the state). Exits 1 when any task is wrong."""
     from synth.cli.common import progress_bar
+    from synth.rundir import TASKS
     from synth.runtime.replay import RunWorlds
-    from synth.tasks.verify import task_folders
-    from synth.tasks.write import TASKS, check_tasks
+    from synth.tasks.verify import check_tasks, task_folders
 
     if not (run / TASKS).is_dir():
         typer.echo(

@@ -22,9 +22,9 @@ from synth.errors import ConfigError
 from synth.export import chat, decisions, evalset, preference, scored
 from synth.export.card.counts import Counts
 from synth.export.teval import Teval
-from synth.rundir import CONVERSATIONS, DECIDED, EVAL, SCORED, TEVAL, TRAIN, VALID
+from synth.rundir import CONVERSATIONS, DECIDED, EVAL, SCORED, TASKS, TEVAL, TRAIN, VALID
 from synth.rundir.output import Accepted, Output, Place, Rows, RowWriter
-from synth.tasks.write import TASKS, Tasks
+from synth.tasks.write import Tasks
 
 
 @dataclass(frozen=True)

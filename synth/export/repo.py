@@ -10,8 +10,7 @@ from typing import Any
 
 from synth.export.card.build import write_card
 from synth.export.hf import write_parquet
-from synth.rundir import CARD, MANIFEST, PLOTS
-from synth.tasks.write import TASKS
+from synth.rundir import CARD, MANIFEST, PLOTS, TASKS
 
 
 def export(run: Path, out: Path | None = None, **card_options: Any) -> dict[str, dict[str, list[Path]]]:

@@ -32,11 +32,12 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from typing import Any, Self
+from typing import Any, Self, get_args
 
 import httpx2
 import openai
 
+from synth.config import TokenParam
 from synth.errors import BackendError, CutAnswer, EndpointDown
 from synth.llm.base import CLAIM, ChatRequest, ChatResponse
 from synth.llm.limits import (
@@ -385,5 +386,5 @@ def _check_options(transport: str, concurrency: int, token_param: str) -> None:
         raise BackendError(f"unknown transport {transport!r}: use 'direct', 'aiohttp' or 'httpx'")
     if concurrency < 1:
         raise BackendError(f"concurrency must be at least 1 (got {concurrency})")
-    if token_param not in ("auto", "max_tokens", "max_completion_tokens"):
+    if token_param not in get_args(TokenParam):
         raise BackendError(f"unknown token_param {token_param!r}: use auto, max_tokens or max_completion_tokens")

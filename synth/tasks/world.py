@@ -193,10 +193,6 @@ def build(conv: Conversation, server: ServerSpec, replay: Replay, meta_extra: di
     return WorldTask(folder, meta, text, source, replay.before)
 
 
-def _tags(conv: Conversation, writes: bool) -> list[str]:
-    return sorted({"world", "writes" if writes else "read-only"} | ({"multi-turn"} if conv.query.withheld else set()))
-
-
 def _title(server: ServerSpec, said: list[str], writes: bool) -> str:
     sentences = re.split(r"(?<=[.!?])\s+", (said[0] if said else "").strip())
     first = next((x for x in sentences if len(x.split()) >= 4 or len(x) >= 12), sentences[0])[:80]

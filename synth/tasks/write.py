@@ -16,9 +16,8 @@ inlined, says that nothing else changed.
 way MCPMark does: on the replayed database it must pass, on an untouched seed database it must fail
 whenever the task changes the state.
 
-Here: one task and the run's task writer. The replay and the state diff are in ``store_replay``, the
-words (description, title) in ``task_text``, verify.py and its runs in ``task_verify``; the names other
-modules use are re-exported here.
+Here: one task and the run's task writer. The replay and the state diff are in synth.tasks.replay, the
+words (description, title) in synth.tasks.text, verify.py and its runs in synth.tasks.verify.
 """
 
 from __future__ import annotations
@@ -57,23 +56,8 @@ from synth.tasks.text import (
     objective,
     task_title,
 )
-from synth.tasks.verify import VERIFY_TIMEOUT, check_tasks, run_verify, task_folders, verify_source
+from synth.tasks.verify import verify_source
 from synth.tasks.world import Dropped
-
-__all__ = [
-    "READS",
-    "TASKS",
-    "VERIFY_TIMEOUT",
-    "WRITES",
-    "SeedStores",
-    "TaskWriter",
-    "check_tasks",
-    "leaked_names",
-    "replay",
-    "run_verify",
-    "store_seed",
-    "task_folders",
-]  # re-exported: the names others import from here
 
 # Deterministic: the same run gives the same bytes. MCPMark dates its tasks; ours are dated by the
 # exporter's format, so a changed date means a changed layout.
