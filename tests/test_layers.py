@@ -5,14 +5,15 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 0. records  synth (the package root), synth.errors, synth.records: the records every stage passes on
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
             synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder and
-            its parts), synth.live (the MCP client: the only module importing the SDK's client side),
-            synth.store (the shop MCP server synth ships; it knows nothing of the rest of synth),
+            its parts), synth.live (the MCP client: the only module importing the
+            SDK's client side), synth.store (the shop MCP server synth ships: the shop, its reads and
+            writes, the server; it knows nothing of the rest of synth),
             synth.retry (the one retry policy, shared by model endpoints and registry APIs)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
 3. stages   synth.stages, synth.packs: pure functions from records to records (gates, inject, dedup);
             synth.simulator (argument values and tool results with no server), synth.scenarios (the
-            planner every author uses), synth.ingest (reading other people's files), synth.tasks (the
-            store's MCPMark-style tasks)
+            planner every author uses, and the records a writer makes of a scenario), synth.ingest
+            (reading other people's files), synth.tasks (the store's MCPMark-style tasks)
 4. export   synth.export: the run's files in other tools' shapes, and the card (synth.export.card)
 5. authors  synth.offline, synth.agents, synth.runtime: who writes a conversation (the offline author
             or LLM agents) and the tool runtimes they call. They sit above stages and export because
@@ -21,7 +22,7 @@ Layers, lowest first (a module may import its own layer and the ones below it):
             export never import them.
 6. review   synth.review: the human review queue and applying its decisions
 7. apps     synth.pipeline (the orchestrator; the manifest it writes in synth.run_manifest), synth.scheduler
-            (the one scheduler and the Author protocol it runs), synth.derive,
+            (the one scheduler and the two author protocols it runs), synth.derive,
             synth.evaluate, synth.hub, synth.summary, synth.shards and synth.ray_shards (a run in slices,
             merged through the orchestrator's loop)
 8. cli      synth.cli: the app (synth.cli.app) and one module per command group (synth.cli.common: what
