@@ -15,6 +15,7 @@ import synth
 from synth import rundir, templates
 from synth.config import Settings
 from synth.export import outputs
+from synth.export.card.counts import counts_section, coverage_section
 from synth.export.chat import ToolNames
 from synth.llm.spend import Spend
 from synth.packs.load import Packs
@@ -154,8 +155,8 @@ def _base(
             "left": tally.funnel.left,
             "dropped": tally.funnel.reasons,
         },
-        "counts": _counts(counted["counts"], parts.report("eval").get("rows", 0)),
-        "coverage": _coverage(registry, set(counted["used_tools"])),
+        "counts": counts_section(counted["counts"], parts.report("eval").get("rows", 0)),
+        "coverage": coverage_section([t.key for t in registry.tools], counted["used_tools"]),
         "files": parts.files,
     }
 
@@ -192,30 +193,4 @@ def _registry(registry: Registry) -> dict[str, Any]:
             }
             for s in registry.servers
         ],
-    }
-
-
-def _counts(counts: dict[str, Any], eval_items: int) -> dict[str, Any]:
-    """The counts output's numbers (synth.export.card.counts) with the eval output's rows, in the manifest's order."""
-    return {
-        "conversations": counts["conversations"],
-        "splits": counts["splits"],
-        "multi_turn": counts["multi_turn"],
-        "tool_calls": counts["tool_calls"],
-        "messages": counts["messages"],
-        "eval_items": eval_items,
-        "decisions": counts["decisions"],
-        "scored": counts["scored"],
-        "scored_subtypes": counts["scored_subtypes"],
-    }
-
-
-def _coverage(registry: Registry, used: set[str]) -> dict[str, Any]:
-    usable = [t.key for t in registry.tools]
-    unused = sorted(set(usable) - used)
-    return {
-        "usable_tools": len(usable),
-        "used_tools": len(usable) - len(unused),
-        "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
-        "unused": unused,
     }

@@ -128,6 +128,14 @@ def test_offline_queue_holds_the_audit_share_with_empty_decisions(offline_run):
     assert not any(rules.audited(c) for c in convs if c not in {i.record_id for i in items})
 
 
+def test_a_recount_of_an_untouched_run_is_the_manifest_the_pipeline_wrote(offline_run):
+    """One Counts counts both (synth.export.card.counts): a review's recount changes nothing a generate wrote."""
+    manifest = json.loads((offline_run / "manifest.json").read_text())
+    fresh = copy.deepcopy(manifest)
+    recount(offline_run, fresh)
+    assert fresh == manifest and sum(manifest["counts"]["decisions"].values()) >= manifest["counts"]["conversations"]
+
+
 def test_queue_bytes_are_reproducible_and_rules_can_be_set(tiny_registry, offline_run, tmp_path):
     again = tmp_path / "again"
     generate(Settings(servers=tiny_registry, out=again, n=40, seed=5, audit=0.25))

@@ -1,7 +1,8 @@
 """The run's manifest after a review: counts, coverage, file hashes and the funnel, read again from the files.
 
-``recount`` gives exactly what the pipeline wrote for an untouched run (a test holds it to that), so
-the manifest of a reviewed run reads like one that was generated that way.
+``recount`` counts with the run's own counts output (synth.export.card.counts), so it gives exactly what the
+pipeline wrote for an untouched run (tests/test_review.py holds it to that), and the manifest of a reviewed
+run reads like one that was generated that way.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from synth.export.card.counts import Counts, counts_section, coverage_section
+from synth.records import Conversation
 from synth.review.queue import QueueItem
 from synth.rundir import CONVERSATIONS, EVAL, REJECTED, SCORED, RunDir, count_lines, file_facts, read_jsonl, stored
 
@@ -17,41 +20,15 @@ STAGE = "human_review"
 
 def recount(run: Path, manifest: dict[str, Any]) -> None:
     """Counts, coverage, file facts and the inject stage of the manifest, read again from the run's files."""
-    splits = dict.fromkeys(("train", "valid", "test"), 0)
-    used: set[str] = set()
-    multi = calls = messages = conversations = 0
+    counts = Counts()
     for conv in read_jsonl(run / CONVERSATIONS):
-        conversations += 1
-        splits[conv.get("split") or "train"] += 1
-        names = [c["name"] for m in conv["messages"] for c in m.get("tool_calls", [])]
-        used.update(f"{conv['scenario']['server']}/{name}" for name in names)
-        calls += len(names)
-        messages += len(conv["messages"])
-        multi += bool(conv["query"].get("withheld"))
-    labels: dict[str, int] = {}
-    subtypes: dict[str, int] = {}
-    for row in read_jsonl(run / SCORED):
-        labels[row["score"]] = labels.get(row["score"], 0) + 1
-        key = f"{row['score']}/{row['subtype']}"
-        subtypes[key] = subtypes.get(key, 0) + 1
-    manifest["counts"] = {
-        "conversations": conversations,
-        "splits": splits,
-        "multi_turn": multi,
-        "tool_calls": calls,
-        "messages": messages,
-        "eval_items": count_lines(run / EVAL),
-        "scored": dict(sorted(labels.items())),
-        "scored_subtypes": dict(sorted(subtypes.items())),
-    }
+        counts.count(Conversation.model_validate(conv))
+    counts.score((row["score"], row["subtype"]) for row in read_jsonl(run / SCORED))
+    counted = counts.close().report
+    manifest["counts"] = counts_section(counted["counts"], count_lines(run / EVAL))
     usable = [f"{s['id']}/{t['name']}" for s in manifest["registry"]["snapshot"] for t in s["tools"]]
-    unused = sorted(set(usable) - used)
-    manifest["coverage"] = {
-        "usable_tools": len(usable),
-        "used_tools": len(usable) - len(unused),
-        "share": round((len(usable) - len(unused)) / len(usable), 4) if usable else 0.0,
-        "unused": unused,
-    }
+    manifest["coverage"] = coverage_section(usable, counted["used_tools"])
+    conversations, calls = counted["counts"]["conversations"], counts.calls
     manifest["files"] = {name: file_facts(run / name) for name in manifest["files"] if stored(run / name).exists()}
     # the inject stage counts the gold calls of the conversations in the data and the negatives it could not make
     funnel = manifest["funnel"]
