@@ -17,10 +17,10 @@ from synth.records import Message
 from synth.registry import load_registry
 from synth.rundir import read_jsonl, teval_rows
 from synth.stages.candidates import tool_info
-from synth.stages.context import Scalars
 from synth.stages.extras import _fits
 from synth.stages.inject import FROM_CONTEXT
 from synth.stages.names import EXTRAS
+from synth.stages.scalars import Scalars
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 

@@ -115,7 +115,7 @@ def _context_value(c: Ctx, rng: random.Random) -> Iterator[Candidate]:
 
 
 def _case_blind(value: Any) -> tuple[Any, ...]:
-    """A value's shape (synth.stages.context.shape) whatever the case of its first letter."""
+    """A value's shape (synth.stages.scalars.shape) whatever the case of its first letter."""
     kind = shape(value)
     return kind[:6] + kind[7:]
 
