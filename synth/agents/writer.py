@@ -411,13 +411,5 @@ async def _run_calls(
             except SimulatorFailed as exc:
                 return exc.failure
         results.append(result.data)
-        messages.append(
-            Message(
-                role="tool",
-                tool_call_id=call.id,
-                content=result.content,
-                source=result.source,
-                is_error=result.is_error,
-            )
-        )
+        messages.append(result.message(call.id))
     return None

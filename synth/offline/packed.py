@@ -494,15 +494,7 @@ class PackAuthor:
             self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
             for s, call in zip(batch, calls):
                 self.results[s] = self.runtime.call(self.tools[s], call.arguments)
-                self.messages.append(
-                    Message(
-                        role="tool",
-                        tool_call_id=call.id,
-                        content=self.results[s].content,
-                        source=self.results[s].source,
-                        is_error=self.results[s].is_error,
-                    )
-                )
+                self.messages.append(self.results[s].message(call.id))
         # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both;
         # what only repeats, or offers what the next answer gives, is left out (language.told)
         answer = language.told([self._answer(s) for s in request.steps], request.text)

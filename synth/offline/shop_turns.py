@@ -234,15 +234,7 @@ class Dialog:
         self.steps.append((tool, arguments))
         self.messages.append(Message(role="assistant", tool_calls=(call,)))
         result = self.runtime.call(spec, arguments)
-        self.messages.append(
-            Message(
-                role="tool",
-                tool_call_id=call.id,
-                content=result.content,
-                source=result.source,
-                is_error=result.is_error,
-            )
-        )
+        self.messages.append(result.message(call.id))
         if result.is_error:
             return result
         return result.data

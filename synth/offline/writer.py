@@ -225,15 +225,7 @@ def _conversation(
         call = ToolCall(id=f"call_{content_hash([scenario.id, i], 12)}", name=step.tool.name, arguments=step.args)
         messages.append(Message(role="assistant", tool_calls=(call,)))
         results.append(runtime.call(step.tool, step.args))
-        messages.append(
-            Message(
-                role="tool",
-                tool_call_id=call.id,
-                content=results[-1].content,
-                source=results[-1].source,
-                is_error=results[-1].is_error,
-            )
-        )
+        messages.append(results[-1].message(call.id))
     messages.append(
         Message(role="assistant", content=" ".join(language.reply(s.tool, s.args, r) for s, r in zip(steps, results)))
     )

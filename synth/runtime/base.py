@@ -19,7 +19,7 @@ import asyncio
 import json
 from typing import Any, Literal, Protocol
 
-from synth.records import JSON, Outcome, Record, ToolSpec
+from synth.records import JSON, Message, Outcome, Record, ToolSpec
 
 Source = Literal["pack", "simulated", "llm", "live"]
 
@@ -37,6 +37,12 @@ class ToolResult(Record):
     def of(cls, data: Any, source: Source, is_error: bool = False, outcome: Outcome = "success") -> ToolResult:
         content = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         return cls(content=content, data=data, is_error=is_error, outcome=outcome, source=source)
+
+    def message(self, call_id: str) -> Message:
+        """The tool message that answers call ``call_id`` in the conversation."""
+        return Message(
+            role="tool", tool_call_id=call_id, content=self.content, source=self.source, is_error=self.is_error
+        )
 
 
 class ToolRuntime(Protocol):
