@@ -73,6 +73,23 @@ def test_a_record_that_changes_between_two_reads_conflicts_unless_a_write_change
     assert conflicting_ids([*both[:3], call("c2", "list_orders"), result("c2", {"orders": [ORDER]})]) == []
 
 
+def test_an_id_written_as_a_number_and_as_a_string_is_one_record():
+    """40076541 in one result and "40076541" in another are one story: a title that changes between them
+    conflicts, and a write naming the id in either form clears it."""
+    reads = [
+        user("What's story 40076541 about, and who posted it?"),
+        call("c1", "getStory", id=40076541),
+        result("c1", {"id": 40076541, "title": "Show HN: a tiny search engine", "by": "ingve"}),
+        call("c2", "getItem", id="40076541"),
+        result("c2", {"id": "40076541", "title": "Ask HN: what are you reading?", "by": "ingve"}),
+    ]
+    assert conflicting_ids(reads) == [
+        "id 40076541: title 'Show HN: a tiny search engine' then 'Ask HN: what are you reading?' (getStory, then getItem)"
+    ]
+    edited = [*reads[:3], call("c3", "updateStory", id="40076541", title="Ask HN: what are you reading?"), *reads[3:]]
+    assert conflicting_ids(edited) == []
+
+
 def test_checkout_before_checkin_is_a_derived_mismatch():
     wrong = [user("A stay in Lisbon"), call("c1", "search_stays", checkin="2026-07-20", checkout="2026-07-08")]
     assert derived_mismatch(wrong) == ["search_stays: checkout '2026-07-08' is before checkin '2026-07-20'"]
