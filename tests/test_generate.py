@@ -173,7 +173,8 @@ def test_golden_hash(tiny_registry, tmp_path):
 # where they fit the tool (same words, a listing's controls on a listing, a sibling about the same thing)
 # generator version 8: wrong values of the context kinds always in the conversation, the other name the user
 # gave a thing, extras only where every word fits and from the whole registry (issue 29); conversations unchanged
-GOLDEN = "dab6b59e7ed4e3f92fdeace71ab2152dd0ef3c7fbdc97fc33061db1b7da81a7b"
+# generator version 9: answers naming fewer items than asked are rejected (issue 29)
+GOLDEN = "5d1b46ef10eb591c50997eba5ff2509672ba69fd825fc91d19c35c48edd61809"
 
 
 from synth.packs.template import get_path  # noqa: E402

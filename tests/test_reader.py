@@ -16,7 +16,7 @@ from synth.pipeline import generate
 from synth.records import Message, ServerSpec, ToolCall, ToolSpec
 from synth.review.queue import read_queue
 from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
-from synth.stages.reader import DECISIONS, decide, read
+from synth.stages.reader import DECISIONS, decide, dropped, read, turns
 
 REGISTRY = Path(__file__).parents[1] / "registry"
 
@@ -73,20 +73,46 @@ def test_a_record_that_changes_between_two_reads_conflicts_unless_a_write_change
     assert conflicting_ids([*both[:3], call("c2", "list_orders"), result("c2", {"orders": [ORDER]})]) == []
 
 
+def test_an_answer_that_names_fewer_items_than_were_asked_dropped_part_of_the_request():
+    """ "Pull 3 stories": the call asks for 3, the result holds 3, and an answer naming 2 of them dropped one
+    (read in the shipped registry's default run); naming all, or saying why fewer, passes."""
+    stories = {
+        "articles": [{"title": t, "url": f"https://news.example/{i}"} for i, t in enumerate(("Rain", "Sun", "Fog"))]
+    }
+    conversation = [
+        user("Can you pull 3 stories for the weather section?"),
+        call("c1", "get_news_by_topic", topic="weather", max_results=3),
+        result("c1", stories),
+        said('I pulled 3 articles: "Rain" leads, then "Sun".'),
+    ]
+    (line,) = dropped(turns(conversation))
+    assert line == "turn 1: get_news_by_topic: 3 asked, the result holds 3 and the answer names 2"
+    assert dropped(turns([*conversation[:3], said('Three stories: "Rain", "Sun" and "Fog".')])) == []
+    assert dropped(turns([*conversation[:3], said('The first two: "Rain" and "Sun"; only those are new.')])) == []
+    chained = [
+        *conversation[:3],
+        call("c2", "get_article", url="https://news.example/0"),
+        result("c2", {"body": "Wet week"}),
+    ]
+    assert dropped(turns([*chained, said('"Rain" says: wet week.')])) == []  # a list searched to pick one
+    fewer = {"articles": stories["articles"][:2]}  # the tool found 2: naming both is the whole answer
+    assert dropped(turns([*conversation[:2], result("c1", fewer), conversation[3]])) == []
+
+
 def test_an_id_written_as_a_number_and_as_a_string_is_one_record():
     """40076541 in one result and "40076541" in another are one story: a title that changes between them
     conflicts, and a write naming the id in either form clears it."""
     reads = [
         user("What's story 40076541 about, and who posted it?"),
         call("c1", "getStory", id=40076541),
-        result("c1", {"id": 40076541, "title": "Show HN: a tiny search engine", "by": "ingve"}),
+        result("c1", {"id": 40076541, "title": "Show HN: a search engine", "by": "ingve"}),
         call("c2", "getItem", id="40076541"),
-        result("c2", {"id": "40076541", "title": "Ask HN: what are you reading?", "by": "ingve"}),
+        result("c2", {"id": "40076541", "title": "Ask HN: reading?", "by": "ingve"}),
     ]
     assert conflicting_ids(reads) == [
-        "id 40076541: title 'Show HN: a tiny search engine' then 'Ask HN: what are you reading?' (getStory, then getItem)"
+        "id 40076541: title 'Show HN: a search engine' then 'Ask HN: reading?' (getStory, then getItem)"
     ]
-    edited = [*reads[:3], call("c3", "updateStory", id="40076541", title="Ask HN: what are you reading?"), *reads[3:]]
+    edited = [*reads[:3], call("c3", "updateStory", id="40076541", title="Ask HN: reading?"), *reads[3:]]
     assert conflicting_ids(edited) == []
 
 

@@ -60,7 +60,7 @@ SUBTYPES: dict[str, tuple[tuple[str, float], ...]] = {  # (subtype, weight of it
         ("case_renamed", 1.5),
         ("synonym_renamed", 1.5),
         ("plural_renamed", 0.5),
-        ("unexpected_extra", 1.5),
+        ("unexpected_extra", 2.0),
     ),
     "incorrect_parameter_values": (
         ("sibling_result", 6.0),

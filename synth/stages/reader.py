@@ -211,6 +211,48 @@ def _asked_fields(request: str, answer: str, result: str) -> list[str]:
     return missing
 
 
+_COUNT = re.compile(r"\b(\d{1,2})\s+(?:[a-z\-]+\s+){0,2}?[a-z]{3,}s\b")
+_LABELS = ("title", "name", "headline", "full_name", "label", "symbol", "city")
+_WHY_FEWER = re.compile(r"(?i)\b(?:only|just|more|others|rest|remaining|first \d+|top \d+|and \d+ (?:more|other))\b")
+
+
+def _short_list(request: str, args: dict[str, Any], answer: str, result: str) -> str:
+    """A count the request asks for and the call passes ("5 stories", limit 5) of which the answer names fewer
+    items than the result holds, without saying why ("only", "the first 3", "and 2 more"): "" when it does not."""
+    counts = {int(n) for n in _COUNT.findall(request.lower())}
+    asked = next((v for v in args.values() if isinstance(v, int) and not isinstance(v, bool) and v in counts), 0)
+    if asked < 2:
+        return ""
+    try:
+        data: Any = json.loads(result)
+    except ValueError:
+        return ""
+    lists = [data] if isinstance(data, list) else [v for v in data.values() if isinstance(v, list)]
+    records = max(lists, key=len, default=[]) if isinstance(data, (dict, list)) else []
+    labels = [
+        str(next((r[k] for k in _LABELS if isinstance(r.get(k), str) and len(r[k]) >= 3), "")).lower()[:60]
+        for r in records
+        if isinstance(r, dict)
+    ]
+    if not labels or not all(labels):
+        return ""
+    low = answer.lower()
+    named = sum(label in low for label in labels)
+    if 0 < named < min(asked, len(labels)) and not _WHY_FEWER.search(answer):
+        return f"{asked} asked, the result holds {len(labels)} and the answer names {named}"
+    return ""
+
+
+def _feeds(result: str, later: list[tuple[str, dict[str, Any], str, bool]]) -> bool:
+    """Whether a later call of the turn takes a value of this result (a list searched to pick one: the answer
+    speaks of the one picked, not of the whole list)."""
+    return any(
+        isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) >= 3 and str(v) in result
+        for _, args, _, _ in later
+        for v in args.values()
+    )
+
+
 def dropped(turns_: list[Turn]) -> list[str]:
     out = []
     for number, turn in enumerate(turns_):
@@ -218,13 +260,19 @@ def dropped(turns_: list[Turn]) -> list[str]:
             out.append(f"turn {number + 1}: {len(turn.calls)} call(s) and no answer")
             continue
         request = " ".join(turn.user)
-        for name, args, result, failed in turn.calls:
+        for at, (name, args, result, failed) in enumerate(turn.calls):
             if turn.answer is None:
                 continue
             if not _covered(turn.answer, name, args, result, failed):
                 out.append(f"turn {number + 1}: the answer says nothing of {name}'s result")
             elif not failed and (asked := _asked_fields(request, turn.answer, result)):
                 out.append(f"turn {number + 1}: the request asks for {', '.join(asked)} and the answer gives none")
+            elif (
+                not failed
+                and not _feeds(result, turn.calls[at + 1 :])
+                and (short := _short_list(request, args, turn.answer, result))
+            ):
+                out.append(f"turn {number + 1}: {name}: {short}")
     return out
 
 
