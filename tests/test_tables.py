@@ -91,8 +91,8 @@ def _literal_tables(path: Path) -> list[str]:
 
 
 def _keyword_rules(path: Path) -> list[str]:
-    """Keyword rules written in code: a regex of three or more word alternatives given to ``re``, or the
-    nouns of a family (``nouns("movie film")``)."""
+    """Keyword rules written in code: a regex of three or more word alternatives given to ``re``, the nouns
+    of a family (``nouns("movie film")``), or three or more words given to a call (``a.has("news", ...)``)."""
     found = []
     for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not (isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Constant)):
@@ -101,6 +101,9 @@ def _keyword_rules(path: Path) -> list[str]:
         regex = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "re"
         words = isinstance(text, str) and sum(bool(re.search("[a-zA-Z]{3,}", alt)) for alt in text.split("|")) >= 3
         if (regex and words) or (isinstance(f, ast.Name) and f.id == "nouns"):
+            found.append(f"{path.name}:{n.lineno}")
+    for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):  # words given as arguments: a.has("a", "b", "c")
+        if isinstance(n, ast.Call) and sum(isinstance(a, ast.Constant) and type(a.value) is str for a in n.args) >= 3:
             found.append(f"{path.name}:{n.lineno}")
     return found
 
@@ -149,9 +152,10 @@ def test_the_guards_find_a_table_and_a_rule_written_in_code(tmp_path):
         'def g(w, rng):\n    return w & {"a", "b", "c"} or rng.choice(("x", "y", "z"))\n'
         'def h(rng):\n    return rng.choice((1, 2, 3)) or ("p", "q") or {"a": 1, "b": 2}\n'
         'def i(v):\n    return {"cancel": "cancelled", "archive": "archived"}.get(v)\n'
+        'def j(a):\n    return a.has("weather", "temperature", "temp")\n'
     )
     assert _literal_tables(tmp_path / "m.py") == ["m.py:2", "m.py:3", "m.py:4", "m.py:7", "m.py:8"]
-    assert sorted(_keyword_rules(tmp_path / "m.py")) == ["m.py:10", "m.py:10"]
+    assert sorted(_keyword_rules(tmp_path / "m.py")) == ["m.py:10", "m.py:10", "m.py:18"]
     assert _words_in_functions(tmp_path / "m.py") == ["m.py:12", "m.py:16"]  # numbers and pairs stay code
 
 

@@ -20,7 +20,7 @@ _SNAPSHOT = table("results/browser", "snapshot", str)
 
 
 def page(args: dict[str, Any], ctx: Context) -> tuple[str, str]:
-    url = arg(args, "url", "href", "link")
+    url = arg(args, *_POOLS["page.url"])
     if isinstance(url, str) and url.startswith("http"):
         title = dict(_PAGES).get(url) or URL_TITLES.get(url) or f"{E.url_topic(url).title()} | {E.host(url)}"
         return url, title
@@ -32,10 +32,8 @@ def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     rng = ctx.rng
     w = words(tool.name)
     url, title = page(args, ctx)
-    target = (
-        arg(args, "element", "selector", "ref", "label", "target", "name", "locator", "xpath") or 'button "Continue"'
-    )
-    asked = str(arg(args, "action", "type", "operation") or "").lower()
+    target = arg(args, *_POOLS["browse.element"]) or 'button "Continue"'
+    asked = str(arg(args, *_POOLS["browse.action"]) or "").lower()
     do = (
         next((x for x in w if x in _BROWSER_VERBS), None)
         or (asked if asked in _BROWSER_VERBS else None)
@@ -53,7 +51,7 @@ def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     if do == "snapshot":
         return {"url": url, "title": title, "snapshot": _SNAPSHOT.format(title=title.split(" | ")[0])}
     if do in ("type", "fill"):
-        typed = arg(args, "text", "value", "content", "input", "query") or ""
+        typed = arg(args, *_POOLS["browse.text"]) or ""
         return {
             "typed": typed,
             "into": target,
@@ -65,12 +63,12 @@ def browse(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     if do in _POOLS["browse.extract"]:
         return {"url": url, "title": title, "text": page_text(url, text, args, 0)[1], "links": rng.randint(8, 140)}
     if do == "evaluate":
-        return _script(str(arg(args, "script", "expression", "function", "code", "js") or "document.title"), url, title)
+        return _script(str(arg(args, *_POOLS["browse.script"]) or "document.title"), url, title)
     if do in ("tab", "close"):
         pages = enumerate(rng.sample(_PAGES, 2))
         return {"tabs": [{"index": i, "title": t, "url": u, "active": i == 0} for i, (u, t) in pages]}
     if do == "act":
-        return _act(arg(args, "action", "instruction", "command", "step") or f"Click {target}", url)
+        return _act(arg(args, *_POOLS["browse.action_2"]) or f"Click {target}", url)
     if do in _POOLS["browse.wait"]:
         return {"success": True, "message": _step_done(do, args, target, rng), "url": url}
     return {"success": True, "message": f"Clicked {target}", "url": url, "title": title}
@@ -109,15 +107,15 @@ def _step_done(do: str, args: dict[str, Any], target: str, rng: random.Random) -
     """What the page says after waiting, a dialog, resizing, scrolling, hovering, dragging, selecting, uploading."""
     size = f"{arg(args, 'width', types=(int, float)) or 1280}x{arg(args, 'height', types=(int, float)) or 800}"
     done = {
-        "wait": f"Waited {arg(args, 'time', 'seconds', 'timeout', types=(int, float)) or 2} seconds",
+        "wait": f"Waited {arg(args, *_POOLS['step_done.time'], types=(int, float)) or 2} seconds",
         "dialog": f'Dialog {"accepted" if rng.random() < 0.7 else "dismissed"}: "Leave site? Changes you made may not'
         ' be saved."',
         "resize": f"Viewport resized to {size}",
         "scroll": f"Scrolled down {rng.choice((400, 800, 1200))} px",
         "hover": f"Hovering over {target}",
-        "drag": f"Dragged {target} onto {arg(args, 'end', 'destination', 'to') or 'the drop zone'}",
-        "select": f"Selected option {arg(args, 'value', 'values', 'option') or 'United Kingdom'} in {target}",
-        "upload": f"Uploaded {arg(args, 'path', 'file', 'paths') or 'invoices/INV-2026-0142.pdf'}",
+        "drag": f"Dragged {target} onto {arg(args, *_POOLS['step_done.end']) or 'the drop zone'}",
+        "select": f"Selected option {arg(args, *_POOLS['step_done.value']) or 'United Kingdom'} in {target}",
+        "upload": f"Uploaded {arg(args, *_POOLS['step_done.path']) or 'invoices/INV-2026-0142.pdf'}",
     }
     return done[do]
 

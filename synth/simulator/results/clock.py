@@ -18,14 +18,16 @@ _OFFSETS = vocab.ZONE_OFFSETS
 
 
 _CITY_TZ = table("results/clock", "city_tz", dict[str, str])
+# words a record or a test draws from, by the function (and field) that uses them
+_POOLS = table("results/clock", "pools", dict[str, tuple[str, ...]])
 
 
 def _zone(args: dict[str, Any], ctx: Context) -> str:
     """The time zone asked for, or the one of the place (or coordinates) asked about."""
-    tz = arg(args, "timezone", "tz", "zone")
+    tz = arg(args, *_POOLS["zone.timezone"])
     if tz:
         return tz
-    place = arg(args, "city", "location", "place")
+    place = arg(args, *_POOLS["zone.city"])
     if place in _CITY_TZ:
         return _CITY_TZ[place]
     m = re.match(r"\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)", str(place or ""))
@@ -34,7 +36,7 @@ def _zone(args: dict[str, Any], ctx: Context) -> str:
         if m
         else (
             arg(args, "lat", "latitude", types=(int, float)),
-            arg(args, "lon", "lng", "longitude", types=(int, float)),
+            arg(args, *_POOLS["zone.lon"], types=(int, float)),
         )
     )
     if lat_lon[0] is not None and lat_lon[1] is not None:

@@ -38,7 +38,7 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
     )
     if sql or (_KEYWORDS["run.database"].search(text) and arg(args, "query", "question")):
         return rows(sql or "", ctx)
-    if re.search(r"\btests?\b", text) and not arg(args, "command", "code", "script"):
+    if re.search(r"\btests?\b", text) and not arg(args, *_POOLS["run.command"]):
         failed = rng.choice((0, 0, 0, 1, 2))
         out: dict[str, Any] = {
             "passed": rng.randint(12, 240),
@@ -51,7 +51,7 @@ def _run(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[
                 :failed
             ] + ["tests/test_auth.py::test_token_expiry - TimeoutError"][: failed - 1]
         return out
-    command = arg(args, "command", "cmd", "code", "script", "source", "input", "snippet", "line", "program")
+    command = arg(args, *_POOLS["run.command_2"])
     if command is None and _KEYWORDS["run.workflow"].search(text):
         return {
             "run_id": E.ident("run", ctx),

@@ -49,7 +49,7 @@ def market(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dic
     if re.search(r"order ?book|depth", text):
         return _order_book(m)
     if _KEYWORDS["market.candles"].search(text):
-        frame = arg(args, "timeframe", "interval", "resolution") or "1h"
+        frame = arg(args, *_POOLS["market.timeframe"]) or "1h"
         return {"symbol": symbol, "timeframe": frame, "candles": _candles(m, str(frame))}
     if "funding" in text:
         rate = round(rng.uniform(-0.0002, 0.0004), 6)

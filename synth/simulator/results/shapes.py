@@ -119,7 +119,7 @@ def _job(ctx: Context) -> dict[str, Any]:
 
 def _logs(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> dict[str, Any]:
     rng = ctx.rng
-    n = min(int(arg(args, "limit", "lines", "tail", "count", types=(int,)) or 4), 5)
+    n = min(int(arg(args, *_POOLS["logs.limit"], types=(int,)) or 4), 5)
     if _KEYWORDS["logs"].search(text):
         pool = _CONSOLE
         return {
@@ -153,12 +153,12 @@ def _connect(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> d
     if w & {"login", "authenticate"}:
         return {
             "authenticated": True,
-            "user": arg(args, "username", "user", "email") or seed_faker(rng).user_name(),
+            "user": arg(args, *_POOLS["connect.username"]) or seed_faker(rng).user_name(),
             "expires_at": E.stamp(ctx, 0.3, 1),
         }
     if w & {"initialize", "init"}:
         return {"initialized": True, "session_id": str(seed_faker(rng).uuid4()), "started_at": E.stamp(ctx, 0, 0.001)}
-    hostname = arg(args, "host", "hostname", "server", "url", "connection", "dsn") or "db.internal"
+    hostname = arg(args, *_POOLS["connect.host"]) or "db.internal"
     engines = [v for k, v in _DATABASES if k in text.lower()]  # the one it names
     return {
         "connected": True,
@@ -223,7 +223,7 @@ def _export(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
     if "save" in words(tool.name) and not _KEYWORDS["export"].search(text):
         return None  # saving a record or a setting, not writing a file
     fmt = (
-        str(arg(args, "format", "type", "extension") or next((f for f in _POOLS["export.fmt"] if f in text), "pdf"))
+        str(arg(args, *_POOLS["export.format"]) or next((f for f in _POOLS["export.fmt"] if f in text), "pdf"))
         .lower()
         .lstrip(".")
     )
@@ -236,7 +236,7 @@ def _export(tool: ToolSpec, args: dict[str, Any], ctx: Context, text: str) -> di
         ),
         "export",
     )
-    path = arg(args, "output", "destination", "path", "filename", "file") or f"downloads/{stem}-2026-06-01.{fmt}"
+    path = arg(args, *_POOLS["export.output"]) or f"downloads/{stem}-2026-06-01.{fmt}"
     return {
         "path": path,
         "format": fmt,

@@ -74,7 +74,7 @@ def _forecast(a: Ask) -> dict[str, Any]:
     return {"location": a.city, "days": days}
 
 
-@_theme(lambda a: a.has("weather", "temperature", "temp", "air quality"))
+@_theme(lambda a: a.has(*_POOLS["weather.weather"]))
 def _weather(a: Ask) -> dict[str, Any]:
     rng = a.rng
     return {
@@ -86,7 +86,7 @@ def _weather(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("news", "article", "headline", "announcement", "annoucement"))
+@_theme(lambda a: a.has(*_POOLS["news.news"]))
 def _news(a: Ask) -> dict[str, Any]:
     query = E.given(a.args, _SETS["news.query"], "")
     topics = ([query] if query else []) + list(vocab.QUERIES["news"])
@@ -101,7 +101,7 @@ def _news(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("tvl", "defi") or (a.crypto and a.has("protocol", "fees", "yield")))
+@_theme(lambda a: a.has("tvl", "defi") or (a.crypto and a.has(*_POOLS["defi.protocol"])))
 def _defi(a: Ask) -> dict[str, Any]:
     rng = a.rng
     return {
@@ -112,15 +112,10 @@ def _defi(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(
-    lambda a: (
-        a.has("crypto", "coin", "bitcoin", "cryptocurrency")
-        or (a.crypto and a.has("token", "price", "quote", "ticker"))
-    )
-)
+@_theme(lambda a: a.has(*_POOLS["coin.crypto"]) or (a.crypto and a.has(*_POOLS["coin.token"])))
 def _coin(a: Ask) -> dict[str, Any] | None:
     rng = a.rng
-    if a.has("ticker", "book", "ohlcv", "candle", "kline"):
+    if a.has(*_POOLS["coin.ticker"]):
         return markets.market(a.tool, a.args, a.ctx, a.text)
     name, symbol = next(
         ((n, s) for n, s in vocab.CRYPTO if a.asked.lower() in (n, s.lower()) or a.coin == s),
@@ -152,7 +147,7 @@ def _symbols(args: dict[str, Any]) -> list[str] | None:
 
 @_theme(
     lambda a: (
-        a.has("stock", "quote", "ticker", "share price", "earning", "dividend")
+        a.has(*_POOLS["stock.stock"])
         or (a.has("price") and (a.asked.upper() in vocab.TICKERS or a.ctx.topic == "finance"))
     )
 )
@@ -193,7 +188,7 @@ def _earnings(a: Ask, symbol: str) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("github", "gitlab", "repo", "repository") and not a.has("issue", "pull", "commit", "branch"))
+@_theme(lambda a: a.has(*_POOLS["repo.github"]) and not a.has(*_POOLS["repo.issue"]))
 def _repo(a: Ask) -> dict[str, Any]:
     owner, name = a.pick(vocab.GITHUB_OWNERS), a.pick(vocab.GITHUB_REPOS, 3)
     given = next((v for v in a.args.values() if isinstance(v, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", v)), None)
@@ -208,7 +203,7 @@ def _repo(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("repo", "repository", "issue", "pull", "commit", "branch"))
+@_theme(lambda a: a.has(*_POOLS["issue.repo"]))
 def _issue(a: Ask) -> dict[str, Any]:
     return {
         "title": a.pick(ISSUES),
@@ -219,7 +214,7 @@ def _issue(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("file", "directory", "folder", "path"))
+@_theme(lambda a: a.has(*_POOLS["file.file"]))
 def _file(a: Ask) -> dict[str, Any]:
     path = a.path if a.path and a.index == 0 else a.pick(vocab.FILE_PATHS)
     out: dict[str, Any] = {
@@ -227,13 +222,13 @@ def _file(a: Ask) -> dict[str, Any]:
         "size_bytes": a.rng.randint(200, 2_000_000),
         "modified": E.stamp(a.ctx, -20, 0),
     }
-    if a.has("read", "content", "cat", "open", "view") and path in texts.FILE_TEXT:
+    if a.has(*_POOLS["file.read"]) and path in texts.FILE_TEXT:
         out["content"] = texts.FILE_TEXT[path]
         out["size_bytes"] = len(texts.FILE_TEXT[path].encode())
     return out
 
 
-@_theme(lambda a: a.has("email", "message", "mail", "chat", "inbox"))
+@_theme(lambda a: a.has(*_POOLS["email.email"]))
 def _email(a: Ask) -> dict[str, Any]:
     return {
         "from": a.fake.email(),
@@ -243,7 +238,7 @@ def _email(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("event", "calendar", "meeting", "appointment"))
+@_theme(lambda a: a.has(*_POOLS["event.event"]))
 def _event(a: Ask) -> dict[str, Any]:
     start = E.stamp(a.ctx, 1, 6)
     return {
@@ -254,7 +249,7 @@ def _event(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("story", "stories", "post", "thread", "hacker"))
+@_theme(lambda a: a.has(*_POOLS["story.story"]))
 def _story(a: Ask) -> dict[str, Any]:
     return {
         "title": cap(a.rng.choice(vocab.QUERIES["news"])),
@@ -286,12 +281,12 @@ def _wiki_search(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("doc", "document", "documentation", "page", "wiki"))
+@_theme(lambda a: a.has(*_POOLS["document.doc"]))
 def _document(a: Ask) -> dict[str, Any]:
     return {**(catalog.record(["content"], a.text, a.args, a.ctx, a.index) or {}), "updated_at": E.stamp(a.ctx, -9, 0)}
 
 
-@_theme(lambda a: a.has("route", "direction", "directions", "navigation"))
+@_theme(lambda a: a.has(*_POOLS["route.route"]))
 def _route(a: Ask) -> dict[str, Any]:
     km = round(a.rng.uniform(2, 600), 1)
     return {"distance_km": km, "duration_min": int(km / a.rng.uniform(0.6, 1.4)) + 3, "steps": list(_ROUTE)}
@@ -300,7 +295,7 @@ def _route(a: Ask) -> dict[str, Any]:
 def _is_place(a: Ask) -> bool:
     places = any(set(words(k)) & _SETS["is_place.places"] for k in a.args)
     return (
-        a.has("place", "location", "geocode", "city", "cities")
+        a.has(*_POOLS["is_place.place"])
         or (a.has("map") and (places or a.ctx.topic in ("maps", "travel")))
         or (a.has("address") and not a.crypto)
     )
@@ -318,7 +313,7 @@ def _place(a: Ask) -> dict[str, Any]:
     return out
 
 
-@_theme(lambda a: a.has("product", "cart", "shop") or (a.has("order", "price") and a.ctx.topic == "shop"))
+@_theme(lambda a: a.has(*_POOLS["product.product"]) or (a.has("order", "price") and a.ctx.topic == "shop"))
 def _product(a: Ask) -> dict[str, Any]:
     rng = a.rng
     return {
@@ -330,12 +325,7 @@ def _product(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(
-    lambda a: (
-        a.has("user", "profile", "account", "contact", "customer")
-        and not (a.crypto and any("address" in k.lower() for k in a.args))
-    )
-)
+@_theme(lambda a: a.has(*_POOLS["person.user"]) and not (a.crypto and any("address" in k.lower() for k in a.args)))
 def _person(a: Ask) -> dict[str, Any]:
     fake = a.fake
     return {
@@ -346,7 +336,7 @@ def _person(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("flight", "hotel", "booking", "trip"))
+@_theme(lambda a: a.has(*_POOLS["booking.flight"]))
 def _booking(a: Ask) -> dict[str, Any]:
     return {
         "price": round(a.rng.uniform(80, 900), 2),
@@ -356,7 +346,7 @@ def _booking(a: Ask) -> dict[str, Any]:
     }
 
 
-@_theme(lambda a: a.has("paper", "arxiv", "publication", "pubmed", "scholar", "citation"))
+@_theme(lambda a: a.has(*_POOLS["paper.paper"]))
 def _paper(a: Ask) -> dict[str, Any]:
     query = E.given(a.args, _SETS["paper.query"], "")
     topic = query if query and a.index == 0 else a.pick(vocab.QUERIES["paper"])
