@@ -14,7 +14,8 @@
     ├── ParseError       model output that does not parse into a record
     └── HubError         Hugging Face Hub problems
 
-Anything else escaping to the CLI is a bug and keeps its traceback.
+Anything else escaping to the CLI is a bug and keeps its traceback. ``Stopped`` (SIGTERM, SIGHUP) is no
+error: it is a ``KeyboardInterrupt``, so a run stops on it as on Ctrl-C.
 
 Exit codes (``synth`` commands; docs/exit-codes.md lists them too):
 
@@ -26,6 +27,8 @@ Exit codes (``synth`` commands; docs/exit-codes.md lists them too):
     3  the run folder is busy (another synth process is writing it), holds a different run, or
        holds an unfinished run that must be resumed first (RunFolderError)
     4  the model endpoint failed: unreachable, refusing the key, or failing past its retries (BackendError)
+  129  stopped by SIGHUP (the terminal went away); 130 interrupted (Ctrl-C); 143 stopped by SIGTERM (kill,
+       systemd, Docker, Kubernetes, Ray): each marks the run stopped, and --resume finishes it
 """
 
 EXIT_OK, EXIT_RESULT, EXIT_USAGE, EXIT_RUN_FOLDER, EXIT_BACKEND = 0, 1, 2, 3, 4
@@ -91,3 +94,16 @@ class LiveError(Exception):
     def __init__(self, server: str, what: str, hint: str, reason: str = "live_error"):
         super().__init__(f"{server}: {what} ({hint})")
         self.server, self.what, self.hint, self.reason = server, what, hint, reason
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the process was told to stop. A ``KeyboardInterrupt``, so whatever cleans up after
+    Ctrl-C cleans up after it too; ``why`` says which signal, ``exit_code`` is 128 + its number (the shell's)."""
+
+    def __init__(self, signum: int):
+        import signal
+
+        name = signal.Signals(signum).name
+        super().__init__(name)
+        self.why = f"stopped ({name})"
+        self.exit_code = 128 + signum

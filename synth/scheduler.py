@@ -111,6 +111,7 @@ class Scheduler:
         self.claims: dict[int, Claim] = {}  # scenarios started and not handed on (loop thread)
         self.spent: dict[int, list[ChatResponse]] = {}  # answers of scenarios started, until taken
         self.discarded = 0  # scenarios started that the consumer never took
+        self.dropped = False  # whether their answers were counted as discarded
         self.reused: set[str] = set()  # keys of the cache hits of the scenarios taken (the consumer's thread)
         self.spend = Spend(settings.prices)
         concurrency = max(1, settings.concurrency)
@@ -230,9 +231,14 @@ class Scheduler:
             if not claim.out:
                 task.cancel()
         await asyncio.gather(*tasks.values(), return_exceptions=True)
-        left = list(self.spent.values())  # what the consumer did not take: running, buffered or queued
+        self._discard_left()
+
+    def _discard_left(self) -> None:
+        """What the scenarios the consumer did not take (running, buffered or queued) were answered is
+        discarded, not kept; an answer one of them shares with a taken scenario (a cache hit) made the data."""
+        self.dropped = True
+        left = list(self.spent.values())
         self.discarded = len(left)
-        # an answer sent for one of them that a taken scenario also used (a cache hit) made the data: kept
         self.author.discard([r for spent in left for r in spent if not r.cached and r.key not in self.reused])
 
     async def _run(self) -> None:
@@ -285,6 +291,8 @@ class Scheduler:
             for task in tasks.values():
                 task.cancel()
             await asyncio.gather(*tasks.values(), return_exceptions=True)
+            if self.stop.is_set() and not self.dropped:  # stopped: what was started and not taken is not kept
+                self._discard_left()
             assert not self.author.inline
             await self.author.aclose()
 

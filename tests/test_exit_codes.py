@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from fake_agents import respond
 from openai_server import OpenAIServer
 from typer.testing import CliRunner
@@ -192,3 +193,66 @@ def test_a_damaged_cache_names_only_flags_that_exist(tiny_registry, tmp_path):
     flags = set(re.findall(r"--[a-z][a-z-]+", said))
     known = set(re.findall(r"--[a-z][a-z-]+", runner.invoke(app, ["generate", "--help"]).output))
     assert flags and flags <= known, flags - known
+
+
+@pytest.mark.parametrize(
+    "sig, code, why", [("SIGINT", 130, "interrupted (Ctrl-C)"), ("SIGTERM", 143, "stopped (SIGTERM)")]
+)
+def test_a_stop_signal_ends_a_slow_run_soon_and_resume_finishes_it(tiny_registry, tmp_path, sig, code, why):
+    """Issue 41: SIGINT or SIGTERM 8 s into a run whose endpoint takes 15 s a request: the process (a real
+    subprocess) ends within seconds with the signal's exit code, the manifest says "stopped", requests.json
+    keeps none of the unfinished scenarios' answers, and --resume then completes the run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    with OpenAIServer(respond, latency_ms=50) as server:  # the first answers come at once, then 15 s a request
+        args = [
+            "generate",
+            "--servers",
+            tiny_registry,
+            "--out",
+            out,
+            "--n",
+            3,
+            "--seed",
+            5,
+            "--base-url",
+            server.base_url,
+        ]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "synth.cli.app", *map(str, args), "--model", "m"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started, deadline = time.monotonic(), time.monotonic() + 90  # a loaded machine takes seconds to start
+        while server.count() == 0 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        server.latency_ms = 15_000
+        while server.in_flight == 0 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(max(0.0, started + 8 - time.monotonic()))  # 8 s into the run, or as soon as it sends
+        assert proc.poll() is None and server.in_flight > 0  # it is waiting on the slow endpoint
+        proc.send_signal(getattr(signal, sig))
+        told = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - told
+        assert proc.returncode == code, err
+        assert took < 5, f"{sig} took {took:.1f} s to stop the run"
+        line = " ".join(err.split())
+        assert why in line and "stopped part way" in line and "--resume" in line and "Traceback" not in err
+        manifest = status(out)
+        assert manifest["status"] == "stopped" and manifest["stopped"] == why
+        (entry,) = json.loads((out / "requests.json").read_text())
+        # scenarios were answered part way and none finished: what they were sent is discarded, none kept
+        assert entry["sent"]["calls"] > 0 and entry["kept"]["calls"] == 0, entry
+        assert entry["discarded"]["calls"] == entry["sent"]["calls"]
+        server.latency_ms = 0
+        resumed = runner.invoke(app, [*map(str, args), "--model", "m", "--resume"], env=env)
+    assert resumed.exit_code == 0, resumed.output
+    assert status(out)["status"] == "complete"

@@ -32,6 +32,26 @@ def exits_on_error() -> Iterator[None]:
 
 
 @contextmanager
+def stops_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP (what ``kill``, systemd, Docker, Kubernetes and Ray send, and a closed terminal)
+    raise ``Stopped`` in the main thread, so a run stops as on Ctrl-C; the handlers before are put back."""
+    import signal
+
+    from synth.errors import Stopped
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    wanted = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    before = {s: signal.signal(s, stop) for s in wanted}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+@contextmanager
 def progress_bar(what: str) -> Iterator[Callable[[int], Callable[[int], None]]]:
     """A bar on stderr for a long command (tasks check, eval, review apply, push): done of total, time
     spent and time left. Yields ``start(total)``, which gives ``tell(done)``; the bar goes when the work

@@ -435,15 +435,16 @@ def _no_litter(out: Path) -> Iterator[None]:
 
 
 def _run_here(settings: Settings, resume: bool, overwrite: bool) -> dict:
-    """The whole run in this process, holding the run folder; an error or Ctrl-C once it started marks the run
-    stopped (manifest status "stopped", and why) and says how to finish it."""
-    from synth.errors import SynthError
+    """The whole run in this process, holding the run folder; an error, Ctrl-C, SIGTERM or SIGHUP once it
+    started marks the run stopped (manifest status "stopped", and why) and says how to finish it."""
+    from synth.cli.common import stops_on_signals
+    from synth.errors import Stopped, SynthError
     from synth.export.card.build import write_card
     from synth.rundir import RunDir, RunLock, claim
 
     started = False
     try:
-        with RunLock(settings.out):  # one writer per run folder, from the check below to the card
+        with stops_on_signals(), RunLock(settings.out):  # one writer per run folder, from the check to the card
             claim(settings.out, settings.identity(), resume=resume, overwrite=overwrite)
             started = True
             try:
@@ -451,9 +452,10 @@ def _run_here(settings: Settings, resume: bool, overwrite: bool) -> dict:
             except SynthError as exc:
                 RunDir(settings.out).stop(str(exc))
                 raise
-            except KeyboardInterrupt:
-                RunDir(settings.out).stop("interrupted (Ctrl-C)")
-                fail(f"interrupted (Ctrl-C){_unfinished(settings.out, '')}", 130)
+            except KeyboardInterrupt as exc:
+                why, code = (exc.why, exc.exit_code) if isinstance(exc, Stopped) else ("interrupted (Ctrl-C)", 130)
+                RunDir(settings.out).stop(why)
+                fail(f"{why}{_unfinished(settings.out, '')}", code)
             write_card(settings.out)  # the dataset card (README.md) and its plots
     except SynthError as exc:
         fail(str(exc) + (_unfinished(settings.out) if started else ""), exc.exit_code)
