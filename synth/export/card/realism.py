@@ -36,6 +36,9 @@ Rows (targets in brackets):
   [each >= 3%: a model learns when not to call only from turns where no call is right]
 - reader_gates: per reader gate (synth.stages.reader) the share of checked conversations it found
   something in, from the manifest [dropped_request, repeated_request, conflicting_ids <= 1% of accepted]
+- worlds: search_filler, invented_echoes and created_missing (synth.export.card.worlds: search items holding
+  none of the query's words, creates reporting a value the call did not send, created entities a later list
+  leaves out) [<= 2%, <= 1%, 0]
 The registry (default: the one in the run's manifest) gives tool descriptions for the first row.
 """
 
@@ -50,6 +53,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from synth.export.card.worlds import figures as world_figures
 from synth.grade import Call, score_turn, without
 from synth.records import DECISIONS
 from synth.rundir import CONVERSATIONS, EVAL, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
@@ -422,6 +426,7 @@ def report(run: Path, registry: Path | None = None) -> dict[str, Any]:
         **negatives(run),
         **review(run),
         **parallel_eval(run),
+        "worlds": world_figures(run, registry),
         "reader_gates": _gates(run),
     }
 

@@ -74,6 +74,9 @@ def realism(run: Path, manifest: Manifest) -> list[str]:
         ["score of an answer making every parallel call, per eval item", str(r["both_calls_score"])],
         ["conversations where the user announces a value to come", f"{r['announced_withholds']:.1%}"],
         ["most common short phrase of user turns", f"{(r['top_stock_phrase'] or {}).get('share', 0):.1%}"],
+        ["search items holding none of the query's words", f"{r['worlds']['search_filler']['share']:.1%}"],
+        ["creates reporting a value the call did not send", f"{r['worlds']['invented_echoes']['share']:.1%}"],
+        ["created entities missing from a later list", f"{r['worlds']['created_missing']['share']:.1%}"],
     ]
     if r.get("review_items"):
         rows.append(
