@@ -92,10 +92,33 @@ class Declined(_Model):
     cannot: str = Field(min_length=3, description="what that needs, as a verb phrase: 'book rides'")
 
 
-class Entity(_Model):
-    """A kind of thing the server holds (a paper, a doc, an event): its id field, the entities a world starts with."""
+class Ref(_Model):
+    """A field that names another entity: the fields it shares with that entity agree with it."""
 
-    id: str = Field(description="the field that holds an entity's id (PMID, slug, id...)")
+    entity: str = Field(description="the kind the field names")
+    key: str | None = Field(default=None, description="the field of that kind the value matches (default: its id)")
+    agree: dict[str, str] = Field(
+        default_factory=dict,
+        description="this record's field -> the named entity's field it repeats (default: title and name fields "
+        "both have)",
+    )
+
+
+class Entity(_Model):
+    """A kind of thing the server holds (a paper, a doc, an event): its id field, the entities a world starts with;
+    or, with ``one``, the one object a server's state is (a chess board, a session, a cart)."""
+
+    id: str = Field(default="", description="the field that holds an entity's id (PMID, slug, id...); '' with one")
+    one: bool = Field(
+        default=False,
+        description="true: the server's state is one object (a board, a session), seeded once; every tool reads or "
+        "writes it, with no id in any call",
+    )
+    refs: dict[str, str | Ref] = Field(
+        default_factory=dict,
+        description="field -> the kind it names (titleSlug -> problem, story_id -> story, owner -> user): the "
+        "entity's title-like fields (or ``agree``) are the named entity's",
+    )
     seed: list[JSON] = Field(
         min_length=1,
         description="the entities every conversation's world starts with: records in the server's own keys; "
@@ -144,6 +167,38 @@ class Touch(_Model):
     )
     path: str = Field(default="", description="where the entity (or the list) is in the result; '' = the result")
     set: dict[str, str] = Field(default_factory=dict, description="create/update: parameter -> the field it writes")
+    assign: dict[str, JSON] = Field(
+        default_factory=dict,
+        description="create/update: parameter -> what the service fills in when the call leaves it out (a "
+        "generator: docker names a container '{pick:quirky_turing|eager_hopper}'); without one a result shows "
+        "the schema's default or nothing, never a value the person did not give",
+    )
+    append: dict[str, str] = Field(
+        default_factory=dict, description="update: parameter -> a list field the value is added to (a game's moves)"
+    )
+    cycle: dict[str, list[JSON]] = Field(
+        default_factory=dict,
+        description="update: field -> the values it steps through, one per write (whose turn: [white, black])",
+    )
+    since: dict[str, str] = Field(
+        default_factory=dict,
+        description="search/list: parameter -> field (a dotted path: start.dateTime): only entities whose field is "
+        "at or after the value (timeMin)",
+    )
+    until: dict[str, str] = Field(
+        default_factory=dict,
+        description="search/list: parameter -> field: only entities whose field is before the value (timeMax)",
+    )
+    order: str | None = Field(
+        default=None,
+        description="search/list: the field the server sorts by ('-points': highest first, 'created': oldest "
+        "first); the list is sorted by it",
+    )
+    sort: str | None = Field(
+        default=None,
+        description="search/list: the parameter that names the sort field ('points', '-points', 'points desc', "
+        "'name asc'); overrides order when the call sends it",
+    )
     fields: dict[str, str] = Field(
         default_factory=dict,
         description="result key -> entity field, where the result names a field otherwise (document_id for id)",

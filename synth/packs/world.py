@@ -26,13 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from synth.packs.model import Entity, Touch, World
-from synth.packs.template import Expander, Missing, get_path
+from synth.packs.model import Entity, Ref, Touch, World
+from synth.packs.template import SLOT, Expander, Missing, get_path
 from synth.records import content_hash
 from synth.stages.consistency import COUNT_KEY, TOTAL_KEY
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 STAMP = re.compile(r"(?i)updated|modified|edited")  # fields a write sets to its own time
+ONE = "1"  # the key a ``one`` kind's object is held under
 STOP = {"the", "and", "for", "with", "from", "about", "into", "any", "all", "our", "some"}
 
 
@@ -64,12 +65,41 @@ class WorldState:
         self.state: dict[str, dict[str, dict[str, Any]]] = {}
         self.virtual: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in spec.entities}
         self.deleted: dict[str, set[str]] = {k: set() for k in spec.entities}
+        self.made: dict[str, list[str]] = {k: [] for k in spec.entities}  # ids created in this conversation
+        # kind -> id -> fields results showed that the entity does not hold (remembered, not state)
+        self.said: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in spec.entities}
         for kind, entity in spec.entities.items():
             self.state[kind] = {}
             for record in _seeded(entity, self.rng("seed", kind)):
-                ident = key_of(record.get(entity.id, ""))
+                ident = ONE if entity.one else key_of(record.get(entity.id, ""))
                 if ident and ident not in self.state[kind]:
                     self.state[kind][ident] = record
+        for kind in spec.entities:
+            for record in self.state[kind].values():
+                self.relate(kind, record)
+
+    def relate(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` with the fields its refs share with the entities they name made theirs (in place): a
+        submission's title is its problem's title."""
+        for field, ref in self.spec.entities[kind].refs.items():
+            ref = ref if isinstance(ref, Ref) else Ref(entity=ref)
+            other = self.spec.entities.get(ref.entity)
+            if other is None or field not in record:
+                continue
+            key = ref.key or (field if field != other.id and _has(self.state.get(ref.entity, {}), field) else other.id)
+            value = key_of(record[field])
+            named = next((e for e in self.entities(ref.entity) if key_of(e.get(key, "")) == value), None)
+            if named is None:
+                continue
+            pairs = ref.agree or {f: f for f in record if _LABEL.fullmatch(f.lower()) and f in named and f != field}
+            for here, there in pairs.items():
+                if there in named:
+                    record[here] = copy.deepcopy(named[there])
+        return record
+
+    def one(self, kind: str) -> dict[str, Any] | None:
+        """The object of a ``one`` kind (a board, a session)."""
+        return self.state.get(kind, {}).get(ONE)
 
     @classmethod
     def fresh(cls, spec: World, seed: int, scenario_id: str) -> WorldState:
@@ -102,7 +132,11 @@ class WorldState:
 
 def _seeded(entity: Entity, rng: random.Random) -> list[dict[str, Any]]:
     records = Expander(rng).value(entity.seed)
-    return [r for r in records if isinstance(r, dict)]
+    return [r for r in records if isinstance(r, dict)][: 1 if entity.one else None]
+
+
+def _has(records: dict[str, dict[str, Any]], field: str) -> bool:
+    return any(field in r for r in records.values())
 
 
 @dataclass
@@ -142,7 +176,7 @@ def overlay(shape: Any, entity: dict[str, Any], id_field: str, fields: dict[str,
         name = (fields or {}).get(key, key)
         if name in entity:
             out[key] = copy.deepcopy(entity[name])
-    if id_field in out or not fields or id_field not in fields.values():
+    if id_field and (id_field in out or not fields or id_field not in fields.values()):
         out[id_field] = entity.get(id_field, out.get(id_field))
     return out
 
@@ -162,10 +196,23 @@ def item_templates(template: Any, path: str) -> list[Any]:
 class Server:
     """Answers the calls of one tool from a world: ``make(key)`` expands the tool's result template for a key."""
 
-    def __init__(self, world: WorldState, touch: Touch, template: Any, args: dict[str, Any], given: dict[str, Any]):
-        self.world, self.touch, self.template, self.args = world, touch, template, args
+    def __init__(
+        self,
+        world: WorldState,
+        touch: Touch,
+        template: Any,
+        args: dict[str, Any],
+        given: dict[str, Any],
+        unsent: dict[str, Any] | None = None,
+    ):
+        self.world, self.touch, self.args = world, touch, args
         self.given = given  # what the call said; ``args`` adds what the tool assumed for the rest (templates only)
         self.entity = world.spec.entities[touch.entity]
+        if touch.op in WRITES and unsent is not None:  # a write echoes what was sent, never what a pool offers
+            unsent = {**unsent, **touch.assign}
+            self.args = {k: v for k, v in args.items() if k in given or k not in unsent}
+            template = _unsent(template, {k: v for k, v in unsent.items() if k not in self.args})
+        self.template = template
 
     def _as_entity(self, record: Any) -> dict[str, Any]:
         """A result record with the entity's field names (``story_id`` -> ``id`` where ``fields`` says so)."""
@@ -173,6 +220,19 @@ class Server:
             return {}
         fields = self.touch.fields
         return {str(fields.get(k, k)): v for k, v in record.items()}
+
+    def _overlay(self, shape: Any, entity: dict[str, Any]) -> Any:
+        """``overlay``, with the fields a template adds to an entity that lacks them (a location, a link) said
+        the same way by every later result about it: a list and a read never describe it two ways."""
+        ident = key_of(entity.get(self.entity.id, "")) if self.entity.id else ONE
+        said = self.world.said[self.touch.entity].setdefault(ident, {})
+        out = overlay(shape, {**said, **entity}, self.entity.id, self.touch.fields)
+        if isinstance(out, dict):
+            for key, value in out.items():
+                name = str(self.touch.fields.get(key, key))
+                if name not in entity and name not in said:
+                    said[name] = copy.deepcopy(value)
+        return out
 
     def make(self, *key: Any, template: Any = None, n: int | None = None) -> Any:
         expander = Expander(self.world.rng(self.touch.entity, *key), self.args)
@@ -193,6 +253,8 @@ class Server:
     # --- one entity --------------------------------------------------------------------------
 
     def _named(self) -> tuple[str, dict[str, Any] | None]:
+        if self.entity.one:
+            return ONE, self.world.one(self.touch.entity)
         ident = key_of(self.given.get(self.touch.by or self.entity.id, ""))
         if self.touch.key and self.touch.key != self.entity.id:  # named by another field (a slug, an email)
             kind = self.touch.entity
@@ -212,7 +274,7 @@ class Server:
         shape = _at(data, self.touch.path)
         if not isinstance(shape, dict):  # a sentence ("Document 1 has been deleted"): nothing to fill in
             return data
-        return _put(data, self.touch.path, overlay(shape, entity, self.entity.id, self.touch.fields))
+        return _put(data, self.touch.path, self._overlay(shape, entity))
 
     def _read(self) -> Served:
         ident, found = self._named()
@@ -226,8 +288,15 @@ class Server:
             return Served(None, ident)
         stamps = _at(self.make("update", ident), self.touch.path)  # when the server says the change was made
         stamps = {k: v for k, v in stamps.items() if STAMP.search(k) and k in found} if isinstance(stamps, dict) else {}
-        written = self._written()
-        changed = {**found, **stamps, **written}
+        changed = self.world.relate(self.touch.entity, {**found, **stamps, **self._written()})
+        for param, field in self.touch.append.items():
+            if param in self.given:
+                had = changed.get(field)
+                changed[field] = [*(had if isinstance(had, list) else []), self.given[param]]
+        for field, steps in self.touch.cycle.items():
+            if steps:
+                now = changed.get(field)
+                changed[field] = steps[(steps.index(now) + 1) % len(steps)] if now in steps else steps[0]
         self.world.state[self.touch.entity][ident] = changed
         self.world.virtual[self.touch.entity].pop(ident, None)
         return Served(self._shaped(changed, "update", ident))
@@ -244,21 +313,48 @@ class Server:
     def _create(self) -> Served:
         data = self.make("create", json.dumps(self.given, sort_keys=True, default=str))
         made = _at(data, self.touch.path)
-        record = dict(made) if isinstance(made, dict) else {}
+        kind = self.touch.entity
+        if self.entity.one:  # a new game, a new session: the object starts again from its seed
+            record = {**_seeded(self.entity, self.world.rng("seed", kind))[0], **self._written()}
+            self.world.state[kind][ONE] = record
+            return Served(_put(data, self.touch.path, overlay(made, record, self.entity.id, self.touch.fields)))
+        record = self._as_entity(made)
         record.update(self._written())
         if self.touch.by and self.touch.by in self.given:
             record[self.entity.id] = self.given[self.touch.by]
-        ident = key_of(record.get(self.entity.id, ""))
-        kind = self.touch.entity
-        if not ident or ident in self.world.state[kind]:  # an id the world holds already: a fresh one
-            base, number = ident or kind, 2
-            while f"{base} ({number})" in self.world.state[kind]:
+        ident = key_of(record.get(self.entity.id, "") if record.get(self.entity.id) is not None else "")
+        sent = self.entity.id in self._written() or bool(self.touch.by and self.touch.by in self.given)
+        if sent and self.world.get(kind, ident) is not None:  # a second note of one title: "Title (2)", as apps do
+            number = 2
+            while self.world.get(kind, f"{ident} ({number})") is not None:
                 number += 1
-            ident = f"{base} ({number})"
+            ident = f"{ident} ({number})"
+            record[self.entity.id] = ident
+        elif not ident or self.world.get(kind, ident) is not None:  # no id, or one the world holds: the service's
+            ident = self._fresh_id()
             record[self.entity.id] = _typed(ident, record.get(self.entity.id))
+        self.world.relate(kind, record)
         self.world.state[kind][ident] = record
         self.world.deleted[kind].discard(ident)
+        self.world.made[kind].append(ident)
         return Served(_put(data, self.touch.path, overlay(made, record, self.entity.id, self.touch.fields)))
+
+    def _fresh_id(self) -> str:
+        """An id the service would give a new entity: shaped like the ids the world holds (a hex digest, DOC-1234),
+        or a docker-style name where ids are words; never one the world holds."""
+        kind = self.touch.entity
+        rng = self.world.rng("fresh", kind, len(self.world.made[kind]))
+        like = next((i for i in self.world.ids(kind) if i), "")
+        for _ in range(20):
+            if any(c.isdigit() for c in like):
+                hexed = bool(re.fullmatch(r"[0-9a-f]+", like))
+                ident = "".join(_like(c, rng, hexed) for c in like)
+            else:
+                sep = "-" if "-" in like else "_"
+                ident = f"{rng.choice(NAME_WORDS)}{sep}{rng.choice(NAME_PEOPLE)}"
+            if self.world.get(kind, ident) is None and ident not in self.world.deleted[kind]:
+                return ident
+        return f"{like or kind}-{len(self.world.made[kind]) + 2}"
 
     def _written(self) -> dict[str, Any]:
         """The fields a write sets: ``param: field``, or ``param: "*"`` for an object whose keys are fields."""
@@ -273,13 +369,46 @@ class Server:
                 out[field] = value
         return out
 
+    def _about(self, made: dict[str, Any], n: int) -> dict[str, Any]:
+        """A made-up match of an open kind about what was asked: when none of its words are the request's,
+        its title is the request's words and a catalogue noun ("Earthquake catalog"), not a filler title (its
+        slug follows), never a ``{fake:catch_phrase}`` shown as a match."""
+        asked = " ".join(str(self.given[p]) for p in self.touch.match if isinstance(self.given.get(p), str)).strip()
+        wanted = search_words(asked)
+        labels = [k for k, v in made.items() if _LABEL.fullmatch(k.lower()) and isinstance(v, str)]
+        if not wanted or not labels or matched_words(wanted, _words(made)):
+            return made
+        rng = self.world.rng("about", asked, n)
+        year = f" {rng.randint(2008, 2025)}" if rng.random() < 0.4 else ""
+        title = f"{asked[:1].upper()}{asked[1:]} {rng.choice(ABOUT_TAILS)}{year}"
+        out = {**made, **{k: title for k in labels if k != self.entity.id}}
+        ident = made.get(self.entity.id)
+        if isinstance(ident, str) and SLUG.fullmatch(ident):  # a slug id reads as its title
+            out[self.entity.id] = "-".join(WORD.findall(title.lower()))
+        return out
+
     # --- lists -------------------------------------------------------------------------------
 
     def _count(self, shown: int) -> int:
         value = self.given.get(self.touch.limit) if self.touch.limit else None
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return min(value, 50)
-        return shown
+        if self.entity.open or self.touch.op == "search" or not any(p in self.given for p in self.touch.filter):
+            return shown
+        return max(shown, UNLIMITED)  # a view of some (a user's submissions, a thread's comments): all of them
+
+    def _sorted(self, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The entities in the order the list claims (``sort``'s argument, else ``order``); else those this
+        conversation created first (a list shows the newest, as most servers do), then the rest as they were."""
+        field, desc = _order(self.given.get(self.touch.sort) if self.touch.sort else None, self.touch.order)
+        field = self.touch.fields.get(field, field) if field else None
+        if field:
+            have = [e for e in entities if _sortable(_at(e, field)) is not None]
+            rest = [e for e in entities if _sortable(_at(e, field)) is None]
+            return sorted(have, key=lambda e: _sortable(_at(e, field)), reverse=desc) + rest  # type: ignore[arg-type,return-value]
+        made = self.world.made[self.touch.entity]
+        first = {i: n for n, i in enumerate(reversed(made))}
+        return sorted(entities, key=lambda e: first.get(key_of(e.get(self.entity.id, "")), len(first)))
 
     def _ranked(self) -> tuple[list[dict[str, Any]], bool]:
         """The entities the call can list, best match first, and whether they are all that match."""
@@ -292,11 +421,13 @@ class Server:
                 for param, field in self.touch.filter.items()
                 if param in self.given
             )
+            and all(_within(_at(e, f), self.given[p], True) for p, f in self.touch.since.items() if p in self.given)
+            and all(_within(_at(e, f), self.given[p], False) for p, f in self.touch.until.items() if p in self.given)
         ]
         asked = [str(self.given[p]).strip().lower() for p in self.touch.match if p in self.given]
         wanted = search_words(asked)
         if self.touch.op != "search" or not any(asked):
-            return kept, True
+            return self._sorted(kept), True
         if not wanted:  # no word to look for ("1:1"): the text as it was typed
             return [e for e in kept if all(a in json.dumps(e, ensure_ascii=False).lower() for a in asked)], True
         need = 1 if self.touch.fuzzy else len(wanted)  # every word of the request, as a search engine ANDs them
@@ -304,7 +435,9 @@ class Server:
         ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
         if self.touch.fuzzy and not self.entity.open:  # a relevance search: the best matches, then the nearest
             return [e for _, _, e in ranked], False
-        return [e for score, _, e in ranked if score >= need], True
+        matches = [e for score, _, e in ranked if score >= need]
+        ordered = self.touch.order or (self.touch.sort and self.touch.sort in self.given)
+        return (self._sorted(matches) if ordered else matches), True
 
     def _list(self) -> Served:
         data = self.make("list", json.dumps(self.given, sort_keys=True, default=str))
@@ -322,6 +455,7 @@ class Server:
         tries = 0
         while self.entity.open and raws and len(chosen) < n and tries < 3 * n:  # more of an endless holding
             made = self._as_entity(self.make("item", query, tries, template=raws[tries % len(raws)], n=len(chosen) + 1))
+            made = self._about(made, tries)
             tries += 1
             ident = key_of(made.get(self.entity.id, ""))
             if not ident or ident in taken or ident in self.world.deleted[kind] or _label(made) in named:
@@ -331,6 +465,8 @@ class Server:
             taken.add(ident)
             named |= {_label(self.world.get(kind, ident) or made)} - {None}
             chosen.append(self.world.get(kind, ident) or made)
+        if self.entity.open and (self.touch.order or self.touch.sort in self.given):
+            chosen = self._sorted(chosen)  # made entities take their place in the order too
         items = []
         by_id = {key_of(self._as_entity(x).get(self.entity.id, "")): x for x in shown if isinstance(x, dict)}
         for i, entity in enumerate(chosen):
@@ -338,13 +474,81 @@ class Server:
             shape = by_id.get(key_of(entity.get(self.entity.id, "")))  # a template item about this very entity
             if shape is None:
                 shape = shown[i] if i < len(shown) else (self.make("shape", i, template=raw, n=i + 1) if raw else {})
-            items.append(overlay(shape, entity, self.entity.id, self.touch.fields))
+            items.append(self._overlay(shape, entity))
         data = _put(data, self.touch.path, items)
         found = len(ranked) if complete and not self.entity.open else None  # an endless holding: its own count
         return Served(_counted(data, self.touch.path, len(items), found))
 
 
 _LABEL = re.compile(r"(?:\w+_)?title|name|headline")
+WRITES = ("create", "update", "delete")
+SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
+UNLIMITED = 20  # a filtered list the call does not limit shows every entity that matches, up to this many
+# what a service names a thing the person did not name (docker: "eager_hopper"), and the words it is made of
+NAME_WORDS = ("eager", "quirky", "brave", "calm", "clever", "dreamy", "focused", "jolly", "nifty", "serene")
+NAME_PEOPLE = ("hopper", "turing", "lovelace", "curie", "noether", "ritchie", "knuth", "shannon", "franklin")
+# a made-up match's title, from the words of the request: "Earthquake catalog", "Earthquake statistics 2019"
+ABOUT_TAILS = ("data", "records", "statistics", "survey", "report", "catalog", "index", "summary", "archive", "map")
+_ORDER = re.compile(r"^\s*([-+]?)\s*([\w.]+)(?:\s+(asc|desc)\w*)?", re.I)
+
+
+def _order(sent: Any, default: str | None) -> tuple[str | None, bool]:
+    """(field, highest first) of a sort argument ("points desc", "-points", "name asc") or the touch's order."""
+    for text in (sent, default):
+        match = _ORDER.match(str(text)) if isinstance(text, str) and text.strip() else None
+        if match:
+            sign, field, way = match.groups()
+            return field, sign == "-" or (way or "").lower() == "desc"
+    return None, False
+
+
+def _sortable(value: Any) -> tuple[int, Any] | None:
+    """A field's value as it sorts: numbers as numbers, text (dates are ISO text) case-blind; None: no value."""
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, (int, float)):
+        return (0, value)
+    return (1, str(value).lower())
+
+
+def _within(value: Any, bound: Any, after: bool) -> bool:
+    """Whether a field's value is at or after (``after``) or before a bound: numbers as numbers, dates and other
+    text as text (ISO dates sort as text); an entity without the field is kept."""
+    have, edge = _sortable(value), _sortable(bound)
+    if have is None or edge is None or have[0] != edge[0]:
+        return True
+    return have >= edge if after else have < edge
+
+
+def _like(c: str, rng: random.Random, hexed: bool) -> str:
+    """A character of a new id, of the class of ``c`` (a digit for a digit, hex for hex)."""
+    if hexed and c.isalnum():
+        return rng.choice("0123456789abcdef")
+    if c.isdigit():
+        return str(rng.randint(0, 9))
+    if c.isalpha():
+        letter = chr(rng.randint(97, 122))
+        return letter.upper() if c.isupper() else letter
+    return c
+
+
+def _unsent(template: Any, unsent: dict[str, Any]) -> Any:
+    """The template with each echo of a parameter the call left out replaced by what the service shows for it:
+    its ``assign`` generator, else the empty value of its type (``None`` for a word, ``{}``, ``[]``)."""
+    if isinstance(template, dict):
+        return {k: _unsent(v, unsent) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_unsent(v, unsent) for v in template]
+    if isinstance(template, str) and "{" in template:
+        whole = SLOT.fullmatch(template)
+        if whole and whole.group(1) in unsent:
+            return copy.deepcopy(unsent[whole.group(1)])
+        return SLOT.sub(lambda m: _said(unsent[m.group(1)]) if m.group(1) in unsent else m.group(0), template)
+    return template
+
+
+def _said(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value in (None, {}, []) else json.dumps(value)
 
 
 def _label(entity: dict[str, Any]) -> str | None:
@@ -387,10 +591,19 @@ def _typed(ident: str, like: Any) -> Any:
     return ident
 
 
-def serve(world: WorldState, touch: Touch, template: Any, args: dict[str, Any], given: dict[str, Any]) -> Served:
+def serve(
+    world: WorldState,
+    touch: Touch,
+    template: Any,
+    args: dict[str, Any],
+    given: dict[str, Any],
+    unsent: dict[str, Any] | None = None,
+) -> Served:
     """One call's result from ``world`` (changing it for writes); ``missing`` names an id the world lacks.
-    ``given`` is what the call said; ``args`` adds the values the tool assumed (for the template's slots)."""
-    return Server(world, touch, template, args, given).serve()
+    ``given`` is what the call said; ``args`` adds the values the tool assumed (for the template's slots);
+    ``unsent``: for a write, what the result shows for each parameter the call left out (the empty value
+    of its type), so it never reports a value the person did not give."""
+    return Server(world, touch, template, args, given, unsent).serve()
 
 
 def drawn(world: WorldState, kind: str, field: str | None, rng: random.Random, picked: dict[str, Any]) -> Any:

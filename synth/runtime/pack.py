@@ -47,6 +47,7 @@ class PackRuntime:
         if entry is None:
             return self.fallback.call(tool, arguments)
         known = {p: s["default"] for p, s in tool.properties.items() if isinstance(s, dict) and "default" in s}
+        defaults = set(known)
         expander = Expander(self.rng, world=self.world)
         for param, values in entry.values.items():  # what the tool used for parameters the call left out
             if param not in arguments and param not in known:
@@ -59,7 +60,8 @@ class PackRuntime:
             return self._failure(entry, expander)
         template = self.rng.choice(entry.results)
         if entry.world is not None and self.world is not None:
-            served = serve(self.world, entry.world, template, expander.args, arguments)
+            unsent = {p: _empty(s) for p, s in tool.properties.items() if p not in arguments and p not in defaults}
+            served = serve(self.world, entry.world, template, expander.args, arguments, unsent)
             if served.missing is not None:  # an id the world does not hold: the tool's own "not found"
                 return self._failure(entry, expander, served.missing)
             data = self.identities.learn(served.data, arguments)
@@ -81,6 +83,12 @@ class PackRuntime:
             )
         failure = self.rng.choice(entry.failures)
         return ToolResult.of(expander.value(failure.result), "pack", is_error=True, outcome=failure.label)
+
+
+def _empty(schema: Any) -> Any:
+    """What a service shows for a parameter nobody set that has no default: nothing, in the parameter's type."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    return {} if kind == "object" else [] if kind == "array" else None
 
 
 def _items(data: Any) -> list[dict[str, Any]]:
