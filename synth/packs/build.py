@@ -63,7 +63,7 @@ class _Server:
     kept: dict[str, ToolPack] = field(default_factory=dict)
     errors: dict[str, list[str]] = field(default_factory=dict)
     failure: str = ""
-    world: World | None = None  # the first valid world an answer gave; later groups' entries touch it
+    world: World | None = None  # the kinds the answers gave (a later one may add kinds); entries touch it
 
     def pack(self, entries: dict[str, ToolPack] | None = None) -> Pack:
         return Pack(server=self.server.id, tools={**self.kept, **(entries or {})}, world=self.world)
@@ -262,17 +262,34 @@ def parse_answer(
             entries[name] = ToolPack.model_validate(raw[name])
         except ValidationError as exc:
             messages[name] = [_shape_message(name, e) for e in exc.errors()[:6]]
-    if state.world is None and isinstance(doc, dict) and doc.get("world") is not None:
+    if isinstance(doc, dict) and doc.get("world") is not None:
         try:  # a world that does not validate is left out: entries touching it come back with the reason
-            state.world = World.model_validate(doc["world"])
+            state.world = _merged(state.world, World.model_validate(doc["world"]))
         except ValidationError:
-            state.world = None
+            pass
     trial = state.pack(entries)
     for p in check_pack(trial, state.server, "answer"):
-        if p.severity == "error" and p.tool in entries:
-            field = p.pointer.removeprefix(f"/tools/{p.tool}").lstrip("/") or "(entry)"
-            messages.setdefault(p.tool, []).append(f"{p.tool}, {field}: {p.what}. Fix: {p.fix}")
+        for tool in _owners(p, entries) if p.severity == "error" else []:
+            field = p.pointer.removeprefix(f"/tools/{tool}").lstrip("/") or "(entry)"
+            messages.setdefault(tool, []).append(f"{tool}, {field}: {p.what}. Fix: {p.fix}")
     return {k: v for k, v in entries.items() if k not in messages}, messages
+
+
+def _merged(kept: World | None, given: World) -> World:
+    """The world so far with the kinds a later answer adds (a submission kind for the tool that lists them);
+    a kind already kept stays as it was, so earlier entries keep what they were checked against."""
+    if kept is None:
+        return given
+    return World(entities={**given.entities, **kept.entities})
+
+
+def _owners(p: Any, entries: dict[str, ToolPack]) -> list[str]:
+    """The entries a problem goes back to: its tool, or for a problem of the world itself (a ref to nothing, a
+    seed without ids) the entries of this answer that touch that kind, so the model hears of it."""
+    if p.tool is not None:
+        return [p.tool] if p.tool in entries else []
+    kind = p.pointer.removeprefix("/world/entities/").split("/")[0] if p.pointer.startswith("/world/") else ""
+    return [n for n, e in entries.items() if e.world is not None and (e.world.entity == kind or not kind)]
 
 
 def _shape_message(tool: str, error: Any) -> str:

@@ -7,6 +7,7 @@ broken one with the tool, the JSON pointer, the fix and the rule's id.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from synth.packs.model import Draw, Pack, Touch
@@ -49,8 +50,12 @@ def check_world(pack: Pack, server: ServerSpec, problem) -> None:
             if isinstance(values, Draw):
                 _check_draw(name, param, values, fields, problem)
         if tp.world is not None:
-            _check_touch(name, tp.world, set(tool.properties), fields, tp.results, problem)
+            _check_touch(name, tp.world, set(tool.properties), fields, tp.results, problem, pack)
             _check_search(name, tp.world, tp.values, pack, problem)
+            _check_order(name, tp.world, set(tool.properties), fields, tool.description, problem)
+        else:
+            _check_outside(name, tp.results, pack, problem)
+    _check_refs(pack, fields, problem)
 
 
 def _seeds(pack: Pack, problem) -> dict[str, set[str]]:
@@ -72,6 +77,21 @@ def _seeds(pack: Pack, problem) -> dict[str, set[str]]:
             out[kind] = set()
             continue
         records = [r for r in records if isinstance(r, dict)]
+        out[kind] = {k for r in records for k in r}
+        if entity.one:
+            if len(records) != 1:
+                problem(None, at, f"{len(records)} {kind} objects seeded", "seed the one object once", rule="world-one")
+            continue
+        if not entity.id:
+            problem(
+                None,
+                f"/world/entities/{kind}",
+                f"{kind} has no id field",
+                f'name the field that holds a {kind}\'s id in "id", or say "one": true for a server whose state is '
+                "one object",
+                rule="world-kinds",
+            )
+            continue
         ids = [key_of(r.get(entity.id, "")) for r in records]
         if any(not i for i in ids):
             problem(
@@ -95,7 +115,6 @@ def _seeds(pack: Pack, problem) -> dict[str, set[str]]:
                 "warning",
                 rule="world-seed",
             )
-        out[kind] = {k for r in records for k in r}
     return out
 
 
@@ -120,7 +139,7 @@ def _check_draw(tool: str, param: str, values: Draw, fields: dict[str, set[str]]
 
 
 def _check_touch(
-    tool: str, touch: Touch, params: set[str], fields: dict[str, set[str]], results: list[Any], problem
+    tool: str, touch: Touch, params: set[str], fields: dict[str, set[str]], results: list[Any], problem, pack: Pack
 ) -> None:
     at = f"/tools/{tool}/world"
     if touch.entity not in fields:
@@ -128,7 +147,20 @@ def _check_touch(
         return
     have = fields[touch.entity]
     named = [touch.by] if touch.by else []
-    for param in [*named, *touch.match, *touch.filter, *([touch.limit] if touch.limit else []), *touch.set]:
+    limits = [touch.limit] if touch.limit else []
+    sorts = [touch.sort] if touch.sort else []
+    bounds = [*touch.since, *touch.until]
+    for param in [
+        *named,
+        *touch.match,
+        *touch.filter,
+        *limits,
+        *touch.set,
+        *touch.assign,
+        *touch.append,
+        *sorts,
+        *bounds,
+    ]:
         if param not in params:
             problem(
                 tool,
@@ -137,10 +169,11 @@ def _check_touch(
                 f"use one of: {', '.join(sorted(params))}",
                 rule="world-params",
             )
-    for field in [*([touch.key] if touch.key else []), *touch.filter.values(), *touch.fields.values()]:
+    for field in [*([touch.key] if touch.key else []), *touch.filter.values(), *touch.fields.values(), *touch.cycle]:
         if field not in have:
             problem(tool, at, f"{touch.entity} has no field {field!r}", _fields(have), rule="world-params")
-    if touch.op in ("read", "update", "delete") and not touch.by:
+    one = pack.world is not None and touch.entity in pack.world.entities and pack.world.entities[touch.entity].one
+    if touch.op in ("read", "update", "delete") and not touch.by and not one:
         problem(
             tool, at, f'a {touch.op} without "by"', 'name the parameter that holds the id in "by"', rule="world-path"
         )
@@ -221,3 +254,131 @@ class _Any(dict[str, Any]):
 
     def __getitem__(self, key: str) -> Any:
         return 3 if key in ("limit", "num_results", "max_results", "count", "page_size", "days") else f"<{key}>"
+
+
+# --- relations, order and tools outside the world --------------------------------------------------------
+
+# a tool's description that claims an order its list follows ("newest first", "sorted by points")
+CLAIMS_ORDER = re.compile(
+    r"(?i)\b(?:newest|latest|most recent|oldest|highest|lowest|top|most|best)\b[\w ]{0,20}\bfirst\b|"
+    r"\b(?:sorted|ordered|ranked) by\b(?: \w+)?"
+)
+RELEVANCE = re.compile(r"(?i)relevan|match")  # a search's own ranking, which a search keeps by itself
+
+
+def _check_order(
+    tool: str, touch: Touch, params: set[str], fields: dict[str, set[str]], description: str, problem
+) -> None:
+    """A list's ``order`` names a field of its kind; a list whose description claims an order says which."""
+    if touch.op not in ("list", "search") or touch.entity not in fields:
+        return
+    at = f"/tools/{tool}/world"
+    if touch.order:
+        name = touch.order.lstrip("+-").split()[0]
+        name = touch.fields.get(name, name)
+        if name.split(".")[0] not in fields[touch.entity]:
+            problem(
+                tool,
+                at,
+                f"{touch.entity} has no field {name!r} to order by",
+                _fields(fields[touch.entity]),
+                rule="world-order",
+            )
+    claim = CLAIMS_ORDER.search(description or "")
+    if claim and not touch.order and not touch.sort and not RELEVANCE.search(claim.group(0)):
+        problem(
+            tool,
+            at,
+            f"the description says {claim.group(0)!r} but the list names no order",
+            'say the field it sorts by: "order": "-created" (highest or newest first) or "order": "name"',
+            rule="world-order",
+        )
+
+
+def _check_refs(pack: Pack, fields: dict[str, set[str]], problem) -> None:
+    """Each ref names a kind and a field of it; a seeded value that names no entity of that kind is reported."""
+    assert pack.world is not None
+    for kind, entity in pack.world.entities.items():
+        for field, ref in entity.refs.items():
+            at = f"/world/entities/{kind}/refs/{field}"
+            target = ref if isinstance(ref, str) else ref.entity
+            if target not in fields:
+                problem(None, at, f"{target!r} is not a kind of the world", _kinds(fields), rule="world-refs")
+                continue
+            if field not in fields.get(kind, set()):
+                problem(None, at, f"{kind} has no field {field!r}", _fields(fields.get(kind, set())), rule="world-refs")
+            agree = {} if isinstance(ref, str) else ref.agree
+            key = None if isinstance(ref, str) else ref.key
+            for there in [*agree.values(), *([key] if key else [])]:
+                if there not in fields[target]:
+                    problem(None, at, f"{target} has no field {there!r}", _fields(fields[target]), rule="world-refs")
+    world = sample_world(pack)
+    if world is None:
+        return
+    for kind, entity in pack.world.entities.items():
+        for field, ref in entity.refs.items():
+            target = ref if isinstance(ref, str) else ref.entity
+            if target not in fields or pack.world.entities[target].open:
+                continue
+            key = (None if isinstance(ref, str) else ref.key) or (
+                field if field in fields[target] else pack.world.entities[target].id
+            )
+            known = {key_of(e.get(key, "")) for e in world.entities(target)}
+            lost = sorted({key_of(e[field]) for e in world.entities(kind) if field in e} - known)
+            if lost:
+                problem(
+                    None,
+                    f"/world/entities/{kind}/seed",
+                    f"{field} names no seeded {target}: {', '.join(lost[:3])}",
+                    f"seed those {target} entities, or use {key} values the world holds",
+                    rule="world-refs",
+                )
+
+
+def _check_outside(tool: str, results: list[Any], pack: Pack, problem) -> None:
+    """A tool without a world entry whose results describe a kind's entities (its id field and another of its
+    fields): they would contradict the world, so the tool must read it (a derived view is a filtered list)."""
+    assert pack.world is not None
+    world = sample_world(pack)
+    for kind, entity in pack.world.entities.items():
+        if entity.one or world is None:
+            continue
+        have = {k for e in world.entities(kind) for k in e}
+        keys = {entity.id} | {f for f in have if f.lower() in ("slug", "titleslug", "name") and f != entity.id}
+        for i, template in enumerate(results):
+            try:
+                shown = Expander(random.Random(0), _Any()).value(template)
+            except Missing:
+                continue
+            record = next((r for r in _records(shown) if _describes(r, keys, have)), None)
+            if record is not None:
+                both = sorted(set(record) & have)
+                problem(
+                    tool,
+                    f"/tools/{tool}/results/{i}",
+                    f"the result describes {kind} entities ({', '.join(both[:4])}) without the world, so it can "
+                    f"contradict what other tools say of them",
+                    f'give the tool a "world" entry that reads them ({{"op": "list", "entity": "{kind}", "filter": '
+                    f'...}} for a view of some, "read" for one); a field naming a {kind} from another kind is a ref',
+                    # an open kind's other entities are held to one description per id by the runtime
+                    "warning" if entity.open else "error",
+                    rule="world-touch",
+                )
+                break
+
+
+def _describes(record: dict[str, Any], keys: set[str], have: set[str]) -> bool:
+    """Whether a result record is an entity of a kind: it has the kind's id (or slug) and a label of the kind
+    (title, name) beside it, and one more of its fields when the id is a bare ``id`` or ``name``."""
+    named = {k for k in keys if k in record}
+    others = (set(record) & have) - named
+    labels = {k for k in others if k.lower() in ("title", "name", "display_name", "headline")}
+    return bool(named and labels) and len(others) >= (2 if named <= {"id", "name"} else 1)
+
+
+def _records(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        return [value, *(r for v in value.values() for r in _records(v))]
+    if isinstance(value, list):
+        return [r for v in value for r in _records(v)]
+    return []

@@ -175,6 +175,51 @@ WORLD_RULES: tuple[Rule, ...] = (
         '"query": ["dentist"] and a seeded {"title": "Dentist appointment", ...}',
     ),
     Rule(
+        "world-touch",
+        "Every tool whose results describe a kind's entities reads them from the world, derived views included "
+        '(a user\'s submissions: "op": "list" with "filter": {"username": "username"}; a story\'s comments; a '
+        "gem's versions), so two tools never describe one entity two ways.",
+        'a "get_user_submissions" with no "world" whose template lists {"titleSlug": "{pick:two-sum|3sum}", '
+        '"title": "{pick:Two Sum|3Sum}"}',
+        'a "submission" kind with "refs": {"titleSlug": "problem"}, and "world": {"op": "list", "entity": '
+        '"submission", "filter": {"username": "username"}, "limit": "limit", "path": "submissions"}',
+    ),
+    Rule(
+        "world-refs",
+        'A field that names another entity is a ref: "refs": {field: kind} on its kind (or {field: {"entity": kind, '
+        '"key": field of that kind, "agree": {here: there}}}); the title it shows is the named entity\'s, and '
+        "every seeded value names an entity the world holds.",
+        'a submission seeded {"titleSlug": "two-sum", "title": "3Sum"}',
+        '"submission": {"id": "id", "refs": {"titleSlug": "problem"}, "seed": [...]}: its title is the problem\'s',
+    ),
+    Rule(
+        "world-order",
+        'A list or search that claims an order (newest first, sorted by points, a "sort" parameter) says it: '
+        '"order": "-points" (highest first) or "order": "created", and "sort": param when the call picks the '
+        "field; the list is sorted by that field of the entities.",
+        'a list_stories described "top stories, highest score first" with no "order"',
+        '"world": {"op": "list", "entity": "story", "order": "-score", "limit": "limit", "path": "stories"}',
+    ),
+    Rule(
+        "world-writes",
+        "A create's result shows the values the call sent; a value the call may leave out is the schema's "
+        'default, or what the service itself assigns, said in "assign" (docker names a container: "assign": '
+        '{"name": "{pick:eager_hopper|quirky_turing}"}), never a pool value the person did not give. A read, '
+        "list or search after a write shows it.",
+        '"results": [{"name": "{name}", "ports": "{ports}"}] drawn from the pools when the call sent only an image',
+        '"world": {"op": "create", "entity": "container", "set": {"image": "image", "name": "name"}, '
+        '"assign": {"name": "{pick:eager_hopper|quirky_turing}"}}',
+    ),
+    Rule(
+        "world-one",
+        'A server whose state is one object (a chess board, a session, a cart) has a kind with "one": true and '
+        'one seeded object with no id; its tools read it and update it with no "by" ("append": {param: '
+        'list field}, "cycle": {field: [values]} for a turn), and "create" starts it again.',
+        'a get_turn whose result is "{pick:white|black}"',
+        '"board": {"one": true, "seed": [{"fen": "...", "turn": "white", "moves": []}]}; make_move: {"op": '
+        '"update", "entity": "board", "append": {"move_san": "moves"}, "cycle": {"turn": ["white", "black"]}}',
+    ),
+    Rule(
         "world-answers",
         "With a world, answers name result fields ({r.title}), never one entity's facts written out: the "
         "same tool serves every entity.",
