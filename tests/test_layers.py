@@ -4,10 +4,10 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 
 0. records  synth (the package root), synth.errors, synth.records: the records every stage passes on
 1. core     synth.config, synth.templates, synth.registry, synth.grade (with synth.facts and
-            synth.wording), synth.messages (the OpenAI message shape), synth.rundir (the run folder and
-            its parts), synth.live (the MCP client: the only module importing the
-            SDK's client side), synth.store (the shop MCP server synth ships: the shop, its reads and
-            writes, the server; it knows nothing of the rest of synth),
+            synth.wording), synth.asks (what a request asks, read from its words), synth.messages (the
+            OpenAI message shape), synth.rundir (the run folder and its parts), synth.live (the MCP client:
+            the only module importing the SDK's client side), synth.store (the shop MCP server synth
+            ships: the shop, its reads and writes, the server; it knows nothing of the rest of synth),
             synth.retry (the one retry policy, shared by model endpoints and registry APIs)
 2. llm      synth.llm: the ChatBackend seam, its backends, cache and spend
 3. stages   synth.stages, synth.packs: pure functions from records to records (gates, inject, dedup);
@@ -51,6 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "synth.grade",
         "synth.facts",
         "synth.wording",
+        "synth.asks",
         "synth.messages",
         "synth.rundir",
         "synth.live",

@@ -34,6 +34,9 @@ class Detail(Answer):
 class Draft(Answer):
     request: str = Field(min_length=8)
     details: list[Detail] = Field(default_factory=list)
+    # what the request asks for, a short phrase each ("the 30-day total", "is it maintained?"): the executor
+    # is asked to say each, and the reviewer checks the answer against them
+    items: list[str] = Field(default_factory=list)
 
 
 class Refined(Answer):
@@ -236,9 +239,21 @@ def tool_request(
     )
 
 
-def review_request(model: str, seed: int, transcript: str, errors: int = 0) -> ChatRequest:
-    """The reviewer's request; ``errors``: how many tool results were errors (marked in the transcript)."""
-    return _request("review", model, "reviewer.system", "reviewer.user", seed, transcript=transcript, errors=errors)
+def review_request(
+    model: str, seed: int, transcript: str, errors: int = 0, items: tuple[str, ...] | list[str] = ()
+) -> ChatRequest:
+    """The reviewer's request; ``errors``: how many tool results were errors (marked in the transcript);
+    ``items``: what the request asks for, which the answer must say (from a result, or why not)."""
+    return _request(
+        "review",
+        model,
+        "reviewer.system",
+        "reviewer.user",
+        seed,
+        transcript=transcript,
+        errors=errors,
+        items_json=_dump(list(items)) if items else "",
+    )
 
 
 _FENCED = re.compile(r"```[^\n]*\n.*?\n```", re.S)
@@ -254,9 +269,14 @@ def lost_verbatim(before: str, after: str) -> list[str]:
     return [block for block in verbatim(before) if block not in after]
 
 
-def plan_note(steps: list[PlanItem]) -> str:
-    """The planner's steps, shown to the executor as a system note (never written into the data)."""
-    return templates.render("executor.plan.j2", plan_json=_dump([s.model_dump() for s in steps]))
+def plan_note(steps: list[PlanItem], items: tuple[str, ...] | list[str] = ()) -> str:
+    """The planner's steps and what the request asks for, shown to the executor as a system note (never
+    written into the data)."""
+    return templates.render(
+        "executor.plan.j2",
+        plan_json=_dump([s.model_dump() for s in steps]),
+        items_json=_dump(list(items)) if items else "",
+    )
 
 
 def transcript(messages: list[dict[str, Any]], failed: dict[str, str] | None = None) -> str:

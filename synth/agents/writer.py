@@ -92,6 +92,7 @@ class _Episode:
     offered: tuple[str, ...]
     agents: Agents
     log: list[ChatResponse]
+    items: tuple[str, ...] = ()  # what the request asks for (the query generator's items): the answer says each
 
     @property
     def sid(self) -> str:
@@ -119,6 +120,7 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     draft = await ep.ask(roles.query_request(m["query"], seed, scenario, server), roles.Draft, "query")
     if isinstance(draft, StageFailure):
         return draft
+    ep.items = tuple(draft.items)
     unknown = [f"{d.step}.{d.param}" for d in draft.details if not _a_parameter(ep, d)]
     if unknown:
         return StageFailure(
@@ -135,7 +137,7 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     if isinstance(messages, StageFailure):
         return messages
     decisions = asked(messages)
-    note = roles.plan_note(plan_answer.steps)
+    note = roles.plan_note(plan_answer.steps, ep.items)
     decided = await decide(scenario, server, None, seed, messages, lambda msgs: _executor_turn(ep, msgs, note))
     if isinstance(decided, StageFailure):
         return decided
@@ -226,7 +228,11 @@ async def _review(ep: _Episode, messages: list[Message], trajectory: Trajectory)
         return StageFailure(stage="review", item_id=ep.sid, reason="all_calls_failed", detail=detail[:500])
     verdict = await ep.ask(
         roles.review_request(
-            ep.models["review"], ep.agents.seed, roles.transcript(ep.openai(messages), failed), len(failed)
+            ep.models["review"],
+            ep.agents.seed,
+            roles.transcript(ep.openai(messages), failed),
+            len(failed),
+            ep.items,
         ),
         roles.Verdict,
         "review",
@@ -296,7 +302,7 @@ async def _talk(
 ) -> list[Message] | StageFailure:
     sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
     system = templates.render("conversation.system.j2", server=server)
-    note = roles.plan_note(plan.steps)
+    note = roles.plan_note(plan.steps, ep.items)
     messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
     results: list[Any] = []
     for _turn in range(MAX_TURNS):

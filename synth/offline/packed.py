@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from synth.offline import decisions as D
 from synth.offline import language
+from synth.packs import items
 from synth.packs.draw import arguments, goal_params, phrase_of
 from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, spoken
@@ -35,8 +36,9 @@ from synth.records import (
 from synth.runtime.base import ToolResult, ToolRuntime
 from synth.scenarios.made import made
 from synth.scenarios.planner import rng_for
+from synth.stages.consistency import OWNER_KEYS
 from synth.stages.gates import schema_error
-from synth.stages.reader import internal
+from synth.stages.reader import internal, reads
 from synth.templates import render
 from synth.wording import PROMISE
 
@@ -140,6 +142,9 @@ class _Request:
     args: dict[int, dict[str, Any]]
     withheld: list[tuple[int, str]]
     stated: list[tuple[int, str]] = field(default_factory=list)
+    # the last step of each goal -> the goal and its steps: a goal with items is answered from them, the
+    # first step of a chain too ({first:r.path}), so that step gets no answer of its own
+    goals: dict[int, tuple[Goal, tuple[int, ...]]] = field(default_factory=dict)
 
 
 _ENDS = re.compile(
@@ -178,6 +183,10 @@ class PackAuthor:
         self.links = {lk.to_step: lk for lk in scenario.links}
         self.args: dict[int, dict[str, Any]] = {}
         self.results: dict[int, ToolResult] = {}
+        # a read's call -> the step that made it, since the last write: a later request that needs the same
+        # listing reads the result already in the conversation instead of calling again (the served step)
+        self.made: dict[str, int] = {}
+        self.served: dict[int, int] = {}
         self.messages: list[Message] = [Message(role="system", content=render("conversation.system.j2", server=server))]
         self.withheld: list[str] = []
         self.used: set[str] = set()  # the goals this conversation has asked
@@ -246,11 +255,14 @@ class PackAuthor:
 
     def _records(self, alone: bool) -> tuple[Query, Plan, Trajectory]:
         tools = self.scenario.tools
-        steps = [
-            (n, self.args.get(i, {}), (self.links[i].from_step,) if i in self.links else ())
-            for i, n in enumerate(tools)
-            if not alone
-        ]
+        kept = [i for i in range(len(tools)) if not alone and i not in self.served]  # each call made once
+        place = {i: k for k, i in enumerate(kept)}
+
+        def after(i: int) -> tuple[int, ...]:  # the step a chained call reads from (the one that served it)
+            source = self.served.get(self.links[i].from_step, self.links[i].from_step) if i in self.links else None
+            return (place[source],) if source in place else ()
+
+        steps = [(tools[i], self.args.get(i, {}), after(i)) for i in kept]
         key = [(n, self.args.get(i)) for i, n in enumerate(tools)]  # every tool, a declined request's too
         return made(
             self.scenario.id,
@@ -303,6 +315,8 @@ class PackAuthor:
         for step, param in request.stated:
             values = self.entry(step).values.get(param)
             old = request.args[step][param]
+            if any(param in case for case in self.entry(step).cases):
+                continue  # a value of a case agrees with the others (and with the result written for them)
             if not isinstance(values, list) or not isinstance(old, str) or len(values) < 2:
                 continue
             new = self.expander.value(self.rng.choice([v for v in values if v != old] or [old]))
@@ -339,6 +353,7 @@ class PackAuthor:
             merged.args.update(other.args)
             merged.withheld += other.withheld
             merged.stated += other.stated
+            merged.goals.update(other.goals)
         return merged
 
     def _then(self, step: int) -> _Request:
@@ -424,7 +439,10 @@ class PackAuthor:
                     {
                         p: v
                         for p, v in earlier.items()
-                        if p in needed and p not in mine and p not in fixed and self._holds(s, p, v)
+                        if p in needed
+                        and (p not in mine or p in OWNER_KEYS)  # one customer per conversation, said or not
+                        and p not in fixed
+                        and self._holds(s, p, v)
                     }
                 )
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed) | (given or {})
@@ -446,7 +464,9 @@ class PackAuthor:
 
         text = self._point(unpromised(fill(goal.text, slot_text)), reused, args)
         stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set and p not in (given or {})]
-        return _Request(text=text, steps=steps, args=args, withheld=withheld, stated=stated)
+        return _Request(
+            text=text, steps=steps, args=args, withheld=withheld, stated=stated, goals={steps[-1]: (goal, steps)}
+        )
 
     def _point(self, text: str, reused: list[tuple[int, str]], args: dict[int, dict[str, Any]]) -> str:
         """The request with a pointer to a value it reuses from an earlier turn and does not say ("Same
@@ -484,6 +504,11 @@ class PackAuthor:
                     except (Missing, KeyError):
                         pass  # the gates reject the call with its reason: a missing value is never invented
                 self.args[s] = args
+                key = json.dumps([self.scenario.tools[s], args], sort_keys=True)
+                if key in self.made:  # the same read, no write since: its result is in the conversation
+                    self.served[s] = self.made[key]
+                    self.results[s] = self.results[self.made[key]]
+                    continue
                 calls.append(
                     ToolCall(
                         id=f"call_{content_hash([self.scenario.id, s], 12)}",
@@ -491,25 +516,46 @@ class PackAuthor:
                         arguments=args,
                     )
                 )
+            if not calls:
+                continue
             self.messages.append(Message(role="assistant", tool_calls=tuple(calls)))
-            for s, call in zip(batch, calls):
+            for s, call in zip([s for s in batch if s not in self.served], calls):
                 self.results[s] = self.runtime.call(self.tools[s], call.arguments)
                 self.messages.append(self.results[s].message(call.id))
+                key = json.dumps([call.name, call.arguments], sort_keys=True)
+                self.made = {**self.made, key: s} if reads(call.name) else {}
         # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both;
         # what only repeats, or offers what the next answer gives, is left out (language.told)
-        answer = language.told([self._answer(s) for s in request.steps], request.text)
+        answers = {s: self._answer(s, request.goals.get(s)) for s in request.steps}
+        covered = {s for last, (_, span) in request.goals.items() if answers[last][1] for s in span[:-1]}
+        answer = language.told([answers[s][0] for s in request.steps if s not in covered], request.text)
         self.messages.append(Message(role="assistant", content=answer))
 
-    def _answer(self, step: int) -> str:
+    def _answer(self, step: int, goal: tuple[Goal, tuple[int, ...]] | None = None) -> tuple[str, bool]:
+        """The answer to one step: from the items its goal asks for (each said from the result, or why not;
+        ``{first:...}`` from the result of the chain's first step), else one of the tool's answers whose slots
+        the result fills. True with an answer from the items."""
         result, args, entry = self.results[step], self.args[step], self.entry(step)
+
+        def lookup(slot: str) -> str:
+            if slot.startswith("first:") and goal is not None:
+                first = goal[1][0]
+                return answer_slot(slot[len("first:") :], self.args[first], self.results[first].data)
+            return answer_slot(slot, args, result.data)
+
         options = [f.answer for f in entry.failures] if result.is_error else list(entry.answers)
         self.rng.shuffle(options)
+        if goal is not None and goal[0].items and not result.is_error:
+            try:
+                return items.answer(goal[0], lookup, args, result.data), True
+            except Missing:
+                pass  # the frame names a value this result lacks: the tool's answers
         for text in options:
             try:
-                return fill(text, lambda slot: answer_slot(slot, args, result.data))
+                return fill(text, lookup), False
             except Missing:
                 continue
-        return language.reply(self.tools[step], args, result)
+        return language.reply(self.tools[step], args, result), False
 
 
 def write_packed(

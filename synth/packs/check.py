@@ -15,8 +15,10 @@ import random
 import re
 from typing import Any
 
+from synth.asks import periods
 from synth.packs.check_world import check_world, sample_world
 from synth.packs.draw import arguments, draw, goal_params
+from synth.packs.items import parse_test
 from synth.packs.model import Goal, Pack, Pool, Range, ToolPack, goal_of
 from synth.packs.rules import BY_ID
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, slots
@@ -102,6 +104,7 @@ def _check_tool(tool: ToolSpec, tp: ToolPack, pack: Pack, server: ServerSpec, pr
     _check_goals(tool, tp.goals, filled, f"{at}/goals", problem, server)
     samples = _samples(tool, tp, world)
     expandable = _check_results(tool, tp, filled, samples, at, problem)
+    _check_items(tool, tp.goals, expandable, samples, f"{at}/goals", problem)
     for i, answer in enumerate(tp.answers):
         if expandable and not any(_answer_fits(answer, t, args) for t in expandable for args in samples[:2]):
             problem(
@@ -253,6 +256,79 @@ def _check_goals(tool: ToolSpec, goals, filled: set[str], at: str, problem, serv
         )
 
 
+def _check_items(tool: ToolSpec, goals, results: list[Any], samples, at: str, problem, first=None) -> None:
+    """A goal that asks for several things declares them (goal-items), and its items and answer frame fill from
+    the results of its (last) tool (item-slots); ``first``: the first tool's (results, samples) in a feed."""
+    for i, goal in enumerate(map(goal_of, goals)):
+        said = fill(goal.text, lambda s: "5")  # "top {limit}" asks for a number of things too
+        asked, wanted = periods(said), _WANTED.search(said)
+        if not goal.items and (asked or wanted):
+            what = f"the periods {', '.join(asked)}" if asked else f'"{wanted.group(0)}"' if wanted else ""
+            problem(
+                tool.name,
+                f"{at}/{i}",
+                f"goal {i} asks for {what} and declares no items, so its answer can leave one unsaid",
+                'add "items": one per thing asked, each with the answer\'s words for it from the result'
+                + ("" if asked else ", or answers that name every item ({each:r.list|$name})"),
+                # a number of things is often met by the tool's answers ({each:...}); periods never are
+                severity="error" if asked else "warning",
+                rule="goal-items",
+            )
+        texts = [(f"{at}/{i}/answer", goal.answer)] if goal.answer else []
+        for k, item in enumerate(goal.items):
+            texts += [(f"{at}/{i}/items/{k}/say", item.say)]
+            texts += [(f"{at}/{i}/items/{k}/otherwise", item.otherwise)] if item.otherwise else []
+            if item.when is not None:
+                try:
+                    parse_test(item.when)
+                except ValueError as exc:
+                    problem(
+                        tool.name,
+                        f"{at}/{i}/items/{k}/when",
+                        str(exc),
+                        "write it as 'r.path >= value'",
+                        rule="item-slots",
+                    )
+        for pointer, text in texts:
+            if results and not any(_item_fits(text, t, args, first) for t in results for args in samples[:2]):
+                problem(
+                    tool.name,
+                    pointer,
+                    f"goal {i} has a slot no result template fills in {text!r}",
+                    "use {r.path} for fields every result has, {first:r.path} for the first tool's in a feed, "
+                    "{each:r.list|$field} and parameters with values",
+                    rule="item-slots",
+                )
+
+
+_WANTED = re.compile(
+    r"(?i)\b(?:top|first|newest|latest|last)\s+(?:\d+|few|ten|five|three|twenty)\b(?!\s+(?:days|weeks|months|years|hours))"
+)
+
+
+def _item_fits(text: str, template: Any, args: dict[str, Any], first) -> bool:
+    rng = random.Random(3)
+    try:
+        result = Expander(rng, args).value(template)
+        before = (
+            Expander(rng, first[1][0] if first and first[1] else {}).value(first[0][0]) if first and first[0] else None
+        )
+
+        def lookup(slot: str) -> str:
+            if slot == "items":
+                return "the items"
+            if slot.startswith("first:"):
+                if before is None:
+                    raise Missing(slot)
+                return answer_slot(slot[len("first:") :], first[1][0] if first[1] else {}, before)
+            return answer_slot(slot, args, result)
+
+        fill(text, lookup)
+    except Missing:
+        return False
+    return True
+
+
 def _check_set(tool: ToolSpec, goal: Goal, at: str, problem) -> None:
     for param, value in goal.set.items():
         schema = tool.properties.get(param) or {}
@@ -330,8 +406,21 @@ def _check_feed(
                 rule="feed-goals",
             )
     _check_goals(tool, feed.goals, filled - {feed.param}, f"{at}/goals", problem, server)
+    if consumer is not None:
+        world = sample_world(pack)
+        later_samples = _samples(target, consumer, world)
+        later_results = [t for t in consumer.results if any(_expands(t, a) for a in later_samples[:1] or [{}])]
+        _check_items(target, feed.goals, later_results, later_samples, f"{at}/goals", problem, (results, samples))
     later = (_filled(consumer) if consumer else set(target.properties)) | {feed.param}
     _check_goals(target, feed.then, later, f"{at}/then", problem, server)
+
+
+def _expands(template: Any, args: dict[str, Any]) -> bool:
+    try:
+        Expander(random.Random(3), args).value(template)
+    except Missing:
+        return False
+    return True
 
 
 def _feed_value_ok(tool: ToolSpec, feed, target: ToolSpec, samples, results, at: str, problem) -> bool:

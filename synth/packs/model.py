@@ -5,7 +5,11 @@ Slots (see ``synth.packs.template``):
 - in results, ``{param}`` is the argument (typed when it is the whole string), plus generators
   ``{int:1-9}``, ``{num:1.5-9.9}``, ``{pick:a|b}``, ``{date:+3}``, ``{fake:name}``, ``{id:AB-####}``,
   and lists ``[{"$repeat": "2-4", "$item": {...}}]`` (``{n}`` is the item's number);
-- in answers, ``{param}``, ``{r.path.0.field}`` (a value of the result) and ``{count:r.path}``.
+- in answers, ``{param}``, ``{r.path.0.field}`` (a value of the result), ``{count:r.path}`` and
+  ``{each:r.path|$title ($score points)}`` (every item of a list, each said by the text after ``|``).
+
+A goal may declare the items it asks for (``Goal.items``: the periods, the number wanted, each entity, a
+verdict); its answer is then written from them, each said from the result or why not.
 """
 
 from __future__ import annotations
@@ -45,11 +49,46 @@ class Pool(_Model):
 Values = list[JSON] | Range | Pool
 
 
+class Item(_Model):
+    """One thing a goal asks for (a period, the items wanted, an entity, a verdict, a comparison) and how the
+    answer says it from the result; slots as in ``answers``."""
+
+    ask: str = Field(min_length=2, description="the request's own words for it: 'month', 'each chain', 'maintained'")
+    say: str = Field(
+        min_length=2,
+        description="the answer's words for it, from the result: '{r.total30d} over the past 30 days', "
+        "'{each:r.chains|$name ($tvl)}'; a verdict says yes or no and why: 'yes: the newest release is from "
+        "{r.0.created_at}'",
+    )
+    when: str | None = Field(
+        default=None,
+        description="a verdict's test on the result, 'SLOT OP VALUE' ('r.0.created_at >= 2025-11-01', "
+        "'r.apy_change < 1'): ``say`` when it holds, ``otherwise`` when not",
+    )
+    otherwise: str | None = Field(default=None, description="the verdict's words when ``when`` does not hold")
+    missing: str | None = Field(
+        default=None,
+        description="what the answer says when the result lacks what ``say`` needs ('the result has no 30-day "
+        "figure'); default: 'the result gives no figure for <ask>'",
+    )
+
+
 class Goal(_Model):
-    """A goal with values it implies without saying them (enum or boolean parameters only)."""
+    """A request: its text, values it implies without saying them (enum or boolean parameters only), and the
+    items it asks for, from which its answer is written (else the tool's ``answers`` serve)."""
 
     text: str = Field(min_length=8)
     set: dict[str, JSON] = Field(default_factory=dict)
+    items: list[Item] = Field(
+        default_factory=list,
+        description="what the request asks for, each said in the answer from the result (of the goal's last "
+        "tool, for a feed's goal) or why not",
+    )
+    answer: str | None = Field(
+        default=None,
+        description="the answer around the items: '{protocol} took {items} in fees.' ({items}: the items "
+        "said one after another, 'a, b and c'); default: the items alone",
+    )
 
 
 class Failure(_Model):

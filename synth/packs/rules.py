@@ -93,6 +93,29 @@ RULES: tuple[Rule, ...] = (
         '"It will be {r.temp_c} °C in {city}"',
     ),
     Rule(
+        "goal-items",
+        'A goal that asks for several things lists them as its items: each period ("week, month and all '
+        'time"), the number of things wanted ("the first 5 comments", "top 10": name them all with '
+        '{each:r.list|$name}), each entity, a verdict ("is it maintained?": yes or no with the figure that '
+        'decides, and "when"/"otherwise" when the result can go either way), a comparison. Its answer is '
+        'written from them ("answer" frames them at {items}), so none is left unsaid; an item the result '
+        'may lack says why ("missing").',
+        '"Give me its fee history: week, month and all time." answered by the tool\'s answers, which say '
+        "24 hours, the week and since launch",
+        '{"text": "Give me {protocol}\'s fees: week, month and all time.", "answer": "{protocol} took {items} '
+        'in fees.", "items": [{"ask": "week", "say": "${r.total7d} over the week"}, {"ask": "month", "say": '
+        '"${r.total30d} over 30 days"}, {"ask": "all time", "say": "${r.totalAllTime} all time"}]}',
+    ),
+    Rule(
+        "item-slots",
+        "An item's say and otherwise, and a goal's answer, use slots every result template of the goal's "
+        "(last) tool fills, as answers do; in a feed's goal {first:r.path} reads the first tool's result. A "
+        "verdict's when is 'SLOT OP VALUE' (OP one of < <= > >= == !=; VALUE a literal or another slot).",
+        '{"ask": "maintained", "say": "Yes", "when": "recent"}',
+        '{"ask": "maintained", "say": "Yes: the newest release came out {r.0.created_at}.", "when": '
+        '"r.0.created_at >= 2026-01-01", "otherwise": "Not lately: the newest release is from {r.0.created_at}."}',
+    ),
+    Rule(
         "failure-slots",
         "A failure's answer uses only fields of that failure's own result (and parameters with values).",
         '{"result": {"error": "not found"}, "answer": "No match for {r.items.0.title}"}',

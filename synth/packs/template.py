@@ -205,20 +205,54 @@ def fill(text: str, lookup: Callable[[str], str]) -> str:
     return SLOT.sub(lambda m: lookup(m.group(1)), text)
 
 
+EACH_MAX = 25  # a list said item by item names at most this many, then how many more
+
+
+def each(slot: str, result: Any) -> str:
+    """``each:r.path|$name ($tvl)``: every item of the list at ``path``, each said by the text after ``|``
+    (``$field``, ``$a.b``: the item's values; the item itself without one), as "a, b and c": a person who
+    asked for five stories gets five."""
+    path, _, form = slot[len("each:r") :].lstrip(".").partition("|")
+    items = get_path(result, path)
+    if not isinstance(items, list) or not items:
+        raise Missing(slot)
+
+    def one(item: Any) -> str:
+        if not form:
+            return spoken(item)
+        return _FIELD.sub(lambda m: _value(m.group(1), get_path(item, m.group(1))), form)
+
+    parts = [one(item) for item in items[:EACH_MAX]]
+    if len(items) > EACH_MAX:
+        parts.append(f"{len(items) - EACH_MAX} more")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+_FIELD = re.compile(r"\$([A-Za-z_][\w]*(?:\.[\w\-]+)*)")
+
+
+def _value(name: str, value: Any) -> str:
+    """A value as an answer says it: an amount rounded as a person writes it when its key (or the key of the
+    object holding it: ``currentChainTvls.Ethereum``) names an amount."""
+    rounded = large(value) if _AMOUNT.search(".".join(name.split(".")[-2:])) else None
+    return rounded or spoken(value)
+
+
 def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
-    """An answer's slot: an argument, ``r.path`` into the result, ``count:r.path``, or ``re:regex`` (the first
-    group of the regex's first match in the result's text)."""
-    if slot.startswith("count:r."):
-        value = get_path(result, slot[len("count:r.") :])
+    """An answer's slot: an argument, ``r.path`` into the result, ``count:r.path``, ``each:r.path|form``
+    (every item of a list), or ``re:regex`` (the first group of the regex's first match in the result's
+    text)."""
+    if slot.startswith(("each:r.", "each:r|")) or slot == "each:r":
+        return each(slot, result)
+    if slot.startswith(("count:r.", "count:r|")) or slot == "count:r":
+        value = get_path(result, slot[len("count:r") :].lstrip("."))
         if not isinstance(value, list):
             raise Missing(slot)
         return str(len(value))
     if slot == "r":
         return spoken(result)
     if slot.startswith("r."):
-        value = get_path(result, slot[2:])
-        rounded = large(value) if _AMOUNT.search(slot.rsplit(".", 1)[-1]) else None
-        return rounded or spoken(value)
+        return _value(slot, get_path(result, slot[2:]))
     if slot.startswith("re:"):  # {re:Message: (.+)}: the first match in a text result (see get_path)
         return spoken(get_path(result, "~" + slot[3:]))
     if slot in args:

@@ -14,6 +14,7 @@ from synth.packs.world import WorldState, serve
 from synth.records import ToolSpec
 from synth.runtime.base import ToolResult, ToolRuntime
 from synth.runtime.identities import Identities, fit_limit
+from synth.stages.consistency import OWNER_KEYS
 
 
 class PackRuntime:
@@ -40,6 +41,7 @@ class PackRuntime:
         self.step = 0
         self.items: list[dict[str, Any]] = []  # list items of earlier results
         self.identities = Identities(world)
+        self.owner: str | None = None  # whose records this conversation is about (OWNER_KEYS)
 
     def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolResult:
         step, self.step = self.step, self.step + 1
@@ -70,7 +72,26 @@ class PackRuntime:
             data = fit_limit(data, arguments, template, expander)
             data = self.identities.settle(_agree(data, arguments, self.items), arguments)
         self.items.extend(_items(data))
-        return ToolResult.of(data, "pack")
+        return ToolResult.of(self._owned(data, arguments), "pack")
+
+    def _owned(self, data: Any, arguments: dict[str, Any]) -> Any:
+        """The result with its owner (``user_id``...) the conversation's customer: the first one an argument or
+        a result named. A template draws an owner per call; one conversation is about one person's records,
+        so an order looked up after the customer was identified is that customer's. An owner the call itself
+        names stays (the result is about whom it asked for)."""
+        named = [arguments[k] for k in OWNER_KEYS if isinstance(arguments.get(k), str)]
+        self.owner = self.owner or next(iter(named), None)
+        if not isinstance(data, dict):
+            return data
+        for key in OWNER_KEYS:
+            value = data.get(key)
+            if not isinstance(value, str) or value in named:
+                continue
+            if self.owner is None:
+                self.owner = value
+            elif value != self.owner:
+                data = {**data, key: self.owner}
+        return data
 
     def close(self) -> None:
         self.fallback.close()

@@ -133,7 +133,8 @@ def conflicting_ids(messages: Iterable[Any]) -> list[str]:
     return out
 
 
-_OWNER_KEYS = ("user_id", "customer_id", "userId", "customerId")
+# the fields and parameters that name whose records a call is about: one customer per conversation
+OWNER_KEYS = ("user_id", "customer_id", "userId", "customerId")
 
 
 def mixed_owners(messages: Iterable[Any]) -> list[str]:
@@ -148,7 +149,7 @@ def mixed_owners(messages: Iterable[Any]) -> list[str]:
             continue
         tool = names.get(m.get("tool_call_id") or "", "?")
         data = _parsed(m.get("content"))
-        found = next((data[k] for k in _OWNER_KEYS if isinstance(data, dict) and isinstance(data.get(k), str)), None)
+        found = next((data[k] for k in OWNER_KEYS if isinstance(data, dict) and isinstance(data.get(k), str)), None)
         if found is None and isinstance(data, str) and "user_id" in tool:
             found = data
         if found:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from synth.asks import counts, named_fewer
 from synth.records import Message, ServerSpec, StageFailure, ToolSpec
 from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
 from synth.wording import large
@@ -59,7 +60,9 @@ _INTERNAL_TEXT = re.compile(
 _FAILED = re.compile(
     r"(?i)\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|fail(?:ed|s|ure)?|error|not found|no such|did ?n[o']t"
     r"|does ?n[o']t|is ?n[o']t|was ?n[o']t|are ?n[o']t|invalid|denied|refused|rejected|sorry|unfortunately"
-    r"|no (?:\w+ )?(?:match|result|record|data|access)|missing|unavailable|timed out|not (?:allowed|available|exist))"
+    r"|no (?:\w+ )?(?:match|result|record|data|access)|missing|unavailable|timed out|not (?:allowed|available|exist)"
+    # "RubyGems.org has no owner with the handle ...", "Nothing came up for Steam", "There's no pull request #142"
+    r"|nothing\b|(?:has|have|had|there'?s|there is|returned|found) no\b)"
 )
 _SUCCESS = re.compile(
     r"(?i)\b(?:done|success(?:ful(?:ly)?)?|created|saved|updated|deleted|sent|downloaded|completed|booked"
@@ -158,12 +161,23 @@ def _covered(answer: str, name: str, args: dict[str, Any], result: str, failed: 
         data: Any = json.loads(result)
     except ValueError:
         data = result
-    rounded = (large(v) for vs in _fields(data, {}).values() for v in vs)  # "$21.38 billion" for 21375055345
+    values = [v for vs in _fields(data, {}).values() for v in vs]
+    rounded = (large(v) for v in values)  # "$21.38 billion" for 21375055345
     return (
         any(w in low for w in _words(data))
         or any(w in low for w in _words(args))
         or any(r and r in low for r in rounded)
+        or (len(values) <= 3 and any(_whole(v, low) for v in values))  # a score of 8: one digit is its answer
+        or (not any(True for _ in _words(data)) and bool(_FAILED.search(low)))  # nothing found, said so
     )
+
+
+def _whole(value: Any, text: str) -> bool:
+    """A number of a small result said as a whole number in ``text`` ("8" in "the score is 8", not in "18")."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    return re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d]|\.\d)", text) is not None
 
 
 def _fields(value: Any, out: dict[str, list[Any]]) -> dict[str, list[Any]]:
@@ -211,36 +225,12 @@ def _asked_fields(request: str, answer: str, result: str) -> list[str]:
     return missing
 
 
-_COUNT = re.compile(r"\b(\d{1,2})\s+(?:[a-z\-]+\s+){0,2}?[a-z]{3,}s\b")
-_LABELS = ("title", "name", "headline", "full_name", "label", "symbol", "city")
-_WHY_FEWER = re.compile(r"(?i)\b(?:only|just|more|others|rest|remaining|first \d+|top \d+|and \d+ (?:more|other))\b")
-
-
 def _short_list(request: str, args: dict[str, Any], answer: str, result: str) -> str:
     """A count the request asks for and the call passes ("5 stories", limit 5) of which the answer names fewer
     items than the result holds, without saying why ("only", "the first 3", "and 2 more"): "" when it does not."""
-    counts = {int(n) for n in _COUNT.findall(request.lower())}
-    asked = next((v for v in args.values() if isinstance(v, int) and not isinstance(v, bool) and v in counts), 0)
-    if asked < 2:
-        return ""
-    try:
-        data: Any = json.loads(result)
-    except ValueError:
-        return ""
-    lists = [data] if isinstance(data, list) else [v for v in data.values() if isinstance(v, list)]
-    records = max(lists, key=len, default=[]) if isinstance(data, (dict, list)) else []
-    labels = [
-        str(next((r[k] for k in _LABELS if isinstance(r.get(k), str) and len(r[k]) >= 3), "")).lower()[:60]
-        for r in records
-        if isinstance(r, dict)
-    ]
-    if not labels or not all(labels):
-        return ""
-    low = answer.lower()
-    named = sum(label in low for label in labels)
-    if 0 < named < min(asked, len(labels)) and not _WHY_FEWER.search(answer):
-        return f"{asked} asked, the result holds {len(labels)} and the answer names {named}"
-    return ""
+    wanted = counts(request)
+    asked = next((v for v in args.values() if isinstance(v, int) and not isinstance(v, bool) and v in wanted), 0)
+    return named_fewer(asked, answer, [result])
 
 
 def _feeds(result: str, later: list[tuple[str, dict[str, Any], str, bool]]) -> bool:
@@ -319,6 +309,15 @@ def _norm(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
+_READS = re.compile(r"(?i)(get|list|search|read|fetch|find|show|describe|query|lookup|view|check)")
+
+
+def reads(tool: str) -> bool:
+    """Whether a tool's name says it only reads: the same call made again after it, with no write between,
+    gets the same answer (a write may change what the next read sees)."""
+    return bool(_READS.match(tool))
+
+
 def repeats(turns_: list[Turn], messages: list[Message]) -> tuple[list[str], list[str]]:
     """(repeated requests, repeated calls)."""
     requests: list[str] = []
@@ -339,7 +338,7 @@ def repeats(turns_: list[Turn], messages: list[Message]) -> tuple[list[str], lis
             if key in made:
                 calls.append(f"{c.name} called twice with the same arguments")
             made[key] = 1
-            if not re.match(r"(?i)(get|list|search|read|fetch|find|show|describe|query|lookup|view|check)", c.name):
+            if not reads(c.name):
                 made = {key: 1}  # a write: the same read after it sees something new
     return requests, calls
 

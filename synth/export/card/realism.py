@@ -34,6 +34,10 @@ Rows (targets in brackets):
   "Also:") found in the most conversations' user turns, and its share [<= 5%]
 - decisions: per move (call, ask, decline, answer) the conversations holding it and their share
   [each >= 3%: a model learns when not to call only from turns where no call is right]
+- periods_unsaid: of the answered turns whose request names two or more periods together ("week, month
+  and all time"), the share whose answer leaves one unsaid (synth.asks) [<= 2%], with the turns counted
+- items_fewer: of the answered turns that ask for a number of things ("the first 5 comments", "top 20"),
+  the share whose answer names fewer than asked while the result holds them, without saying why [<= 2%]
 - reader_gates: per reader gate (synth.stages.reader) the share of checked conversations it found
   something in, from the manifest [dropped_request, repeated_request, conflicting_ids <= 1% of accepted]
 - worlds: search_filler, invented_echoes and created_missing (synth.export.card.worlds: search items holding
@@ -53,11 +57,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from synth.asks import count_asked, named_fewer, unsaid_periods
+from synth.asks import periods as asked_periods
 from synth.export.card.worlds import figures as world_figures
 from synth.grade import Call, score_turn, without
-from synth.records import DECISIONS
+from synth.records import DECISIONS, Message
 from synth.rundir import CONVERSATIONS, EVAL, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
 from synth.stages.consistency import conflicting_ids, limit_mismatches
+from synth.stages.reader import turns
 from synth.wording import PROMISE
 
 WORD = re.compile(r"[a-z0-9]+")
@@ -194,7 +201,13 @@ def _shares(c: _Tally) -> dict[str, Any]:
         },
         "ids_described_two_ways": round(c.two_ways / n, 4) if n else 0.0,
         "lists_off_limit": round(c.off_limit / n, 4) if n else 0.0,
+        "periods_unsaid": _part(c.unsaid, c.period_turns),
+        "items_fewer": _part(c.fewer, c.count_turns),
     }
+
+
+def _part(found: int, of: int) -> dict[str, Any]:
+    return {"share": round(found / of, 4) if of else 0.0, "turns": of, "found": found}
 
 
 def _top(counts: Counter[str], n: int) -> dict[str, Any] | None:
@@ -203,6 +216,9 @@ def _top(counts: Counter[str], n: int) -> dict[str, Any] | None:
     if not top or not n:
         return None
     return {"share": round(top[0][1] / n, 4), "text": top[0][0], "next": {t: round(k / n, 4) for t, k in top[1:]}}
+
+
+_MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "is_error")
 
 
 @dataclass
@@ -223,6 +239,10 @@ class _Tally:
     moves: Counter[str] = field(default_factory=Counter)  # decision -> conversations holding it
     two_ways: int = 0  # conversations with an id two results describe two ways
     off_limit: int = 0  # conversations with a list longer or shorter than its call's limit
+    period_turns: int = 0  # answered turns whose request asks two or more periods together
+    unsaid: int = 0  # ... whose answer leaves one unsaid
+    count_turns: int = 0  # answered turns whose request asks for a number of things
+    fewer: int = 0  # ... whose answer names fewer while the result holds them
     first_sentences: Counter[str] = field(default_factory=Counter)
     openings: Counter[str] = field(default_factory=Counter)
     stock: Counter[str] = field(default_factory=Counter)  # short phrase -> conversations with it
@@ -244,6 +264,7 @@ class _Tally:
         self.stock.update({p for text in said for p in _short_pieces(text)})
         self.two_ways += bool(conflicting_ids(messages))
         self.off_limit += bool(limit_mismatches(messages))
+        self._asks(messages)
         for i, m in enumerate(messages):
             if m.get("tool_calls"):
                 self.tool_turns += 1
@@ -251,6 +272,21 @@ class _Tally:
             if m["role"] == "assistant" and m.get("content") and i and messages[i - 1]["role"] == "tool":
                 self.answers += 1
                 self.openings[" ".join(_words(m["content"])[:3])] += 1
+
+    def _asks(self, messages: list[dict[str, Any]]) -> None:
+        """The turns that ask for periods or a number of things, and those whose answer falls short: a turn
+        whose call failed is left out (its answer says why, and the result holds nothing to name)."""
+        split = turns(Message.model_validate({k: m[k] for k in _MESSAGE_KEYS if k in m}) for m in messages)
+        for turn in split:
+            if not turn.calls or turn.answer is None or any(failed for *_, failed in turn.calls):
+                continue
+            request = " ".join(turn.user)
+            if asked_periods(request):
+                self.period_turns += 1
+                self.unsaid += bool(unsaid_periods(request, turn.answer))
+            if (wanted := count_asked(request)) >= 2:
+                self.count_turns += 1
+                self.fewer += bool(named_fewer(wanted, turn.answer, [result for _, _, result, _ in turn.calls]))
 
 
 def _short_pieces(text: str) -> set[str]:

@@ -1,0 +1,81 @@
+"""A goal's answer, written from the items it asks for.
+
+"Give me its fee history: week, month and all time" asks three things; the answer says each of them from
+the result, or why not ("the result gives no figure for month"), so it cannot drop one. A verdict item
+("is it maintained?") says yes or no from a test on the result, with the figure that decides it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from synth.packs.model import Goal, Item
+from synth.packs.template import Missing, fill, get_path
+
+_TEST = re.compile(r"^\s*([\w.\-$:]+)\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*$")
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+
+
+def parse_test(test: str) -> tuple[str, str, str]:
+    """``'r.0.created_at >= 2025-11-01'`` -> (slot, operator, value); ValueError when it is not one."""
+    m = _TEST.match(test)
+    if m is None:
+        raise ValueError(f"{test!r} is not 'SLOT OP VALUE' (OP one of < <= > >= == !=)")
+    return m.group(1), m.group(2), m.group(3).strip("'\"")
+
+
+def _operand(slot: str, args: dict[str, Any], result: Any) -> Any:
+    value = get_path(result, slot[2:]) if slot.startswith("r.") else args.get(slot)
+    if value is None:
+        raise Missing(slot)
+    return value
+
+
+def holds(test: str, args: dict[str, Any], result: Any) -> bool:
+    """Whether a verdict's test holds on the call's arguments and result: a slot against a value or another
+    slot ('r.-1.tvl > r.0.tvl'); numbers compare as numbers, anything else as text (ISO dates in order).
+    Missing when a slot is not there."""
+    slot, op, value = parse_test(test)
+    left = _operand(slot, args, result)
+    if value.startswith("r.") or value in args:
+        value = _operand(value, args, result)
+    try:
+        return _OPS[op](float(left), float(value))
+    except (TypeError, ValueError):
+        return _OPS[op](str(left), value)
+
+
+def said(item: Item, lookup: Callable[[str], str], args: dict[str, Any], result: Any) -> str:
+    """One item in the answer's words: from the result, or why not."""
+    try:
+        text = item.say
+        if item.when is not None and not holds(item.when, args, result):
+            text = item.otherwise or item.say
+        return fill(text, lookup)
+    except Missing:
+        return item.missing or f"the result gives no figure for {item.ask}"
+
+
+def joined(parts: list[str]) -> str:
+    """Items one after another: sentences as they are, phrases as a list ("a, b and c")."""
+    if all(p.rstrip().endswith((".", "!", "?")) for p in parts):
+        return " ".join(parts)
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def answer(goal: Goal, lookup: Callable[[str], str], args: dict[str, Any], result: Any) -> str:
+    """The answer to ``goal``: its frame (``goal.answer``) with every item said in it."""
+    items = joined([said(item, lookup, args, result) for item in goal.items])
+    frame = goal.answer or "{items}"
+    text = fill(frame, lambda slot: items if slot == "items" else lookup(slot))
+    text = text[:1].upper() + text[1:]
+    return text if text.rstrip().endswith((".", "!", "?", ")", '"')) else text.rstrip() + "."

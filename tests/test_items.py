@@ -1,0 +1,205 @@
+"""A request knows what it asks, and its answer is written from those items (issue 44).
+
+The periods, the number of things wanted, a verdict: read from a request's words (synth.asks) for the realism
+figures and the reader gate; declared by a pack goal (``items``) and said by the pack author each from the
+result, or why not; checked by ``synth pack check``; told to the LLM executor and reviewer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+from synth.agents import roles
+from synth.asks import count_asked, named_fewer, periods, unsaid_periods
+from synth.config import Settings
+from synth.export.card.realism import conversations
+from synth.packs.check import check_pack
+from synth.packs.items import answer
+from synth.packs.load import load_packs
+from synth.packs.model import Goal
+from synth.packs.template import Missing, answer_slot
+from synth.pipeline import generate
+from synth.records import Message, ToolCall
+from synth.registry import load_registry
+from synth.rundir import read_jsonl
+from synth.runtime.pack import PackRuntime
+from synth.stages.reader import dropped, turns
+
+ROOT = Path(__file__).parents[1]
+DEFILLAMA = "nic0xflamel__defillama-mcp"
+FEES = {"total24h": 4430000, "total7d": 27970000, "total30d": 51160000, "totalAllTime": 2400000000}
+
+
+def test_a_request_names_the_periods_it_asks_together_and_how_many_things():
+    assert periods("Give me that protocol's fee history: week, month and all time.") == ["week", "month", "all time"]
+    assert periods("I need the aggregate TVL for a slide: today's number and last week's.") == ["day", "week"]
+    # when the person acts, an age, a span, a quoted body: no periods asked
+    assert periods("I'm in Porto next week. What's the weather like today?") == []
+    assert periods("Paediatric clinic: female, 6 years and 2 months, 115 cm.") == []
+    assert periods('Send it, saying: "we renew for another 12 months, a year from today".') == []
+    assert unsaid_periods(
+        "Give me its fee history: week, month and all time.",
+        "$4.43 million over 24 hours, $27.97 million this week and $2.4 billion since launch.",
+    ) == ["month"]
+    assert count_asked("Grab the top story on HN and show me its first 5 comments.") == 5
+    assert count_asked("Give me the usual top ten.") == 10
+    assert count_asked("Give me page 7 of protocols sorted by name.") == 0
+    assert count_asked("Show me how its TVL moved over the last 30 days.") == 0
+    result = json.dumps([{"title": t} for t in ("Alpha one", "Beta two", "Gamma three")])
+    assert named_fewer(3, 'Top: "Alpha one" and "Beta two".', [result])
+    assert not named_fewer(3, 'The first 2 of 3: "Alpha one" and "Beta two".', [result])  # says why
+    assert not named_fewer(3, '"Alpha one", "Beta two" and "Gamma three".', [result])
+
+
+def _said(goal: Goal, result: object, args: dict | None = None) -> str:
+    args = args or {"protocol": "hyperliquid"}
+    return answer(goal, lambda slot: answer_slot(slot, args, result), args, result)
+
+
+def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
+    goal = Goal.model_validate(
+        {
+            "text": "Give me {protocol}'s fees: week, month and all time.",
+            "answer": "{protocol} took {items} in fees.",
+            "items": [
+                {"ask": "week", "say": "${r.total7d} over the week"},
+                {"ask": "month", "say": "${r.total30d} over 30 days", "missing": "no 30-day figure"},
+                {"ask": "all time", "say": "${r.totalAllTime} all time"},
+            ],
+        }
+    )
+    assert _said(goal, FEES) == (
+        "Hyperliquid took $27.97 million over the week, $51.16 million over 30 days and $2.4 billion all time in fees."
+    )
+    without = {k: v for k, v in FEES.items() if k != "total30d"}
+    assert "no 30-day figure" in _said(goal, without)  # why not, never a silent gap
+    # a verdict says yes or no by the data, with the figure that decides
+    verdict = Goal.model_validate(
+        {
+            "text": "Did {protocol}'s fees go up or down today?",
+            "items": [
+                {
+                    "ask": "up or down",
+                    "when": "r.change_1d >= 0",
+                    "say": "Up: {r.change_1d}% on the day.",
+                    "otherwise": "Down: {r.change_1d}% on the day.",
+                }
+            ],
+        }
+    )
+    assert _said(verdict, {"change_1d": 4.2}) == "Up: 4.2% on the day."
+    assert _said(verdict, {"change_1d": -3.1}) == "Down: -3.1% on the day."
+    # every item of a list, each said by its form; a list's length
+    stories = [{"title": f"Story {n}", "score": 100 + n} for n in range(5)]
+    assert answer_slot('each:r|"$title" ($score points)', {}, stories).count("points") == 5
+    assert answer_slot("count:r", {}, stories) == "5"
+    try:
+        answer_slot("each:r.missing|$title", {}, {"items": []})
+        raise AssertionError("a missing list is Missing")
+    except Missing:
+        pass
+
+
+def _pack(tmp_path: Path) -> Path:
+    reg = tmp_path / "reg"
+    (reg / "packs").mkdir(parents=True)
+    shutil.copy(ROOT / "registry" / f"{DEFILLAMA}.json", reg)
+    shutil.copy(ROOT / "registry" / "packs" / f"{DEFILLAMA}.pack.yaml", reg / "packs")
+    return reg
+
+
+def _problems(reg: Path) -> list[str]:
+    pack = load_packs(reg).by_server["@nic0xflamel/defillama-mcp"]
+    server = load_registry(reg).servers[0]
+    return [f"{p.severity} {p.what}" for p in check_pack(pack, server, "x")]
+
+
+def test_pack_check_holds_a_goal_to_its_items(tmp_path: Path):
+    reg = _pack(tmp_path)
+    assert not [p for p in _problems(reg) if p.startswith("error")]
+    path = reg / "packs" / f"{DEFILLAMA}.pack.yaml"
+    text = path.read_text("utf-8")
+    # a goal asking three periods with no items, and an item whose slot no result fills
+    text = text.replace(
+        '      - "How much in fees does {protocol} make per day?"',
+        '      - "What did {protocol} make in fees: week, month and all time?"\n'
+        '      - {text: "How much in fees does {protocol} make per day?", items: [{ask: day, say: "{r.total1d}"}]}',
+    )
+    path.write_text(text, "utf-8")
+    found = _problems(reg)
+    assert any(p.startswith("error") and "periods week, month, all time" in p and "[goal-items]" in p for p in found)
+    assert any(p.startswith("error") and "{r.total1d}" in p and "[item-slots]" in p for p in found)
+
+
+def test_the_pack_author_answers_every_item_and_a_read_already_made_is_not_made_again(tmp_path: Path):
+    reg = _pack(tmp_path)
+    out = tmp_path / "run"
+    generate(Settings(servers=reg, out=out, n=120, seed=0))
+    asked = 0
+    for conv in read_jsonl(out / "conversations.jsonl"):
+        messages = [Message.model_validate({k: m[k] for k in m if k != "source"}) for m in conv["messages"]]
+        for turn in turns(messages):
+            if turn.answer is None or not turn.calls or any(c[3] for c in turn.calls):
+                continue
+            request = " ".join(turn.user)
+            if periods(request):
+                asked += 1
+                assert not unsaid_periods(request, turn.answer), (request, turn.answer)
+            wanted = count_asked(request)
+            assert not named_fewer(wanted, turn.answer, [c[2] for c in turn.calls]), (request, turn.answer)
+        made = [json.dumps([c["name"], c["arguments"]]) for m in conv["messages"] for c in m.get("tool_calls", [])]
+        assert len(made) == len(set(made)), made  # defillama's tools only read: one call serves every request
+        assert len(conv["plan"]["steps"]) == len(made)
+    assert asked >= 10
+    figures = conversations(out, {})
+    assert figures["periods_unsaid"]["turns"] >= 10 and figures["periods_unsaid"]["share"] == 0.0
+
+
+def test_one_customer_per_conversation_in_pack_results():
+    pack = load_packs(ROOT / "registry").by_server["synth/store"]
+    server = next(s for s in load_registry(ROOT / "registry").servers if s.id == "synth/store")
+    runtime = PackRuntime(pack, random.Random(0), runtime_of_nothing())
+    first = runtime.call(server.tool("find_user_id_by_email"), {"email": "aaron.cordova6866@example.com"})
+    owner = first.data["user_id"]
+    for _ in range(5):  # an order's owner is drawn per call by the template: the conversation's customer now
+        order = runtime.call(server.tool("get_order_details"), {"order_id": "#W2611340"})
+        assert order.data["user_id"] == owner
+    named = runtime.call(server.tool("get_user_details"), {"user_id": "sarah_parker_1242"})
+    assert named.data["user_id"] == "sarah_parker_1242"  # a call about someone it names stays about them
+
+
+def runtime_of_nothing():
+    class Nothing:
+        def call(self, tool, arguments):
+            raise AssertionError("every store tool has a pack entry")
+
+        def close(self):
+            pass
+
+    return Nothing()
+
+
+def test_a_one_digit_result_said_is_a_result_spoken_of():
+    call = ToolCall(id="c1", name="child_pugh_score", arguments={"bilirubin": 1.8})
+    messages = [
+        Message(role="user", content="Child-Pugh for bilirubin 1.8, please."),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", tool_call_id="c1", content='{"result": 8}'),
+        Message(role="assistant", content="The Child-Pugh score is 8, class B."),
+    ]
+    assert dropped(turns(messages)) == []
+    wrong = [*messages[:3], Message(role="assistant", content="The Child-Pugh score is 18, class C.")]
+    assert dropped(turns(wrong))
+
+
+def test_the_llm_path_is_told_the_items_and_checked_against_them():
+    items = ["the 30-day fee total", "is it maintained?"]
+    note = roles.plan_note([roles.PlanItem(tool="get_fees")], items)
+    assert '"the 30-day fee total"' in note and "says every one of them" in note
+    assert "<items>" not in roles.plan_note([roles.PlanItem(tool="get_fees")])  # no items, no note about them
+    review = roles.review_request("m", 0, "user: ...", 0, items)
+    assert '"is it maintained?"' in review.messages[1]["content"] and "reject" in review.messages[1]["content"]
+    assert roles.Draft.model_validate({"request": "Fees for aave: week and month?", "items": items}).items == items
