@@ -96,6 +96,12 @@ def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
     stories = [{"title": f"Story {n}", "score": 100 + n} for n in range(5)]
     assert answer_slot('each:r|"$title" ($score points)', {}, stories).count("points") == 5
     assert answer_slot("count:r", {}, stories) == "5"
+    # an amount under a key that names one, or in a column named by its date, is said as a person writes it;
+    # a time, an id or a rank stays whole
+    cash = {"cashflow": [{"index": "Free Cash Flow", "2025-12-31": 14009241473}], "tvl": [{"date": 1777852800}]}
+    assert answer_slot("r.cashflow.0.2025-12-31", {}, cash) == "14.01 billion"
+    assert answer_slot("r.tvl.0.date", {}, cash) == "1777852800"
+    assert answer_slot("r.totalAllTime", {}, FEES) == "2.4 billion"
     try:
         answer_slot("each:r.missing|$title", {}, {"items": []})
         raise AssertionError("a missing list is Missing")

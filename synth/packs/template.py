@@ -16,7 +16,7 @@ from typing import Any
 from faker import Faker
 
 from synth.stages.fakers import Seeded
-from synth.wording import large
+from synth.wording import large, words
 
 SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
 FAKES = frozenset(
@@ -233,9 +233,18 @@ _FIELD = re.compile(r"\$([A-Za-z_][\w]*(?:\.[\w\-]+)*)")
 
 def _value(name: str, value: Any) -> str:
     """A value as an answer says it: an amount rounded as a person writes it when its key (or the key of the
-    object holding it: ``currentChainTvls.Ethereum``) names an amount."""
-    rounded = large(value) if _AMOUNT.search(".".join(name.split(".")[-2:])) else None
-    return rounded or spoken(value)
+    object holding it: ``currentChainTvls.Ethereum``, ``cashflow.1.2025-12-31``) names an amount, and the key
+    itself is no date, time, id or rank."""
+    keys = [k for k in name.split(".")[1:] or [name] if not k.lstrip("-").isdigit() and not _DAY.match(k)]
+    last = words(keys[-1]) if keys else []
+    stamp = bool(last) and last[-1] in _NOT_AMOUNT and last[-2:] != ["all", "time"]  # totalAllTime: an amount
+    amount = bool(keys) and not stamp and bool(_AMOUNT.search(".".join(keys[-2:])))
+    return (large(value) if amount else None) or spoken(value)
+
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a column named by its date (cash flow by year end)
+# the last word of a key whose number is a time, an id or a place in a list, never an amount
+_NOT_AMOUNT = frozenset({"date", "time", "timestamp", "stamp", "at", "id", "year", "rank", "created", "updated"})
 
 
 def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
