@@ -70,7 +70,7 @@ def test_a_create_reports_only_what_the_call_sent_and_the_next_list_shows_it(pac
     assert made["name"].count("-") == 1  # a name the service assigns, shaped like the ones it holds
     listed = call("list-containers")["containers"]
     assert listed[0]["name"] == made["name"] and listed[0]["image"] == "adminer:latest"  # newest first
-    assert 4 <= len(listed) <= 6  # as many as the template shows: the list is not limited, nor filtered
+    assert len(listed) == 11  # every container: the tool has no page size (the template shows four to six)
     named = call("create-container", image="mysql:8.0", name="staging-db", ports={"3307": "3306"})
     assert (named["name"], named["ports"]) == ("staging-db", {"3307": "3306"})
     assert call("get-logs", container_name="staging-db")["name"] == "staging-db"
@@ -251,3 +251,17 @@ def test_pack_build_sends_a_tool_outside_the_world_back_and_takes_the_kind_its_f
     kept, messages = parse_answer(ChatResponse(content=second), ["get-user-submissions"], state)
     assert messages == {} and list(kept) == ["get-user-submissions"]
     assert state.world is not None and set(state.world.entities) == {"problem", "submission"}
+
+
+def test_a_window_keeps_the_events_inside_it_in_start_order() -> None:
+    root = Path(__file__).parents[1] / "registry"
+    registry = load_registry(root)
+    server = next(s for s in registry.servers if s.id == "@MaheshtheDev/gcal-mcp")
+    pack = usable_packs(registry.model_copy(update={"servers": (server,)}), root).by_server[server.id]
+    call = Conversation(server, pack)
+    token = "ya29.a0ARW5m7uskz3lwati9y1kgcow7uuvb2dk1d"
+    week = call("list-events", accessToken=token, timeMin="2026-05-05T00:00:00Z", timeMax="2026-05-12T00:00:00Z")
+    starts = [e["start"]["dateTime"] for e in week["items"]]
+    assert starts and starts == sorted(starts) and all("2026-05-05" <= s < "2026-05-12" for s in starts)
+    month = call("list-events", accessToken=token, timeMin="2026-05-01T00:00:00Z", timeMax="2026-05-31T23:59:59Z")
+    assert len(month["items"]) > len(starts)  # the tool has no page size unless maxResults is sent: every event

@@ -393,9 +393,11 @@ class Server:
         value = self.given.get(self.touch.limit) if self.touch.limit else None
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return min(value, 50)
-        if self.entity.open or self.touch.op == "search" or not any(p in self.given for p in self.touch.filter):
+        if self.entity.open or self.touch.op == "search":
             return shown
-        return max(shown, UNLIMITED)  # a view of some (a user's submissions, a thread's comments): all of them
+        if self.touch.limit is None or any(p in self.given for p in [*self.touch.filter, *self.touch.since]):
+            return max(shown, UNLIMITED)  # no page size, or a view of some (a user's submissions): all of them
+        return shown
 
     def _sorted(self, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The entities in the order the list claims (``sort``'s argument, else ``order``); else those this
@@ -483,7 +485,7 @@ class Server:
 _LABEL = re.compile(r"(?:\w+_)?title|name|headline")
 WRITES = ("create", "update", "delete")
 SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
-UNLIMITED = 20  # a filtered list the call does not limit shows every entity that matches, up to this many
+UNLIMITED = 20  # a list with no page size, or a filtered one the call does not limit, shows this many at most
 # what a service names a thing the person did not name (docker: "eager_hopper"), and the words it is made of
 NAME_WORDS = ("eager", "quirky", "brave", "calm", "clever", "dreamy", "focused", "jolly", "nifty", "serene")
 NAME_PEOPLE = ("hopper", "turing", "lovelace", "curie", "noether", "ritchie", "knuth", "shannon", "franklin")
