@@ -72,7 +72,12 @@ SPLITS = ("train", "valid", "test")
 # alone; the reader counts a one-digit result and an honest "nothing found" as spoken of.
 # 12 = worlds (issue 42): a list whose tool has no page size shows every entity (up to 20: list-containers), and
 # since/until keep a window (gcal's list-events by timeMin/timeMax, in start order).
-GENERATOR_VERSION = 12
+# 13 = words a person uses (issue 44): system prompts drawn per scenario from prompts/system_prompts.json (or
+# none); follow-ups ask what a person asks ("When was it created?") and are answered in words; dates and unix
+# times in answers said as a person writes them; no pointer sentences (one entity per slot; a value the person
+# gave earlier is asked for when a request leaves it out; a session's token reused unsaid); declines offer in
+# plain words from tools' names.
+GENERATOR_VERSION = 13
 
 
 @dataclass

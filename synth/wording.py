@@ -7,6 +7,7 @@ user's message, and a tool's purpose is its description's first sentence as a ve
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from functools import lru_cache
 from typing import Any
@@ -28,6 +29,39 @@ PROMISE = re.compile(
 
 
 _SCALES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
+BASE_DATE = dt.date(2026, 5, 4)  # the simulated today: results are dated around it, answers leave its year out
+_STAMP = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?$"
+)
+_MONTHS = "January February March April May June July August September October November December".split()
+_TIMED = {"time", "date", "at", "on", "start", "end", "created", "updated", "since", "until", "timestamp", "ts"}
+
+
+def when(value: Any, key: str = "") -> str | None:
+    """A date or time as a person writes it: "2026-05-18 17:30:00" -> "18 May at 17:30", "2024-03-05" ->
+    "5 March 2024", a unix time under a key that names a time (``start``, ``created_at``; not ``start_tvl``)
+    likewise; None for anything else.
+    The year is left out when it is the simulated today's; the zone is left out (a person says local time)."""
+    if isinstance(value, str):
+        m = _STAMP.match(value.strip())
+        if m is None:
+            return None
+        y, mo, d, hh, mm, ss = (int(g) if g else None for g in m.groups())
+        try:
+            day = dt.date(y, mo, d)  # type: ignore[arg-type]
+        except ValueError:
+            return None
+        clock = f"{hh:02d}:{mm:02d}" if hh is not None and (hh, mm, ss or 0) != (0, 0, 0) else None
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and key and words(key)[-1] in _TIMED:
+        seconds = value / 1000 if 1e12 <= value < 2.2e12 else value
+        if not 9.4e8 <= seconds < 2.2e9:  # 2000 to 2039: a count or an id is no time
+            return None
+        stamp = dt.datetime.fromtimestamp(seconds, dt.UTC)
+        day, clock = stamp.date(), stamp.strftime("%H:%M").replace("00:00", "") or None
+    else:
+        return None
+    said = f"{day.day} {_MONTHS[day.month - 1]}" + ("" if day.year == BASE_DATE.year else f" {day.year}")
+    return f"{said} at {clock}" if clock else said
 
 
 def large(value: Any) -> str | None:

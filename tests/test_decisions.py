@@ -207,11 +207,29 @@ def test_a_decline_offers_what_a_person_would_say_or_other_help():
     declined = Declined("Please order me a coffee.", "place food orders", ())
     said = {decline_reply(declined, list(wiki.tools), random.Random(i)) for i in range(40)}
     assert not any("doc in one status" in s or "newest first" in s for s in said), said  # list_docs' description
-    assert any("list docs" in s for s in said) and any("create a doc" in s for s in said), said
+    assert any("look up docs" in s for s in said) and any("create a doc" in s for s in said), said
     vague = [t for t in wiki.tools if t.name == "list_docs"]  # "Docs in one status, newest first."
     nothing = [t.model_copy(update={"name": "docs_by_status"}) for t in vague]  # a name without a verb either
     other = decline_reply(declined, nothing, random.Random(0))
     assert other.startswith(("Sorry, I can't place food orders", "That's not something I can do")) and "?" in other
+
+
+def test_a_decline_offer_never_reads_out_a_tool_description():
+    """On every shipped server the offer says what the assistant can do in plain words ("look up the weather
+    forecast", "search news"), never five words in a row of a tool's description ("calculate MELD 3.0 Score for
+    liver disease transplant planning")."""
+    from synth.export.card.realism import _spans
+    from synth.wording import words
+
+    declined = Declined("Please order me a coffee.", "place food orders", ())
+    for server in load_registry(ROOT / "registry").servers:
+        for i in range(6):
+            tools = random.Random(i).sample(list(server.tools), min(4, len(server.tools)))
+            said = decline_reply(declined, tools, random.Random(i))
+            quoted = [  # a span of the description that is not the tool's own name in words
+                t.name for t in server.tools if _spans(said) & (_spans(t.description) - _spans(" ".join(words(t.name))))
+            ]
+            assert not quoted, (server.name, said, quoted)
 
 
 def test_a_follow_up_asks_about_the_latest_request_and_is_answered_from_its_result():
@@ -277,3 +295,89 @@ def test_the_gate_keeps_call_conversations_to_their_rules_and_checks_each_decisi
     called = Message(role="assistant", content="Let me check.", tool_calls=(call,))
     review = gates.review(_trajectory([*messages[:6], called], [Decision(kind="answer", message=6)]), server)
     assert review.verdict == "reject"
+
+
+def test_a_follow_up_asks_what_a_person_asks_and_is_answered_in_their_words():
+    """No raw field name asked back ("what was the datetime again?", "the created", "the total records"), no
+    "Field: value." answer; a time is said in words, a count as a count, an amount rounded; an abbreviation
+    ("php") or a machine's word ("uuid") is not asked about at all."""
+    from synth.export.card.realism import FIELD_VALUE, RAW_FIELD
+    from synth.offline.followups import _asked
+
+    rng = random.Random(0)
+    said = {
+        k: _asked(k, v, "", rng)
+        for k, v in (
+            ("datetime", "2026-05-04T16:04:09"),
+            ("created", "2026-05-01T10:00:00Z"),
+            ("updated", 1714780800),
+            ("total_records", 1523),
+            ("volume", 1368420.0),
+            ("total_distance_miles", 12.345),
+            ("uuid", "0f075fc8"),
+            ("php", "Philippine Peso"),
+        )
+    }
+    assert said["uuid"] is None and said["php"] is None
+    for key, (ask, answer) in [(k, v) for k, v in said.items() if v is not None]:
+        assert not RAW_FIELD.search(ask) and not FIELD_VALUE.match(answer), (key, ask, answer)
+        assert not re.search(r"\d{4}-\d{2}-\d{2}|1714780800|1368420", answer), (key, answer)
+    assert said["created"][0].lower().endswith("when was it created?") and "1 May at 10:00" in said["created"][1]
+    assert "4 May 2024" in said["updated"][1] and "4 May at 16:04" in said["datetime"][1]
+    assert "records" in said["total_records"][0] and "1.37 million" in said["volume"][1]
+    assert "12.35 miles" in said["total_distance_miles"][1] and "miles" not in said["total_distance_miles"][0]
+
+
+def test_dates_and_unix_times_are_said_as_a_person_writes_them():
+    from synth.packs.template import answer_slot
+    from synth.wording import when
+
+    assert when("2026-05-18 17:30:00") == "18 May at 17:30"
+    assert when("2026-05-04T14:47:05.118000+08:00") == "4 May at 14:47"
+    assert when("2024-03-05") == "5 March 2024" and when("2026-05-04T00:00:00Z") == "4 May"
+    assert when(1718504400, "start") == "16 June 2024 at 02:20" and when(1718504400, "id") is None
+    assert when(1714780800000, "created_at") == "4 May 2024" and when("v2026-05") is None
+    assert answer_slot("r.due", {}, {"due": "2026-05-18 17:30:00"}) == "18 May at 17:30"
+    assert answer_slot("r.id", {}, {"id": 1718504400}) == "1718504400"  # an id stays whole
+    assert when(2024851828, "start_tvl") is None and when(1718504400, "created_at") == "16 June 2024 at 02:20"
+    assert answer_slot("r.s.start_tvl", {}, {"s": {"start_tvl": 2024851828}}) == "2.02 billion"
+
+
+def test_realism_counts_the_devices_a_real_user_never_meets():
+    """raw_field_followups, pointer_sentences, decline_offers_quoting, raw_stamps_in_answers and system_prompts
+    read what today's data did, one handmade conversation at a time."""
+    from synth.export.card.realism import _shares, _Tally
+
+    def conv(messages, decisions=(), system="You help with Acme Weather."):
+        head = [{"role": "system", "content": system}] if system else []
+        scenario = {"server": "acme", "turns": [], "tools": []}
+        return {"scenario": scenario, "messages": head + messages, "decisions": list(decisions)}
+
+    call = {"role": "assistant", "tool_calls": [{"id": "c1", "name": "get_repo", "arguments": {"repo": "tox"}}]}
+    tool = {"role": "tool", "tool_call_id": "c1", "content": '{"created": "2026-05-04T16:04:09"}'}
+    pointed = [
+        {"role": "user", "content": "Show tox."},
+        call,
+        tool,
+        {"role": "assistant", "content": "Made 2026-05-04T16:04:09."},
+        {"role": "user", "content": "List its issues. (tox again.)"},
+        {"role": "assistant", "content": "Sure."},
+    ]
+    raw = [
+        {"role": "user", "content": "Show tox."},
+        call,
+        tool,
+        {"role": "assistant", "content": "Found it."},
+        {"role": "user", "content": "Did it say what the created is?"},
+        {"role": "assistant", "content": "Created: 2026-05-04T16:04:09."},
+        {"role": "user", "content": "Book me a taxi."},
+        {"role": "assistant", "content": "I can't. I can get the weather forecast for a city."},
+    ]
+    descriptions = {("acme", ""): "Acme Weather", ("acme", "forecast"): "Get the weather forecast for a city."}
+    tally = _Tally()
+    tally.add(conv(pointed, system=""), descriptions)
+    tally.add(conv(raw, [{"kind": "answer", "message": 6}, {"kind": "decline", "message": 8}]), descriptions)
+    shares = _shares(tally)
+    assert shares["pointer_sentences"] == 0.5 and shares["raw_field_followups"] == 0.5
+    assert shares["decline_offers_quoting"] == 1.0 and shares["raw_stamps_in_answers"] == 0.5
+    assert shares["system_prompts"] == {"distinct": 2, "top_share": 0.5}

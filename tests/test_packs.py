@@ -239,3 +239,31 @@ def test_promises_are_kept_and_results_fit_their_own_arguments(tmp_path: Path):
                 assert json.loads(result)["title"] == args["title"], (call, result)
                 titled += 1
     assert promised == 0 and titled >= 3, (promised, titled)
+
+
+def test_a_value_from_an_earlier_turn_is_said_where_the_request_needs_it_never_pointed_at(tmp_path: Path):
+    """No sentence only points at a value ("Same workspace slug as before (northwind-eng).", "Still Graz."); a
+    request that names an entity for one of its calls names it for all of them (the Bergen article's sections
+    and its history, not Graz's); a session's token is reused without being said again."""
+    from synth.export.card.realism import POINTER
+    from synth.records import Message
+    from synth.stages.reader import turns
+
+    folder = tmp_path / "reg"
+    (folder / "packs").mkdir(parents=True)
+    for name in ("aashari__mcp-server-atlassian-bitbucket", "geobio__wikipedia-mcp", "box3lab__engine-openapi-mcp"):
+        shutil.copy(ROOT / "registry" / f"{name}.json", folder)
+        shutil.copy(ROOT / "registry" / "packs" / f"{name}.pack.yaml", folder / "packs")
+    out = tmp_path / "run"
+    generate(Settings(servers=folder, out=out, n=150, seed=1, decisions=0.0))
+    convs = lines(out / "conversations.jsonl")
+    assert len(convs) >= 100
+    for conv in convs:
+        messages = [Message.model_validate(m) for m in conv["messages"]]
+        for turn in turns(messages)[1:]:
+            assert not [s for u in turn.user for s in u.split(". ") if POINTER.match(s.strip())], turn.user
+            said = " ".join(turn.user)
+            for param in {p for _, args, _, _ in turn.calls for p in args}:
+                values = {str(a[param]) for _, a, _, _ in turn.calls if isinstance(a.get(param), (str, int))}
+                if len(values) > 1:  # two entities for one slot: only when the request names each of them
+                    assert all(v in said for v in values), (param, values, said)

@@ -283,3 +283,16 @@ def test_a_default_run_counts_every_gate_and_queues_flagged_items_first(registry
         gates = [w for w in queue[i].why if w in DECISIONS]
         assert all(line.split(":")[0] in gates for line in queue[i].detail)
         assert bool(gates) == bool(queue[i].detail)
+
+
+def test_an_answer_that_says_a_date_in_words_speaks_of_the_result():
+    """dropped_request reads "due 18 May at 17:30" as the result's "2026-05-18 17:30:00", and "started 16 June
+    2024" as its unix time; a session's token reused by a later request is no unpointed reuse."""
+    from synth.stages.reader import _covered, credential
+
+    result = json.dumps({"task": "Pay rent", "due": "2026-05-18 17:30:00", "start": 1718504400})
+    assert _covered("It's due 18 May at 17:30.", "get_task", {}, result, False)
+    assert _covered("It started on 16 June 2024 at 02:20.", "get_task", {}, result, False)
+    assert not _covered("It's due soon.", "get_task", {}, result, False)
+    assert credential("token") and credential("accessToken") and credential("api_key") and credential("userAgent")
+    assert not credential("key") and not credential("workspaceSlug")

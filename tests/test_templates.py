@@ -1,5 +1,7 @@
 """Every prompt renders from records through the agents' request builders; registry text stays data."""
 
+import re
+
 import pytest
 
 from synth import templates
@@ -80,3 +82,24 @@ def test_every_template_renders_through_a_request_builder():
 def test_missing_variable_is_a_clear_error():
     with pytest.raises(TemplateError, match="conversation.system.j2"):
         templates.render("conversation.system.j2")
+
+
+def test_system_prompts_vary_by_scenario_as_deployments_write_them():
+    """A run opens with many system prompts (none at all among them), none in more than a fifth of the
+    conversations; the same scenario always gets the same one; the server's name is put in as data."""
+    from collections import Counter
+
+    from synth.scenarios.system_prompts import opening, system_prompt, table
+
+    drawn = Counter(system_prompt(SERVER, 0, f"scn_{i}") for i in range(1000))
+    assert len(drawn) >= 20 and max(drawn.values()) <= 200
+    assert 50 <= drawn[None] <= 200  # some conversations have no system prompt at all
+    assert system_prompt(SERVER, 0, "scn_7") == system_prompt(SERVER, 0, "scn_7")
+    assert any(p is not None and SERVER.name in p for p in drawn)  # "{{ server.secret }}" stays text
+    assert [m.role for m in opening(SERVER, 0, "scn_7")] in ([], ["system"])
+    # none forbids what the data teaches: calling, asking for a missing value, declining, answering from context
+    forbids = re.compile(
+        r"(?i)\b(?:never|don't|do not|avoid)\s+(?:ask|refuse|decline|say no|call|use (?:a |the )?tools?)"
+        r"|\balways (?:call|use) (?:a |the )?tool|\bonly answer (?:with|from) (?:a )?tools?"
+    )
+    assert [p for p in table()[1] if forbids.search(p)] == []

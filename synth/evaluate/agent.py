@@ -43,7 +43,7 @@ async def run_task(
     meta = read_meta(task)
     db = stores.fresh(meta["synth"]["seed"], meta["task_id"])
     store = Store.open(db, meta["synth"]["seed"])
-    transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
+    transcript: list[dict[str, Any]] = [*_system(system), {"role": "user", "content": customer[0]}]
     error = None
     try:
         async with connect(STORE, "store", Limits(30, 30), local=build_server(store)) as session:
@@ -111,7 +111,7 @@ async def run_world_task(
     """One episode on a fresh copy of the task's world, then verify.py on its final state and the agent's words."""
     meta = read_meta(task)
     runtime, server = worlds.runtime(meta)
-    transcript: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": customer[0]}]
+    transcript: list[dict[str, Any]] = [*_system(system), {"role": "user", "content": customer[0]}]
     error = None
     try:
         await _episode(WorldSession(runtime, server), customer, transcript, backend, model)
@@ -193,7 +193,7 @@ def evaluate_tasks(
                 f"{task}: its conversation {meta['synth']['conversation_id']} is not in {run / CONVERSATIONS}"
             )
         customer = [m["content"] for m in conv["messages"] if m["role"] == "user"]
-        system = next(m["content"] for m in conv["messages"] if m["role"] == "system")
+        system = next((m["content"] for m in conv["messages"] if m["role"] == "system"), "")  # none: the agent has none
         if "scenario" in meta["synth"]:
             worlds[:] = worlds or [RunWorlds(run)]
             return await run_world_task(task, customer, system, backend, model, worlds[0])
@@ -226,3 +226,8 @@ def evaluate_tasks(
     write_jsonl(out / "episodes.jsonl", rows)
     write_json(out / "tasks_report.json", report)
     return report
+
+
+def _system(text: str) -> list[dict[str, Any]]:
+    """The agent's system message: the conversation's prompt, or none when the conversation had none."""
+    return [{"role": "system", "content": text}] if text else []

@@ -27,7 +27,7 @@ from synth.offline.followups import followup
 from synth.packs.model import Pack, ToolPack
 from synth.records import Decision, Message, ToolCall, ToolSpec, content_hash
 from synth.scenarios.planner import topic
-from synth.wording import VERBS, intent, words
+from synth.wording import VERBS, words
 
 
 @dataclass(frozen=True)
@@ -211,17 +211,54 @@ def declines_for(server_tools: tuple[ToolSpec, ...], server: Any, pack: Pack | N
 
 
 def _can(tool: ToolSpec) -> str | None:
-    """What a tool does, as the assistant would offer it ("search the wiki's docs"): the description's clause
-    when it reads as a person says it (a verb first, short, one piece), else the tool's name in words when
-    that starts with a verb ("list docs"); None when neither does ("doc in one status, newest first")."""
-    for clause in (intent(tool), " ".join(words(tool.name))):
-        w = clause.split()
-        if clause.isascii() and 2 <= len(w) <= OFFER_WORDS and w[0] in VERBS and not re.search(r"[,;:()/]", clause):
-            return clause
-    return None
+    """What a tool does, offered in plain words from its name ("look up the weather forecast", "look up news by
+    country", "convert a file"), never its description read out; None when the name says it in no words a person
+    uses (``egfr_epi``, ``papers-match``)."""
+    name = [w for w in words(tool.name) if w not in _NAME_NOISE]
+    at = next((i for i, w in enumerate(name) if w in VERBS), None)
+    if at is None:
+        return None
+    rest = name[at + 1 :]
+    by = rest.index("by") if "by" in rest else len(rest)  # news by country: the "by" part is said as it is
+    thing, tail = [w for w in rest[:by] if w not in _VAGUE], [w for w in rest[by + 1 :] if w not in _VAGUE]
+    if not thing or any(not w.isalpha() or (len(w) <= 3 and w not in _SHORT) for w in thing + tail):
+        return None
+    verb = name[at] if name[at] in _OWN_VERBS else "look up" if name[at] in _READS else name[at]
+    last = thing[-1]
+    if verb == "search" or last in _MASS or (last.endswith("s") and not last.endswith(("ss", "us", "is"))):
+        article = ""  # search Wikipedia, look up news, look up locations
+    elif verb == "look up" and thing[0] in _THE:
+        article = "the "
+    elif verb == "look up" or verb in _ONE_OF:
+        article = "an " if thing[0][0] in "aeio" else "a "
+    else:
+        article = ""
+    said = f"{verb} {article}{' '.join(thing)}"
+    return f"{said} by {' '.join(tail)}" if tail and tail != thing else said
 
 
-OFFER_WORDS = 12  # a longer clause is a description read out, not an offer
+_NAME_NOISE = {"tool", "mcp", "api", "controller"}
+_READS = {"get", "fetch", "retrieve", "list", "find", "query", "read", "show", "view", "lookup", "browse"}
+_OWN_VERBS = {"search"}  # "search Wikipedia": no "look up" for these
+_ONE_OF = {"create", "add", "send", "convert", "delete", "update", "analyze", "debug", "download", "upload", "cancel"}
+_VAGUE = {"detailed", "paginated", "details", "raw", "v1", "v2", "v3", "basic", "advanced", "all", "latest", "common"}
+_MASS = {"data", "info", "news", "weather", "metadata", "content", "information", "time"}
+_THE = {
+    "current",
+    "latest",
+    "live",
+    "recent",
+    "top",
+    "daily",
+    "hourly",
+    "local",
+    "weather",
+    "market",
+    "next",
+    "historical",
+}
+_SHORT = {"pr", "doc", "map", "bus", "app", "job", "tag", "log", "url", "bmi", "tvl", "key", "row", "day"}
+
 
 SAY_NO = (
     "Sorry, I can't {cannot} from here: none of my tools does that. I can {a}, or {b}, if either helps.",
@@ -294,7 +331,7 @@ PLACES = (("alone", 0.25), ("first", 0.35), ("last", 0.4))
 _POINTS = re.compile(r"\b(?:that|those|these|this|it|them)\b", re.IGNORECASE)  # "book that apartment"
 
 
-_OPENING = re.compile(r"^(?:Which|What|What's|Sorry|Remind|Did|And|How|Is|Are|Was|Were|Does|Do|Can|Could|Of|So)\b")
+_OPENING = re.compile(r"^(?:When|Which|What|What's|Sorry|Remind|Did|And|How|Is|Are|Was|Were|Does|Do|Can|Could|Of|So)\b")
 
 
 def _lowered(ask: str) -> str:

@@ -15,24 +15,104 @@ from typing import Any
 
 from synth.packs.model import ToolPack
 from synth.packs.template import Missing, answer_slot, fill
-from synth.wording import words
+from synth.wording import large, when, words
 
 _LABELS = ("name", "title", "symbol", "ticker", "label", "display_name", "full_name", "headline", "city", "code")
 _SKIP = {"id", "lat", "lon", "lng", "latitude", "longitude", "index", "rank", "page", "offset", "limit", "n"}
 # bookkeeping a person does not ask about: a status, a message, a code, a page count, a link
 _META = {"status", "msg", "message", "code", "success", "ok", "error", "updated", "url", "uri", "link", "href", "query"}
-_UNITS = {"c": "°C", "f": "°F", "pct": "%", "percent": "%", "kph": " km/h", "mph": " mph", "mm": " mm", "km": " km"}
+_UNITS = {
+    "c": "°C",
+    "f": "°F",
+    "pct": "%",
+    "percent": "%",
+    "kph": " km/h",
+    "mph": " mph",
+    "mm": " mm",
+    "km": " km",
+    "miles": " miles",
+    "mi": " miles",
+    "kg": " kg",
+    "usd": " USD",
+    "eur": " EUR",
+    "ms": " ms",
+    "sec": " seconds",
+    "seconds": " seconds",
+    "minutes": " minutes",
+    "min": " minutes",
+    "hours": " hours",
+    "m": " m",
+}
 
 HIGH = ("Which of those has the highest {field}?", "Of those, which one has the most {field}?")
 LOW = ("And which has the lowest {field}?", "Which of those has the least {field}?")
 SAY_HIGH = ("{label} has the highest {field}, at {value}.", "That's {label}: {value}, the highest of them.")
 SAY_LOW = ("{label} has the lowest {field}, at {value}.", "That would be {label}, with {value}.")
 AGAIN = ("Sorry, what was the {field} again?", "Remind me, what was the {field}?")  # the answer said it
-RECALL = ("Did it say what the {field} is?", "What's the {field}, by the way?", "And the {field}?")  # it did not
-SAY_RECALL = ("The {field} is {value}.", "It says {value}.", "{Field}: {value}.")
+RECALL = ("What's the {field}, by the way?", "And the {field}?", "Did it mention the {field}?")  # it did not
+SAY_RECALL = ("The {field} is {value}.", "It's {value}.", "{value}, according to the result.")
 _HOW_MANY = {"count", "total", "total count", "num results", "result count", "total results", "matches", "hits"}
 HOW_MANY = ("Sorry, how many was that?", "How many were there in all?", "How many did it find?")
 SAY_HOW_MANY = ("{value} in all.", "There were {value}.", "{value}.")
+HOW_MANY_OF = ("How many {noun} were there?", "Sorry, how many {noun} was that?")
+SAY_HOW_MANY_OF = ("{value} {noun}.", "There were {value} {noun}.")
+# a time asked back as a person asks it: "When was it created?", not "what was the created again?"
+WHEN_DONE = ("When was it {done}?", "Sorry, when was it {done}?")
+SAY_WHEN_DONE = ("It was {done} on {value}.", "On {value}.")
+WHEN = ("When was that, again?", "What date and time did it give?", "And when is that?")
+SAY_WHEN = ("{Value}.", "It says {value}.")
+_DONE = {
+    "created",
+    "updated",
+    "modified",
+    "published",
+    "released",
+    "started",
+    "ended",
+    "posted",
+    "closed",
+    "merged",
+    "added",
+    "refreshed",
+    "submitted",
+    "opened",
+    "joined",
+    "registered",
+    "scheduled",
+    "changed",
+}
+# words a person does not ask about by name: a machine's word for a thing, or a stamp
+_JARGON = {
+    "uuid",
+    "guid",
+    "slug",
+    "hash",
+    "ts",
+    "dt",
+    "json",
+    "raw",
+    "meta",
+    "etag",
+    "sha",
+    "md5",
+    "mime",
+    "enum",
+    "obj",
+    "str",
+    "num",
+    "idx",
+    "ref",
+    "src",
+    "fk",
+    "pk",
+    "datetime",
+    "timestamp",
+    "epoch",
+    "utc",
+    "iso",
+}
+_COUNTED = {"total", "num", "number", "count", "n"}
+_SHORT = {"age", "fee", "tax", "day", "low", "max", "min", "net", "end", "top", "sum", "new", "old", "of", "per", "big"}
 
 
 def _field(key: str) -> tuple[str, str]:
@@ -62,7 +142,10 @@ def _compare(data: Any, rng: random.Random) -> tuple[str, str] | None:
         numbers = [
             k
             for k in items[0]
-            if k not in _SKIP and not k.lower().endswith("id") and all(_number(i.get(k)) for i in items)
+            if k not in _SKIP
+            and not k.lower().endswith("id")
+            and not {w.lower() for w in words(k)} & (_JARGON | _DONE)  # "the highest created" is no question
+            and all(_number(i.get(k)) for i in items)
         ]
         numbers = [k for k in numbers if len({i[k] for i in items}) == len(items)]  # one clear winner
         if label is None or not numbers:
@@ -73,7 +156,7 @@ def _compare(data: Any, rng: random.Random) -> tuple[str, str] | None:
         best = (max if high else min)(items, key=lambda i: i[key])
         ask = rng.choice(HIGH if high else LOW).format(field=field)
         say = rng.choice(SAY_HIGH if high else SAY_LOW).format(
-            label=best[label], field=field, value=f"{best[key]}{unit}"
+            label=best[label], field=field, value=f"{_amount(best[key])}{unit}"
         )
         return ask, say
     return None
@@ -97,20 +180,63 @@ def _recall(data: Any, stated: str, echoed: list[Any], rng: random.Random) -> tu
         and (_number(v) or (isinstance(v, str) and 0 < len(v) <= 60 and "\n" not in v))
         and len(words(k)) >= 1
     ]
-    unsaid = [(k, v) for k, v in fields if str(v) not in stated] or fields
-    if not unsaid:
+    unsaid = [(k, v) for k, v in fields if str(v) not in stated]
+    heard = [(k, v) for k, v in fields if str(v) in stated]
+    # the first a person can ask about by name: news first, then what the answer said ("what was it again?")
+    for key, value in [*rng.sample(unsaid, len(unsaid)), *rng.sample(heard, len(heard))]:
+        found = _asked(key, value, stated, rng)
+        if found is not None:
+            return found
+    return None
+
+
+def _asked(key: str, value: Any, stated: str, rng: random.Random) -> tuple[str, str] | None:
+    """(the question a person asks about field ``key``, the answer with its value as a person writes it), or
+    None when the key is no name a person uses ("uuid", "etag")."""
+    parts = [w.lower() for w in words(key)]
+    if not parts or set(parts) & _JARGON - {"datetime", "timestamp", "ts", "dt"} or not all(w.isalpha() for w in parts):
         return None
-    key, value = rng.choice(unsaid)
+    named = parts[:-1] if len(parts) > 1 and parts[-1] in _UNITS else parts  # temperature_c: "c" is its unit
+    if any(len(w) <= 3 and w not in _SHORT for w in named):  # "php", "apy": abbreviations
+        return None
+    date = when(value, key)
+    if date is not None:
+        done = next((w for w in parts if w in _DONE), None)
+        if done is not None:
+            return rng.choice(WHEN_DONE).format(done=done), rng.choice(SAY_WHEN_DONE).format(done=done, value=date)
+        return rng.choice(WHEN), rng.choice(SAY_WHEN).format(value=date, Value=date[:1].upper() + date[1:])
+    if set(parts) & _JARGON or (len(parts) == 1 and parts[0] in _DONE):
+        return None
     field, unit = _field(key)
     if not field:
         return None
+    amount = _amount(value)
     if field in _HOW_MANY and _number(value):  # "what was the count again?" is not how a person asks
-        return rng.choice(HOW_MANY), rng.choice(SAY_HOW_MANY).format(value=value)
+        return rng.choice(HOW_MANY), rng.choice(SAY_HOW_MANY).format(value=amount)
+    counted = [w for w in field.split() if w not in _COUNTED]
+    if _number(value) and len(counted) < len(field.split()) and counted and counted[-1].endswith("s"):
+        noun = " ".join(counted)  # total_records: "How many records were there?"
+        return rng.choice(HOW_MANY_OF).format(noun=noun), rng.choice(SAY_HOW_MANY_OF).format(value=amount, noun=noun)
     ask = rng.choice(AGAIN if str(value) in stated else RECALL).format(field=field)
-    say = rng.choice(SAY_RECALL).format(
-        field=field, Field=field[:1].upper() + field[1:], value=f"{value}{unit}".rstrip(".")
-    )
-    return ask, say
+    said = f"{amount}{unit}".rstrip(".")
+    if said.endswith(("?", "!")):  # a sentence of its own: "It says: Are we still on for Saturday?"
+        return ask, f"It says: {said}"
+    say = rng.choice(SAY_RECALL).format(field=field, value=said)
+    return ask, say[:1].upper() + say[1:]
+
+
+def _amount(value: Any) -> str:
+    """A number as a person writes it: 1368420.0 -> "1.37 million", 52340 -> "52,340", 3.14159 -> "3.14"."""
+    if not _number(value):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    rounded = large(value)
+    if rounded is not None:
+        return rounded
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    return f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) >= 1 else f"{value:.3g}"
 
 
 def followup(

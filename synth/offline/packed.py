@@ -36,10 +36,10 @@ from synth.records import (
 from synth.runtime.base import ToolResult, ToolRuntime
 from synth.scenarios.made import made
 from synth.scenarios.planner import rng_for
+from synth.scenarios.system_prompts import opening
 from synth.stages.consistency import OWNER_KEYS
 from synth.stages.gates import schema_error
-from synth.stages.reader import internal, reads
-from synth.templates import render
+from synth.stages.reader import credential, internal, reads
 from synth.wording import PROMISE
 
 GREET = (
@@ -107,7 +107,6 @@ JOIN = (
     " After that: ",
     " And: ",
 )
-# a request that reuses a value of an earlier turn points at it (the reader gate unpointed_reuse)
 POINT = (
     "That's {value} again.",
     "Still {value}.",
@@ -187,10 +186,10 @@ class PackAuthor:
         # listing reads the result already in the conversation instead of calling again (the served step)
         self.made: dict[str, int] = {}
         self.served: dict[int, int] = {}
-        self.messages: list[Message] = [Message(role="system", content=render("conversation.system.j2", server=server))]
+        self.messages: list[Message] = opening(server, seed, scenario.id)
         self.withheld: list[str] = []
         self.used: set[str] = set()  # the goals this conversation has asked
-        self.pointed: list[Any] = []  # values this request has pointed at already (once is enough)
+        self.composing: list[dict[str, Any]] = []  # the arguments of the message's earlier parts
         self.first = ""
         # the no-call turns (synth.offline.decisions) draw from their own stream: the rest reads as without them
         self.decisions: list[Decision] = []
@@ -277,7 +276,6 @@ class PackAuthor:
     # --- one request ---------------------------------------------------------------------
 
     def _turn(self, number: int, steps: tuple[int, ...]) -> None:
-        self.pointed = []
         request = self._compose(steps)
         if number == 0:
             opener = self.rng.choice(GREET) if self.rng.random() < P_GREET else ""
@@ -336,6 +334,7 @@ class PackAuthor:
         return self._compose_once(steps)  # a fourth try; Missing again is the scenario's counted failure
 
     def _compose_once(self, steps: tuple[int, ...]) -> _Request:
+        self.composing = []
         if len(steps) == 1 and steps[0] in self.links and self.links[steps[0]].from_step < steps[0]:
             return self._then(steps[0])
         chained = len(steps) == 2 and steps[1] in self.links
@@ -345,7 +344,10 @@ class PackAuthor:
             if goals:
                 return self._fill(self._pick(goals, steps), steps)
             return self._fill(self._pick([goal_of(g) for g in self.entry(steps[0]).goals], steps[:1]), steps)
-        parts = [self._fill(self._pick([goal_of(g) for g in self.entry(s).goals], (s,)), (s,)) for s in steps]
+        parts = []
+        for s in steps:  # a part reuses what an earlier part of the same message said, not an older turn's
+            parts.append(self._fill(self._pick([goal_of(g) for g in self.entry(s).goals], (s,)), (s,)))
+            self.composing = [*self.composing, *parts[-1].args.values()]
         merged = parts[0]
         for other in parts[1:]:
             merged.text += (self.rng.choice(JOIN) if self.rng.random() < P_JOIN else " ") + other.text
@@ -394,6 +396,11 @@ class PackAuthor:
         closed = isinstance(pool, list) and all(not (isinstance(v, str) and "{" in v) for v in pool)
         return not closed or value in pool  # type: ignore[operator]
 
+    def _user_said(self, value: Any) -> bool:
+        """Whether the person said ``value`` in an earlier message (else a tool returned it)."""
+        said = " ".join(m.content or "" for m in self.messages if m.role == "user").lower()
+        return str(value).lower() in said or spoken(value).lower() in said
+
     def _pick(self, goals: list[Goal], steps: tuple[int, ...]) -> Goal:
         """A goal; when the scenario wants a value asked for, prefer goals that leave a required value out.
 
@@ -411,6 +418,10 @@ class PackAuthor:
             }
 
         goals = [g for g in goals if g.text not in self.used] or goals  # no request twice in one conversation
+        # a goal that leaves out a value a tool returned in an earlier turn would reuse it unsaid (the person cannot
+        # be asked for it): one that says it comes first
+        returned = {p for a in self.args.values() for p, v in a.items() if not credential(p) and not self._user_said(v)}
+        goals = [g for g in goals if not left_out(g) & returned] or goals
         gaps = [(g, left_out(g)) for g in goals]
         kept = [(g, gap) for g, gap in gaps if not (gap and gap <= known and PROMISE.search(g.text))] or gaps
         preferred = [g for g, gap in kept if bool(gap) == self.scenario.multi_turn]
@@ -425,7 +436,6 @@ class PackAuthor:
             owner[param] = next((s for s in steps if param in self.tools[s].properties), steps[0])
         args: dict[int, dict[str, Any]] = {}
         withheld: list[tuple[int, str]] = []
-        reused: list[tuple[int, str]] = []
         for s in steps:
             tool = self.tools[s]
             fed = self.links[s].param if s in self.links else None
@@ -433,8 +443,10 @@ class PackAuthor:
             needed = [p for p in tool.properties if (p in tool.required or p in mine) and p != fed]
             fixed = {p: v for p, v in goal.set.items() if owner.get(p) == s}
             # a value the person already gave (an account, a token, the item of the first step) holds for the
-            # next step too, unless this request states a new one
-            for earlier in [*self.args.values(), *args.values()]:  # same name and a value valid here
+            # next step too, unless this request states a new one; same name and a value valid here
+            # this request's own values first (one entity per slot: "the Bergen article ... its history section"
+            # is Bergen's), then the latest turn's
+            for earlier in [*args.values(), *self.composing, *reversed(self.args.values())]:
                 fixed.update(
                     {
                         p: v
@@ -448,43 +460,28 @@ class PackAuthor:
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed) | (given or {})
             if (pair := _same_ends(args[s])) is not None:  # EUR into EUR: another draw, or another goal
                 raise Missing(pair)
-            shared = {p for e in steps if e < s for p in args.get(e, {})} | {p for a in self.args.values() for p in a}
+            # given in this message, or what the session holds (a token) or a tool returned: not asked again; a
+            # value the person gave in an earlier turn is asked for when the request leaves it out ("Which map?"),
+            # so it is said where the request needs it, never pointed at ("Same map as before (100347019).")
+            shared = {p for a in [*args.values(), *self.composing] for p in a}
+            shared |= {p for a in self.args.values() for p, v in a.items() if credential(p) or not self._user_said(v)}
             shared &= set(fixed)
             withheld += [
                 (s, p)
                 for p in tool.required
                 if p in args[s] and p not in mine and p != fed and p not in shared and not internal(tool, p)
             ]
-            reused += [(s, p) for p in args[s] if p in fixed and p not in goal.set and p not in mine and p != fed]
 
         def slot_text(slot: str) -> str:
             if slot not in owner or slot not in args[owner[slot]]:
                 raise Missing(slot)
             return self._said(self.entry(owner[slot]), slot, args[owner[slot]][slot])
 
-        text = self._point(unpromised(fill(goal.text, slot_text)), reused, args)
+        text = unpromised(fill(goal.text, slot_text))
         stated = [(owner[p], p) for p in said if p in args[owner[p]] and p not in goal.set and p not in (given or {})]
         return _Request(
             text=text, steps=steps, args=args, withheld=withheld, stated=stated, goals={steps[-1]: (goal, steps)}
         )
-
-    def _point(self, text: str, reused: list[tuple[int, str]], args: dict[int, dict[str, Any]]) -> str:
-        """The request with a pointer to a value it reuses from an earlier turn and does not say ("Same
-        workspace as before."): a reader sees where the call's value comes from."""
-        earlier = {json.dumps(v, sort_keys=True) for a in self.args.values() for v in a.values()}
-        for step, param in reused:
-            value = args[step][param]
-            if json.dumps(value, sort_keys=True) not in earlier or not isinstance(value, (str, int)):
-                continue  # given in this request, for another of its steps
-            if str(value).lower() in text.lower() or value in self.pointed:
-                continue
-            if internal(self.tools[step], param):  # the model writes it (why it calls): no person says it
-                continue
-            self.pointed.append(value)
-            said = self._said(self.entry(step), param, value)
-            noun = " ".join(language.words(param))
-            return f"{text} " + self.rng.choice(POINT).format(noun=noun, value=said)
-        return text
 
     # --- calls and the answer ----------------------------------------------------------------
 

@@ -24,7 +24,6 @@ from synth.scenarios.made import chained, made
 from synth.scenarios.planner import rng_for
 from synth.store.server import INSTRUCTIONS
 from synth.store.shop import Store
-from synth.templates import render
 
 STATUS_OF = {
     "cancel": ("pending",),
@@ -88,11 +87,7 @@ class Dialog:
     def __init__(self, scenario: Scenario, server: ServerSpec, facts: ShopFacts, seed: int, runtime: ToolRuntime):
         self.scenario, self.server, self.facts, self.runtime = scenario, server, facts, runtime
         self.rng = rng_for(seed, "shop", scenario.id)
-        self.messages: list[Message] = [
-            Message(
-                role="system", content=render("conversation.system.j2", server=server) + "\n\n" + INSTRUCTIONS.strip()
-            )
-        ]
+        self.messages: list[Message] = [Message(role="system", content=INSTRUCTIONS.strip())]  # the shop's own
         self.steps: list[tuple[str, dict[str, Any]]] = []
         self.first = ""
         self.asked: list[str] = []

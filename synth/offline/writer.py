@@ -30,12 +30,12 @@ from synth.runtime.base import ToolResult, ToolRuntime
 from synth.runtime.simulated import SimulatedRuntime
 from synth.scenarios.made import made
 from synth.scenarios.planner import rng_for
+from synth.scenarios.system_prompts import opening
 from synth.simulator import vocab
 from synth.simulator.toolnames import noun
 from synth.simulator.values.params import documented
 from synth.simulator.values.values import Context, make_value, words
 from synth.stages.reader import internal
-from synth.templates import render
 
 P_OPTIONAL = 0.3
 _UNASKABLE = {"bool", "enum", "object", "code"}
@@ -62,10 +62,10 @@ def write(
         runtime = SimulatedRuntime(ctx, provide, scenario.links)
     drng = rng_for(seed, "decision", scenario.id)  # the no-call turns' own stream (synth.offline.decisions)
     decisions: list[Decision] = []
-    messages = _conversation(scenario, server, steps, text, runtime, rng, _Guess(server, ctx, drng), decisions)
+    messages = _conversation(scenario, server, seed, steps, text, runtime, rng, _Guess(server, ctx, drng), decisions)
     alone, messages = _decided(scenario, server, steps, messages, drng, decisions, ctx)
     if alone:  # the request became one no tool serves: it is what the user said, and nothing was planned
-        text, withheld, steps = messages[1].content or "", (), []
+        text, withheld, steps = messages[_first_user(messages)].content or "", (), []
     planned = [
         (s.tool.name, s.args, tuple(sorted({lk.from_step for lk in scenario.links if lk.to_step == i})))
         for i, s in enumerate(steps)
@@ -117,16 +117,22 @@ def _decided(
     if where == "last":
         decisions.append(D.add_decline(messages, declined, offer, rng, guess.arguments, rng.choice(D.ALSO)))
         return False, messages
-    head: list[Message] = messages[:1]
+    start = _first_user(messages)
+    head: list[Message] = messages[:start]
     decline = D.add_decline(head, declined, offer, rng, guess.arguments)
     if where == "alone":
         decisions[:] = [decline]
         return True, head
-    shift = len(head) - 1  # the request and the no come before everything else
-    first = messages[1]
+    shift = len(head) - start  # the request and the no come before everything else
+    first = messages[start]
     opened = Message(role="user", content=rng.choice(D.AFTER_NO) + (first.content or ""))
     decisions[:] = [decline] + [d.model_copy(update={"message": d.message + shift}) for d in decisions]
-    return False, head + [opened] + messages[2:]
+    return False, head + [opened] + messages[start + 1 :]
+
+
+def _first_user(messages: list[Message]) -> int:
+    """Where the first request is: after the system prompt, when the conversation has one."""
+    return next(i for i, m in enumerate(messages) if m.role == "user")
 
 
 def _steps(
@@ -198,6 +204,7 @@ def _withhold(steps: list[language.Step], rng: random.Random) -> tuple[str, ...]
 def _conversation(
     scenario: Scenario,
     server: ServerSpec,
+    seed: int,
     steps: list[language.Step],
     text: str,
     runtime: ToolRuntime,
@@ -207,10 +214,7 @@ def _conversation(
 ) -> list[Message]:
     """The messages: the request, a question for each withheld value, each call and result, the reply;
     each question is a decision to ask (what a guess would have been is kept in ``decisions``)."""
-    messages: list[Message] = [
-        Message(role="system", content=render("conversation.system.j2", server=server)),
-        Message(role="user", content=text),
-    ]
+    messages = [*opening(server, seed, scenario.id), Message(role="user", content=text)]
     results: list[ToolResult] = []
     for i, step in enumerate(steps):
         for param in sorted(step.withheld):

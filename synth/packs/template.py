@@ -16,7 +16,7 @@ from typing import Any
 from faker import Faker
 
 from synth.stages.fakers import Seeded
-from synth.wording import large, words
+from synth.wording import BASE_DATE, large, when, words
 
 SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
 FAKES = frozenset(
@@ -50,7 +50,6 @@ FAKES = frozenset(
         "currency_code",
     }
 )
-BASE_DATE = dt.date(2026, 5, 4)
 
 
 class Missing(KeyError):
@@ -234,12 +233,13 @@ _FIELD = re.compile(r"\$([A-Za-z_][\w]*(?:\.[\w\-]+)*)")
 def _value(name: str, value: Any) -> str:
     """A value as an answer says it: an amount rounded as a person writes it when its key (or the key of the
     object holding it: ``currentChainTvls.Ethereum``, ``cashflow.1.2025-12-31``) names an amount, and the key
-    itself is no date, time, id or rank."""
+    itself is no date, time, id or rank; a date or a unix time in words (synth.wording.when)."""
     keys = [k for k in name.split(".")[1:] or [name] if not k.lstrip("-").isdigit() and not _DAY.match(k)]
     last = words(keys[-1]) if keys else []
     stamp = bool(last) and last[-1] in _NOT_AMOUNT and last[-2:] != ["all", "time"]  # totalAllTime: an amount
     amount = bool(keys) and not stamp and bool(_AMOUNT.search(".".join(keys[-2:])))
-    return (large(value) if amount else None) or spoken(value)
+    rounded = large(value) if amount else None
+    return rounded or when(value, keys[-1] if keys else "") or spoken(value)  # "due 18 May at 17:30", not a stamp
 
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a column named by its date (cash flow by year end)

@@ -16,7 +16,8 @@ review queue with the reason, first in the queue.
   parameter the model writes, such as why it calls) or one the user never had (the answer is a value
   an earlier tool result returned).
 - unpointed_reuse: a call of a later request reuses a value of an earlier turn that the request does
-  not point to (no "same", "that one", "again", and not the value itself).
+  not point to (no "same", "that one", "again", and not the value itself); a credential (a token, an API
+  key) holds for the session, and a choice among a tool's options (an enum) is said in words: neither counts.
 - repeated_request: the user makes the same request twice. repeated_call: the same call (name and
   arguments) twice with no write between.
 - success_after_error: the answer after a failed call claims success.
@@ -33,7 +34,7 @@ from typing import Any, Literal
 from synth.asks import counts, named_fewer
 from synth.records import Message, ServerSpec, StageFailure, ToolSpec
 from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
-from synth.wording import large
+from synth.wording import large, when, words
 
 Decision = Literal["reject", "queue"]
 DECISIONS: dict[str, Decision] = {
@@ -72,6 +73,16 @@ _POINTER = re.compile(
     r"(?i)\b(?:same|again|above|earlier|previous|before|still|those|them|that one|this one|the one"
     r"|the (?:first|second|third|last|top)|you (?:found|listed|showed|just))\b"
 )
+
+
+_SECRET = {"token", "secret", "password", "passwd", "cookie", "credential", "credentials", "authorization"}
+
+
+def credential(param: str) -> bool:
+    """A value that opens the session rather than names what is asked about (a token, an API key, a user agent):
+    given once, it holds for every later request, and a person does not say it again."""
+    said = [w.lower() for w in words(param)]
+    return bool(said) and (said[-1] in _SECRET or said[-2:] in (["api", "key"], ["user", "agent"]) or "apikey" in said)
 
 
 def internal(tool: ToolSpec, param: str) -> bool:
@@ -161,14 +172,17 @@ def _covered(answer: str, name: str, args: dict[str, Any], result: str, failed: 
         data: Any = json.loads(result)
     except ValueError:
         data = result
-    values = [v for vs in _fields(data, {}).values() for v in vs]
+    fields = _fields(data, {})
+    values = [v for vs in fields.values() for v in vs]
     rounded = (large(v) for v in values)  # "$21.38 billion" for 21375055345
+    dates = (when(v, k) for k, vs in fields.items() for v in vs)  # "18 May at 17:30" for "2026-05-18 17:30:00"
     return (
         any(w in low for w in _words(data))
         or any(w in low for w in _words(args))
         or any(r and r in low for r in rounded)
         or (len(values) <= 3 and any(_whole(v, low) for v in values))  # a score of 8: one digit is its answer
         or (not any(True for _ in _words(data)) and bool(_FAILED.search(low)))  # nothing found, said so
+        or any(d and d.lower() in low for d in dates)
     )
 
 
@@ -220,6 +234,7 @@ def _asked_fields(request: str, answer: str, result: str) -> list[str]:
             if isinstance(v, (int, float))
         ]
         shown += [r for r in map(large, values) if r]
+        shown += [d.lower() for v in values if (d := when(v, key))]
         if not any(w in low or w in asked for w in shown):
             missing.append(key)
     return missing
@@ -290,7 +305,7 @@ def asks_internal(turns_: list[Turn], server: ServerSpec, withheld: Iterable[str
     return out
 
 
-def unpointed(turns_: list[Turn]) -> list[str]:
+def unpointed(turns_: list[Turn], server: ServerSpec | None = None) -> list[str]:
     out = []
     for number, turn in enumerate(turns_[1:], start=2):
         earlier = " ".join(" ".join(t.user) + " " + " ".join(c[2] for c in t.calls) for t in turns_[: number - 1])
@@ -299,10 +314,19 @@ def unpointed(turns_: list[Turn]) -> list[str]:
         for name, args, content, _ in turn.calls:
             for param, value in args.items():
                 if isinstance(value, (str, int)) and not isinstance(value, bool) and len(str(value)) >= 4:
+                    if credential(param) or _choice(server, name, param):  # the session's token holds for every
+                        continue  # request; a choice among a tool's options is said in words ("most active first")
                     if _said(earlier, value) and not _said(own, value) and not pointed:
                         out.append(f"turn {number}: {name}.{param}={value!r} comes from an earlier turn, unasked")
             own += " " + content
     return out
+
+
+def _choice(server: ServerSpec | None, tool: str, param: str) -> bool:
+    """Whether ``param`` of ``tool`` takes one of a fixed set of options (an enum: sortOrder desc, scope code)."""
+    spec = server.tool(tool) if server is not None else None
+    schema = spec.properties.get(param) if spec is not None else None
+    return isinstance(schema, dict) and "enum" in schema
 
 
 def _norm(text: str) -> str:
@@ -367,7 +391,7 @@ def read(
         "derived_mismatch": derived_mismatch(conversation),
         "mixed_owners": mixed_owners(conversation),
         "asks_internal": asks_internal(split, server, withheld, list(tools)),
-        "unpointed_reuse": unpointed(split),
+        "unpointed_reuse": unpointed(split, server),
         "repeated_request": requests,
         "repeated_call": calls,
         "success_after_error": claims_success(split),

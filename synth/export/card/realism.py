@@ -38,6 +38,16 @@ Rows (targets in brackets):
   and all time"), the share whose answer leaves one unsaid (synth.asks) [<= 2%], with the turns counted
 - items_fewer: of the answered turns that ask for a number of things ("the first 5 comments", "top 20"),
   the share whose answer names fewer than asked while the result holds them, without saying why [<= 2%]
+- raw_field_followups: conversations whose follow-up (an answer-from-context turn) asks back a result's raw field
+  name ("what was the datetime again?", "the total records", "the created") or is answered "Field: value." [<= 0.2%]
+- pointer_sentences: conversations with a user sentence that only points at a value of an earlier call ("Same
+  workspace slug as before (northwind-eng).", "(https://github.com/tox-dev/tox again.)", "Still Graz.") [<= 0.5%]
+- decline_offers_quoting: decline turns whose offer repeats five words in a row of a tool's description
+  ("I can calculate MELD 3.0 Score for liver disease ...") [<= 5%]
+- raw_stamps_in_answers: conversations with an answer holding an ISO stamp with its time ("2026-05-04T14:47:05")
+  or a unix time ("start 1718504400") [<= 2%]
+- system_prompts: distinct system prompts (the server's name aside; none at all counts as one) and the share
+  of conversations the most common one opens [>= 20, <= 20%]
 - reader_gates: per reader gate (synth.stages.reader) the share of checked conversations it found
   something in, from the manifest [dropped_request, repeated_request, conflicting_ids <= 1% of accepted]
 - worlds: search_filler, invented_echoes and created_missing (synth.export.card.worlds: search items holding
@@ -72,6 +82,19 @@ SENTENCE = re.compile(r"(?<=[.!?])\s+")
 SET_TO = re.compile(r"\bset (?:the )?[\w ]{1,30}? to\b", re.I)
 ANNOUNCE = PROMISE
 PIECE = re.compile(r"(?<=[.!?:])\s+")
+# a sentence that only points at a value ("Still Graz.", "(tox again.)", "Same workspace slug as before (x).")
+POINTER = re.compile(
+    r"(?i)^(?:\((.+?) again\.\)|still (.+?)\.|that's (.+?) again\.|same one as before: (.+?)\."
+    r"|(?:use the )?same [\w ]{1,40}?(?: as (?:before|last time))?[,:]? \(?(.+?)\)?\.)$"
+)
+# a field name a person does not say: a stamp word, a bare participle, a count or a unit stuck to a noun
+RAW_FIELD = re.compile(
+    r"(?i)\bthe (?:datetime|timestamp|created|updated|modified|published|(?:total|num) \w+s"
+    r"|(?:\w+ ){1,3}(?:miles|km|usd|pct|ms|c|f|kg)|(?!way\b)[a-z]{1,3})(?: again| is\b|\?|,)"
+    r"|\bdid it say what the [\w ]+ is\?"
+)
+FIELD_VALUE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3}: \S")  # "Volume: 1368420.0."
+STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b1[5-9]\d{8}\b")
 
 
 def _words(text: str) -> list[str]:
@@ -97,7 +120,9 @@ def _read_descriptions(registry: Path, stamps: tuple[tuple[str, int, int], ...])
     """Read once per registry as its files are (a card rebuilt in the same process reads none again)."""
     from synth.registry import load_registry
 
-    return {(t.server, t.name): t.description for t in load_registry(registry).tools}
+    loaded = load_registry(registry)
+    names = {(s.id, ""): s.name for s in loaded.servers}  # (server, ""): the server's name
+    return names | {(t.server, t.name): t.description for t in loaded.tools}
 
 
 @lru_cache(maxsize=8192)
@@ -203,6 +228,14 @@ def _shares(c: _Tally) -> dict[str, Any]:
         "lists_off_limit": round(c.off_limit / n, 4) if n else 0.0,
         "periods_unsaid": _part(c.unsaid, c.period_turns),
         "items_fewer": _part(c.fewer, c.count_turns),
+        "raw_field_followups": round(c.raw_followups / n, 4) if n else 0.0,
+        "pointer_sentences": round(c.pointers / n, 4) if n else 0.0,
+        "decline_offers_quoting": round(c.quoting / c.declines, 4) if c.declines else 0.0,
+        "raw_stamps_in_answers": round(c.stamps / n, 4) if n else 0.0,
+        "system_prompts": {
+            "distinct": len(c.systems),
+            "top_share": round(c.systems.most_common(1)[0][1] / n, 4) if n else 0.0,
+        },
     }
 
 
@@ -246,6 +279,12 @@ class _Tally:
     first_sentences: Counter[str] = field(default_factory=Counter)
     openings: Counter[str] = field(default_factory=Counter)
     stock: Counter[str] = field(default_factory=Counter)  # short phrase -> conversations with it
+    raw_followups: int = 0
+    pointers: int = 0
+    declines: int = 0  # decline turns
+    quoting: int = 0  # decline turns whose offer quotes a tool description
+    stamps: int = 0
+    systems: Counter[str] = field(default_factory=Counter)  # system prompt, the server's name aside -> conversations
 
     def add(self, conv: dict[str, Any], descriptions: dict) -> None:
         self.n += 1
@@ -263,6 +302,7 @@ class _Tally:
         self.announced += any(ANNOUNCE.search(text) for text in said)
         self.stock.update({p for text in said for p in _short_pieces(text)})
         self.two_ways += bool(conflicting_ids(messages))
+        self._words_of(conv, descriptions)
         self.off_limit += bool(limit_mismatches(messages))
         self._asks(messages)
         for i, m in enumerate(messages):
@@ -287,6 +327,41 @@ class _Tally:
             if (wanted := count_asked(request)) >= 2:
                 self.count_turns += 1
                 self.fewer += bool(named_fewer(wanted, turn.answer, [result for _, _, result, _ in turn.calls]))
+
+    def _words_of(self, conv: dict[str, Any], descriptions: dict) -> None:
+        """The devices a real user never meets: raw field names asked back, pointer sentences, offers that quote a
+        tool's description, stamps in answers; and which system prompt the conversation opens with."""
+        messages, server = conv["messages"], conv["scenario"]["server"]
+        system = messages[0].get("content") or "" if messages and messages[0]["role"] == "system" else ""
+        name = descriptions.get((server, ""))
+        self.systems[system.replace(name, "{server}") if name else system] += 1
+        earlier: set[str] = set()  # values of the calls before each user message
+        pointed = False
+        for m in messages:
+            if m["role"] == "user" and earlier:
+                for sentence in SENTENCE.split((m.get("content") or "").strip()):
+                    hit = POINTER.match(sentence)
+                    pointed |= bool(hit and next(g for g in hit.groups() if g).strip().lower() in earlier)
+            for call in m.get("tool_calls") or []:
+                earlier |= {str(v).lower() for v in call["arguments"].values() if isinstance(v, (str, int))}
+        self.pointers += pointed
+        raw = False
+        for d in conv.get("decisions") or ():
+            said = messages[d["message"]].get("content") or "" if d["message"] < len(messages) else ""
+            if d["kind"] == "answer":
+                ask = messages[d["message"] - 1].get("content") or ""
+                raw |= bool(RAW_FIELD.search(ask) or FIELD_VALUE.match(said))
+            elif d["kind"] == "decline":
+                self.declines += 1
+                tools = {n for (srv, n) in descriptions if srv == server and n} if descriptions else set()
+                spans = _spans(said)
+                self.quoting += any(spans & _spans(descriptions[(server, t)]) for t in tools)
+        self.raw_followups += raw
+        self.stamps += any(
+            STAMP.search(m.get("content") or "")
+            for i, m in enumerate(messages)
+            if m["role"] == "assistant" and not m.get("tool_calls") and i and messages[i - 1]["role"] == "tool"
+        )
 
 
 def _short_pieces(text: str) -> set[str]:
