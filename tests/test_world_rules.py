@@ -96,15 +96,35 @@ def test_a_failed_write_changes_nothing(packed) -> None:
 # --- searches match ------------------------------------------------------------------------------
 
 
+def _filler(pack: Pack) -> Pack:
+    """The Data.gov pack as a model wrote it before the rule: its made-up datasets' titles and notes are Faker."""
+    entry = pack.tools["package_search"]
+    item = {"id": "{id:****-****}", "name": "{fake:word}-{fake:word}", "title": "{fake:catch_phrase}"}
+    item |= {"organization": {"title": "{fake:company}"}, "num_resources": "{int:1-9}", "notes": "{fake:sentence}"}
+    results = [{"success": True, "result": {"count": "{int:10-900}", "results": [{"$repeat": "3-5", "$item": item}]}}]
+    return pack.model_copy(
+        update={"tools": {**pack.tools, "package_search": entry.model_copy(update={"results": results})}}
+    )
+
+
 def test_an_open_search_makes_up_matches_about_the_query(packed) -> None:
     server, pack = packed["datagov-mcp-server"]
-    found = Conversation(server, pack)("package_search", q="earthquake", rows=5)["result"]
-    titles = [d["title"] for d in found["results"]]
-    assert len(titles) == 5 and titles[0] == "Earthquake Catalog"  # the seeded match first
-    assert all("earthquake" in t.lower() for t in titles), titles  # never a catch phrase shown as a match
-    assert all(d["name"].startswith("earthquake") for d in found["results"])  # slugs read as their titles
-    again = Conversation(server, pack)("package_search", q="earthquake", rows=5)["result"]
-    assert again == found  # the same made-up datasets every time
+    for made in (pack, _filler(pack)):  # a filler template too: the engine titles its matches from the query
+        found = Conversation(server, made)("package_search", q="earthquake", rows=5)["result"]
+        titles = [d["title"] for d in found["results"]]
+        assert len(titles) == 5 and titles[0] == "Earthquake Catalog"  # the seeded match first
+        assert all("earthquake" in t.lower() for t in titles), titles  # never a catch phrase shown as a match
+        again = Conversation(server, made)("package_search", q="earthquake", rows=5)["result"]
+        assert again == found  # the same made-up datasets every time
+    slugs = Conversation(server, _filler(pack))("package_search", q="earthquake", rows=5)["result"]["results"]
+    assert all(d["name"].startswith("earthquake") for d in slugs)  # a made-up slug reads as its title
+
+
+def test_the_checker_sends_back_filler_an_open_search_would_show_as_matches(packed) -> None:
+    server, pack = packed["datagov-mcp-server"]
+    lines = [p.line() for p in check_pack(_filler(pack), server, "x") if p.severity == "error"]
+    assert len(lines) == 1 and "notes, title are a Faker phrase [world-search]" in lines[0], lines
+    assert check_pack(pack, server, "x") == []
 
 
 # --- relations hold ------------------------------------------------------------------------------

@@ -193,7 +193,9 @@ WORLD_RULES: tuple[Rule, ...] = (
         "world-search",
         "A search returns only the entities that have every word of the request (a server whose search ranks "
         'everything, matching or not, says "fuzzy": true), so each value a search draws for its "match" '
-        "parameters names at least one seeded entity; an open kind makes matches for any value.",
+        "parameters names at least one seeded entity; an open kind makes matches for any value from its item "
+        'template, so that template writes titles and summaries from the request ("{query} statistics"), never a '
+        'Faker phrase ("{fake:catch_phrase}") shown as what was found.',
         '"query": ["dentist"] with no seeded event about a dentist',
         '"query": ["dentist"] and a seeded {"title": "Dentist appointment", ...}',
     ),

@@ -376,15 +376,18 @@ class Server:
         asked = " ".join(str(self.given[p]) for p in self.touch.match if isinstance(self.given.get(p), str)).strip()
         wanted = search_words(asked)
         labels = [k for k, v in made.items() if _LABEL.fullmatch(k.lower()) and isinstance(v, str)]
-        if not wanted or not labels or matched_words(wanted, _words(made)):
+        labels = [k for k in labels if k != self.entity.id]
+        if not wanted or not labels:
             return made
-        rng = self.world.rng("about", asked, n)
-        year = f" {rng.randint(2008, 2025)}" if rng.random() < 0.4 else ""
-        title = f"{asked[:1].upper()}{asked[1:]} {rng.choice(ABOUT_TAILS)}{year}"
-        out = {**made, **{k: title for k in labels if k != self.entity.id}}
-        ident = made.get(self.entity.id)
-        if isinstance(ident, str) and SLUG.fullmatch(ident):  # a slug id reads as its title
-            out[self.entity.id] = "-".join(WORD.findall(title.lower()))
+        out = dict(made)
+        if not matched_words(wanted, _words(made)):
+            rng = self.world.rng("about", asked, n)
+            year = f" {rng.randint(2008, 2025)}" if rng.random() < 0.4 else ""
+            title = f"{asked[:1].upper()}{asked[1:]} {rng.choice(ABOUT_TAILS)}{year}"
+            out.update(dict.fromkeys(labels, title))
+        ident, title = made.get(self.entity.id), str(out[labels[0]])
+        if isinstance(ident, str) and SLUG.fullmatch(ident) and not _words(ident) & _words(title):
+            out[self.entity.id] = "-".join(WORD.findall(title.lower()))  # a made-up slug reads as its title
         return out
 
     # --- lists -------------------------------------------------------------------------------
