@@ -79,7 +79,9 @@ SPLITS = ("train", "valid", "test")
 # plain words from tools' names.
 # 14 = an open kind's made-up match whose slug id shares no word with its title gets its title's slug (the
 # shipped registry's output is unchanged: its made-up slugs already read as their titles).
-GENERATOR_VERSION = 14
+# 15 = one answer fills two asks of a message only when they are one kind of thing (issue 44); the LLM path's
+# conversations open with the scenario's system prompt too; a follow-up's sentence value is quoted.
+GENERATOR_VERSION = 15
 
 
 @dataclass

@@ -267,3 +267,36 @@ def test_a_value_from_an_earlier_turn_is_said_where_the_request_needs_it_never_p
                 values = {str(a[param]) for _, a, _, _ in turn.calls if isinstance(a.get(param), (str, int))}
                 if len(values) > 1:  # two entities for one slot: only when the request names each of them
                     assert all(v in said for v in values), (param, values, said)
+
+
+def test_one_answer_fills_only_the_asks_of_its_kind(tmp_path: Path):
+    """A message that leaves out two values of one name asks once only when they are one kind of thing (the pack
+    draws them alike: "Which coin?" for both); Weaviate's object id and a classification job's id are two asks,
+    never the object's UUID given to the job."""
+    folder = tmp_path / "reg"
+    (folder / "packs").mkdir(parents=True)
+    name = "agentesq__postman-weaviate-mcp-server"
+    shutil.copy(ROOT / "registry" / f"{name}.json", folder)
+    shutil.copy(ROOT / "registry" / "packs" / f"{name}.pack.yaml", folder / "packs")
+    (pack,) = load_packs(folder / "packs").by_server.values()
+    out = tmp_path / "run"
+    generate(Settings(servers=folder, out=out, n=300, seed=2, decisions=0.0))
+    together = 0
+    for conv in lines(out / "conversations.jsonl"):
+        messages = conv["messages"]
+        replies = [
+            m["content"]
+            for i, m in enumerate(messages)
+            if m["role"] == "user" and i and "?" in (messages[i - 1].get("content") or "")
+        ]
+        for m in messages:
+            calls = m.get("tool_calls") or []
+            for a, b in [(a, b) for i, a in enumerate(calls) for b in calls[i + 1 :] if a["name"] != b["name"]]:
+                for param in set(a["arguments"]) & set(b["arguments"]):
+                    value = a["arguments"][param]
+                    if value != b["arguments"][param] or not any(str(value) in r for r in replies):
+                        continue
+                    together += 1  # one answer given to two calls: they ask for one kind of thing
+                    kinds = [pack.tools[c["name"]].values.get(param) for c in (a, b)]
+                    assert kinds[0] == kinds[1], (a, b)
+    assert together >= 1

@@ -52,7 +52,6 @@ def requests():
 
 def test_every_template_renders_through_a_request_builder():
     rendered = {
-        "conversation.system.j2": templates.render("conversation.system.j2", server=SERVER),
         "executor.plan.j2": roles.plan_note([roles.PlanItem(tool="get_forecast")]),
     }
     for request in requests():
@@ -69,19 +68,18 @@ def test_every_template_renders_through_a_request_builder():
         "review",
         "judge",
         "pack",
-        "conversation.system.j2",
         "executor.plan.j2",
     }
     assert set(rendered) == used
-    assert len(templates.names()) == 2 * 8 + 2  # a system and a user template per role, plus two
+    assert len(templates.names()) == 2 * 8 + 1  # a system and a user template per role, plus the plan note
     # text from a registry or a model is data: template syntax inside it is not evaluated
-    for role in ("query", "refine", "user", "tool", "review", "judge", "pack", "conversation.system.j2"):
+    for role in ("query", "refine", "user", "tool", "review", "judge", "pack"):
         assert "{{ server.secret }}" in rendered[role], role
 
 
 def test_missing_variable_is_a_clear_error():
-    with pytest.raises(TemplateError, match="conversation.system.j2"):
-        templates.render("conversation.system.j2")
+    with pytest.raises(TemplateError, match="executor.plan.j2"):
+        templates.render("executor.plan.j2")
 
 
 def test_system_prompts_vary_by_scenario_as_deployments_write_them():

@@ -39,6 +39,7 @@ from synth.records import (
 from synth.runtime.base import AsyncToolRuntime, ToolResult, ToolRuntime
 from synth.runtime.pick import pick_async_runtime
 from synth.scenarios.made import made, query_id
+from synth.scenarios.system_prompts import opening
 from synth.stages import gates
 from synth.stages.whole import cut_reason
 
@@ -301,9 +302,9 @@ async def _talk(
     ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, runtime: AsyncToolRuntime
 ) -> list[Message] | StageFailure:
     sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
-    system = templates.render("conversation.system.j2", server=server)
     note = roles.plan_note(plan.steps, ep.items)
-    messages: list[Message] = [Message(role="system", content=system), Message(role="user", content=request)]
+    # the deployment's own prompt (or none); how to behave is the plan note's, never written into the data
+    messages: list[Message] = [*opening(server, seed, sid), Message(role="user", content=request)]
     results: list[Any] = []
     for _turn in range(MAX_TURNS):
         answer = await _executor_turn(ep, messages, note)
@@ -351,13 +352,14 @@ async def _executor_turn(ep: _Episode, messages: list[Message], note: str) -> Ch
     names = ep.agents.names
     tools = tuple(openai_tool(t, names(ep.server.id, t.name)) for t in ep.server.tools if t.name in ep.offered)
     chat = ep.openai(messages)
+    head = 1 if chat and chat[0]["role"] == "system" else 0  # the note comes after the system prompt, if any
     req = ChatRequest(
         role="executor",
         model=ep.models["executor"],
         seed=ep.agents.seed,
         tools=tools,
         template_hash=templates.template_hash("executor.plan.j2"),
-        messages=(chat[0], {"role": "system", "content": note}, *chat[1:]),
+        messages=(*chat[:head], {"role": "system", "content": note}, *chat[head:]),
     )
     answer = await _complete(ep, req)
     if isinstance(answer, StageFailure) or answer.tool_calls or cut_reason(answer.content, prose=True) is None:

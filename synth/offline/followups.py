@@ -219,8 +219,8 @@ def _asked(key: str, value: Any, stated: str, rng: random.Random) -> tuple[str, 
         return rng.choice(HOW_MANY_OF).format(noun=noun), rng.choice(SAY_HOW_MANY_OF).format(value=amount, noun=noun)
     ask = rng.choice(AGAIN if str(value) in stated else RECALL).format(field=field)
     said = f"{amount}{unit}".rstrip(".")
-    if said.endswith(("?", "!")):  # a sentence of its own: "It says: Are we still on for Saturday?"
-        return ask, f"It says: {said}"
+    if said.endswith(("?", "!")):  # a sentence of its own: 'It says "Are we still on for Saturday?"'
+        return ask, f'It says "{said}"'
     say = rng.choice(SAY_RECALL).format(field=field, value=said)
     return ask, say[:1].upper() + say[1:]
 

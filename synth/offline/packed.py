@@ -189,7 +189,7 @@ class PackAuthor:
         self.messages: list[Message] = opening(server, seed, scenario.id)
         self.withheld: list[str] = []
         self.used: set[str] = set()  # the goals this conversation has asked
-        self.composing: list[dict[str, Any]] = []  # the arguments of the message's earlier parts
+        self.composing: list[dict[str, Any]] = []  # the values the message's earlier parts said
         self.first = ""
         # the no-call turns (synth.offline.decisions) draw from their own stream: the rest reads as without them
         self.decisions: list[Decision] = []
@@ -286,18 +286,22 @@ class PackAuthor:
         if number == 0:
             self.first = text
         self.messages.append(Message(role="user", content=text))
-        answered: dict[str, Any] = {}  # a value asked for once holds for every request of the turn that needs it
+        # a value asked for once holds for every request of the turn that needs one of its kind (the pack draws it
+        # the same way): "Which coin?" "Monero." is not asked again; an object's id and a job's id are two asks
+        answered: dict[str, tuple[Any, Any]] = {}
         for k, (step, param) in enumerate(request.withheld):
             self.withheld.append(f"{step}.{param}")
-            if param in answered and self._holds(step, param, answered[param]):
-                request.args[step][param] = answered[param]  # "Which coin?" "Monero." is not asked again
+            kind = self.entry(step).values.get(param)
+            if param in answered and answered[param][1] == kind and self._holds(step, param, answered[param][0]):
+                request.args[step][param] = answered[param][0]
                 continue
             entry = self.entry(step)
             question = entry.ask.get(param) or f"Sure. Which {' '.join(language.words(param))} should I use?"
             guess = self._guess(step, param, request.args[step])
             self.decisions.append(D.ask_decision(len(self.messages), guess, param))
             self.messages.append(Message(role="assistant", content=question))
-            value = answered[param] = request.args[step][param]
+            value = request.args[step][param]
+            answered[param] = (value, kind)
             said = self._said(entry, param, value)
             reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s, said=said: said)  # type: ignore[misc]
             if k == 0 and self.scenario.multi_turn and self.rng.random() < P_CHANGE:
@@ -345,9 +349,10 @@ class PackAuthor:
                 return self._fill(self._pick(goals, steps), steps)
             return self._fill(self._pick([goal_of(g) for g in self.entry(steps[0]).goals], steps[:1]), steps)
         parts = []
-        for s in steps:  # a part reuses what an earlier part of the same message said, not an older turn's
+        for s in steps:  # a part reuses what an earlier part of the message said ("in acme/api ... and its PRs")
             parts.append(self._fill(self._pick([goal_of(g) for g in self.entry(s).goals], (s,)), (s,)))
-            self.composing = [*self.composing, *parts[-1].args.values()]
+            said = {p: parts[-1].args[step][p] for step, p in parts[-1].stated}  # not what it left to ask
+            self.composing = [*self.composing, said]
         merged = parts[0]
         for other in parts[1:]:
             merged.text += (self.rng.choice(JOIN) if self.rng.random() < P_JOIN else " ") + other.text

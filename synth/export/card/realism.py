@@ -94,7 +94,9 @@ RAW_FIELD = re.compile(
     r"|\bdid it say what the [\w ]+ is\?"
 )
 FIELD_VALUE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3}: \S")  # "Volume: 1368420.0."
-STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b1[5-9]\d{8}\b")
+STAMP = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|(?i:\b(?:start|end|time|at|since|until|created|updated|on)\W+)1[5-9]\d{8}\b"
+)
 
 
 def _words(text: str) -> list[str]:
