@@ -292,6 +292,7 @@ class PackAuthor:
         for k, (step, param) in enumerate(request.withheld):
             self.withheld.append(f"{step}.{param}")
             kind = self.entry(step).values.get(param)
+            kind = kind.pool if isinstance(kind, Pool) else kind  # the values drawn, however each is phrased
             if param in answered and answered[param][1] == kind and self._holds(step, param, answered[param][0]):
                 request.args[step][param] = answered[param][0]
                 continue
