@@ -81,7 +81,9 @@ SPLITS = ("train", "valid", "test")
 # shipped registry's output is unchanged: its made-up slugs already read as their titles).
 # 15 = one answer fills two asks of a message only when they are one kind of thing (issue 44); the LLM path's
 # conversations open with the scenario's system prompt too; a follow-up's sentence value is quoted.
-GENERATOR_VERSION = 15
+# 16 = a decline offers no count for a thing ("update a many" from update-many) and says what a batch tool does
+# ("create objects" for batch_create_objects) (issue 44).
+GENERATOR_VERSION = 16
 
 
 @dataclass

@@ -230,6 +230,7 @@ def test_a_decline_offer_never_reads_out_a_tool_description():
                 t.name for t in server.tools if _spans(said) & (_spans(t.description) - _spans(" ".join(words(t.name))))
             ]
             assert not quoted, (server.name, said, quoted)
+            assert " a many" not in said and " an one" not in said, said  # update-many is no thing to offer
 
 
 def test_a_follow_up_asks_about_the_latest_request_and_is_answered_from_its_result():

@@ -218,10 +218,16 @@ def _can(tool: ToolSpec) -> str | None:
     at = next((i for i, w in enumerate(name) if w in VERBS), None)
     if at is None:
         return None
+    if name[at] == "batch" and at + 1 < len(name) and name[at + 1] in VERBS:  # batch_create_objects: create
+        at += 1
     rest = name[at + 1 :]
     by = rest.index("by") if "by" in rest else len(rest)  # news by country: the "by" part is said as it is
     thing, tail = [w for w in rest[:by] if w not in _VAGUE], [w for w in rest[by + 1 :] if w not in _VAGUE]
-    if not thing or any(not w.isalpha() or (len(w) <= 3 and w not in _SHORT) for w in thing + tail):
+    if (
+        not thing
+        or set(thing) & _HOW_MANY
+        or any(not w.isalpha() or (len(w) <= 3 and w not in _SHORT) for w in thing + tail)
+    ):
         return None
     verb = name[at] if name[at] in _OWN_VERBS else "look up" if name[at] in _READS else name[at]
     last = thing[-1]
@@ -242,6 +248,7 @@ _READS = {"get", "fetch", "retrieve", "list", "find", "query", "read", "show", "
 _OWN_VERBS = {"search"}  # "search Wikipedia": no "look up" for these
 _ONE_OF = {"create", "add", "send", "convert", "delete", "update", "analyze", "debug", "download", "upload", "cancel"}
 _VAGUE = {"detailed", "paginated", "details", "raw", "v1", "v2", "v3", "basic", "advanced", "all", "latest", "common"}
+_HOW_MANY = {"many", "one", "multiple", "bulk", "batch"}  # update-many: how many, not what
 _MASS = {"data", "info", "news", "weather", "metadata", "content", "information", "time"}
 _THE = {
     "current",
