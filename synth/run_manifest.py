@@ -83,7 +83,8 @@ SPLITS = ("train", "valid", "test")
 # conversations open with the scenario's system prompt too; a follow-up's sentence value is quoted.
 # 16 = a decline offers no count for a thing ("update a many" from update-many) and says what a batch tool does
 # ("create objects" for batch_create_objects) (issue 44).
-GENERATOR_VERSION = 16
+# 17 = a time said after "at" or "from" reads "at 14:00 on 4 May", not "at 4 May at 14:00" (issue 44).
+GENERATOR_VERSION = 17
 
 
 @dataclass

@@ -37,6 +37,24 @@ _MONTHS = "January February March April May June July August September October N
 _TIMED = {"time", "date", "at", "on", "start", "end", "created", "updated", "since", "until", "timestamp", "ts"}
 
 
+_AT_AT = re.compile(r"\b(at|from|until|since|by) (\d{1,2} [A-Z][a-z]+(?: \d{4})?) at (\d{2}:\d{2})\b")
+
+
+def timed(text: str) -> str:
+    """A sentence with a time said after "at" or "from" as a person says it: "measured at 4 May at 14:00" ->
+    "measured at 14:00 on 4 May"."""
+    return _AT_AT.sub(r"\1 \3 on \2", text)
+
+
+def when_forms(value: Any, key: str = "") -> tuple[str, ...]:
+    """Every way an answer says a date or a time (``when`` and its ``timed`` turn: "14:00 on 4 May")."""
+    said = when(value, key)
+    if said is None:
+        return ()
+    day, _, clock = said.partition(" at ")
+    return (said, f"{clock} on {day}") if clock else (said,)
+
+
 def when(value: Any, key: str = "") -> str | None:
     """A date or time as a person writes it: "2026-05-18 17:30:00" -> "18 May at 17:30", "2024-03-05" ->
     "5 March 2024", a unix time under a key that names a time (``start``, ``created_at``; not ``start_tvl``)

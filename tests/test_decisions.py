@@ -331,7 +331,7 @@ def test_a_follow_up_asks_what_a_person_asks_and_is_answered_in_their_words():
 
 def test_dates_and_unix_times_are_said_as_a_person_writes_them():
     from synth.packs.template import answer_slot
-    from synth.wording import when
+    from synth.wording import timed, when
 
     assert when("2026-05-18 17:30:00") == "18 May at 17:30"
     assert when("2026-05-04T14:47:05.118000+08:00") == "4 May at 14:47"
@@ -339,6 +339,10 @@ def test_dates_and_unix_times_are_said_as_a_person_writes_them():
     assert when(1718504400, "start") == "16 June 2024 at 02:20" and when(1718504400, "id") is None
     assert when(1714780800000, "created_at") == "4 May 2024" and when("v2026-05") is None
     assert answer_slot("r.due", {}, {"due": "2026-05-18 17:30:00"}) == "18 May at 17:30"
+    assert timed("10.2°C (measured at 4 May at 14:00), from 5 June 2024 at 09:00") == (
+        "10.2°C (measured at 14:00 on 4 May), from 09:00 on 5 June 2024"
+    )
+    assert timed("It's due 18 May at 17:30.") == "It's due 18 May at 17:30."
     assert answer_slot("r.id", {}, {"id": 1718504400}) == "1718504400"  # an id stays whole
     assert when(2024851828, "start_tvl") is None and when(1718504400, "created_at") == "16 June 2024 at 02:20"
     assert answer_slot("r.s.start_tvl", {}, {"s": {"start_tvl": 2024851828}}) == "2.02 billion"

@@ -293,6 +293,7 @@ def test_an_answer_that_says_a_date_in_words_speaks_of_the_result():
     result = json.dumps({"task": "Pay rent", "due": "2026-05-18 17:30:00", "start": 1718504400})
     assert _covered("It's due 18 May at 17:30.", "get_task", {}, result, False)
     assert _covered("It started on 16 June 2024 at 02:20.", "get_task", {}, result, False)
+    assert _covered("It's due at 17:30 on 18 May.", "get_task", {}, result, False)
     assert not _covered("It's due soon.", "get_task", {}, result, False)
     assert credential("token") and credential("accessToken") and credential("api_key") and credential("userAgent")
     assert not credential("key") and not credential("workspaceSlug")

@@ -36,11 +36,12 @@ runner = CliRunner()
 # the 80 conversations: a currency of a frankfurter case is no longer changed alone ('Into USD. Sorry, I meant GBP,
 # not EUR.' -> 'Into USD.', twice), and a repeated rates listing is no longer rejected, so the run ends on other rows
 # and at 13 (issue 44: system prompts vary by scenario, follow-ups and dates in a person's words, no pointer
-# sentences: the conversations and everything derived from them change)
+# sentences: the conversations and everything derived from them change), and at 17 (a time after "at" reads
+# "at 14:00 on 4 May")
 BEFORE = {
-    "conversations.jsonl": "ad3f3791c5170406ddbf52a1ea0871f92eefb3fc05a98446bcccc153cd4383ec",
+    "conversations.jsonl": "a31aac302c0357ca91b7aec125089c36286348c0f60458f71ef70d375149ca04",
     "eval.jsonl": "fef0c0097b4e77458b1d9e49a1657721e91d341d100bf41380bc991217b007bb",
-    "scored.jsonl": "8c05f9ab6cbfe7221428463c5557a353655cbb7296ef3bb9b4a7065a9497334a",
+    "scored.jsonl": "2e1a73eacc5ea262b1b01c907d2a88aa3bd50dc5836010ffc187683ecd6e2d6b",
     "scored_decisions.jsonl": "194cc7082175d44b7d44f0a0e1d47399ea53f864721be90e413ac84fb51e9ac9",
     "teval/instruct_json.json": "8faf02b378c7c284decd5ccfa462bccec86244665121f03bb670cb9129f7832c",
     "teval/instruct_str.json": "16e3ee1582b3deb7bc52968fd047b8893b91bdc0b27e640572c212a3655e119c",
@@ -51,8 +52,8 @@ BEFORE = {
     "teval/retrieve_str.json": "552ddc3b9ad78968d4252225139bc2a63301cc5fbac0d36b3825b8edf2dd357f",
     "teval/review_str.json": "a98451e1766b8f20ca603f32c35d40d91ebfb172f1bfe90d3320ec67a29895cb",
     "teval/understand_str.json": "6817c20b8652bc7c1bd0ccdc706315555bce8895198f8b8a58c0b5b665ff437e",
-    "train.jsonl": "d37182426b8b9e1ca6dff1f8642d8f606206812cef05482682e963d7f654bfb8",
-    "valid.jsonl": "4588e1ceff99782e7cc6ac0cd6a7752eac3ab9cc3daf710a61b33ffe9cc89069",
+    "train.jsonl": "af126383f4e1fb37c989f55fc281896fd6ad959a089aeda4b1f1c135c035b42c",
+    "valid.jsonl": "3a69e75362ea0aeb2a0d428344ac22424d8fd2314c2b1f7f8e0ebebf5d1f1cfc",
 }
 
 

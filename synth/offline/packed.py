@@ -40,7 +40,7 @@ from synth.scenarios.system_prompts import opening
 from synth.stages.consistency import OWNER_KEYS
 from synth.stages.gates import schema_error
 from synth.stages.reader import credential, internal, reads
-from synth.wording import PROMISE
+from synth.wording import PROMISE, timed
 
 GREET = (
     "Hi! ",
@@ -532,7 +532,7 @@ class PackAuthor:
         answers = {s: self._answer(s, request.goals.get(s)) for s in request.steps}
         covered = {s for last, (_, span) in request.goals.items() if answers[last][1] for s in span[:-1]}
         answer = language.told([answers[s][0] for s in request.steps if s not in covered], request.text)
-        self.messages.append(Message(role="assistant", content=answer))
+        self.messages.append(Message(role="assistant", content=timed(answer)))
 
     def _answer(self, step: int, goal: tuple[Goal, tuple[int, ...]] | None = None) -> tuple[str, bool]:
         """The answer to one step: from the items its goal asks for (each said from the result, or why not;

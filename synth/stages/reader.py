@@ -34,7 +34,7 @@ from typing import Any, Literal
 from synth.asks import counts, named_fewer
 from synth.records import Message, ServerSpec, StageFailure, ToolSpec
 from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
-from synth.wording import large, when, words
+from synth.wording import large, when_forms, words
 
 Decision = Literal["reject", "queue"]
 DECISIONS: dict[str, Decision] = {
@@ -175,14 +175,16 @@ def _covered(answer: str, name: str, args: dict[str, Any], result: str, failed: 
     fields = _fields(data, {})
     values = [v for vs in fields.values() for v in vs]
     rounded = (large(v) for v in values)  # "$21.38 billion" for 21375055345
-    dates = (when(v, k) for k, vs in fields.items() for v in vs)  # "18 May at 17:30" for "2026-05-18 17:30:00"
+    dates = (
+        d for k, vs in fields.items() for v in vs for d in when_forms(v, k)
+    )  # "18 May at 17:30", "17:30 on 18 May"
     return (
         any(w in low for w in _words(data))
         or any(w in low for w in _words(args))
         or any(r and r in low for r in rounded)
         or (len(values) <= 3 and any(_whole(v, low) for v in values))  # a score of 8: one digit is its answer
         or (not any(True for _ in _words(data)) and bool(_FAILED.search(low)))  # nothing found, said so
-        or any(d and d.lower() in low for d in dates)
+        or any(d.lower() in low for d in dates)
     )
 
 
@@ -234,7 +236,7 @@ def _asked_fields(request: str, answer: str, result: str) -> list[str]:
             if isinstance(v, (int, float))
         ]
         shown += [r for r in map(large, values) if r]
-        shown += [d.lower() for v in values if (d := when(v, key))]
+        shown += [d.lower() for v in values for d in when_forms(v, key)]
         if not any(w in low or w in asked for w in shown):
             missing.append(key)
     return missing
