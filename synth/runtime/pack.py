@@ -123,6 +123,7 @@ def _items(data: Any) -> list[dict[str, Any]]:
 IDENTITY = re.compile(
     r"(?i:(^|_)(id|uuid|key|slug|name|fullname|title|login|username|namespace|email|url|path|symbol|ticker|code)$)"
     r"|[a-z](Id|ID|Name|Key|Slug|Url|URL)$"
+    r"|(?i:^(?:content|place|item|product|post|page|doc|stop|route|object)id$)"  # Korea Tourism's contentid
 )
 
 
