@@ -20,12 +20,12 @@ from synth.packs.check import check_pack
 from synth.packs.items import answer
 from synth.packs.load import load_packs
 from synth.packs.model import Goal
-from synth.packs.template import Missing, answer_slot
+from synth.packs.template import Expander, Missing, answer_slot
 from synth.pipeline import generate
 from synth.records import Message, ToolCall
 from synth.registry import load_registry
 from synth.rundir import read_jsonl
-from synth.runtime.pack import PackRuntime
+from synth.runtime.pack import PackRuntime, _identifies
 from synth.stages.reader import dropped, turns
 
 ROOT = Path(__file__).parents[1]
@@ -92,6 +92,21 @@ def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
     )
     assert _said(verdict, {"change_1d": 4.2}) == "Up: 4.2% on the day."
     assert _said(verdict, {"change_1d": -3.1}) == "Down: -3.1% on the day."
+    hours = Goal.model_validate(
+        {
+            "text": "Is it still business hours in {timezone}?",
+            "items": [
+                {
+                    "ask": "business hours",
+                    "when": "r.datetime >= 2026-05-04T09:00 and r.datetime < 2026-05-04T18:00",
+                    "say": "Yes, it's {r.datetime}.",
+                    "otherwise": "No, it's {r.datetime}.",
+                }
+            ],
+        }
+    )
+    assert _said(hours, {"datetime": "2026-05-04T11:04:09"}).startswith("Yes")
+    assert _said(hours, {"datetime": "2026-05-04T21:04:09"}).startswith("No")
     # every item of a list, each said by its form; a list's length
     stories = [{"title": f"Story {n}", "score": 100 + n} for n in range(5)]
     assert answer_slot('each:r|"$title" ($score points)', {}, stories).count("points") == 5
@@ -102,6 +117,7 @@ def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
     assert answer_slot("r.cashflow.0.2025-12-31", {}, cash) == "14.01 billion"
     assert answer_slot("r.tvl.0.date", {}, cash) == "1777852800"
     assert answer_slot("r.totalAllTime", {}, FEES) == "2.4 billion"
+    assert answer_slot("each:r.cashflow|$index $$2025-12-31", {}, cash) == "Free Cash Flow $14.01 billion"
     try:
         answer_slot("each:r.missing|$title", {}, {"items": []})
         raise AssertionError("a missing list is Missing")
@@ -138,6 +154,20 @@ def test_pack_check_holds_a_goal_to_its_items(tmp_path: Path):
     found = _problems(reg)
     assert any(p.startswith("error") and "periods week, month, all time" in p and "[goal-items]" in p for p in found)
     assert any(p.startswith("error") and "{r.total1d}" in p and "[item-slots]" in p for p in found)
+    # an item has no other wording to fall back on: every result template must fill it (unless it says why not)
+    from synth.packs.check import _check_items
+
+    tool = load_registry(reg).servers[0].tool("get_summary_fees__by_protocol")
+    said: list[str] = []
+    item = {"ask": "week", "say": "${r.total7d} over the week"}
+    goals = [Goal.model_validate({"text": "Fees for {protocol}: the week?", "items": [item]})]
+    templates = [{"total7d": 5}, {"total24h": 3}]
+    _check_items(tool, goals, templates, [{"protocol": "aave"}], "/g", lambda *a, **k: said.append(a[2]))
+    assert said and "not every result template" in said[0]
+    said.clear()
+    excused = [goals[0].model_copy(update={"items": [goals[0].items[0].model_copy(update={"missing": "no week"})]})]
+    _check_items(tool, excused, templates, [{"protocol": "aave"}], "/g", lambda *a, **k: said.append(a[2]))
+    assert not said
 
 
 def test_the_pack_author_answers_every_item_and_a_read_already_made_is_not_made_again(tmp_path: Path):
@@ -170,11 +200,18 @@ def test_one_customer_per_conversation_in_pack_results():
     runtime = PackRuntime(pack, random.Random(0), runtime_of_nothing())
     first = runtime.call(server.tool("find_user_id_by_email"), {"email": "aaron.cordova6866@example.com"})
     owner = first.data["user_id"]
+    assert owner == "aaron_cordova_7181"  # the account the email belongs to ({table:email|...}), not a draw
     for _ in range(5):  # an order's owner is drawn per call by the template: the conversation's customer now
         order = runtime.call(server.tool("get_order_details"), {"order_id": "#W2611340"})
         assert order.data["user_id"] == owner
     named = runtime.call(server.tool("get_user_details"), {"user_id": "sarah_parker_1242"})
     assert named.data["user_id"] == "sarah_parker_1242"  # a call about someone it names stays about them
+
+
+def test_a_lookup_result_follows_what_it_looked_up():
+    expander = Expander(random.Random(0), {"email": "b@x.io"})
+    assert expander.value("{table:email|a@x.io=ann_1|b@x.io=bob_2}") == "bob_2"
+    assert Expander(random.Random(0), {"email": "c@x.io"}).value("{table:email|a@x.io=ann_1}") == "ann_1"
 
 
 def runtime_of_nothing():
@@ -209,3 +246,10 @@ def test_the_llm_path_is_told_the_items_and_checked_against_them():
     review = roles.review_request("m", 0, "user: ...", 0, items)
     assert '"is it maintained?"' in review.messages[1]["content"] and "reject" in review.messages[1]["content"]
     assert roles.Draft.model_validate({"request": "Fees for aave: week and month?", "items": items}).items == items
+
+
+def test_a_detail_agrees_with_the_search_item_it_opened():
+    """Korea Tourism's search items carry ``contentid``: the detail call for one repeats its title and address
+    (a beach listed as 함덕해수욕장 was described as 곽지해수욕장)."""
+    assert _identifies("contentid") and _identifies("contentId") and _identifies("content_id")
+    assert not _identifies("valid") and not _identifies("paid")

@@ -18,7 +18,7 @@ from typing import Any
 from synth.asks import periods
 from synth.packs.check_world import check_world, sample_world
 from synth.packs.draw import arguments, draw, goal_params
-from synth.packs.items import parse_test
+from synth.packs.items import parse_tests
 from synth.packs.model import Goal, Pack, Pool, Range, ToolPack, goal_of
 from synth.packs.rules import BY_ID
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, slots
@@ -274,13 +274,15 @@ def _check_items(tool: ToolSpec, goals, results: list[Any], samples, at: str, pr
                 severity="error" if asked else "warning",
                 rule="goal-items",
             )
-        texts = [(f"{at}/{i}/answer", goal.answer)] if goal.answer else []
+        texts = [(f"{at}/{i}/answer", goal.answer, True)] if goal.answer else []
         for k, item in enumerate(goal.items):
-            texts += [(f"{at}/{i}/items/{k}/say", item.say)]
-            texts += [(f"{at}/{i}/items/{k}/otherwise", item.otherwise)] if item.otherwise else []
+            # an item that says why it may be missing needs one template that fills it, any other every one
+            every = item.missing is None
+            texts += [(f"{at}/{i}/items/{k}/say", item.say, every)]
+            texts += [(f"{at}/{i}/items/{k}/otherwise", item.otherwise, every)] if item.otherwise else []
             if item.when is not None:
                 try:
-                    parse_test(item.when)
+                    parse_tests(item.when)
                 except ValueError as exc:
                     problem(
                         tool.name,
@@ -289,12 +291,13 @@ def _check_items(tool: ToolSpec, goals, results: list[Any], samples, at: str, pr
                         "write it as 'r.path >= value'",
                         rule="item-slots",
                     )
-        for pointer, text in texts:
-            if results and not any(_item_fits(text, t, args, first) for t in results for args in samples[:2]):
+        for pointer, text, every in texts:  # an item has no other wording to fall back on
+            fits = [any(_item_fits(text, t, args, first) for args in samples[:2]) for t in results]
+            if results and not (all(fits) if every else any(fits)):
                 problem(
                     tool.name,
                     pointer,
-                    f"goal {i} has a slot no result template fills in {text!r}",
+                    f"goal {i} has a slot not every result template fills in {text!r}",
                     "use {r.path} for fields every result has, {first:r.path} for the first tool's in a feed, "
                     "{each:r.list|$field} and parameters with values",
                     rule="item-slots",

@@ -25,6 +25,11 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
+def parse_tests(test: str) -> list[tuple[str, str, str]]:
+    """Every test of a verdict's ``when`` ('a >= 1 and b < 2'); ValueError when one is not 'SLOT OP VALUE'."""
+    return [parse_test(part) for part in test.split(" and ")]
+
+
 def parse_test(test: str) -> tuple[str, str, str]:
     """``'r.0.created_at >= 2025-11-01'`` -> (slot, operator, value); ValueError when it is not one."""
     m = _TEST.match(test)
@@ -42,8 +47,12 @@ def _operand(slot: str, args: dict[str, Any], result: Any) -> Any:
 
 def holds(test: str, args: dict[str, Any], result: Any) -> bool:
     """Whether a verdict's test holds on the call's arguments and result: a slot against a value or another
-    slot ('r.-1.tvl > r.0.tvl'); numbers compare as numbers, anything else as text (ISO dates in order).
-    Missing when a slot is not there."""
+    slot ('r.-1.tvl > r.0.tvl'), tests joined by ' and ' all holding; numbers compare as numbers, anything
+    else as text (ISO dates and times in order). Missing when a slot is not there."""
+    return all(_holds(part, args, result) for part in test.split(" and "))
+
+
+def _holds(test: str, args: dict[str, Any], result: Any) -> bool:
     slot, op, value = parse_test(test)
     left = _operand(slot, args, result)
     if value.startswith("r.") or value in args:

@@ -219,7 +219,9 @@ def each(slot: str, result: Any) -> str:
     def one(item: Any) -> str:
         if not form:
             return spoken(item)
-        return _FIELD.sub(lambda m: _value(m.group(1), get_path(item, m.group(1))), form)
+        return _FIELD.sub(
+            lambda m: _value(f"r.{path}.{m.group(1)}".replace("..", "."), get_path(item, m.group(1))), form
+        )
 
     parts = [one(item) for item in items[:EACH_MAX]]
     if len(items) > EACH_MAX:
@@ -227,7 +229,7 @@ def each(slot: str, result: Any) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-_FIELD = re.compile(r"\$([A-Za-z_][\w]*(?:\.[\w\-]+)*)")
+_FIELD = re.compile(r"\$([A-Za-z_0-9][\w\-]*(?:\.[\w\-]+)*)")  # $title, $raft.term, $2025-12-31
 
 
 def _value(name: str, value: Any) -> str:
@@ -344,6 +346,11 @@ class Expander:
             return round(self.rng.uniform(lo, hi), decimals)
         if kind == "pick":
             return self.rng.choice(arg.split("|"))
+        if kind == "table":  # {table:email|a@x.com=aaron_7181|...}: the value the argument maps to (a lookup's
+            param, *rows = arg.split("|")  # result follows what it looked up); an unknown one draws as pick
+            pairs = dict(row.partition("=")[::2] for row in rows)
+            key = str(self.args.get(param))
+            return pairs[key] if key in pairs else self.rng.choice(list(pairs.values()))
         if kind == "date":  # {date:3} is three days after the base date; {date:n} follows the item number
             days = (n or 0) if arg == "n" else int(arg or 0)
             return (BASE_DATE + dt.timedelta(days=days)).isoformat()

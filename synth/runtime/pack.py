@@ -72,20 +72,23 @@ class PackRuntime:
             data = fit_limit(data, arguments, template, expander)
             data = self.identities.settle(_agree(data, arguments, self.items), arguments)
         self.items.extend(_items(data))
-        return ToolResult.of(self._owned(data, arguments), "pack")
+        return ToolResult.of(self._owned(data, arguments, template), "pack")
 
-    def _owned(self, data: Any, arguments: dict[str, Any]) -> Any:
+    def _owned(self, data: Any, arguments: dict[str, Any], template: Any) -> Any:
         """The result with its owner (``user_id``...) the conversation's customer: the first one an argument or
-        a result named. A template draws an owner per call; one conversation is about one person's records,
-        so an order looked up after the customer was identified is that customer's. An owner the call itself
-        names stays (the result is about whom it asked for)."""
+        a result named. A template that draws an owner per call ({pick:...}) gets it from the conversation: one
+        conversation is about one person's records, so an order looked up after the customer was identified is
+        that customer's. An owner the call names, or the template derives from the call ({table:...}: the
+        account an email looks up), stays (the result is about whom it asked for)."""
         named = [arguments[k] for k in OWNER_KEYS if isinstance(arguments.get(k), str)]
         self.owner = self.owner or next(iter(named), None)
         if not isinstance(data, dict):
             return data
         for key in OWNER_KEYS:
             value = data.get(key)
-            if not isinstance(value, str) or value in named:
+            drawn = isinstance(template, dict) and str(template.get(key, "")).startswith("{pick:")
+            if not isinstance(value, str) or value in named or not drawn:
+                self.owner = self.owner or (value if isinstance(value, str) else None)
                 continue
             if self.owner is None:
                 self.owner = value

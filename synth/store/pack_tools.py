@@ -93,9 +93,10 @@ class Shop:
     def type_list(self) -> list[dict[str, Any]]:
         return [{"name": p["name"], "product_id": p["product_id"]} for p in self.products]
 
-    @property
-    def found(self) -> list[dict[str, Any]]:
-        return [{"user_id": f"{{pick:{self.user_ids}}}"}]
+    def found(self, by: str) -> list[dict[str, Any]]:
+        """A lookup's result: the account ``by`` (email, zip) belongs to, never a customer drawn at random."""
+        rows = "|".join(f"{u[by]}={u['user_id']}" for u in self.users)
+        return [{"user_id": f"{{table:{by}|{rows}}}"}]
 
     @property
     def user_result(self) -> dict[str, Any]:
@@ -151,7 +152,7 @@ def _find_user_id_by_email(shop: Shop) -> dict[str, Any]:
         "values": {"email": [u["email"] for u in shop.users]},
         "ask": {"email": "I can help with that. First, what's the email address on your account?"},
         "say": {"email": ["It's {value}.", "{value}", "Sure, {value}."]},
-        "results": shop.found,
+        "results": shop.found("email"),
         "answers": [
             "Thanks, I found your account ({r.user_id}). What would you like to do today?",
             "You're verified: your account is {r.user_id}. How can I help with your order?",
@@ -201,7 +202,7 @@ def _find_user_id_by_name_zip(shop: Shop) -> dict[str, Any]:
         "cases": [{"first_name": u["first_name"], "last_name": u["last_name"], "zip": u["zip"]} for u in shop.users],
         "ask": {"zip": "Thanks. And what's the ZIP code of your default address?"},
         "say": {"zip": ["{value}.", "It's {value}."]},
-        "results": shop.found,
+        "results": shop.found("zip"),
         "answers": [
             "Thank you, {first_name}. I found your account ({r.user_id}). What can I do for you?",
             "Got it: you're verified as {r.user_id}. What do you need help with?",
@@ -226,7 +227,16 @@ def _get_user_details(shop: Shop) -> dict[str, Any]:
         "goals": [
             "My user id is {user_id}. Which payment methods do I have on file?",
             "Can you check how much is left on my gift card? My account is {user_id}.",
-            "What address do you have for me? The account id is {user_id}.",
+            {
+                "text": "What address do you have for me? The account id is {user_id}.",
+                "items": [
+                    {
+                        "ask": "what address",
+                        "say": "The address on account {user_id} is {r.address.address1}, {r.address.city}, "
+                        "{r.address.state} {r.address.zip}.",
+                    }
+                ],
+            },
             "I want to see all the orders on my account, {user_id}.",
         ],
         "values": {"user_id": [u["user_id"] for u in shop.users]},
@@ -281,7 +291,16 @@ def _get_product_details(shop: Shop) -> dict[str, Any]:
     return {
         "goals": [
             "Which variants of product {product_id} are in stock?",
-            "What colors and sizes does product {product_id} come in, and at what prices?",
+            {
+                "text": "What colors and sizes does product {product_id} come in, and at what prices?",
+                "answer": "The {r.name} comes in {count:r.variants} versions: {items}.",
+                "items": [
+                    {
+                        "ask": "colors, sizes and prices",
+                        "say": "{each:r.variants|$options.color in $options.size at $price dollars}",
+                    }
+                ],
+            },
             "Is product {product_id} available in another option? I'd like to swap mine.",
         ],
         "values": {"product_id": [p["product_id"] for p in shop.some_products]},
