@@ -84,7 +84,12 @@ SPLITS = ("train", "valid", "test")
 # 16 = a decline offers no count for a thing ("update a many" from update-many) and says what a batch tool does
 # ("create objects" for batch_create_objects) (issue 44).
 # 17 = a time said after "at" or "from" reads "at 14:00 on 4 May", not "at 4 May at 14:00" (issue 44).
-GENERATOR_VERSION = 17
+# 18 = answers that answer, read again (issue 44): a lookup's result follows what it looked up ({table:...}: the
+# store's email and name+ZIP lookups), a pack result's owner follows the conversation's customer only where its
+# template draws one; more goals name every item asked (days, events, trials, papers, nodes, tenants, groups,
+# variants) and give verdicts (rain, business hours, in sync, buybacks, ratings changed); when joins tests with
+# 'and'; an each form's amounts round by the list's key.
+GENERATOR_VERSION = 18
 
 
 @dataclass
