@@ -76,6 +76,9 @@ def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
     )
     without = {k: v for k, v in FEES.items() if k != "total30d"}
     assert "no 30-day figure" in _said(goal, without)  # why not, never a silent gap
+    from synth.packs.items import joined
+
+    assert joined(["Uniswap leads.", "$14.7 billion over the week,"]) == "Uniswap leads. $14.7 billion over the week."
     # a verdict says yes or no by the data, with the figure that decides
     verdict = Goal.model_validate(
         {

@@ -75,9 +75,11 @@ def said(item: Item, lookup: Callable[[str], str], args: dict[str, Any], result:
 
 
 def joined(parts: list[str]) -> str:
-    """Items one after another: sentences as they are, phrases as a list ("a, b and c")."""
-    if all(p.rstrip().endswith((".", "!", "?")) for p in parts):
-        return " ".join(parts)
+    """Items one after another: sentences as they are, phrases as a list ("a, b and c"); when some are
+    sentences, each is said as one."""
+    ends = [p.rstrip().endswith((".", "!", "?")) for p in parts]
+    if any(ends):
+        return " ".join(p if end else p[:1].upper() + p[1:].rstrip(",;") + "." for p, end in zip(parts, ends))
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
