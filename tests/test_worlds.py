@@ -25,6 +25,7 @@ from synth.registry import load_registry
 from synth.runtime.pack import PackRuntime
 from synth.runtime.pick import offline_runtime
 from synth.stages.consistency import conflicting_ids, limit_mismatches
+from synth.stages.order import claims_and_contradictions, contradicted_claims
 
 FIXTURE = Path(__file__).parent / "fixtures" / "worlds"
 ROOT = Path(__file__).parents[1]
@@ -95,6 +96,46 @@ def test_a_list_off_its_limit_is_found() -> None:
     assert limit_mismatches(all_there_is) == []  # three match in all: a shorter list is right
     more = [_calls("search_docs", {"query": "x", "limit": 5}), _tool({"total": 9, "results": three})]
     assert limit_mismatches(more) == ["search_docs: limit=5 but the result lists 3 items"]
+
+
+def _answered(result: Any, answer: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "Which doc is read most?"},
+        _calls("list_docs", {}),
+        _tool(result),
+        {"role": "assistant", "content": answer},
+    ]
+
+
+def test_an_order_claim_its_result_contradicts_is_found() -> None:
+    docs = [
+        {"slug": "a1", "title": "Onboarding", "read_count": 483},
+        {"slug": "b2", "title": "Release", "read_count": 3033},
+    ]
+    wrong = _answered(docs, 'The most-read doc is "Onboarding" with 483 reads. Next: "Release" (3033 reads).')
+    assert claims_and_contradictions(wrong) == (
+        1,
+        [
+            "'Onboarding' is called top: read_count 483, but 'Release' has 3033"
+            " ('The most-read doc is \"Onboarding\" with 483 reads.')"
+        ],
+    )
+    right = _answered(docs, 'The most-read doc is "Release" with 3033 reads; "Onboarding" has 483.')
+    assert claims_and_contradictions(right) == (1, [])
+    titled = _answered(docs, 'First in the list: "Onboarding" (483 reads).')  # no claim of order
+    assert claims_and_contradictions(titled) == (0, [])
+    newest = [
+        {"number": "6.0.0", "created_at": "2026-04-01"},
+        {"number": "6.1.0", "name": "6.1", "created_at": "2026-05-01"},
+    ]
+    stale = _answered([{"name": "6.0", **newest[0]}, newest[1]], "The newest release is 6.0 (2026-04-01).")
+    assert contradicted_claims(stale) == [
+        "'6.0' is called top: created_at '2026-04-01', but '6.1' has '2026-05-01'"
+        " ('The newest release is 6.0 (2026-04-01).')"
+    ]
+    near = [{"name": "Yerba Buena", "distance_m": 109}, {"name": "Embarcadero", "distance_m": 335}]
+    assert contradicted_claims(_answered(near, "Yerba Buena is your best bet, 109 m away.")) == []  # less is better
+    assert len(contradicted_claims(_answered(near, "The nearest is Embarcadero, 335 m away."))) == 1
 
 
 # --- the world behind the runtime ----------------------------------------------------------
@@ -230,3 +271,4 @@ def test_the_shipped_registry_keeps_ids_and_limits(shipped: Path) -> None:
     gate = json.loads((shipped / "manifest.json").read_text())["reader_gates"]["gates"]["conflicting_ids"]
     assert gate["rate"] <= 0.005, gate  # of every conversation written, before the gate
     assert figures["lists_off_limit"] == 0.0
+    assert figures["order_claims_contradicted"]["count"] == 0, figures["order_claims_contradicted"]

@@ -15,6 +15,9 @@ Rows (targets in brackets):
   with two titles; synth.stages.consistency.conflicting_ids); the reader gate rejects those, so its share of
   all written ones is reader_gates.conflicting_ids [<= 0.5%]
 - lists_off_limit: conversations with a result list longer or shorter than the ``limit`` its call gave [0]
+- order_claims_contradicted: answers' order claims about listed items ("the most-read doc is X with 483
+  reads") that the turn's result contradicts (another item has more reads; synth.stages.order), their
+  share of all such claims, with how many claims were made [0]
 - phrases_over_3_params: string values that fill more than three different parameter names [0]
 - wrong_values_absent: wrong-value negatives whose changed value (leaf by leaf) appears nowhere in the history [<= 15%]
 - unexpected_extra_names: distinct parameter names the unexpected_extra negatives add [>= 100 on the
@@ -74,6 +77,7 @@ from synth.grade import Call, score_turn, without
 from synth.records import DECISIONS, Message
 from synth.rundir import CONVERSATIONS, EVAL, SCORED, RunDir, lines, read_jsonl, stored, teval_rows
 from synth.stages.consistency import conflicting_ids, limit_mismatches
+from synth.stages.order import claims_and_contradictions
 from synth.stages.reader import turns
 from synth.wording import PROMISE
 
@@ -238,6 +242,11 @@ def _shares(c: _Tally) -> dict[str, Any]:
             "distinct": len(c.systems),
             "top_share": round(c.systems.most_common(1)[0][1] / n, 4) if n else 0.0,
         },
+        "order_claims_contradicted": {
+            "share": round(c.contradicted / c.claims, 4) if c.claims else 0.0,
+            "claims": c.claims,
+            "count": c.contradicted,
+        },
     }
 
 
@@ -278,6 +287,8 @@ class _Tally:
     unsaid: int = 0  # ... whose answer leaves one unsaid
     count_turns: int = 0  # answered turns whose request asks for a number of things
     fewer: int = 0  # ... whose answer names fewer while the result holds them
+    claims: int = 0  # answers' order claims about listed items
+    contradicted: int = 0  # of them, the ones their result contradicts
     first_sentences: Counter[str] = field(default_factory=Counter)
     openings: Counter[str] = field(default_factory=Counter)
     stock: Counter[str] = field(default_factory=Counter)  # short phrase -> conversations with it
@@ -307,6 +318,9 @@ class _Tally:
         self._words_of(conv, descriptions)
         self.off_limit += bool(limit_mismatches(messages))
         self._asks(messages)
+        claims, contradicted = claims_and_contradictions(messages)
+        self.claims += claims
+        self.contradicted += len(contradicted)
         for i, m in enumerate(messages):
             if m.get("tool_calls"):
                 self.tool_turns += 1
