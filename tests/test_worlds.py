@@ -17,8 +17,8 @@ from synth.config import Settings
 from synth.export.card.realism import report
 from synth.packs.check import check_pack
 from synth.packs.load import usable_packs
-from synth.packs.model import Pack
-from synth.packs.world import WorldState
+from synth.packs.model import Pack, Touch, World
+from synth.packs.world import WorldState, overlay, serve
 from synth.pipeline import generate
 from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
@@ -272,3 +272,40 @@ def test_the_shipped_registry_keeps_ids_and_limits(shipped: Path) -> None:
     assert gate["rate"] <= 0.005, gate  # of every conversation written, before the gate
     assert figures["lists_off_limit"] == 0.0
     assert figures["order_claims_contradicted"]["count"] == 0, figures["order_claims_contradicted"]
+
+
+def test_derived_fields_are_computed_from_the_entities_that_name_them() -> None:
+    spec = World.model_validate(
+        {
+            "entities": {
+                "repo": {
+                    "id": "slug",
+                    "seed": [{"slug": "infra", "name": "Infra"}, {"slug": "hr", "name": "HR"}],
+                    "derived": {
+                        "items_count": {"entity": "doc", "by": "repo", "op": "count"},
+                        "reads": {"entity": "doc", "by": "repo", "op": "sum", "field": "read_count"},
+                        "latest": {"entity": "doc", "by": "repo", "op": "first", "field": "title", "order": "-updated"},
+                        "docs": {"entity": "doc", "by": "repo", "order": "-read_count"},
+                    },
+                },
+                "doc": {
+                    "id": "id",
+                    "seed": [
+                        {"id": 1, "repo": "infra", "title": "Runbook", "read_count": 483, "updated": "2026-04-01"},
+                        {"id": 2, "repo": "infra", "title": "Checklist", "read_count": 3033, "updated": "2026-03-01"},
+                        {"id": 3, "repo": "hr", "title": "Holidays", "read_count": 12, "updated": "2026-02-01"},
+                    ],
+                },
+            }
+        }
+    )
+    world = WorldState(spec, "k")
+    infra = world.view("repo", world.state["repo"]["infra"])
+    assert (infra["items_count"], infra["reads"], infra["latest"]) == (2, 3516, "Runbook")
+    assert [d["title"] for d in infra["docs"]] == ["Checklist", "Runbook"]  # most read first
+    shape = {"slug": "", "items_count": 0, "docs": [{"id": 0, "title": ""}]}
+    assert overlay(shape, infra, "slug")["docs"] == [{"id": 2, "title": "Checklist"}, {"id": 1, "title": "Runbook"}]
+    create = Touch(op="create", entity="doc", set={"repo": "repo", "title": "title"})
+    serve(world, create, {"id": "{int:10-99}"}, {}, {"repo": "infra", "title": "Onboarding"})
+    read = Touch(op="read", entity="repo", by="slug")
+    assert serve(world, read, {"slug": "", "items_count": 0}, {}, {"slug": "infra"}).data["items_count"] == 3

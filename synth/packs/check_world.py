@@ -116,6 +116,24 @@ def _seeds(pack: Pack, problem) -> dict[str, set[str]]:
                 "warning",
                 rule="world-seed",
             )
+    for kind, entity in pack.world.entities.items():
+        out[kind] |= set(entity.derived)
+        for name, rule in entity.derived.items():
+            at = f"/world/entities/{kind}/derived/{name}"
+            if rule.entity not in out:
+                problem(None, at, f"{rule.entity!r} is not a kind of the world", _kinds(out), rule="world-kinds")
+            elif rule.by not in out[rule.entity]:
+                problem(
+                    None, at, f"{rule.entity} has no field {rule.by!r}", _fields(out[rule.entity]), rule="world-kinds"
+                )
+            elif rule.op in ("sum", "first") and not rule.field:
+                problem(
+                    None,
+                    at,
+                    f"a {rule.op} without a field",
+                    f'name the {rule.entity} field in "field"',
+                    rule="world-kinds",
+                )
     return out
 
 

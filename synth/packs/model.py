@@ -143,6 +143,22 @@ class Ref(_Model):
     )
 
 
+class Derived(_Model):
+    """A field computed from the entities that name this one (a story's comments, a knowledge base's doc count,
+    a gem's latest version), so every view of it agrees with them and a write is seen in it."""
+
+    entity: str = Field(description="the kind whose entities name this one")
+    by: str = Field(description="their field that holds this entity's id")
+    op: Literal["list", "count", "sum", "first"] = Field(
+        default="list",
+        description="list: the entities (or their ``field``); count; sum of ``field``; first's ``field``",
+    )
+    field: str | None = Field(default=None, description="list: this field of each instead of the record; sum, first")
+    order: str | None = Field(
+        default=None, description="the entities sorted by this field ('-created_at': newest first)"
+    )
+
+
 class Entity(_Model):
     """A kind of thing the server holds (a paper, a doc, an event): its id field, the entities a world starts with;
     or, with ``one``, the one object a server's state is (a chess board, a session, a cart)."""
@@ -157,6 +173,11 @@ class Entity(_Model):
         default_factory=dict,
         description="field -> the kind it names (titleSlug -> problem, story_id -> story, owner -> user): the "
         "entity's title-like fields (or ``agree``) are the named entity's",
+    )
+    derived: dict[str, Derived] = Field(
+        default_factory=dict,
+        description="field -> how it is computed from other entities (a story's kids: its comments' ids); shown "
+        "wherever the entity is, in the result template's shape",
     )
     seed: list[JSON] = Field(
         min_length=1,

@@ -125,9 +125,46 @@ class WorldState:
         seen = {**self.state.get(kind, {}), **{k: v for k, v in self.virtual.get(kind, {}).items()}}
         return [v for k, v in seen.items() if k not in gone]
 
+    def view(self, kind: str, record: dict[str, Any], depth: int = 3) -> dict[str, Any]:
+        """The entity as the server shows it: its ``derived`` fields computed from the entities that name it now
+        (a story's comments and theirs, to ``depth`` levels; a knowledge base's doc count after a create)."""
+        spec = self.spec.entities[kind]
+        if not spec.derived or depth <= 0:
+            return record
+        out = dict(record)
+        ident = key_of(record.get(spec.id, ""))
+        for name, rule in spec.derived.items():
+            related = [e for e in self.entities(rule.entity) if key_of(e.get(rule.by, "")) == ident]
+            if rule.order:
+                field = rule.order.lstrip("-")
+                related.sort(key=lambda e: _sortable(e.get(field)), reverse=rule.order.startswith("-"))
+            values = [e.get(rule.field) for e in related] if rule.field else None
+            if rule.op == "count":
+                out[name] = len(related)
+            elif rule.op == "sum":
+                out[name] = _total(values or [])
+            elif rule.op == "first":
+                out[name] = values[0] if values else out.get(name)
+            else:
+                out[name] = values if values is not None else [self.view(rule.entity, e, depth - 1) for e in related]
+        return out
+
     def snapshot(self) -> dict[str, list[dict[str, Any]]]:
         """The state as JSON (kind -> entities in order): what a write task's verify.py checks."""
         return {kind: [copy.deepcopy(v) for v in records.values()] for kind, records in self.state.items()}
+
+
+def _sortable(value: Any) -> tuple[int, Any]:
+    """A sort key that orders numbers among numbers and text among text (a missing value last)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (1, value)
+    return (0, "") if value is None else (2, str(value))
+
+
+def _total(values: list[Any]) -> Any:
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    total = sum(numbers)
+    return round(total, 2) if isinstance(total, float) else total
 
 
 def _seeded(entity: Entity, rng: random.Random) -> list[dict[str, Any]]:
@@ -175,10 +212,19 @@ def overlay(shape: Any, entity: dict[str, Any], id_field: str, fields: dict[str,
     for key in out:
         name = (fields or {}).get(key, key)
         if name in entity:
-            out[key] = copy.deepcopy(entity[name])
+            out[key] = _shown(out[key], entity[name])
     if id_field and (id_field in out or not fields or id_field not in fields.values()):
         out[id_field] = entity.get(id_field, out.get(id_field))
     return out
+
+
+def _shown(shape: Any, value: Any) -> Any:
+    """A field's value in the template's shape: a list of records (a story's comments) item by item in the
+    shape of the template's items, so each tool shows related entities in its own field names."""
+    items = [x for x in shape if isinstance(x, dict)] if isinstance(shape, list) else []
+    if not items or not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        return copy.deepcopy(value)
+    return [overlay(items[i % len(items)], v, "id") if "id" in v else copy.deepcopy(v) for i, v in enumerate(value)]
 
 
 def item_templates(template: Any, path: str) -> list[Any]:
@@ -226,6 +272,7 @@ class Server:
         the same way by every later result about it: a list and a read never describe it two ways."""
         ident = key_of(entity.get(self.entity.id, "")) if self.entity.id else ONE
         said = self.world.said[self.touch.entity].setdefault(ident, {})
+        entity = self.world.view(self.touch.entity, entity)  # its derived fields too: a story's comments
         out = overlay(shape, {**said, **entity}, self.entity.id, self.touch.fields)
         if isinstance(out, dict):
             for key, value in out.items():
@@ -337,7 +384,8 @@ class Server:
         self.world.state[kind][ident] = record
         self.world.deleted[kind].discard(ident)
         self.world.made[kind].append(ident)
-        return Served(_put(data, self.touch.path, overlay(made, record, self.entity.id, self.touch.fields)))
+        shown = self.world.view(kind, record)
+        return Served(_put(data, self.touch.path, overlay(made, shown, self.entity.id, self.touch.fields)))
 
     def _fresh_id(self) -> str:
         """An id the service would give a new entity: shaped like the ids the world holds (a hex digest, DOC-1234),
