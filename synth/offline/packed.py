@@ -18,9 +18,9 @@ from synth.offline import decisions as D
 from synth.offline import language
 from synth.packs import items
 from synth.packs.draw import arguments, goal_params, phrase_of
-from synth.packs.model import Feed, Goal, Pack, Pool, ToolPack, goal_of
+from synth.packs.model import Draw, Feed, Goal, Pack, Pool, ToolPack, goal_of
 from synth.packs.template import Expander, Missing, answer_slot, fed, fill, get_path, spoken
-from synth.packs.world import WorldState
+from synth.packs.world import WorldState, key_of
 from synth.records import (
     Decision,
     Message,
@@ -181,6 +181,7 @@ class PackAuthor:
         self.tools = cast(list[ToolSpec], tools)
         self.links = {lk.to_step: lk for lk in scenario.links}
         self.args: dict[int, dict[str, Any]] = {}
+        self.fresh = False  # a request that would repeat a call: no value reused from that tool's earlier call
         self.results: dict[int, ToolResult] = {}
         # a read's call -> the step that made it, since the last write: a later request that needs the same
         # listing reads the result already in the conversation instead of calling again (the served step)
@@ -331,12 +332,25 @@ class PackAuthor:
 
     def _compose(self, steps: tuple[int, ...]) -> _Request:
         """The request for ``steps``; a goal whose slots these values cannot fill gives way to another."""
+        self.fresh = False
         for _ in range(3):
             try:
-                return self._compose_once(steps)
+                request = self._compose_once(steps)
             except Missing:
                 continue
+            if not self._repeats(request):
+                return request
+            self.fresh = True  # the same call again ("Same id as before"): a value of its own this time
         return self._compose_once(steps)  # a fourth try; Missing again is the scenario's counted failure
+
+    def _repeats(self, request: _Request) -> bool:
+        """Whether a call of the request is one already made with the same arguments, no write since."""
+        made: set[str] = set()
+        for step, args in self.args.items():
+            name = self.scenario.tools[step]
+            key = json.dumps([name, args], sort_keys=True)
+            made = made | {key} if reads(name) else set()
+        return any(json.dumps([self.scenario.tools[s], a], sort_keys=True) in made for s, a in request.args.items())
 
     def _compose_once(self, steps: tuple[int, ...]) -> _Request:
         self.composing = []
@@ -398,6 +412,10 @@ class PackAuthor:
         if schema_error({"type": "object", "properties": {param: tool.properties[param]}}, {param: value}) is not None:
             return False
         pool = self.entry(step).values.get(param)
+        world = self.expander.world
+        if isinstance(pool, Draw) and world is not None:  # a story's id, not a comment's that shares the name
+            name = pool.field or world.spec.entities[pool.entity].id
+            return any(key_of(e.get(name, "")) == key_of(value) for e in world.entities(pool.entity))
         pool = pool.pool if isinstance(pool, Pool) else pool
         closed = isinstance(pool, list) and all(not (isinstance(v, str) and "{" in v) for v in pool)
         return not closed or value in pool  # type: ignore[operator]
@@ -451,8 +469,11 @@ class PackAuthor:
             # a value the person already gave (an account, a token, the item of the first step) holds for the
             # next step too, unless this request states a new one; same name and a value valid here
             # this request's own values first (one entity per slot: "the Bergen article ... its history section"
-            # is Bergen's), then the latest turn's
-            for earlier in [*args.values(), *self.composing, *reversed(self.args.values())]:
+            # is Bergen's), then the latest turn's; a request that would repeat a call takes none of that tool's
+            earlier_turns = [
+                a for s, a in reversed(self.args.items()) if not (self.fresh and self.tools[s].name == tool.name)
+            ]
+            for earlier in [*args.values(), *self.composing, *earlier_turns]:
                 fixed.update(
                     {
                         p: v
