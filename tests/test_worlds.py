@@ -8,6 +8,7 @@ by the real pack runtime; the shipped registry's figures come from a real run of
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ from synth.config import Settings
 from synth.export.card.realism import report
 from synth.packs.check import check_pack
 from synth.packs.load import usable_packs
-from synth.packs.model import Pack, Touch, World
-from synth.packs.world import WorldState, overlay, serve
+from synth.packs.model import Draw, Pack, Touch, World
+from synth.packs.world import WorldState, drawn, overlay, serve
 from synth.pipeline import generate
 from synth.records import Scenario, ServerSpec
 from synth.registry import load_registry
@@ -309,3 +310,29 @@ def test_derived_fields_are_computed_from_the_entities_that_name_them() -> None:
     serve(world, create, {"id": "{int:10-99}"}, {}, {"repo": "infra", "title": "Onboarding"})
     read = Touch(op="read", entity="repo", by="slug")
     assert serve(world, read, {"slug": "", "items_count": 0}, {}, {"slug": "infra"}).data["items_count"] == 3
+
+
+def test_a_conversation_is_with_one_person_and_draws_of_them_are_theirs() -> None:
+    spec = World.model_validate(
+        {
+            "person": "user",
+            "entities": {
+                "user": {"id": "user_id", "seed": [{"user_id": f"u{i}"} for i in range(6)]},
+                "order": {
+                    "id": "order_id",
+                    "seed": [
+                        {"order_id": f"#W{i}{s[0]}", "user_id": f"u{i}", "status": s}
+                        for i in range(6)
+                        for s in ("pending", "delivered")
+                    ],
+                },
+            },
+        }
+    )
+    world = WorldState(spec, "k")
+    rng = random.Random(3)
+    users = {drawn(world, Draw(entity="user"), rng, {}) for _ in range(20)}
+    assert len(users) == 1  # every call's draw: the same customer
+    pending = Draw(entity="order", of="user_id", where={"status": "pending"})
+    orders = {drawn(world, pending, rng, {}) for _ in range(20)}
+    assert orders == {f"#W{users.pop()[1:]}p"}  # their pending order, never another customer's

@@ -42,6 +42,24 @@ def check_world(pack: Pack, server: ServerSpec, problem) -> None:
             )
         return
     fields = _seeds(pack, problem)
+    if pack.world.person is not None and pack.world.person not in fields:
+        problem(
+            None,
+            "/world/person",
+            f"{pack.world.person!r} is not a kind of the world",
+            _kinds(fields),
+            rule="world-kinds",
+        )
+    persons = [(n, p, v) for n, tp in pack.tools.items() for p, v in tp.values.items() if isinstance(v, Draw) and v.of]
+    if persons and pack.world.person is None:
+        n, p, _ = persons[0]
+        problem(
+            n,
+            f"/tools/{n}/values/{p}",
+            'a draw "of" the person, and no "person" kind',
+            'name it: "world": {"person": kind}',
+            rule="world-draw",
+        )
     for name, tp in pack.tools.items():
         tool = server.tool(name)
         if tool is None:
@@ -147,14 +165,16 @@ def _check_draw(tool: str, param: str, values: Draw, fields: dict[str, set[str]]
             _kinds(fields),
             rule="world-draw",
         )
-    elif values.field and values.field not in fields[values.entity]:
-        problem(
-            tool,
-            at,
-            f"{values.entity} has no field {values.field!r}",
-            _fields(fields[values.entity]),
-            rule="world-draw",
-        )
+    else:
+        for name in [*([values.field] if values.field else []), *([values.of] if values.of else []), *values.where]:
+            if name not in fields[values.entity]:
+                problem(
+                    tool,
+                    at,
+                    f"{values.entity} has no field {name!r}",
+                    _fields(fields[values.entity]),
+                    rule="world-draw",
+                )
 
 
 def _check_touch(

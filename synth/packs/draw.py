@@ -16,7 +16,7 @@ def draw(values: Values | Draw, rng: random.Random, expander: Expander, picked: 
     if isinstance(values, Draw):
         if expander.world is None:
             raise Missing(f"world:{values.entity}")
-        return drawn(expander.world, values.entity, values.field, rng, {} if picked is None else picked)
+        return drawn(expander.world, values, rng, {} if picked is None else picked)
     if isinstance(values, Range):
         lo, hi = values.range
         is_float = any(isinstance(x, float) and not float(x).is_integer() for x in (lo, hi, values.step or 1))

@@ -196,6 +196,11 @@ class World(_Model):
     """The state behind a server: its kinds of entities."""
 
     entities: dict[str, Entity] = Field(min_length=1)
+    person: str | None = Field(
+        default=None,
+        description="the kind of the one a conversation is with (a customer, a user): every value drawn from it in "
+        "a conversation is the same entity, and a draw with ``of`` keeps to that entity's own (their orders)",
+    )
 
 
 class Draw(_Model):
@@ -203,6 +208,12 @@ class Draw(_Model):
 
     entity: str
     field: str | None = Field(default=None, description="default: the entity's id field")
+    of: str | None = Field(
+        default=None, description="the field naming the conversation's person (user_id): only their entities"
+    )
+    where: dict[str, JSON] = Field(
+        default_factory=dict, description="only entities with these field values (a pending order to cancel)"
+    )
 
 
 class Touch(_Model):

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from synth.packs.model import Entity, Ref, Touch, World
+from synth.packs.model import Draw, Entity, Ref, Touch, World
 from synth.packs.template import SLOT, Expander, Missing, get_path
 from synth.records import content_hash
 from synth.stages.consistency import COUNT_KEY, TOTAL_KEY
@@ -68,6 +68,7 @@ class WorldState:
         self.made: dict[str, list[str]] = {k: [] for k in spec.entities}  # ids created in this conversation
         # kind -> id -> fields results showed that the entity does not hold (remembered, not state)
         self.said: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in spec.entities}
+        self.person: dict[str, Any] | None = None  # the one the conversation is with, once drawn
         for kind, entity in spec.entities.items():
             self.state[kind] = {}
             for record in _seeded(entity, self.rng("seed", kind)):
@@ -124,6 +125,15 @@ class WorldState:
         gone = self.deleted.get(kind, set())
         seen = {**self.state.get(kind, {}), **{k: v for k, v in self.virtual.get(kind, {}).items()}}
         return [v for k, v in seen.items() if k not in gone]
+
+    def person_of(self, rng: random.Random) -> dict[str, Any]:
+        """The one the conversation is with (the world's ``person`` kind): drawn once, the same after."""
+        kind = self.spec.person
+        if kind is None or not self.state.get(kind):
+            raise Missing(f"world:{kind}")
+        if self.person is None:
+            self.person = self.state[kind][rng.choice(list(self.state[kind]))]
+        return self.person
 
     def view(self, kind: str, record: dict[str, Any], depth: int = 3) -> dict[str, Any]:
         """The entity as the server shows it: its ``derived`` fields computed from the entities that name it now
@@ -661,16 +671,25 @@ def serve(
     return Server(world, touch, template, args, given, unsent).serve()
 
 
-def drawn(world: WorldState, kind: str, field: str | None, rng: random.Random, picked: dict[str, Any]) -> Any:
+def drawn(world: WorldState, draw: Draw, rng: random.Random, picked: dict[str, Any]) -> Any:
     """A value from the world for a parameter: an entity's id (or ``field``); parameters drawn together for
-    one call come from one entity (``picked`` holds it), so a namespace and a slug name the same doc."""
+    one call come from one entity (``picked`` holds it), so a namespace and a slug name the same doc. The
+    conversation's person is one entity all along, and a draw ``of`` them takes one of their own."""
+    kind = draw.entity
     if kind not in picked:
-        ids = world.ids(kind)
-        if not ids:
-            raise Missing(f"world:{kind}")
-        picked[kind] = world.state[kind][rng.choice(ids)]
+        if kind == world.spec.person:
+            picked[kind] = world.person_of(rng)
+        else:
+            fits = [e for e in world.state.get(kind, {}).values() if all(e.get(k) == v for k, v in draw.where.items())]
+            if draw.of:
+                person = world.person_of(rng)
+                ident = key_of(person.get(world.spec.entities[world.spec.person or ""].id, ""))
+                fits = [e for e in fits if key_of(e.get(draw.of, "")) == ident]
+            if not fits:
+                raise Missing(f"world:{kind}")
+            picked[kind] = rng.choice(fits)
     entity = picked[kind]
-    name = field or world.spec.entities[kind].id
+    name = draw.field or world.spec.entities[kind].id
     if name not in entity:
         raise Missing(f"world:{kind}.{name}")
     return entity[name]
