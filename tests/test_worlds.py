@@ -336,3 +336,15 @@ def test_a_conversation_is_with_one_person_and_draws_of_them_are_theirs() -> Non
     pending = Draw(entity="order", of="user_id", where={"status": "pending"})
     orders = {drawn(world, pending, rng, {}) for _ in range(20)}
     assert orders == {f"#W{users.pop()[1:]}p"}  # their pending order, never another customer's
+
+
+def test_an_update_keeps_the_change_its_result_shows() -> None:
+    spec = World.model_validate(
+        {"entities": {"order": {"id": "order_id", "seed": [{"order_id": "#W1", "status": "pending"}]}}}
+    )
+    world = WorldState(spec, "k")
+    cancel = Touch(op="update", entity="order", by="order_id", changes=["status"])
+    shape = {"order_id": "{order_id}", "status": "cancelled"}
+    assert serve(world, cancel, shape, {"order_id": "#W1"}, {"order_id": "#W1"}).data["status"] == "cancelled"
+    read = Touch(op="read", entity="order", by="order_id")
+    assert serve(world, read, {"order_id": "", "status": ""}, {}, {"order_id": "#W1"}).data["status"] == "cancelled"

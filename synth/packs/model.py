@@ -270,6 +270,11 @@ class Touch(_Model):
         description="search/list: the parameter that names the sort field ('points', '-points', 'points desc', "
         "'name asc'); overrides order when the call sends it",
     )
+    changes: list[str] = Field(
+        default_factory=list,
+        description="update: the result template's fields that are the write's change (a cancel's status and "
+        "refund): shown as the template says and kept by the entity, so later reads see them",
+    )
     fields: dict[str, str] = Field(
         default_factory=dict,
         description="result key -> entity field, where the result names a field otherwise (document_id for id)",

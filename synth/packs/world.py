@@ -344,7 +344,11 @@ class Server:
         if found is None:
             return Served(None, ident)
         stamps = _at(self.make("update", ident), self.touch.path)  # when the server says the change was made
-        stamps = {k: v for k, v in stamps.items() if STAMP.search(k) and k in found} if isinstance(stamps, dict) else {}
+        stamps = (
+            {k: v for k, v in stamps.items() if (STAMP.search(k) and k in found) or k in self.touch.changes}
+            if isinstance(stamps, dict)
+            else {}
+        )
         changed = self.world.relate(self.touch.entity, {**found, **stamps, **self._written()})
         for param, field in self.touch.append.items():
             if param in self.given:
@@ -680,7 +684,15 @@ def drawn(world: WorldState, draw: Draw, rng: random.Random, picked: dict[str, A
         if kind == world.spec.person:
             picked[kind] = world.person_of(rng)
         else:
-            fits = [e for e in world.state.get(kind, {}).values() if all(e.get(k) == v for k, v in draw.where.items())]
+            name = draw.field or world.spec.entities[kind].id
+            fits = [
+                e
+                for e in world.state.get(kind, {}).values()
+                if name in e and all(e.get(k) == v for k, v in draw.where.items())
+            ]
+            if draw.of and world.person is None and fits:  # the first value about them picks the person
+                choice = rng.choice(fits)
+                world.person = world.get(world.spec.person or "", choice.get(draw.of))
             if draw.of:
                 person = world.person_of(rng)
                 ident = key_of(person.get(world.spec.entities[world.spec.person or ""].id, ""))
