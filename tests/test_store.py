@@ -751,13 +751,20 @@ def test_http_server_subprocess_creates_its_database(seed0: Path, tmp_path: Path
 # --- the shipped pack holds real values of the seed-0 store ------------------------------------
 
 
-def _pack_calls(tool: str, entry: dict[str, Any]) -> list[dict[str, Any]]:
-    """Argument sets covering every value the pack can draw for ``tool``: each case, else the i-th value of every
-    pool in call i (so no order is changed twice)."""
-    if entry.get("cases"):
-        extra = {k: (v["pool"] if isinstance(v, dict) else v)[0] for k, v in (entry.get("values") or {}).items()}
-        return [{**extra, **case} for case in entry["cases"]]
-    pools = {k: (v["pool"] if isinstance(v, dict) else v) for k, v in (entry.get("values") or {}).items()}
+def _pack_calls(entry: dict[str, Any], world: dict[str, Any]) -> list[dict[str, Any]]:
+    """Argument sets covering every value the pack can draw for ``tool``: each world entity its draws can take
+    (all of a call's draws from one entity), else the i-th value of every pool in call i (so no order is
+    changed twice)."""
+    values = entry.get("values") or {}
+    draws = {k: v for k, v in values.items() if isinstance(v, dict) and "entity" in v}
+    pools = {k: (v["pool"] if isinstance(v, dict) else v) for k, v in values.items() if k not in draws}
+    if draws:
+        kind = next(iter(draws.values()))["entity"]
+        spec = world["entities"][kind]
+        where = next(iter(draws.values())).get("where") or {}
+        fits = [e for e in spec["seed"] if all(e.get(k) == v for k, v in where.items())]
+        extra = {k: v[0] for k, v in pools.items()}
+        return [{**extra, **{k: e[d.get("field") or spec["id"]] for k, d in draws.items()}} for e in fits]
     if not pools:
         return [{}]
     return [{k: v[i % len(v)] for k, v in pools.items()} for i in range(max(map(len, pools.values())))]
@@ -777,7 +784,7 @@ def test_every_pack_value_works_on_the_seed_store(seed0: Path, tmp_path: Path) -
     for tool, entry in pack["tools"].items():
         db = tmp_path / f"{tool}.db"
         shutil.copy(seed0, db)  # a fresh store per tool; its cases touch different orders
-        calls = _pack_calls(tool, entry)
+        calls = _pack_calls(entry, pack["world"])
         assert len(calls) >= 3 or tool == "list_all_product_types", tool
         for args, (is_error, message, _) in zip(calls, run_calls(db, [(tool, a) for a in calls])):
             assert not is_error, (tool, args, message)

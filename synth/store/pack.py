@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from synth.store import reads
 from synth.store.pack_tools import Shop, read_tools
 from synth.store.pack_writes import write_tools
 from synth.store.seed import seed_database
@@ -73,17 +74,19 @@ def _swaps(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
                 "payment_method_id": r["method"],
             }
         )
-    return _spread(out)
+    return out
 
 
 def build(db: Path) -> dict[str, Any]:
-    """The pack of the store in ``db``: each tool's requests, values, results and answers."""
+    """The pack of the store in ``db``: each tool's requests, values, results and answers, and the world of
+    its customers and their orders."""
     shop = _shop(db)
     return {
         "pack": 1,
         "server": "synth/store",
         "declines": DECLINES,
         "tools": {**read_tools(shop), **write_tools(shop)},
+        "world": shop.world,
     }
 
 
@@ -96,29 +99,52 @@ DECLINES = [
 
 
 def _shop(db: Path) -> Shop:
-    """The rows the pack is written from (a few of each, spread over the store)."""
+    """The rows the pack is written from: customers (spread over those who can do everything the tools do:
+    swap a pending order's item, pay it another way, return and exchange a delivered one) with all their
+    orders, each order marked with the change it can take."""
     conn = _open(db)
     try:
         products = _rows(conn, "SELECT * FROM products ORDER BY name")
+        changes = {
+            "swap": _swaps(conn, "pending"),
+            "repay": _payment_changes(conn),
+            "return": _returns(conn),
+            "exchange": _swaps(conn, "delivered"),
+        }
+        owner = {r["order_id"]: r["user_id"] for r in _rows(conn, "SELECT order_id, user_id FROM orders")}
+        able = set.intersection(*({owner[c["order_id"]] for c in rows} for rows in changes.values()))
+        users = _spread([u for u in _rows(conn, "SELECT * FROM users ORDER BY user_id") if u["user_id"] in able])
+        people = [u["user_id"] for u in users]
+        orders = []
+        for order_id in sorted(o for o, u in owner.items() if u in people):
+            record = reads.order(conn, order_id).model_dump(mode="json")
+            for change, rows in changes.items():  # the values a change of this order takes, drawn together
+                case = next((c for c in rows if c["order_id"] == order_id), None)
+                if case is not None:
+                    record[change] = True
+                    record |= {f"{change}_{k}": v for k, v in case.items() if k != "order_id"}
+            orders.append(record)
         return Shop(
-            users=_spread(_rows(conn, "SELECT * FROM users ORDER BY user_id")),
+            users=users,
             products=products,
             some_products=_spread(products),
-            pending=_spread(
-                [r[0] for r in _rows(conn, "SELECT order_id FROM orders WHERE status = 'pending' ORDER BY order_id")]
-            ),
-            by_status=[
-                r[0]
-                for s in ("pending", "processed", "delivered", "cancelled")
-                for r in _spread(_rows(conn, "SELECT order_id FROM orders WHERE status = ? ORDER BY order_id", s), 3)
-            ],
-            payment_changes=_spread(_payment_changes(conn)),
-            returns=_spread(_returns(conn)),
-            pending_swaps=_swaps(conn, "pending"),
-            delivered_swaps=_swaps(conn, "delivered"),
+            people=[_person(conn, u) for u in people],
+            orders=orders,
         )
     finally:
         conn.close()
+
+
+def _person(conn: sqlite3.Connection, user_id: str) -> dict[str, Any]:
+    """A customer as the world holds them: the account as the server returns it, and the name and ZIP code they
+    give to be found."""
+    record = reads.user(conn, user_id).model_dump(mode="json")
+    return {
+        **record,
+        "first_name": record["name"]["first_name"],
+        "last_name": record["name"]["last_name"],
+        "zip": record["address"]["zip"],
+    }
 
 
 def _payment_changes(conn: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -74,12 +74,19 @@ class Shop:
     users: list[sqlite3.Row]
     products: list[sqlite3.Row]
     some_products: list[sqlite3.Row]  # a few, spread over the catalog
-    pending: list[str]  # pending order ids
-    by_status: list[str]  # order ids of every status, a few each
-    payment_changes: list[dict[str, Any]]  # each pool and case list a few rows, spread over all
-    returns: list[dict[str, Any]]
-    pending_swaps: list[dict[str, Any]]
-    delivered_swaps: list[dict[str, Any]]
+    people: list[dict[str, Any]]  # the customers of the world, as the server returns them
+    orders: list[dict[str, Any]]  # all their orders, each marked with the changes it can take
+
+    @property
+    def world(self) -> dict[str, Any]:
+        """One customer per conversation (the person), and their orders."""
+        return {
+            "person": "user",
+            "entities": {
+                "user": {"id": "user_id", "seed": self.people},
+                "order": {"id": "order_id", "seed": self.orders},
+            },
+        }
 
     @property
     def user_ids(self) -> str:
@@ -142,6 +149,7 @@ def read_tools(shop: Shop) -> dict[str, Any]:
 def _find_user_id_by_email(shop: Shop) -> dict[str, Any]:
     """The customer found by the email on their account (the usual first step)."""
     return {
+        "world": {"op": "read", "entity": "user", "by": "email", "key": "email"},
         "goals": [
             "Hi, I need some help with an order. My email is {email}.",
             "I'd like to change something I bought last week. The account is under {email}.",
@@ -149,7 +157,7 @@ def _find_user_id_by_email(shop: Shop) -> dict[str, Any]:
             "Hello! I have a question about a purchase; you can find me as {email}.",
             "I want to return something but I don't have my order number handy.",
         ],
-        "values": {"email": [u["email"] for u in shop.users]},
+        "values": {"email": {"entity": "user", "field": "email"}},
         "ask": {"email": "I can help with that. First, what's the email address on your account?"},
         "say": {"email": ["It's {value}.", "{value}", "Sure, {value}."]},
         "results": shop.found("email"),
@@ -194,12 +202,13 @@ def _find_user_id_by_email(shop: Shop) -> dict[str, Any]:
 def _find_user_id_by_name_zip(shop: Shop) -> dict[str, Any]:
     """The customer found by name and ZIP code, when they do not know their email."""
     return {
+        "world": {"op": "read", "entity": "user", "by": "zip", "key": "zip"},
         "goals": [
             "I can't remember which email I used. I'm {first_name} {last_name} and my ZIP code is {zip}.",
             "This is {first_name} {last_name}, ZIP {zip}. I need help with an order.",
             "Hi, {first_name} {last_name} here. I lost access to my old email; my ZIP is {zip}.",
         ],
-        "cases": [{"first_name": u["first_name"], "last_name": u["last_name"], "zip": u["zip"]} for u in shop.users],
+        "values": {f: {"entity": "user", "field": f} for f in ("first_name", "last_name", "zip")},
         "ask": {"zip": "Thanks. And what's the ZIP code of your default address?"},
         "say": {"zip": ["{value}.", "It's {value}."]},
         "results": shop.found("zip"),
@@ -224,6 +233,7 @@ def _find_user_id_by_name_zip(shop: Shop) -> dict[str, Any]:
 def _get_user_details(shop: Shop) -> dict[str, Any]:
     """A customer's account: payment methods, default address and orders."""
     return {
+        "world": {"op": "read", "entity": "user", "by": "user_id"},
         "goals": [
             "My user id is {user_id}. Which payment methods do I have on file?",
             "Can you check how much is left on my gift card? My account is {user_id}.",
@@ -239,7 +249,7 @@ def _get_user_details(shop: Shop) -> dict[str, Any]:
             },
             "I want to see all the orders on my account, {user_id}.",
         ],
-        "values": {"user_id": [u["user_id"] for u in shop.users]},
+        "values": {"user_id": {"entity": "user"}},
         "results": [shop.user_result],
         "answers": [
             "Your account {user_id} has {count:r.payment_methods} saved payment methods; the gift card "
@@ -255,6 +265,7 @@ def _get_user_details(shop: Shop) -> dict[str, Any]:
 def _get_order_details(shop: Shop) -> dict[str, Any]:
     """One order in any status: its items, address and payments."""
     return {
+        "world": {"op": "read", "entity": "order", "by": "order_id"},
         "goals": [
             "Where is my order {order_id}? It's been over a week.",
             "Can you check the status of order {order_id} for me?",
@@ -262,7 +273,7 @@ def _get_order_details(shop: Shop) -> dict[str, Any]:
             "Has order {order_id} shipped yet? I need it before the weekend.",
             "I'd like to know which card I paid order {order_id} with.",
         ],
-        "values": {"order_id": shop.by_status},
+        "values": {"order_id": {"entity": "order", "of": "user_id"}},
         "ask": {"order_id": "Sure. What's the order number? It starts with #W."},
         "say": {"order_id": ["It's {value}.", "{value}", "The order number is {value}."]},
         "results": [shop.order(status="{pick:pending|processed|delivered}")],

@@ -7,6 +7,17 @@ from typing import Any
 
 from synth.store.pack_tools import ADDRESSES, REASONS, Shop
 
+# one of the customer's pending orders (the world's person is the customer the conversation is with)
+PENDING = {"entity": "order", "of": "user_id", "where": {"status": "pending"}}
+
+
+def _change(change: str, status: str, *params: str) -> dict[str, Any]:
+    """The values of a change to one of the customer's orders that can take it, drawn from that one order:
+    its id and the items, new items and payment method the change was written for."""
+    where = {"status": status, change: True}
+    order = {"entity": "order", "of": "user_id", "where": where}
+    return {"order_id": order, **{p: {**order, "field": f"{change}_{p}"} for p in params}}
+
 
 def write_tools(shop: Shop) -> dict[str, Any]:
     """The tools that change an order or the account, in the order the pack lists them."""
@@ -24,13 +35,19 @@ def write_tools(shop: Shop) -> dict[str, Any]:
 def _cancel_pending_order(shop: Shop) -> dict[str, Any]:
     """A pending order cancelled, for one of the two reasons the store accepts."""
     return {
+        "world": {
+            "op": "update",
+            "entity": "order",
+            "by": "order_id",
+            "changes": ["status", "cancel_reason", "payment_history"],
+        },
         "goals": [
             "Please cancel order {order_id}. {reason}.",
             "I need to cancel {order_id}: {reason}.",
             "Can you cancel my order {order_id}? {reason}, sorry.",
             "I'd like to cancel an order I placed yesterday; {reason}.",
         ],
-        "values": {"order_id": shop.pending, "reason": REASONS},
+        "values": {"order_id": PENDING, "reason": REASONS},
         "ask": {
             "order_id": "I can help cancel it. What's the order number (it starts with #W)?",
             "reason": "May I ask why: is it no longer needed, or was it ordered by mistake?",
@@ -66,12 +83,13 @@ def _cancel_pending_order(shop: Shop) -> dict[str, Any]:
 def _modify_pending_order_address(shop: Shop) -> dict[str, Any]:
     """A pending order's shipping address changed."""
     return {
+        "world": {"op": "update", "entity": "order", "by": "order_id", "set": {"address": "address"}},
         "goals": [
             "I just moved. Could you ship order {order_id} to my new address instead?",
             "Order {order_id} is going to my old place. Please change the shipping address to {address}.",
             "Can you update where {order_id} is delivered? New address: {address}.",
         ],
-        "values": {"order_id": shop.pending, "address": ADDRESSES},
+        "values": {"order_id": PENDING, "address": ADDRESSES},
         "ask": {"address": "Sure. What's the full new address, with the ZIP code?"},
         "say": {"address": ["{value}.", "Please use {value}."]},
         "results": [shop.order(address="{address}")],
@@ -86,6 +104,7 @@ def _modify_pending_order_address(shop: Shop) -> dict[str, Any]:
 def _modify_pending_order_items(shop: Shop) -> dict[str, Any]:
     """A pending order's items swapped for other variants (possible once)."""
     return {
+        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["status", "items"]},
         "goals": [
             "In order {order_id}, please swap item {item_ids} for item {new_item_ids}, and use "
             "{payment_method_id} for any difference.",
@@ -94,7 +113,7 @@ def _modify_pending_order_items(shop: Shop) -> dict[str, Any]:
             "Before order {order_id} ships, I'd like {new_item_ids} instead of {item_ids}; settle the price "
             "difference with {payment_method_id}.",
         ],
-        "cases": shop.pending_swaps,
+        "values": _change("swap", "pending", "item_ids", "new_item_ids", "payment_method_id"),
         "results": [
             shop.order(
                 status="pending (item modified)",
@@ -120,12 +139,13 @@ def _modify_pending_order_items(shop: Shop) -> dict[str, Any]:
 def _modify_pending_order_payment(shop: Shop) -> dict[str, Any]:
     """A pending order paid with another of the customer's methods."""
     return {
+        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["payment_history"]},
         "goals": [
             "Can I pay for order {order_id} with {payment_method_id} instead?",
             "Please switch the payment on {order_id} to {payment_method_id}.",
             "I'd rather use {payment_method_id} for order {order_id}. Can you change it?",
         ],
-        "cases": shop.payment_changes,
+        "values": _change("repay", "pending", "payment_method_id"),
         "results": [
             shop.order(
                 payment_history=[
@@ -159,12 +179,13 @@ def _modify_pending_order_payment(shop: Shop) -> dict[str, Any]:
 def _return_delivered_order_items(shop: Shop) -> dict[str, Any]:
     """Items of a delivered order returned, refunded to a method of the customer."""
     return {
+        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["status", "return_request"]},
         "goals": [
             "I'd like to return item {item_ids} from order {order_id}; refund it to {payment_method_id}.",
             "The item {item_ids} in {order_id} doesn't fit. Can I send it back? Refund to {payment_method_id}, please.",  # noqa: E501
             "Please start a return for {item_ids} from my order {order_id}, money back to {payment_method_id}.",
         ],
-        "cases": shop.returns,
+        "values": _change("return", "delivered", "item_ids", "payment_method_id"),
         "results": [
             shop.order(
                 status="return requested",
@@ -187,6 +208,7 @@ def _return_delivered_order_items(shop: Shop) -> dict[str, Any]:
 def _exchange_delivered_order_items(shop: Shop) -> dict[str, Any]:
     """Items of a delivered order exchanged for other variants."""
     return {
+        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["status", "exchange_request"]},
         "goals": [
             "Can I exchange item {item_ids} from order {order_id} for item {new_item_ids}? Use "
             "{payment_method_id} for any difference.",
@@ -195,7 +217,7 @@ def _exchange_delivered_order_items(shop: Shop) -> dict[str, Any]:
             "Please exchange {item_ids} in my delivered order {order_id} for {new_item_ids}, settling with "
             "{payment_method_id}.",
         ],
-        "cases": shop.delivered_swaps,
+        "values": _change("exchange", "delivered", "item_ids", "new_item_ids", "payment_method_id"),
         "results": [
             shop.order(
                 status="exchange requested",
@@ -218,12 +240,13 @@ def _exchange_delivered_order_items(shop: Shop) -> dict[str, Any]:
 def _modify_user_address(shop: Shop) -> dict[str, Any]:
     """The account's default address changed (orders keep theirs)."""
     return {
+        "world": {"op": "update", "entity": "user", "by": "user_id", "set": {"address": "address"}},
         "goals": [
             "I've moved. Please update the default address on my account {user_id} to {address}.",
             "Can you change my account address? My user id is {user_id} and the new address is {address}.",
             "My account {user_id} still has my old address. Could you update it?",
         ],
-        "values": {"user_id": [u["user_id"] for u in shop.users], "address": ADDRESSES},
+        "values": {"user_id": {"entity": "user"}, "address": ADDRESSES},
         "ask": {"address": "Of course. What's the new address, including the ZIP code?"},
         "say": {"address": ["{value}.", "It's {value}."]},
         "results": [{**shop.user_result, "address": "{address}"}],
