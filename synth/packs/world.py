@@ -513,7 +513,7 @@ class Server:
             return Served(data)
         n = self._count(len(shown))
         ranked, complete = self._ranked()
-        if not self.touch.limit and not self.entity.open:  # no page size: everything that matches (a thread's comments)
+        if self.touch.filter and not self.touch.limit and not self.entity.open:  # a thread's comments: all of them
             n = max(n, min(len(ranked), 20))
         chosen = ranked[:n]
         raws = item_templates(self.template, self.touch.path)
