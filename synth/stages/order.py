@@ -12,7 +12,7 @@ Read off messages only (records or chat lines), like synth.stages.consistency.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from synth.stages.consistency import _as_dict, _parsed
@@ -97,11 +97,25 @@ def _beaten(item: dict[str, Any], items: list[dict[str, Any]], sentence: str, lo
     return None
 
 
-def _claims(answer: str) -> Iterator[tuple[str, int, bool, bool]]:
+def _texts(data: Any) -> Iterator[str]:
+    """The longer strings of a result (titles, descriptions): words the answer quotes, not claims it makes."""
+    if isinstance(data, dict):
+        data = list(data.values())
+    if isinstance(data, list):
+        for v in data:
+            yield from _texts(v)
+    elif isinstance(data, str) and len(data) >= 12:
+        yield data
+
+
+def _claims(answer: str, results: Sequence[Any] = ()) -> Iterator[tuple[str, int, bool, bool]]:
     """Each sentence of the answer with a claim word: where the word is, whether it claims the low end, and
-    whether it is about time."""
+    whether it is about time. A claim word inside a title or a text the result holds ("Best practices for
+    ...", "experts weigh in on the latest news") is the result's, not a claim."""
+    texts = {t for data in results for t in _texts(data)}
     for sentence in SENTENCE.split(answer):
-        quoted = [m.span() for m in QUOTED.finditer(sentence)]  # "Best practices for ..." is a title, not a claim
+        quoted = [m.span() for m in QUOTED.finditer(sentence)]
+        quoted += [(i, i + len(t)) for t in texts if (i := sentence.find(t)) >= 0]
         for pattern, low, dates in ((NEW, False, True), (OLD, True, True), (LOW, True, False), (HIGH, False, False)):
             at = next(
                 (m.start() for m in pattern.finditer(sentence) if not any(a <= m.start() < b for a, b in quoted)), -1
@@ -132,7 +146,7 @@ def claims_and_contradictions(messages: Iterable[Any]) -> tuple[int, list[str]]:
             results.append(_parsed(m.get("content")))
         elif role == "assistant" and m.get("content") and results:
             lists = [items for data in results for items in _lists(data)]
-            for sentence, at, low, dates in _claims(str(m["content"])):
+            for sentence, at, low, dates in _claims(str(m["content"]), results):
                 for items in lists:
                     named = _named(items, sentence, at)
                     if named is None:
