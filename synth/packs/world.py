@@ -145,9 +145,12 @@ class WorldState:
         ident = key_of(record.get(spec.id, ""))
         for name, rule in spec.derived.items():
             related = [e for e in self.entities(rule.entity) if key_of(e.get(rule.by, "")) == ident]
-            if rule.order:
+            if rule.order:  # the entities with the field in its order, then the rest
                 field = rule.order.lstrip("-")
-                related.sort(key=lambda e: _sortable(e.get(field)), reverse=rule.order.startswith("-"))
+                rest = [e for e in related if _sortable(e.get(field)) is None]
+                have = [e for e in related if _sortable(e.get(field)) is not None]
+                have.sort(key=lambda e: _sortable(e.get(field)) or (0, 0), reverse=rule.order.startswith("-"))
+                related = have + rest
             values = [e.get(rule.field) for e in related] if rule.field else None
             if rule.op == "count":
                 out[name] = len(related)
@@ -162,13 +165,6 @@ class WorldState:
     def snapshot(self) -> dict[str, list[dict[str, Any]]]:
         """The state as JSON (kind -> entities in order): what a write task's verify.py checks."""
         return {kind: [copy.deepcopy(v) for v in records.values()] for kind, records in self.state.items()}
-
-
-def _sortable(value: Any) -> tuple[int, Any]:
-    """A sort key that orders numbers among numbers and text among text (a missing value last)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return (1, value)
-    return (0, "") if value is None else (2, str(value))
 
 
 def _total(values: list[Any]) -> Any:
@@ -513,8 +509,6 @@ class Server:
             return Served(data)
         n = self._count(len(shown))
         ranked, complete = self._ranked()
-        if self.touch.filter and not self.touch.limit and not self.entity.open:  # a thread's comments: all of them
-            n = max(n, min(len(ranked), 20))
         chosen = ranked[:n]
         raws = item_templates(self.template, self.touch.path)
         query = json.dumps(self.given, sort_keys=True, default=str)
