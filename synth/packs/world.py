@@ -219,9 +219,7 @@ def overlay(shape: Any, entity: dict[str, Any], id_field: str, fields: dict[str,
         name = (fields or {}).get(key, key)
         if name in entity:
             out[key] = _shown(out[key], entity[name])
-    if id_field and (id_field in out or not fields or id_field not in fields.values()):
-        out[id_field] = entity.get(id_field, out.get(id_field))
-    return out
+    return out  # an id the template does not show stays the world's (a forecast day, a collection's key)
 
 
 def _shown(shape: Any, value: Any) -> Any:
