@@ -270,6 +270,11 @@ class Touch(_Model):
         description="search/list: the parameter that names the sort field ('points', '-points', 'points desc', "
         "'name asc'); overrides order when the call sends it",
     )
+    becomes: dict[str, str] = Field(
+        default_factory=dict,
+        description="update: field -> the entity's field holding what it becomes, written ahead (a cancelled "
+        "order's payment history with its refunds, as the service computes them)",
+    )
     changes: list[str] = Field(
         default_factory=list,
         description="update: the result template's fields that are the write's change (a cancel's status and "

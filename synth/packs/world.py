@@ -343,7 +343,8 @@ class Server:
             if isinstance(stamps, dict)
             else {}
         )
-        changed = self.world.relate(self.touch.entity, {**found, **stamps, **self._written()})
+        ahead = {field: copy.deepcopy(found[src]) for field, src in self.touch.becomes.items() if src in found}
+        changed = self.world.relate(self.touch.entity, {**found, **stamps, **ahead, **self._written()})
         for param, field in self.touch.append.items():
             if param in self.given:
                 had = changed.get(field)

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from synth.store import reads
+from synth.store import reads, writes
 from synth.store.pack_tools import Shop, read_tools
 from synth.store.pack_writes import write_tools
 from synth.store.seed import seed_database
@@ -123,6 +123,9 @@ def _shop(db: Path) -> Shop:
                 if case is not None:
                     record[change] = True
                     record |= {f"{change}_{k}": v for k, v in case.items() if k != "order_id"}
+                    record |= _after(conn, change, case)
+            if record["status"] == "pending":
+                record |= _after(conn, "cancel", {"order_id": order_id, "reason": "no longer needed"})
             orders.append(record)
         return Shop(
             users=users,
@@ -133,6 +136,30 @@ def _shop(db: Path) -> Shop:
         )
     finally:
         conn.close()
+
+
+# what a change does to an order, as the shop's own writes do it: the fields it changes (beyond the status the
+# pack's result says), kept by the order under "<change>_<field>" for the tool's world entry to write (becomes)
+AFTER: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "cancel": (writes.cancel_pending_order, ("payment_history",)),
+    "swap": (writes.modify_pending_order_items, ("items", "payment_history")),
+    "repay": (writes.modify_pending_order_payment, ("payment_history",)),
+    "return": (writes.return_delivered_order_items, ("return_request", "payment_history")),
+    "exchange": (writes.exchange_delivered_order_items, ("exchange_request", "payment_history")),
+}
+
+
+def _after(conn: sqlite3.Connection, change: str, case: dict[str, Any]) -> dict[str, Any]:
+    """The order's fields after ``change`` with ``case``'s values, from the shop's own write (undone after)."""
+    write, fields = AFTER[change]
+    conn.execute("SAVEPOINT change")
+    try:
+        write(conn, **case)
+        after = reads.order(conn, case["order_id"]).model_dump(mode="json")
+    finally:
+        conn.execute("ROLLBACK TO change")
+        conn.execute("RELEASE change")
+    return {f"{change}_{f}_after": after[f] for f in fields}
 
 
 def _person(conn: sqlite3.Connection, user_id: str) -> dict[str, Any]:

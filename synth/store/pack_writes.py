@@ -19,6 +19,13 @@ def _change(change: str, status: str, *params: str) -> dict[str, Any]:
     return {"order_id": order, **{p: {**order, "field": f"{change}_{p}"} for p in params}}
 
 
+def _change_world(change: str, said: list[str], *fields: str) -> dict[str, Any]:
+    """A change's world entry: the status (and reason) as the result says them, the other fields as the shop's own
+    write made them (written ahead by synth.store.pack._after), so later reads see the change."""
+    becomes = {f: f"{change}_{f}_after" for f in fields}
+    return {"op": "update", "entity": "order", "by": "order_id", "changes": said, "becomes": becomes}
+
+
 def write_tools(shop: Shop) -> dict[str, Any]:
     """The tools that change an order or the account, in the order the pack lists them."""
     return {
@@ -35,12 +42,7 @@ def write_tools(shop: Shop) -> dict[str, Any]:
 def _cancel_pending_order(shop: Shop) -> dict[str, Any]:
     """A pending order cancelled, for one of the two reasons the store accepts."""
     return {
-        "world": {
-            "op": "update",
-            "entity": "order",
-            "by": "order_id",
-            "changes": ["status", "cancel_reason", "payment_history"],
-        },
+        "world": _change_world("cancel", ["status", "cancel_reason"], "payment_history"),
         "goals": [
             "Please cancel order {order_id}. {reason}.",
             "I need to cancel {order_id}: {reason}.",
@@ -104,7 +106,7 @@ def _modify_pending_order_address(shop: Shop) -> dict[str, Any]:
 def _modify_pending_order_items(shop: Shop) -> dict[str, Any]:
     """A pending order's items swapped for other variants (possible once)."""
     return {
-        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["status", "items"]},
+        "world": _change_world("swap", ["status"], "items", "payment_history"),
         "goals": [
             "In order {order_id}, please swap item {item_ids} for item {new_item_ids}, and use "
             "{payment_method_id} for any difference.",
@@ -139,7 +141,7 @@ def _modify_pending_order_items(shop: Shop) -> dict[str, Any]:
 def _modify_pending_order_payment(shop: Shop) -> dict[str, Any]:
     """A pending order paid with another of the customer's methods."""
     return {
-        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["payment_history"]},
+        "world": _change_world("repay", [], "payment_history"),
         "goals": [
             "Can I pay for order {order_id} with {payment_method_id} instead?",
             "Please switch the payment on {order_id} to {payment_method_id}.",
@@ -179,7 +181,7 @@ def _modify_pending_order_payment(shop: Shop) -> dict[str, Any]:
 def _return_delivered_order_items(shop: Shop) -> dict[str, Any]:
     """Items of a delivered order returned, refunded to a method of the customer."""
     return {
-        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["status", "return_request"]},
+        "world": _change_world("return", ["status"], "return_request", "payment_history"),
         "goals": [
             "I'd like to return item {item_ids} from order {order_id}; refund it to {payment_method_id}.",
             "The item {item_ids} in {order_id} doesn't fit. Can I send it back? Refund to {payment_method_id}, please.",  # noqa: E501
@@ -208,7 +210,7 @@ def _return_delivered_order_items(shop: Shop) -> dict[str, Any]:
 def _exchange_delivered_order_items(shop: Shop) -> dict[str, Any]:
     """Items of a delivered order exchanged for other variants."""
     return {
-        "world": {"op": "update", "entity": "order", "by": "order_id", "changes": ["status", "exchange_request"]},
+        "world": _change_world("exchange", ["status"], "exchange_request", "payment_history"),
         "goals": [
             "Can I exchange item {item_ids} from order {order_id} for item {new_item_ids}? Use "
             "{payment_method_id} for any difference.",
