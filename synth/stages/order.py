@@ -26,6 +26,7 @@ _ABOUT = {
     "cheapest": "price|cost|fare|rate|amount",
 }
 _NEXT = re.compile(r"(?i)\b(?:most|least)[- ](\w{4,})")
+_CHANGE = re.compile(r"(?i)change|pct|percent|delta|diff")
 _TIME = re.compile(r"(?i)year|date|time|_at$|At$")
 _LOWER_IS_BETTER = re.compile(r"(?i)distance|dist$|miles|km$|price|cost|fare")
 NEW = re.compile(r"(?i)\b(?:newest|latest|most recent)\b(?!-)")
@@ -84,8 +85,8 @@ def _beaten(item: dict[str, Any], items: list[dict[str, Any]], sentence: str, lo
         cited = [k for k in cited if re.search(about, k, re.I)]
     elif not low:  # "best bet, 109 meters away": for a distance or a price less is better, not a contradiction
         cited = [k for k in cited if not _LOWER_IS_BETTER.search(k)]
-    if not dates:  # "Top results: X (2019, 1512 citations)": a year says when, not how good
-        cited = [k for k in cited if not _TIME.search(k)]
+    if not dates:  # "Top results: X (2019, 1512 citations)": a year says when, not how good; a change, how it moved
+        cited = [k for k in cited if not _TIME.search(k) and not _CHANGE.search(k)]
     for key in cited:
         value = item[key]
         for other in items:
