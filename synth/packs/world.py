@@ -323,6 +323,9 @@ class Server:
     def _shaped(self, entity: dict[str, Any], *key: Any) -> Any:
         data = self.make(*key)
         shape = _at(data, self.touch.path)
+        whole = self.touch.fields.get("")
+        if whole is not None and whole in entity:  # the result is one field of the entity (a bare TVL, a history)
+            return _put(data, self.touch.path, copy.deepcopy(entity[whole]))
         if not isinstance(shape, dict):  # a sentence ("Document 1 has been deleted"): nothing to fill in
             return data
         return _put(data, self.touch.path, self._overlay(shape, entity))
