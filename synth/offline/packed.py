@@ -547,7 +547,7 @@ class PackAuthor:
                 self.results[s] = self.runtime.call(self.tools[s], call.arguments)
                 self.messages.append(self.results[s].message(call.id))
                 key = json.dumps([call.name, call.arguments], sort_keys=True)
-                self.made = {**self.made, key: s} if reads(call.name) else {}
+                self.made = {**self.made, key: s} if reads(call.name) else {key: s}  # the same write again: done
         # every step is answered, a chain's first one too: "list our tables, then dump orders" asked for both;
         # what only repeats, or offers what the next answer gives, is left out (language.told)
         answers = {s: self._answer(s, request.goals.get(s)) for s in request.steps}
