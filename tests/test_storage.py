@@ -38,11 +38,14 @@ runner = CliRunner()
 # and at 13 (issue 44: system prompts vary by scenario, follow-ups and dates in a person's words, no pointer
 # sentences: the conversations and everything derived from them change), and at 17 (a time after "at" reads
 # "at 14:00 on 4 May")
+# and at 18 (issue 42: a later request that would repeat a call is composed again; checked by diffing the 80
+# conversations: four whose later request repeated an earlier search or rates listing (answered with the first
+# answer word for word) now ask something new; the other 76 are unchanged)
 BEFORE = {
-    "conversations.jsonl": "a31aac302c0357ca91b7aec125089c36286348c0f60458f71ef70d375149ca04",
+    "conversations.jsonl": "54bfdd62ed2947124853c3a21c1da8fae1c62bbc1cc9909f61de07280a33eb35",
     "eval.jsonl": "fef0c0097b4e77458b1d9e49a1657721e91d341d100bf41380bc991217b007bb",
-    "scored.jsonl": "2e1a73eacc5ea262b1b01c907d2a88aa3bd50dc5836010ffc187683ecd6e2d6b",
-    "scored_decisions.jsonl": "194cc7082175d44b7d44f0a0e1d47399ea53f864721be90e413ac84fb51e9ac9",
+    "scored.jsonl": "087bb7ad9a052d72a9abbda95bc33bbbee731e38fe8b435dc9ba80cce1c1a86f",
+    "scored_decisions.jsonl": "688433d569566c2ce1452b81f1efcdfd9d72e86c6b00ea8c5c7c710cbbc0afc6",
     "teval/instruct_json.json": "8faf02b378c7c284decd5ccfa462bccec86244665121f03bb670cb9129f7832c",
     "teval/instruct_str.json": "16e3ee1582b3deb7bc52968fd047b8893b91bdc0b27e640572c212a3655e119c",
     "teval/plan_json.json": "40fc403de6419d62260430c58a4d191b3498ab20fcf362a2a80a46a0a7608474",
@@ -52,8 +55,8 @@ BEFORE = {
     "teval/retrieve_str.json": "552ddc3b9ad78968d4252225139bc2a63301cc5fbac0d36b3825b8edf2dd357f",
     "teval/review_str.json": "a98451e1766b8f20ca603f32c35d40d91ebfb172f1bfe90d3320ec67a29895cb",
     "teval/understand_str.json": "6817c20b8652bc7c1bd0ccdc706315555bce8895198f8b8a58c0b5b665ff437e",
-    "train.jsonl": "af126383f4e1fb37c989f55fc281896fd6ad959a089aeda4b1f1c135c035b42c",
-    "valid.jsonl": "3a69e75362ea0aeb2a0d428344ac22424d8fd2314c2b1f7f8e0ebebf5d1f1cfc",
+    "train.jsonl": "d3e99cf1a8e15bb53eaf83042a13add2c440c113cec15ff7c1328ddcf6ee6653",
+    "valid.jsonl": "59196c792e0c3f53044a09d9b03a0bada04c49afb703e237305259d6cae06ed3",
 }
 
 
