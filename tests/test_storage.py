@@ -38,7 +38,7 @@ runner = CliRunner()
 # and at 13 (issue 44: system prompts vary by scenario, follow-ups and dates in a person's words, no pointer
 # sentences: the conversations and everything derived from them change), and at 17 (a time after "at" reads
 # "at 14:00 on 4 May")
-# and at 19 (issue 42: a later request that would repeat a call is composed again; checked by diffing the 80
+# and at 20 (issue 42: a later request that would repeat a call is composed again; checked by diffing the 80
 # conversations: four whose later request repeated an earlier search or rates listing (answered with the first
 # answer word for word) now ask something new; the other 76 are unchanged)
 BEFORE = {
