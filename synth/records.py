@@ -131,7 +131,8 @@ class Connection(Record):
     ``stdio``: ``command`` + ``args`` started in ``cwd`` with only ``env`` (plus HOME, PATH, ...).
     ``http``: Streamable HTTP at ``url`` with ``headers``. ``$NAME`` in an env value, argument, header or the
     URL is read from the environment variable NAME when connecting, so a token never sits in a file.
-    ``stateful``: each scenario gets a fresh server (a new process in a fresh temporary folder).
+    ``stateful``: each scenario gets a fresh server (a new process in a fresh temporary folder, which is also
+    its HOME, XDG folders and TMPDIR unless ``env`` sets them: synth.live.sandbox.homed).
     """
 
     type: Literal["stdio", "http"]

@@ -135,7 +135,12 @@ def registry_import(
         help="NAME=VALUE for --stdio (the child sees only these plus HOME, PATH, ...); secrets as '${ENV_VAR}'.",
     ),
     cwd: str | None = typer.Option(None, "--cwd", help="Working folder for --stdio."),
-    stateful: bool = typer.Option(False, "--stateful", help="The server keeps state: give each scenario a fresh one."),
+    stateful: bool = typer.Option(
+        False,
+        "--stateful",
+        help="The server keeps state: give each scenario a fresh one in its own sandbox (working folder, HOME, "
+        "XDG folders, TMPDIR); '${SANDBOX}' in the command, --env or --cwd names that folder.",
+    ),
     name: str | None = typer.Option(None, "--name", help="qualifiedName. Default: the server's own name."),
     out: Path = typer.Option(..., "--out", "-o", help="Registry folder to write the entry into."),
     timeout: float = typer.Option(20.0, "--timeout", min=0.1, help="Seconds to wait for the server."),

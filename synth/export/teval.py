@@ -170,7 +170,10 @@ class TevalWriter:
         kept += [
             (made[m.tool_call_id], m.content)
             for m in conv.messages
-            if m.role == "tool" and m.content and m.tool_call_id in made and not rr.is_error_json(m.content)
+            if m.role == "tool"
+            and m.content
+            and m.tool_call_id in made
+            and not (m.is_error or rr.is_error_json(m.content))
         ]
         del kept[:-40]
         for record in scored:
@@ -189,7 +192,7 @@ class TevalWriter:
         self._abilities(key, server, tool, call, history, apis)
         result = next((m for m in conv.messages if m.tool_call_id == call.id), None)
         if result is not None:
-            self._review_gold(conv, server, call, key, history, result.content or "", apis)
+            self._review_gold(conv, server, call, key, history, result.content or "", apis, bool(result.is_error))
 
     def _instruct(self, key: str, server: ServerSpec, tool: ToolSpec, call: Any) -> None:
         """The instruct subsets: "call the function X with ...", answered in each format."""
@@ -271,9 +274,10 @@ class TevalWriter:
         history: list[dict[str, str]],
         result: str,
         apis: str,
+        is_error: bool = False,
     ) -> None:
         """One review item for a gold call: its real result, or a failure, another tool's result, a not-found."""
-        if rr.is_error_json(result):  # the conversation's own failure: not found, or the server's fault
+        if is_error or rr.is_error_json(result):  # the conversation's own failure: not found, or the server's fault
             answer = "E" if rr.not_found(result) else "B"
             self._review(f"{key}:{rr.LABELS[answer]}", server, history, call.name, call.arguments, result, answer, apis)
             return

@@ -18,6 +18,7 @@ import anyio
 
 from synth.errors import ConfigError
 from synth.live.client import Limits, connect
+from synth.live.sandbox import placed, uses_folder
 from synth.live.secrets import literal_secrets
 from synth.records import Connection
 
@@ -28,15 +29,15 @@ def describe(connection: Connection, limits: Limits = Limits(), name: str | None
     """The server's registry entry, from its ``initialize`` answer and every page of ``tools/list``."""
     check_secrets(connection)
 
-    async def ask(cwd: str | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        async with connect(connection, name or connection.where(), limits, cwd=cwd) as session:
+    async def ask(started: Connection) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        async with connect(started, name or connection.where(), limits) as session:
             return session.info, await session.tools()
 
-    if connection.stateful and connection.type == "stdio" and not connection.cwd:
-        with tempfile.TemporaryDirectory(prefix="synth-import-") as folder:  # its state must not land here
-            info, tools = anyio.run(ask, folder)
+    if connection.type == "stdio" and (connection.stateful or uses_folder(connection)):
+        with tempfile.TemporaryDirectory(prefix="synth-import-") as folder:  # as in a run: its state lands here
+            info, tools = anyio.run(ask, placed(connection, folder))
     else:
-        info, tools = anyio.run(ask, None)
+        info, tools = anyio.run(ask, connection)
     server = info.get("serverInfo") or {}
     qualified = name or server.get("name") or "server"
     instructions = (info.get("instructions") or "").strip()

@@ -214,6 +214,41 @@ def result_text(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+# How a server says "error" in text when it does not set isError: a leading "Error" (or "Database error:"), an
+# HTTP status, and, in a short result, a phrase that only an error uses ("Task not found", "no such table").
+_LEADING = re.compile(r"^\W*(?:error\b|[\w ]{0,30}\berror:)", re.I)
+_REASONS = "Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|Too Many Requests|"
+_REASONS += "Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
+_HTTP = re.compile(
+    rf"^\W*(?:HTTP(?:/[\d.]+)?\s*)?[45]\d\d:? (?:{_REASONS})\b|\b(?:HTTP|status(?: code)?)[\s:]*[45]\d\d\b"
+)
+_PHRASE = re.compile(
+    r"\b(?:not found|no such|does not exist|doesn't exist|denied|invalid|not allowed|unauthori[sz]ed|forbidden)\b",
+    re.I,
+)
+SHORT = 300  # longer text is content (a file, a page) that may use these words; an error message is short
+
+
+def said_error(result: dict[str, Any]) -> bool:
+    """Whether a ``tools/call`` result is an error, however the server says it: ``isError``, a JSON object with
+    an ``error`` key that holds something, or text that reads as one (a leading "Error", an HTTP status, a
+    short result saying "not found", "no such", "denied", "invalid"). Many servers return their failures as
+    plain text ("Error: SELECT queries are not allowed", "Task not found") with ``isError`` unset."""
+    if result.get("isError"):
+        return True
+    text = result_text(result).strip()
+    try:
+        data = json.loads(text) if text[:1] in ("{", "[") else None
+    except ValueError:
+        data = None
+    if data is not None:
+        return isinstance(data, dict) and bool(data.get("error"))
+    first = text.splitlines()[0] if text else ""
+    if _LEADING.search(first) or _HTTP.search(first[:80]):
+        return True
+    return len(text) <= SHORT and bool(_PHRASE.search(first))
+
+
 def explain(name: str, exc: BaseException, limits: Limits, what: str, junk: list[str] | None = None) -> LiveError:
     """One line for what went wrong, found inside the ExceptionGroups the transports raise."""
     error = _innermost(exc)

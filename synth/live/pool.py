@@ -8,9 +8,10 @@ conversation makes them.
 
 A server that is not stateful gets one session for the whole run, reused by every scenario (not a
 process per call). A stateful one gets a fresh server per scenario: a new process in a new
-temporary working folder, so scenarios never see each other's writes and a conversation can be
-replayed. A server that fails to connect is remembered, so its other scenarios are refused at once
-with the same line instead of each waiting out the timeout again.
+temporary folder that is its working folder, HOME, XDG folders and TMPDIR, so scenarios never see each
+other's writes, nothing it writes reaches the user's files, and a conversation can be replayed. A server
+that fails to connect is remembered, so its other scenarios are refused at once with the same line instead
+of each waiting out the timeout again.
 
 synth's own store (an entry that runs ``synth serve store``) is served in this process: each scenario
 gets a copy of the seed database and a session with one shared server object over the SDK's
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.errors import LiveError
-from synth.live.client import Limits, Session, connect, result_text
+from synth.live.client import Limits, Session, connect, result_text, said_error
 from synth.live.sandbox import Neutral, placed, prepare, uses_folder
 from synth.live.stores import store_seed
 from synth.records import Connection
@@ -81,7 +82,7 @@ class Server:
             self._done.result()
 
     async def _own(self, ready: Future[dict[str, Any]]) -> None:
-        sandboxed = self.store_seed is None and uses_folder(self.connection)
+        sandboxed = self.store_seed is None and (self.fresh or uses_folder(self.connection))
         folder = tempfile.mkdtemp(prefix="synth-live-") if self.fresh or sandboxed else None
         queue: asyncio.Queue[Any] = asyncio.Queue()
         store = None
@@ -90,7 +91,7 @@ class Server:
             if self.store_seed is not None:
                 store = self.pool.store_copy(self.store_seed, folder or tempfile.mkdtemp(prefix="synth-live-"))
                 CURRENT.set(store)  # this task's context: the session's tasks and tool threads inherit it
-            elif folder is not None and sandboxed:
+            elif folder is not None and sandboxed:  # its HOME, XDG folders and TMPDIR too (sandbox.homed)
                 await asyncio.to_thread(prepare, connection.sandbox, folder, self.name)
                 connection = placed(connection, folder)
                 self.folder = folder
@@ -98,7 +99,6 @@ class Server:
                 connection,
                 self.name,
                 self.pool.limits,
-                cwd=folder,
                 local=self.pool.store_server() if store is not None else None,
             ) as session:
                 await self._seed(session)
@@ -146,7 +146,7 @@ class Server:
             if step.call is None:
                 continue
             result = await session.call(step.call.tool, neutral.to_real(dict(step.call.arguments)))
-            if result.get("isError"):
+            if said_error(result):
                 raise LiveError(
                     self.name,
                     f"sandbox step {number} ({step.call.tool}) returned an error: {result_text(result)[:160]}",

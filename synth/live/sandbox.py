@@ -6,7 +6,8 @@ to run in the folder before the server starts (a git repository with history), a
 server once it is up (entities in a memory graph). ``${SANDBOX}`` in the entry's args, env and cwd names
 the folder, for servers that take their root as an argument or keep their state beside themselves.
 
-The server works on the real folder; the conversation sees ``/workspace``: arguments are mapped to the
+The server works on the real folder, which is also its HOME, XDG folders and TMPDIR (``homed``); the conversation
+sees ``/workspace``: arguments are mapped to the
 real folder on the way out, results back on the way in, and what a result says about the machine that
 made it (home folder, PATH, user and host names, temporary folders) is replaced by neutral values.
 ``leaks`` finds what is left, so a conversation that still holds it is rejected with its reason.
@@ -46,13 +47,28 @@ def uses_folder(connection: Connection) -> bool:
     return connection.sandbox is not None or MARK in text
 
 
+def homed(folder: str) -> dict[str, str]:
+    """Where a server in ``folder`` keeps what it writes for itself: its home, the XDG folders and TMPDIR all
+    inside the sandbox, so a server that stores its state under HOME (``~/.local/share/todo``) starts empty in
+    each scenario and never writes to the user's own files."""
+    return {
+        "HOME": folder,
+        "XDG_DATA_HOME": f"{folder}/.local/share",
+        "XDG_CONFIG_HOME": f"{folder}/.config",
+        "XDG_CACHE_HOME": f"{folder}/.cache",
+        "XDG_STATE_HOME": f"{folder}/.local/state",
+        "TMPDIR": folder,
+    }
+
+
 def placed(connection: Connection, folder: str) -> Connection:
-    """``connection`` with ``${SANDBOX}`` in its args, env and cwd replaced by ``folder``."""
+    """``connection`` run in ``folder``: ``${SANDBOX}`` in its args, env and cwd replaced by it, the folder as its
+    working directory, and its HOME, XDG folders and TMPDIR in it (unless the entry's env sets them)."""
     put = lambda text: text.replace(MARK, folder)  # noqa: E731
     return connection.model_copy(
         update={
             "args": tuple(put(a) for a in connection.args),
-            "env": {k: put(v) for k, v in connection.env.items()},
+            "env": {**homed(folder), **{k: put(v) for k, v in connection.env.items()}},
             "cwd": put(connection.cwd) if connection.cwd else folder,
         }
     )

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from synth.errors import LiveError
-from synth.live.client import Limits, result_text
+from synth.live.client import Limits, result_text, said_error
 from synth.live.pool import Pool, Server
 from synth.live.sandbox import WORKSPACE, Neutral
 from synth.records import ServerSpec, ToolSpec
@@ -17,8 +17,9 @@ from synth.stages.gates import error_label
 class LiveRuntime:
     """One scenario's calls on ``server``'s real MCP server, through ``pool``.
 
-    The tool message is the result's text content as served; an ``isError`` result stays an error
-    the assistant must deal with. A stateful server is fresh for this scenario and ends with ``close``.
+    The tool message is the result's text content as served; an error result (``isError``, or text that
+    reads as one: synth.live.client.said_error) stays an error the assistant must deal with. A stateful
+    server is fresh for this scenario and ends with ``close``.
     A server that cannot be reached raises ``LiveError``, which ends the scenario with its reason.
     ``call`` waits for the server (on the pool's thread): on an event loop it runs through ``Awaited``.
     """
@@ -95,7 +96,7 @@ def to_result(wire: dict[str, Any], neutral: Neutral | None = None, limits: Limi
     neutral = neutral or Neutral(None)
     content = neutral.text(result_text(wire))
     data: Any = neutral.value(wire.get("structuredContent"))
-    is_error = bool(wire.get("isError"))
+    is_error = said_error(wire)  # isError, or text that reads as an error ("Task not found")
     if limits is not None and len(content) > limits.max_result:
         size, data = len(content), None
         if limits.overflow == "error":
