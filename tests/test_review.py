@@ -68,12 +68,17 @@ def digest(run: Path) -> dict[str, str]:
     }
 
 
+AUDIT = ("audit",)
+
+
 @pytest.fixture(scope="module")
 def offline_run(tiny_registry, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("review") / "run"
     # seed 5: its audit share holds a test conversation and a test negative, which the session test edits
     # (GENERATOR_VERSION 4 changed the fallback's data; seed 2 no longer queued a test conversation)
-    generate(Settings(servers=tiny_registry, out=out, n=40, seed=5, audit=0.25))
+    # the audit rule alone: what a reader gate flags (unpointed_reuse) is queued too by default, and these tests
+    # are about the audit share and what a person does with it
+    generate(Settings(servers=tiny_registry, out=out, n=40, seed=5, audit=0.25, review_rules=AUDIT))
     return out
 
 
@@ -138,10 +143,10 @@ def test_a_recount_of_an_untouched_run_is_the_manifest_the_pipeline_wrote(offlin
 
 def test_queue_bytes_are_reproducible_and_rules_can_be_set(tiny_registry, offline_run, tmp_path):
     again = tmp_path / "again"
-    generate(Settings(servers=tiny_registry, out=again, n=40, seed=5, audit=0.25))
+    generate(Settings(servers=tiny_registry, out=again, n=40, seed=5, audit=0.25, review_rules=AUDIT))
     assert (again / "review_queue.jsonl").read_bytes() == (offline_run / "review_queue.jsonl").read_bytes()
     none = tmp_path / "none"
-    generate(Settings(servers=tiny_registry, out=none, n=40, seed=5, audit=0.0))
+    generate(Settings(servers=tiny_registry, out=none, n=40, seed=5, audit=0.0, review_rules=AUDIT))
     assert (none / "review_queue.jsonl").read_bytes() == b""
     for name in ("conversations.jsonl", "scored.jsonl", "train.jsonl", "eval.jsonl"):  # the queue changes no data
         assert stored(none / name).read_bytes() == stored(offline_run / name).read_bytes()
@@ -326,7 +331,9 @@ def _reviewer(body: dict) -> dict:
     if role_of(body) != "review":
         return answer
     verdict = json.loads(answer["content"])
-    pick = int(hashlib.sha256(json.dumps(body["messages"], sort_keys=True).encode()).hexdigest(), 16) % 4
+    # by the conversation alone (not the reviewer prompt's wording, which changes with the prompts)
+    said = body["messages"][-1]["content"].rpartition("<conversation>")[2]
+    pick = int(hashlib.sha256(said.encode()).hexdigest(), 16) % 4
     if pick == 0:
         verdict.update(verdict="human", reasons=["the final answer may not follow from the tool result"])
     elif pick == 1:
@@ -339,7 +346,7 @@ def _reviewer(body: dict) -> dict:
 def _llm_run(tiny_registry: Path, out: Path, **extra) -> dict:
     backend = ScriptedBackend(_reviewer)
     settings = Settings(
-        servers=tiny_registry, out=out, n=12, seed=2, backend="openai", concurrency=4, audit=0.0, **extra
+        servers=tiny_registry, out=out, n=12, seed=5, backend="openai", concurrency=4, audit=0.0, **extra
     )
     return generate(settings, backends={role: backend for role in ROLES})
 
@@ -407,7 +414,7 @@ def test_every_run_file_is_listed(offline_run):
     assert manifest["config"]["review"] == {
         "audit": 0.25,
         "below": 0.7,
-        "rules": ["human", "flagged", "low_confidence", "disagree", "audit"],
+        "rules": list(AUDIT),
     }
 
 
