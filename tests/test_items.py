@@ -22,10 +22,11 @@ from synth.packs.load import load_packs
 from synth.packs.model import Goal
 from synth.packs.template import Expander, Missing, answer_slot
 from synth.pipeline import generate
-from synth.records import Message, ToolCall
+from synth.records import Message, Scenario, ToolCall
 from synth.registry import load_registry
 from synth.rundir import read_jsonl
 from synth.runtime.pack import PackRuntime, _identifies
+from synth.runtime.pick import offline_runtime
 from synth.stages.reader import dropped, turns
 
 ROOT = Path(__file__).parents[1]
@@ -198,34 +199,28 @@ def test_the_pack_author_answers_every_item_and_a_read_already_made_is_not_made_
 
 
 def test_one_customer_per_conversation_in_pack_results():
+    """The store's world holds its customers and their own orders: the account an email looks up is the one
+    the email belongs to, an order read is that customer's, and a call about someone it names stays theirs."""
     pack = load_packs(ROOT / "registry").by_server["synth/store"]
     server = next(s for s in load_registry(ROOT / "registry").servers if s.id == "synth/store")
-    runtime = PackRuntime(pack, random.Random(0), runtime_of_nothing())
-    first = runtime.call(server.tool("find_user_id_by_email"), {"email": "aaron.cordova6866@example.com"})
+    scenario = Scenario(id="scn_one", index=0, server=server.id, tools=(), persona="", turns=((0,),), fail=())
+    runtime = offline_runtime(scenario, pack, "shop", 0)
+    assert isinstance(runtime, PackRuntime) and runtime.world is not None
+    customer, other = list(runtime.world.state["user"].values())[:2]
+    first = runtime.call(server.tool("find_user_id_by_email"), {"email": customer["email"]})
     owner = first.data["user_id"]
-    assert owner == "aaron_cordova_7181"  # the account the email belongs to ({table:email|...}), not a draw
-    for _ in range(5):  # an order's owner is drawn per call by the template: the conversation's customer now
-        order = runtime.call(server.tool("get_order_details"), {"order_id": "#W2611340"})
+    assert owner == customer["user_id"]  # the account the email belongs to, not a draw
+    for _ in range(5):
+        order = runtime.call(server.tool("get_order_details"), {"order_id": customer["orders"][0]})
         assert order.data["user_id"] == owner
-    named = runtime.call(server.tool("get_user_details"), {"user_id": "sarah_parker_1242"})
-    assert named.data["user_id"] == "sarah_parker_1242"  # a call about someone it names stays about them
+    named = runtime.call(server.tool("get_user_details"), {"user_id": other["user_id"]})
+    assert named.data["user_id"] == other["user_id"]  # a call about someone it names stays about them
 
 
 def test_a_lookup_result_follows_what_it_looked_up():
     expander = Expander(random.Random(0), {"email": "b@x.io"})
     assert expander.value("{table:email|a@x.io=ann_1|b@x.io=bob_2}") == "bob_2"
     assert Expander(random.Random(0), {"email": "c@x.io"}).value("{table:email|a@x.io=ann_1}") == "ann_1"
-
-
-def runtime_of_nothing():
-    class Nothing:
-        def call(self, tool, arguments):
-            raise AssertionError("every store tool has a pack entry")
-
-        def close(self):
-            pass
-
-    return Nothing()
 
 
 def test_a_one_digit_result_said_is_a_result_spoken_of():
