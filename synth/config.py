@@ -28,9 +28,11 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-# synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...); "offline" only for the
-# tool role of an LLM run: its results come from the server packs and the schema simulator, not a model
-EndpointType = Literal["openai", "local", "offline"]
+# synth.llm.factory.BACKENDS: a hosted API, or a server you run (vLLM, Ollama, ...); for the tool role of an LLM
+# run only: "offline" (every result from the server packs and the schema simulator, never a model) and "llm" (the
+# run's model even where a pack could answer); unset, a server with a pack answers from it and others the model
+EndpointType = Literal["openai", "local", "offline", "llm"]
+ToolAnswers = Literal["packs", "offline", "model"]  # who answers an LLM run's tool calls (Settings.tool_answers)
 OFFLINE_ROLES = ("tool",)  # the roles an LLM run can leave to the offline author
 TokenParam = Literal["auto", "max_tokens", "max_completion_tokens"]  # how the length limit is sent
 
@@ -134,7 +136,8 @@ class Settings(BaseModel):
             model=own.model or self.model,
             base_url=own.base_url or self.base_url,
             api_key_env=own.api_key_env or self.api_key_env,
-            backend=own.backend or ("openai" if self.backend == "offline" else self.backend),
+            backend=(None if own.backend == "llm" else own.backend)  # "llm": the tool role's model is the run's
+            or ("openai" if self.backend == "offline" else self.backend),
             concurrency=own.concurrency or self.concurrency,
             max_tokens=own.max_tokens or self.max_tokens,
             token_param=own.token_param or self.token_param,
@@ -143,6 +146,16 @@ class Settings(BaseModel):
     def offline(self, role: str) -> bool:
         """Whether ``role`` is answered without a model in an LLM run (OFFLINE_ROLES)."""
         return self.endpoint(role).backend == "offline"
+
+    def tool_answers(self) -> ToolAnswers:
+        """Who answers an LLM run's tool calls: "packs" (the default: a server with a pack answers from its
+        world and templates, offline, free and consistent; a server without one, the model), "offline" (every
+        server from its pack or the schema simulator) or "model" (always the model: [roles.tool] backend =
+        "llm", or a model or endpoint of the tool role's own)."""
+        own = self.roles.get("tool", Endpoint())
+        if own.backend == "offline":
+            return "offline"
+        return "model" if own.backend is not None or own.model or own.base_url else "packs"
 
     def models(self) -> dict[str, str]:
         return {role: self.endpoint(role).model or self.model for role in ROLES}

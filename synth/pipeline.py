@@ -147,7 +147,7 @@ def generate(
             settings.models(),
             settings.seed,
             pool,
-            _offline_tools(settings, planner, packs) if settings.offline("tool") else None,
+            None if settings.tool_answers() == "model" else _offline_tools(settings, planner, packs),
         )
     wanted = None if shard is not None else settings.n  # a shard writes its slice whole (synth.shards)
     items: Iterator[tuple[Scenario, Any, list[Any]]] = Scheduler(  # type: ignore[assignment]
@@ -168,10 +168,19 @@ def generate(
             pool.close()
 
 
-def _offline_tools(settings: Settings, planner: Planner, packs: Packs) -> Callable[[Scenario], ToolRuntime]:
-    """The tool role of an LLM run left offline: each scenario's results from its server's pack and the
-    schema simulator (synth.runtime.pick.offline_runtime), no model asked."""
-    return lambda sc: offline_runtime(sc, packs.by_server.get(sc.server), planner.topics[sc.server], settings.seed)
+def _offline_tools(settings: Settings, planner: Planner, packs: Packs) -> Callable[[Scenario], ToolRuntime | None]:
+    """The tool role of an LLM run answered without a model: each scenario's results from its server's pack
+    and the schema simulator (synth.runtime.pick.offline_runtime); by default only for servers with a pack
+    (None: the model answers the others), for every server when the role is offline."""
+    every = settings.tool_answers() == "offline"
+
+    def runtime(sc: Scenario) -> ToolRuntime | None:
+        pack = packs.by_server.get(sc.server)
+        if pack is None and not every:
+            return None
+        return offline_runtime(sc, pack, planner.topics[sc.server], settings.seed)
+
+    return runtime
 
 
 def _offer(settings: Settings, servers: dict[str, ServerSpec]) -> Callable[[Scenario], tuple[str, ...]]:

@@ -43,7 +43,7 @@ def test_agents_write_every_file_with_gold_calls_that_pass_the_gates(tmp_path):
     assert any(c["query"]["withheld"] for c in convs)  # multi-turn: the user gave a value when asked
     assert {r["score"] for r in lines(tmp_path / "a" / "scored.jsonl")} >= {"correct", "incorrect_tool"}
     roles_used = {key.split(":")[0] for key in manifest["tokens"]}
-    assert roles_used == set(ROLES)
+    assert roles_used == set(ROLES) - {"tool"}  # every shipped server has a pack: it answers the tool calls
     counted = sum(row["calls"] for row in manifest["tokens"].values())
     assert 24 * 6 <= counted <= backend.calls  # scenarios still in flight when the run ended are not counted
     assert manifest["cost_usd"] > 0

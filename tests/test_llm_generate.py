@@ -84,15 +84,8 @@ def test_generate_end_to_end_writes_every_file(clean_run):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["backend"] == "openai" and manifest["model"]["executor"] == "synth-test"
     assert manifest["funnel"]["accepted"] == 16
-    assert {k.split(":")[0] for k in manifest["tokens"]} == {
-        "query",
-        "refine",
-        "plan",
-        "executor",
-        "user",
-        "tool",
-        "review",
-    }
+    # every shipped server has a pack: its world and templates answer the tool calls, no model is asked
+    assert {k.split(":")[0] for k in manifest["tokens"]} == {"query", "refine", "plan", "executor", "user", "review"}
     chat = lines(out / "train.jsonl") + lines(out / "valid.jsonl")
     assert chat and all(
         isinstance(c["function"]["arguments"], str)
@@ -119,9 +112,10 @@ def test_spend_is_what_was_sent_kept_and_discarded(server, clean_run):
     for what in ("calls", "prompt_tokens", "completion_tokens"):
         assert kept[what] == sum(r[what] for r in used), what
     # what was started past the end is what ran at the acceptance rate seen (before, the 3 x C = 24 scenarios
-    # past the end were completed, about as many as the run used). At n 16 a few scenarios are a large share:
-    # the 10% bound is measured at n 200, C 64 (benchmarks/llm_generate.py, sent_over_used)
-    assert sent["calls"] <= 1.3 * sum(r["calls"] for r in used)
+    # past the end were completed, about as many as the run used). At n 16 a few scenarios are a large share
+    # (two dropped in flight are a tenth of the calls; these agents lose half their scenarios to the gates,
+    # so more run at the end): the 10% bound is measured at n 200, C 64 (benchmarks/llm_generate.py)
+    assert sent["calls"] <= 1.4 * sum(r["calls"] for r in used)
     assert f"discarded {thrown['calls']} calls" in done.stdout
 
 
@@ -243,6 +237,24 @@ def test_the_dry_run_prices_the_scenarios_the_run_makes(clean_run):
     made = [Conversation.model_validate(c).scenario for c in lines(out / "conversations.jsonl")]
     assert len(made) == 16 and any(sc.turns for sc in made)  # packed scenarios: the planner saw the packs
     assert all(priced[sc.index] == sc for sc in made)
+
+
+def test_the_dry_run_prices_a_scenario_within_15_percent_of_what_it_sent(clean_run):
+    """Issue 41: on the shipped registry (every server packed, so the tool role asks nothing) the dry run's
+    calls per scenario are within 15% of what the run sent per scenario it started, discarded work included.
+    How many scenarios a run starts depends on how many the gates turn away (a quarter assumed; these
+    loopback agents lose about half), which no estimate made before the run can know."""
+    from synth.agents.estimate import estimate
+    from synth.config import Settings
+
+    out, _ = clean_run
+    settings = Settings(servers=ROOT / "registry", out=out, n=16, seed=4, backend="openai", model="synth-test")
+    priced = estimate(settings)
+    assert {r["role"]: r for r in priced["roles"]}["tool"]["calls"] == 0
+    entries = json.loads((out / "requests.json").read_text())  # the run's, and a rerun's that sent nothing new
+    started = json.loads((out / "manifest.json").read_text())["funnel"]["scenarios"]
+    sent, per = sum(e["sent"]["calls"] for e in entries) / started, priced["calls"] / priced["scenarios"]
+    assert abs(per - sent) <= 0.15 * sent, (per, sent)
 
 
 def test_budget_stops_new_work_and_a_resume_with_more_budget_finishes(server, clean_run, tmp_path):

@@ -227,14 +227,53 @@ def test_only_the_tool_role_can_be_offline_in_an_llm_run(tmp_path, monkeypatch):
     )
 
 
-def test_a_dry_run_prices_no_tool_calls_when_the_tool_role_is_offline(tmp_path):
+def test_a_dry_run_prices_the_tool_role_only_where_a_model_answers_it(tmp_path):
+    """Offline, and by default on a registry whose servers all have packs, the tool role costs nothing;
+    [roles.tool] backend = "llm" prices a model's answer for every call."""
     from synth.agents.estimate import estimate
 
-    toml = tmp_path / "synth.toml"
-    toml.write_text('[roles.tool]\nbackend = "offline"\n')
+    def tool_calls(report: dict) -> int:
+        return {r["role"]: r for r in report["roles"]}["tool"]["calls"]
+
     base = {"servers": REGISTRY, "out": tmp_path / "run", "n": 5, "backend": "openai", "model": "gpt-4o-mini"}
-    offline, model = estimate(Settings(**base, **read_toml(toml))), estimate(Settings(**base))
+    reports = {}
+    for backend in ("offline", "llm", None):
+        toml = tmp_path / f"{backend}.toml"
+        toml.write_text(f'[roles.tool]\nbackend = "{backend}"\n' if backend else "")
+        reports[backend] = estimate(Settings(**base, **read_toml(toml)))
+    offline, model, packs = reports["offline"], reports["llm"], reports[None]
     tool = {r["role"]: r for r in offline["roles"]}["tool"]
     assert tool["calls"] == tool["prompt_tokens"] == 0 and tool["usd"] == 0
-    assert {r["role"]: r for r in model["roles"]}["tool"]["calls"] > 0 and model["usd"] > offline["usd"]
-    assert offline["calls"] == model["calls"] - {r["role"]: r for r in model["roles"]}["tool"]["calls"]
+    assert tool_calls(packs) == 0 and packs["usd"] == offline["usd"]  # every shipped server has a pack
+    assert tool_calls(model) > 0 and model["usd"] > offline["usd"]
+    assert offline["calls"] == model["calls"] - tool_calls(model)
+
+
+def test_the_tool_role_asks_the_model_only_for_servers_without_a_pack(tmp_path, tiny_registry):
+    """By default an LLM run's tool results come from a server's pack where it has one (its world and
+    templates: offline, free, consistent) and from the model elsewhere; [roles.tool] backend = "llm" asks
+    the model for every call."""
+    import shutil
+
+    registry = tmp_path / "registry"
+    shutil.copytree(tiny_registry, registry)
+    packed = {p.name.removesuffix(".pack.yaml") for p in (registry / "packs").glob("*.pack.yaml")}
+    sources: dict[str | None, dict[str, set]] = {}
+    with OpenAIServer(respond) as hosted:
+        for backend in (None, "llm"):
+            toml = tmp_path / f"{backend}.toml"
+            toml.write_text(f'[roles.tool]\nbackend = "{backend}"\n' if backend else "")
+            settings = _llm_settings(tmp_path / str(backend), hosted.base_url, toml, seed=5)
+            settings = settings.model_copy(update={"servers": registry, "n": 12})
+            generate(settings, backends=open_backends(settings))
+            convs = [json.loads(line) for line in gzip.open(tmp_path / str(backend) / "conversations.jsonl.gz", "rt")]
+            found: dict[str, set] = {}
+            for c in convs:
+                server = c["scenario"]["server"].lstrip("@").replace("/", "__")  # the pack file's name
+                found.setdefault(server, set()).update(m.get("source") for m in c["messages"] if m["role"] == "tool")
+            sources[backend] = found
+    default, llm = sources[None], sources["llm"]
+    assert {s for s in default if s in packed} and {s for s in default if s not in packed}  # both kinds were made
+    for server, seen in default.items():
+        assert seen <= ({"pack", "simulated"} if server in packed else {"llm"}), (server, seen)
+    assert all(seen <= {"llm"} for seen in llm.values()), llm

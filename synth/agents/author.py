@@ -30,7 +30,7 @@ class LLMAuthor:
         models: dict[str, str],
         seed: int,
         pool: Pool | None = None,
-        tool_runtime: Callable[[Scenario], ToolRuntime] | None = None,
+        tool_runtime: Callable[[Scenario], ToolRuntime | None] | None = None,
     ):
         self.servers, self.offer, self.backends = servers, offer, backends
         self.agents = Agents(

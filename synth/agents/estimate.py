@@ -49,9 +49,14 @@ def estimate(settings: Settings) -> dict[str, Any]:
     calls = dict.fromkeys(ROLES, 0)
     prompt = dict.fromkeys(ROLES, 0)
     count = 0
+    answers = settings.tool_answers()
     for sc, server in planned(run, settings):
         count += 1
+        # the tool role asks no model where the pack answers (offline, the default for servers with a pack)
+        free = answers == "offline" or (answers == "packs" and run.packs.get(sc.server) is not None)
         for role, (n, tokens) in _scenario(sc, server, names, settings.max_tools).items():
+            if role == "tool" and free:
+                continue
             calls[role] += n
             prompt[role] += tokens
     rows = [_row(settings, role, models[role], calls, prompt) for role in ROLES]

@@ -58,8 +58,9 @@ class Agents:
     seed: int
     names: ToolNames
     pool: Pool | None = None  # live servers (--execute live): entries with a connection are called for real
-    # the tool role left to the offline author ([roles.tool] backend = "offline"): a scenario's runtime
-    tool_runtime: Callable[[Scenario], ToolRuntime] | None = None
+    # a scenario's tool results without a model (its server's pack; every server's with [roles.tool] backend =
+    # "offline"), or None: the model's tool role answers that scenario
+    tool_runtime: Callable[[Scenario], ToolRuntime | None] | None = None
 
     def backend(self, role: str) -> ChatBackend:
         return self.backends[role]
@@ -274,15 +275,16 @@ async def _converse(
 ) -> list[Message] | StageFailure:
     """The executor talks to the user simulator and calls tools until it gives a final answer.
 
-    Tools answer through the LLM tool role, or the offline runtime when that role is offline, or, on a
-    live run, through the entry's real server.
+    Tools answer through the entry's real server on a live run; else the server's pack (its world and
+    templates, offline) when it has one, or the LLM tool role (always, with [roles.tool] backend = "llm").
     """
-    agents, tool_role = ep.agents, ep.agents.tool_runtime
+    agents = ep.agents
+    offline = agents.tool_runtime(ep.scenario) if agents.tool_runtime is not None else None
     runtime = pick_async_runtime(
         ep.server,
         agents.pool,
-        model=None if tool_role is not None else partial(_tool_model, ep),
-        offline=None if tool_role is None else partial(tool_role, ep.scenario),
+        model=None if offline is not None else partial(_tool_model, ep),
+        offline=None if offline is None else (lambda: offline),
     )
     assert runtime is not None, "an LLM run always has a tool role"
     try:

@@ -61,8 +61,20 @@ class PackRuntime:
         if step in self.fail and entry.failures:
             return self._failure(entry, expander)
         template = self.rng.choice(entry.results)
+        unsent = {p: _empty(s) for p, s in tool.properties.items() if p not in arguments and p not in defaults}
+        # a model's call may leave out a value a template shows and the pack has no value for: another of the
+        # tool's templates, else the schema simulator (the offline author always gives what its templates need)
+        for shape in (template, *(t for t in entry.results if t is not template)):
+            try:
+                return self._answer(entry, shape, expander, arguments, unsent)
+            except Missing:
+                continue
+        return self.fallback.call(tool, arguments)
+
+    def _answer(
+        self, entry: ToolPack, template: Any, expander: Expander, arguments: dict[str, Any], unsent: dict[str, Any]
+    ) -> ToolResult:
         if entry.world is not None and self.world is not None:
-            unsent = {p: _empty(s) for p, s in tool.properties.items() if p not in arguments and p not in defaults}
             served = serve(self.world, entry.world, template, expander.args, arguments, unsent)
             if served.missing is not None:  # an id the world does not hold: the tool's own "not found"
                 return self._failure(entry, expander, served.missing)
