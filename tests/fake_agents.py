@@ -106,13 +106,16 @@ def _plan(text: str, rng: random.Random) -> dict[str, Any]:
     tools = _tag(text, "tools")
     return {
         "steps": [
-            {"tool": t["name"], "purpose": intent(_spec(t)), "depends_on": [i - 1] if i else []}
+            {"tool": t["name"], "purpose": intent(_spec(t)), "depends_on": [i] if i else []}  # steps count from 1
             for i, t in enumerate(tools)
         ]
     }
 
 
 def _user(text: str, rng: random.Random) -> dict[str, Any]:
+    said = re.search(r"<next>(.*?)</next>", text, re.S)
+    if said:  # a turn the conversation adds, in this person's words: the text as given
+        return {"reply": said.group(1).strip()}
     details = _tag(text, "details") or []
     last = [line for line in text.split("\n") if line.startswith("assistant:")][-1:]
     for d in details:

@@ -42,13 +42,19 @@ def render(role: str, inputs: dict[str, Any]) -> ChatRequest:
     run = shipped()
     scenario = run.planner.scenario(inputs["scenario"])
     server = run.servers[scenario.server]
+    if role == "plan":
+        return roles.plan_request(MODEL, SEED, inputs["request"], [server.tool(t) for t in scenario.tools])
+    if role == "tool":
+        tool = server.tool(inputs["tool"])
+        return roles.tool_request(MODEL, SEED, tool, inputs["arguments"], inputs.get("needs", []), inputs["results"])
     who = person(scenario, server, SEED).describe()
     if role == "query":
         return roles.query_request(MODEL, SEED, scenario, server)
     if role == "refine":
         return roles.refine_request(MODEL, SEED, inputs["draft"], list(scenario.tools), who)
     details = roles.spoken_details([Detail(**d) for d in inputs["details"]], scenario, server)
-    return roles.user_request(MODEL, SEED, inputs["request"], details, inputs["transcript"], who)
+    said_next = inputs.get("next", "")  # a turn the conversation adds, said in the person's voice
+    return roles.user_request(MODEL, SEED, inputs["request"], details, inputs["transcript"], who, said_next)
 
 
 def exchanges(fix: str) -> list[dict[str, Any]]:
@@ -178,3 +184,61 @@ def test_the_reviewer_sees_the_error_and_a_failed_call_is_never_success():
     assert kept.verdict == "accept" and kept.step_labels == ["success", "internal_error"]
     assert thrown.verdict == "reject" and "no result" in thrown.reasons[0]
     assert _labels(("success", "internal_error"), ["success", "success"]) == ("success", "internal_error")
+
+
+def test_the_planner_numbers_steps_from_1_as_the_query_prompt_does():
+    """Issue 41: the planner's example said depends_on [0] while the query prompt counts steps from 1."""
+    from synth.agents.roles import PlanAnswer
+    from synth.agents.writer import _deps
+
+    [e] = exchanges("plan-numbers")
+    system = e["messages"][0]["content"]
+    assert "numbered from 1" in system and '"depends_on": [1]' in system and '"depends_on": [0]' not in system
+    plan = PlanAnswer.model_validate_json(e["answer"])
+    assert [s.depends_on for s in plan.steps] == [[], [1]]
+    assert _deps(plan, "list-events", 0) == () and _deps(plan, "get-event", 1) == (0,)  # the first call, by position
+
+
+def test_the_tool_simulator_sees_which_call_made_each_earlier_result():
+    """Issue 41: earlier results came as bare JSON; now each says its tool and arguments, so the simulator
+    answers get-event for the event list-events returned."""
+    [e] = exchanges("earlier-calls")
+    said = text(e)
+    assert "each with its tool, its arguments and the result it got" in said
+    assert '"tool": "list-events"' in said and '"timeMin": "2026-05-05T00:00:00+02:00"' in said
+    result = json.loads(e["answer"])["result"]
+    listed = e["inputs"]["results"][0]["result"]["items"][0]
+    assert all(result[k] == listed[k] for k in ("id", "summary", "start", "end"))
+
+
+def test_an_added_turn_is_said_in_the_persons_own_voice():
+    """Issue 41: a decline or follow-up added to the conversation came in synth's words ("Can you set a reminder
+    on my phone ...?") whoever the person was; the user simulator now says it as they write."""
+    [e] = exchanges("voice")
+    said = text(e)
+    assert "writes short, lowercase messages and skips greetings" in said
+    assert "<next>Please set a price alert on my phone for when SOL drops below $100.</next>" in said
+    reply = UserReply.model_validate_json(e["answer"]).reply
+    assert reply == reply.lower() and "sol" in reply and "100" in reply and "please" not in reply
+
+
+def test_the_reviewer_is_told_where_a_long_result_was_cut():
+    """Issue 41: results were cut at 1,500 characters without a word; now they are whole up to a budget and a
+    longer one says where it was cut, and the prompt says a fact may be in the part not shown."""
+    [e] = exchanges("cut")
+    page = e["inputs"]["messages"][2]["content"]
+    assert len(page) > roles.RESULT_BUDGET
+    assert f"[cut here: the first {roles.RESULT_BUDGET:,} of {len(page):,} characters are shown]" in text(e)
+    assert page[: roles.RESULT_BUDGET] in text(e)  # whole up to the budget (it was 1,500)
+    assert "a fact the answer states may be in the part not shown" in e["messages"][0]["content"]
+    assert Verdict.model_validate_json(e["answer"]).verdict == "accept"
+
+
+def test_the_pack_prompt_explains_every_field_of_a_tool_entry():
+    """Issue 41: the pack schema carried ``followups`` that the prompt never explained."""
+    from synth.packs.model import ToolPack
+
+    system = (ROOT / "prompts" / "pack.system.j2").read_text("utf-8")
+    assert all(f'"{name}"' in system for name in ToolPack.model_fields), [
+        n for n in ToolPack.model_fields if f'"{n}"' not in system
+    ]

@@ -37,9 +37,11 @@ async def decide(
     seed: int,
     messages: list[Message],
     executor: Callable[[list[Message]], Awaitable[ChatResponse | StageFailure]],
+    voiced: Callable[[str, list[Message]], Awaitable[str | StageFailure]] | None = None,
 ) -> Decision | StageFailure | None:
     """The scenario's decline or answer turn, appended to ``messages``; None when it holds none (or the
-    server offers nothing to ask about); a StageFailure when the executor called a tool there."""
+    server offers nothing to ask about); a StageFailure when the executor called a tool there. ``voiced``
+    says the added user turn in the person's own voice (the user simulator), as their other turns are."""
     rng = rng_for(seed, "decision", scenario.id)
     tools = [t for t in (server.tool(n) for n in scenario.tools) if t is not None]
     if scenario.decision == "decline":
@@ -47,7 +49,12 @@ async def decide(
         if not options or not tools:
             return None
         declined = rng.choice(options)
-        messages.append(Message(role="user", content=rng.choice(D.ALSO) + declined.text))
+        said: str | StageFailure = rng.choice(D.ALSO) + declined.text
+        if voiced is not None:
+            said = await voiced(declined.text, messages)
+        if isinstance(said, StageFailure):
+            return said
+        messages.append(Message(role="user", content=said))
         tool = D.nearest(declined.text, tools)
         args = _reused(tool.properties, messages)
         made: Decision = D.decline_decision(len(messages), declined.text, tool, args, declined.cannot)
@@ -57,6 +64,11 @@ async def decide(
         if found is None:
             return None
         del messages[before + 1 :]  # keep the follow-up; the executor gives the answer
+        if voiced is not None:
+            spoken = await voiced(messages[before].content or "", messages[:before])
+            if isinstance(spoken, StageFailure):
+                return spoken
+            messages[before] = Message(role="user", content=spoken)
         made = found.model_copy(update={"message": before + 1})
     else:
         return None

@@ -90,7 +90,11 @@ def _scenario(sc: Scenario, server: ServerSpec, names: ToolNames, max_tools: int
     offered = [t for t in server.tools][:max_tools]
     executor_base = 150 + sum(_tokens(json.dumps(openai_tool(t, names(server.id, t.name)))) for t in offered)
     turns = k + 1 + multi
-    per = {"query": 1, "refine": 1, "plan": 1, "executor": turns, "user": multi, "tool": k, "review": 1}
+    added = int(
+        sc.decision in ("decline", "answer")
+    )  # a turn added after the answer: the person says it, it is answered
+    turns += added
+    per = {"query": 1, "refine": 1, "plan": 1, "executor": turns, "user": multi + added, "tool": k, "review": 1}
     out = {role: (n, n * sizes[role]) for role, n in per.items() if role != "executor"}
     # the conversation grows by about 150 tokens a turn
     out["executor"] = (turns, sum(executor_base + 150 * t for t in range(turns)))

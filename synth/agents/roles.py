@@ -46,7 +46,9 @@ class Refined(Answer):
 class PlanItem(Answer):
     tool: str
     purpose: str = ""
-    depends_on: list[int] = Field(default_factory=list)
+    depends_on: list[int] = Field(
+        default_factory=list, description="the numbers of the earlier steps this one needs, counted from 1"
+    )
 
 
 class PlanAnswer(Answer):
@@ -176,9 +178,10 @@ def plan_schema(names: list[str]) -> dict[str, Any]:
 
 
 def user_request(
-    model: str, seed: int, request: str, details: list[dict[str, Any]], transcript: str, who: str = ""
+    model: str, seed: int, request: str, details: list[dict[str, Any]], transcript: str, who: str = "", next: str = ""
 ) -> ChatRequest:
-    """The user simulator's request; ``details`` as ``spoken_details`` gives them."""
+    """The user simulator's request; ``details`` as ``spoken_details`` gives them. With ``next`` (a turn the
+    conversation adds: a request no tool serves, a follow-up) the person says that next, in their own voice."""
     return _request(
         "user",
         model,
@@ -187,6 +190,7 @@ def user_request(
         seed,
         request=request,
         person=who,
+        next=next,
         details=details,
         details_json=_dump([{k: d[k] for k in ("step", "param", "value", "say")} for d in details]),
         transcript=transcript,
@@ -279,9 +283,21 @@ def plan_note(steps: list[PlanItem], items: tuple[str, ...] | list[str] = ()) ->
     )
 
 
+RESULT_BUDGET = 6000  # characters of one tool result a transcript shows whole; a longer one is cut and says so
+
+
+def shown(content: str, budget: int = RESULT_BUDGET) -> str:
+    """A tool result as a transcript shows it: whole up to ``budget`` characters, else its start and a note
+    of how much was cut, so a reader never judges "facts no result gave" from a part it cannot see."""
+    if len(content) <= budget:
+        return content
+    return f"{content[:budget]} [cut here: the first {budget:,} of {len(content):,} characters are shown]"
+
+
 def transcript(messages: list[dict[str, Any]], failed: dict[str, str] | None = None) -> str:
     """A conversation as plain text for the user simulator and the reviewer; a tool result that was an
-    error (``failed``: call id -> what the runtime called it) says so."""
+    error (``failed``: call id -> what the runtime called it) says so, and one too long to show whole says
+    where it was cut."""
     lines = []
     for m in messages:
         if m["role"] == "system":
@@ -292,7 +308,7 @@ def transcript(messages: list[dict[str, Any]], failed: dict[str, str] | None = N
         elif m["role"] == "tool":
             error = (failed or {}).get(m.get("tool_call_id") or "")
             said = f"tool result (ERROR, {error.replace('_', ' ')})" if error else "tool result"
-            lines.append(f"{said}: {m.get('content', '')[:1500]}")
+            lines.append(f"{said}: {shown(m.get('content') or '')}")
         else:
             lines.append(f"{m['role']}: {m.get('content') or ''}")
     return "\n".join(lines)

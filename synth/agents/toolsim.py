@@ -23,7 +23,7 @@ class LLMToolRuntime:
 
     def __init__(self, scenario: Scenario, model: str, seed: int, ask: Callable[[Any, type, str], Awaitable[Any]]):
         self.model, self.seed, self.ask = model, seed, ask
-        self.results: list[Any] = []
+        self.results: list[dict[str, Any]] = []  # each earlier call: its tool, its arguments and what it returned
         self.needs: dict[int, list[str]] = {}
         for lk in scenario.links:
             self.needs.setdefault(lk.from_step, []).append(lk.field)
@@ -35,7 +35,7 @@ class LLMToolRuntime:
         answer = await self.ask(request, roles.ToolAnswer, "tool")
         if isinstance(answer, StageFailure):
             raise SimulatorFailed(answer)
-        self.results.append(answer.result)
+        self.results.append({"tool": tool.name, "arguments": arguments, "result": answer.result})
         return ToolResult.of(
             answer.result, "llm", is_error=answer.is_error, outcome="internal_error" if answer.is_error else "success"
         )

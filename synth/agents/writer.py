@@ -140,7 +140,15 @@ async def _write(ep: _Episode) -> Written | StageFailure:
         return messages
     decisions = asked(messages)
     note = roles.plan_note(plan_answer.steps, ep.items)
-    decided = await decide(scenario, server, None, seed, messages, lambda msgs: _executor_turn(ep, msgs, note))
+    decided = await decide(
+        scenario,
+        server,
+        None,
+        seed,
+        messages,
+        lambda msgs: _executor_turn(ep, msgs, note),
+        lambda text, msgs: _voiced(ep, refined, details, text, msgs),
+    )
     if isinstance(decided, StageFailure):
         return decided
     decisions += [decided] if decided is not None else []
@@ -148,7 +156,7 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     query, plan, trajectory = made(
         sid,
         refined,
-        [(c.name, c.arguments, tuple(d for d in _deps(plan_answer, c.name) if d < i)) for i, c in enumerate(calls)],
+        [(c.name, c.arguments, _deps(plan_answer, c.name, i)) for i, c in enumerate(calls)],
         messages,
         withheld=sorted(f"{d.step - 1}.{d.param}" for d in draft.details),
         parent_id=query_id(sid, draft.request),  # the refined request points at its draft
@@ -266,8 +274,26 @@ def _labels(gates: tuple[str, ...], said: list[str]) -> tuple[str, ...]:
     return tuple(mine if mine != "success" else theirs for mine, theirs in zip(gates, said, strict=True))
 
 
-def _deps(plan: roles.PlanAnswer, tool: str) -> list[int]:
-    return next((s.depends_on for s in plan.steps if s.tool == tool), [])
+async def _voiced(
+    ep: _Episode, request: str, details: list[dict[str, Any]], text: str, messages: list[Message]
+) -> str | StageFailure:
+    """A turn the conversation adds (a request no tool serves, a follow-up), said by the user simulator in the
+    person's own voice: the office manager who writes in lowercase does not turn formal for it."""
+    reply = await ep.ask(
+        roles.user_request(
+            ep.models["user"], ep.agents.seed, request, details, roles.transcript(ep.openai(messages)), ep.who, text
+        ),
+        roles.UserReply,
+        "user",
+    )
+    return reply if isinstance(reply, StageFailure) else reply.reply.strip() or text
+
+
+def _deps(plan: roles.PlanAnswer, tool: str, i: int) -> tuple[int, ...]:
+    """The earlier calls call ``i`` (to ``tool``) depends on, by position; the planner numbers steps from 1,
+    as the query prompt does."""
+    said = next((s.depends_on for s in plan.steps if s.tool == tool), [])
+    return tuple(d - 1 for d in said if 0 < d <= i)
 
 
 async def _converse(
