@@ -43,6 +43,7 @@ import math
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
 from synth.config import Settings
@@ -242,6 +243,10 @@ class Scheduler:
         self.author.discard([r for spent in left for r in spent if not r.cached and r.key not in self.reused])
 
     async def _run(self) -> None:
+        # what the agents wait on off the loop (a live server's calls, through synth.runtime.base.Awaited) gets
+        # a thread per request slot: the loop's default pool has min(32, cores + 4), 6 on 2 cores, whatever -c says
+        workers = max(4, self.settings.concurrency)
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(workers, thread_name_prefix="synth-wait"))
         tasks: dict[int, asyncio.Task[Item]] = {}  # started, not yet handed on
         sizes: dict[int, int] = {}  # finished ones: their estimated size
         wake = asyncio.Event()

@@ -137,3 +137,57 @@ def test_an_inline_author_runs_in_the_consumers_thread_and_a_broken_item_is_coun
     run.finish()
     assert reasons == ["written", "ValueError", "written"] and author.closed
     assert author.threads == {threading.get_ident()}
+
+
+class _Waiting:
+    """A runtime that waits on I/O (as a live server's does): each call sleeps, and the most calls waiting
+    at once is counted."""
+
+    waits = True
+
+    def __init__(self) -> None:
+        self.lock, self.now, self.most = threading.Lock(), 0, 0
+
+    def call(self, tool, arguments):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.3)
+        with self.lock:
+            self.now -= 1
+
+    def close(self) -> None:
+        pass
+
+
+class _Waiter:
+    """An author whose scenarios each make one call on a waiting runtime, through the one adapter."""
+
+    inline = False
+
+    def __init__(self, runtime: _Waiting):
+        self.runtime = runtime
+
+    async def write(self, scenario, spent):
+        from synth.runtime.base import Awaited
+
+        await Awaited(self.runtime).call(None, {})
+        return StageFailure(stage="generate", item_id=scenario.id, reason="done")
+
+    async def aclose(self) -> None:
+        pass
+
+    def discard(self, responses) -> None:
+        pass
+
+
+def test_calls_that_wait_are_as_concurrent_as_the_run_allows(tmp_path):
+    """Issue 41: live calls in an LLM run waited on the loop's default thread pool, min(32, cores + 4): 6 in
+    flight on 2 cores whatever -c said. The scheduler's loop has a thread per request slot."""
+    registry = load_registry(REGISTRY)
+    runtime = _Waiting()
+    settings = Settings(servers=REGISTRY, out=tmp_path, concurrency=16)
+    run = Scheduler(_Waiter(runtime), Planner(registry, 0).scenario, range(48), settings)
+    assert [r.reason for _, r, _ in run] == ["done"] * 48
+    run.finish()
+    assert runtime.most >= 12, runtime.most  # the default pool would hold at most min(32, cores + 4)
