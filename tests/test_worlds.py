@@ -348,3 +348,14 @@ def test_an_update_keeps_the_change_its_result_shows() -> None:
     assert serve(world, cancel, shape, {"order_id": "#W1"}, {"order_id": "#W1"}).data["status"] == "cancelled"
     read = Touch(op="read", entity="order", by="order_id")
     assert serve(world, read, {"order_id": "", "status": ""}, {}, {"order_id": "#W1"}).data["status"] == "cancelled"
+
+
+def test_a_planned_failure_never_says_not_found_for_what_the_world_holds(wiki) -> None:
+    """A scenario's planned failure on a tool with a world: a "not found" for a doc the world holds (memory 90
+    read back, then "Memory with ID 90 not found" on the next call) contradicts the state, so only the server's
+    own failures are planned there; a "not found" comes from the world, for an id it lacks."""
+    server, pack = wiki
+    sc = Scenario(id="scn_f", index=0, server=server.id, tools=("get_doc",), persona="", turns=((0,),), fail=(0, 1))
+    runtime = offline_runtime(sc, pack, "general", 0)
+    assert _call(runtime, server, "get_doc", doc_id="DOC-1002")["title"]  # step 0 planned to fail: the doc is there
+    assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-4040")["error"]  # step 1: it is not

@@ -59,7 +59,12 @@ class PackRuntime:
                     continue
         expander.args = {**known, **arguments}
         if step in self.fail and entry.failures:
-            return self._failure(entry, expander)
+            # a failure planned for the scenario: with a world, only the server's own (a timeout, an outage); a
+            # "not found" comes from the world alone, when it lacks what the call names (it said memory 90 was
+            # not found right after memory 90 was read back)
+            own = None if entry.world is None or self.world is None else ("internal_error",)
+            if own is None or any(f.label in own for f in entry.failures):
+                return self._failure(entry, expander, labels=own)
         template = self.rng.choice(entry.results)
         unsent = {p: _empty(s) for p, s in tool.properties.items() if p not in arguments and p not in defaults}
         # a model's call may leave out a value a template shows and the pack has no value for: another of the
@@ -111,13 +116,20 @@ class PackRuntime:
     def close(self) -> None:
         self.fallback.close()
 
-    def _failure(self, entry: ToolPack, expander: Expander, missing: str | None = None) -> ToolResult:
-        if not entry.failures:
+    def _failure(
+        self, entry: ToolPack, expander: Expander, missing: str | None = None, labels: tuple[str, ...] | None = None
+    ) -> ToolResult:
+        """One of the tool's failures (of ``labels``); for ``missing`` (an id the world lacks) a not-found one,
+        never the server's own outage."""
+        if missing is not None:
+            labels = ("unable_to_accomplish", "input_error")
+        failures = [f for f in entry.failures if labels is None or f.label in labels]
+        if not failures:
             kind = entry.world.entity if entry.world else "item"
             return ToolResult.of(
                 {"error": f"{kind} {missing!r} not found"}, "pack", is_error=True, outcome="unable_to_accomplish"
             )
-        failure = self.rng.choice(entry.failures)
+        failure = self.rng.choice(failures)
         return ToolResult.of(expander.value(failure.result), "pack", is_error=True, outcome=failure.label)
 
 
