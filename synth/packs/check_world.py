@@ -363,8 +363,17 @@ def _check_filler(tool: str, touch: Touch, results: list[Any], pack: Pack, probl
                     f"/tools/{tool}/results/{i}",
                     f"made-up matches would show filler as what was found: {', '.join(filler)} "
                     f"{'is' if len(filler) == 1 else 'are'} a Faker phrase",
-                    f'write them from the request ("title": "{words} {{pick:statistics|survey|records}}", a summary '
-                    "that names it); a Faker phrase never stands for a match",
+                    (
+                        f"write them from the request, in the catalogue's own style: a title that holds {words} "
+                        "the way real items are titled here (a paper's, a dataset's), several forms drawn with "
+                        "{pick:...} that read differently, not one stem with a changing first word, and a summary "
+                        "that says what the item is about"
+                        if touch.match
+                        else "write them as the items the call asks for would be (the papers of that author, the "
+                        "newest of that category): titles and summaries in the subject the catalogue covers, "
+                        "several forms drawn with {pick:...}"
+                    )
+                    + "; a Faker phrase never stands for a match",
                     rule="world-search",
                 )
                 break
