@@ -93,8 +93,8 @@ SPLITS = ("train", "valid", "test")
 # Scholar's filtered search names every paper asked for.
 # 20 = issue 42, the shipped packs on worlds: Hacker News (comments, users), Yuque (knowledge bases), the store (its
 # customers' own orders), the food tracker's users; derived fields; no answer claims an order its list lacks.
-# 21 = a failure planned for a tool with a world is the server's own (an outage), never a "not found" for what
-# the world holds; an id the world lacks gets the tool's not-found failure, never its outage (issue 42).
+# 21 = a failure planned for a tool with a world never says "not found" for what an earlier result showed (then
+# the server's own outage, or none); an id the world lacks gets the tool's not-found failure (issue 42).
 GENERATOR_VERSION = 21
 
 

@@ -178,7 +178,9 @@ def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path
 
 
 def test_failures_get_an_honest_answer(weather: Path, tmp_path: Path):
-    generate(Settings(servers=weather, out=tmp_path / "f", n=200, seed=1, decisions=0.0))  # as before decisions
+    # as before decisions; seed 3: its planned failures name cities no earlier result showed (one that a result
+    # showed is not failed "not found": the weather pack has a world now, and that would contradict it)
+    generate(Settings(servers=weather, out=tmp_path / "f", n=200, seed=3, decisions=0.0))
     seen = 0
     for conv in lines(tmp_path / "f" / "conversations.jsonl"):
         for i, m in enumerate(conv["messages"]):

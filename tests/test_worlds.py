@@ -351,11 +351,14 @@ def test_an_update_keeps_the_change_its_result_shows() -> None:
 
 
 def test_a_planned_failure_never_says_not_found_for_what_the_world_holds(wiki) -> None:
-    """A scenario's planned failure on a tool with a world: a "not found" for a doc the world holds (memory 90
-    read back, then "Memory with ID 90 not found" on the next call) contradicts the state, so only the server's
-    own failures are planned there; a "not found" comes from the world, for an id it lacks."""
+    """A scenario's planned failure on a tool with a world: a "not found" for a doc an earlier result showed
+    (memory 90 read back, then "Memory with ID 90 not found" on the next call) contradicts the state, so it is
+    not served; a planned failure on something not shown yet still is, and an id the world lacks gets the
+    tool's own not-found."""
     server, pack = wiki
-    sc = Scenario(id="scn_f", index=0, server=server.id, tools=("get_doc",), persona="", turns=((0,),), fail=(0, 1))
+    sc = Scenario(id="scn_f", index=0, server=server.id, tools=("get_doc",), persona="", turns=((0,),), fail=(0, 2))
     runtime = offline_runtime(sc, pack, "general", 0)
-    assert _call(runtime, server, "get_doc", doc_id="DOC-1002")["title"]  # step 0 planned to fail: the doc is there
-    assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-4040")["error"]  # step 1: it is not
+    assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-1002")["error"]  # planned, nothing shown
+    assert _call(runtime, server, "get_doc", doc_id="DOC-1003")["title"]  # step 1: read, so now shown
+    assert _call(runtime, server, "get_doc", doc_id="DOC-1003")["title"]  # step 2 planned to fail: it was shown
+    assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-4040")["error"]  # not in the world

@@ -40,6 +40,7 @@ class PackRuntime:
         self.pack, self.rng, self.fallback, self.fail, self.world = pack, rng, fallback, fail, world
         self.step = 0
         self.items: list[dict[str, Any]] = []  # list items of earlier results
+        self.said = ""  # the text of earlier results
         self.identities = Identities(world)
         self.owner: str | None = None  # whose records this conversation is about (OWNER_KEYS)
 
@@ -59,10 +60,11 @@ class PackRuntime:
                     continue
         expander.args = {**known, **arguments}
         if step in self.fail and entry.failures:
-            # a failure planned for the scenario: with a world, only the server's own (a timeout, an outage); a
-            # "not found" comes from the world alone, when it lacks what the call names (it said memory 90 was
-            # not found right after memory 90 was read back)
-            own = None if entry.world is None or self.world is None else ("internal_error",)
+            # a failure planned for the scenario; on a tool with a world, a "not found" for what an earlier result
+            # showed would contradict it (memory 90 read back, then "Memory with ID 90 not found"): then only the
+            # server's own failure (an outage), or none
+            shown = entry.world is not None and self.world is not None and self._shown(arguments)
+            own = ("internal_error",) if shown else None
             if own is None or any(f.label in own for f in entry.failures):
                 return self._failure(entry, expander, labels=own)
         template = self.rng.choice(entry.results)
@@ -89,7 +91,9 @@ class PackRuntime:
             data = fit_limit(data, arguments, template, expander)
             data = self.identities.settle(_agree(data, arguments, self.items), arguments)
         self.items.extend(_items(data))
-        return ToolResult.of(self._owned(data, arguments, template), "pack")
+        result = ToolResult.of(self._owned(data, arguments, template), "pack")
+        self.said += "\n" + result.content
+        return result
 
     def _owned(self, data: Any, arguments: dict[str, Any], template: Any) -> Any:
         """The result with its owner (``user_id``...) the conversation's customer: the first one an argument or
@@ -115,6 +119,14 @@ class PackRuntime:
 
     def close(self) -> None:
         self.fallback.close()
+
+    def _shown(self, arguments: dict[str, Any]) -> bool:
+        """Whether a value the call names (an id, a name) was in an earlier result of this conversation."""
+        return any(
+            re.search(rf"(?<![\w-]){re.escape(str(v))}(?![\w-])", self.said)
+            for v in arguments.values()
+            if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) > 1
+        )
 
     def _failure(
         self, entry: ToolPack, expander: Expander, missing: str | None = None, labels: tuple[str, ...] | None = None
