@@ -24,7 +24,8 @@ def responder(request: dict) -> dict:
     server = json.loads(first["content"].splitlines()[1])  # the server's JSON, on the line after the first
     names = [t["name"] for t in server["tools"]]
     if "get_weather_forecast_tool" in names:
-        return {"content": json.dumps({"tools": yaml.safe_load(WEATHER.read_text(encoding="utf-8"))["tools"]})}
+        shipped = yaml.safe_load(WEATHER.read_text(encoding="utf-8"))
+        return {"content": json.dumps({key: shipped[key] for key in ("tools", "world") if key in shipped})}
     if len(names) == 2:
         good, bad = names
         entry = {

@@ -344,9 +344,11 @@ def _reviewer(body: dict) -> dict:
 
 
 def _llm_run(tiny_registry: Path, out: Path, **extra) -> dict:
+    # seed 2: its 12 accepted conversations hold every pick of `_reviewer` (seed 5 stopped holding an unsure one
+    # when the writer's words changed)
     backend = ScriptedBackend(_reviewer)
     settings = Settings(
-        servers=tiny_registry, out=out, n=12, seed=5, backend="openai", concurrency=4, audit=0.0, **extra
+        servers=tiny_registry, out=out, n=12, seed=2, backend="openai", concurrency=4, audit=0.0, **extra
     )
     return generate(settings, backends={role: backend for role in ROLES})
 
