@@ -38,7 +38,7 @@ from synth.records import (
 )
 from synth.rundir import EVAL, REJECTED, SCORED, RunWriter, stored, write_json
 from synth.stages import gates
-from synth.stages.inject import inject_call
+from synth.stages.inject import inject_call, still_needed
 
 SCORED_NOTE = (
     "negatives are injected only from calls that pass the gates (a flagged gold call is not a safe "
@@ -185,6 +185,7 @@ def _calls(
             conversation_id=conv_id,
             call_index=k,
             seed=seed,
+            needed=[(server.tool(c.name), c) for c in still_needed(sample.messages, position, call)],
         )
         offered = tuple(t.name for t in server.tools)
         tools = available_tools(server, offered)  # one list for the call's rows, referenced once when stored

@@ -95,7 +95,12 @@ SPLITS = ("train", "valid", "test")
 # customers' own orders), the food tracker's users; derived fields; no answer claims an order its list lacks.
 # 21 = a failure planned for a tool with a world never says "not found" for what an earlier result showed (then
 # the server's own outage, or none); an id the world lacks gets the tool's not-found failure (issue 42).
-GENERATOR_VERSION = 21
+# 22 = a negative is never a call its turn still needs: the parallel sibling or a later call of the same request,
+# nor an incorrect_tool naming that call's tool; T-Eval review labels from what a response says: B (internal_error)
+# only for a 5xx, a timeout or a crash, a gold call's own 4xx is C, not-founds name a value the call sent as
+# services do ("Product '5810' not found"), never an empty one nor a message; a read-only task checks whole values
+# (at most 80 characters, no sentence) in the forms people write them; the fallback's SQL fits its tool (issue 38).
+GENERATOR_VERSION = 22
 
 
 @dataclass

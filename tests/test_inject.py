@@ -860,3 +860,69 @@ def test_values_kept_by_identity_are_found_only_for_the_same_objects():
     memo.put((b,), "b")
     memo.put((a,), "a")  # the third entry: the memo was full, so it starts over
     assert memo.get(a) == "a" and memo.get(a, b) is None and memo.get(b) is None
+
+
+# --- a negative is never a call its turn still needs (issue 38) ----------------------------------
+
+_PRICE = {"asset": {"type": "string", "description": "Coin name or symbol"}}
+_CURRENT = _spec("get_current_price", _PRICE, ["asset"], "Get current cryptocurrency prices.")
+_HISTORY = _spec(
+    "get_historical_price",
+    {**_PRICE, "start_date": {"type": "string", "format": "date"}, "end_date": {"type": "string", "format": "date"}},
+    ["asset", "start_date", "end_date"],
+    "Get historical price data.",
+)
+_COIN_ASK = [
+    Message(
+        role="user",
+        content="Can you check a coin's price for me? Also: can you pull a coin's price history "
+        "from 2026-01-15 to 2026-02-15?",
+    ),
+    Message(role="assistant", content="Which coin?"),
+    Message(role="user", content="It's Monero."),
+]
+_NOW = ToolCall(id="c1", name="get_current_price", arguments={"asset": "Monero"})
+_THEN = ToolCall(
+    id="c2",
+    name="get_historical_price",
+    arguments={"asset": "Monero", "start_date": "2026-01-15", "end_date": "2026-02-15"},
+)
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_no_negative_is_a_call_the_turn_still_needs(parallel: bool) -> None:
+    """The person asked for the current price and its history in one request: get_current_price("Monero")
+    is no wrong tool for the history call, made beside it or after it; BFCL's checker agrees with the
+    labels against every call of the turn, and a later request's calls are not the turn's."""
+    if parallel:
+        turn = [Message(role="assistant", tool_calls=(_THEN, _NOW))]
+    else:
+        turn = [
+            Message(role="assistant", tool_calls=(_THEN,)),
+            Message(role="tool", tool_call_id="c2", content='{"prices": [{"date": "2026-01-15", "usd": 151.2}]}'),
+            Message(role="assistant", tool_calls=(_NOW,)),
+        ]
+    messages = [*_COIN_ASK, *turn, Message(role="tool", tool_call_id="c1", content='{"usd": 162.4}')]
+    assert inject.still_needed(messages, 3, _THEN) == [_NOW]
+    assert inject.still_needed([*messages, Message(role="user", content="And Zcash?"), *turn], 3, _THEN) == [_NOW]
+    assert inject.still_needed(messages, len(messages) - 2, _NOW) == ([_THEN] if parallel else [])
+    tools = {t.name: t for t in (_CURRENT, _HISTORY)}
+    made = 0
+    for seed in range(40):
+        records, _ = inject_call(
+            _HISTORY,
+            [_CURRENT],
+            _THEN,
+            _COIN_ASK,
+            conversation_id="conv_coin",
+            call_index=0,
+            seed=seed,
+            needed=[(_CURRENT, _NOW)],
+        )
+        check_records(_HISTORY, [_CURRENT], _THEN, records)
+        for r in records[1:]:
+            assert r.tool_call.name != "get_current_price", (seed, r.score, r.tool_call)
+            for other in (_NOW,):
+                assert bfcl_label(tools[other.name], other, r.tool_call) != "correct"
+            made += r.score == "incorrect_tool"
+    assert made == 40  # a hallucinated tool takes the sibling's place

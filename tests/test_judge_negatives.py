@@ -105,17 +105,20 @@ def test_the_other_name_the_user_gave_is_a_wrong_value_to_read_for():
 
 
 def test_a_text_only_rule_cannot_tell_the_review_labels(run):
-    """The best rule over regex cues of the response text gets at most half of the labels of items it was not
-    fitted on. Fitted on the labels themselves it is an upper bound that a small run inflates: this run's 60
-    items give 53.3% fitted, 41.7% held out; the shipped registry's -n 500 run (175 items) 43.4% and 37.7%."""
+    """What a response says decides only what it can (issue 38): a 5xx or a timeout is the tool's failure (B), so
+    B is read from the text; a not-found is the call's fault or the world's (C or E) and a result answers or
+    not (A or D) by the call against the conversation. So the best rule over regex cues of the response text
+    gets at most 80% of the labels of items it was not fitted on (the shipped registry's -n 500 run: 67.7%, this
+    run 74.6%; 31.3% when B also came as 400s and not-founds)."""
     figures = review(run)
     assert figures["review_labels_used"] == 5 and figures["review_items"] > 30
-    assert figures["review_regex_heldout"] <= 0.5
-    # and each failing outcome is written in more than one kind of wording
+    assert figures["review_regex_heldout"] <= 0.8
+    # and each outcome the call decides is written in more than one kind of wording
     wordings: dict[str, set] = {}
     for item in teval_rows(run / "teval" / "review_str.json"):
         prompt = item["origin_prompt"][-1]["content"]
         response = prompt.split("got this response:\n", 1)[-1].rsplit("\nWhich describes it?", 1)[0]
         label = item["ground_truth"]["answer"]
         wordings.setdefault(label, set()).add(tuple(bool(rx.search(response)) for rx in CUES.values()))
-    assert all(len(wordings[label]) >= 3 for label in "BCE"), wordings
+    assert all(len(wordings[label]) >= 3 for label in "CE"), wordings
+    assert all(server for _, server, _, _ in wordings["B"]), wordings  # B only in a failing server's words

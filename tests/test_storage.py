@@ -40,11 +40,13 @@ runner = CliRunner()
 # "at 14:00 on 4 May")
 # and at 20 (issue 42: a later request that would repeat a call is composed again; checked by diffing the 80
 # conversations: four whose later request repeated an earlier search or rates listing (answered with the first
-# answer word for word) now ask something new; the other 76 are unchanged)
+# answer word for word) now ask something new; the other 76 are unchanged), and at 22 (issue 38: a negative that
+# was a call its turn still needs is drawn again, review labels from what a response says: scored.jsonl and
+# review_str.json change)
 BEFORE = {
     "conversations.jsonl": "54bfdd62ed2947124853c3a21c1da8fae1c62bbc1cc9909f61de07280a33eb35",
     "eval.jsonl": "fef0c0097b4e77458b1d9e49a1657721e91d341d100bf41380bc991217b007bb",
-    "scored.jsonl": "087bb7ad9a052d72a9abbda95bc33bbbee731e38fe8b435dc9ba80cce1c1a86f",
+    "scored.jsonl": "dc4acfbdc0f84b5bb3e58302753d81143a3dc285b18e96f6675d0d2d0c9c15ba",
     "scored_decisions.jsonl": "688433d569566c2ce1452b81f1efcdfd9d72e86c6b00ea8c5c7c710cbbc0afc6",
     "teval/instruct_json.json": "8faf02b378c7c284decd5ccfa462bccec86244665121f03bb670cb9129f7832c",
     "teval/instruct_str.json": "16e3ee1582b3deb7bc52968fd047b8893b91bdc0b27e640572c212a3655e119c",
@@ -53,7 +55,7 @@ BEFORE = {
     "teval/reason_retrieve_understand_json.json": "18f5d496594fec1d1526cbf46cd452f53102e1155e2b5fa2d460a5d3e93eb49c",
     "teval/reason_str.json": "d27d3346d7908c63e24cf5be3d71bb419dd5875d97ecc524516b08882cb607b6",
     "teval/retrieve_str.json": "552ddc3b9ad78968d4252225139bc2a63301cc5fbac0d36b3825b8edf2dd357f",
-    "teval/review_str.json": "a98451e1766b8f20ca603f32c35d40d91ebfb172f1bfe90d3320ec67a29895cb",
+    "teval/review_str.json": "df095ccc04c23efc62e90a78bdc6e3e8788a6dbea250df98e5d56c9ca07a6f2d",
     "teval/understand_str.json": "6817c20b8652bc7c1bd0ccdc706315555bce8895198f8b8a58c0b5b665ff437e",
     "train.jsonl": "d3e99cf1a8e15bb53eaf83042a13add2c440c113cec15ff7c1328ddcf6ee6653",
     "valid.jsonl": "59196c792e0c3f53044a09d9b03a0bada04c49afb703e237305259d6cae06ed3",

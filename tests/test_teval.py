@@ -168,6 +168,29 @@ def test_review_answers_are_not_given_away_by_error_json(run):
         assert not is_error_json(_response(r)) and called.count(".") == 1
 
 
+_CALLERS = re.compile(r"(?i)\b4\d\d\b|bad request|invalid|not found|could not find|does not exist|no results|-32602")
+
+
+def test_review_labels_read_from_what_the_response_says(run):
+    """B (the tool's own failure) is never a 4xx, a validation message or a not-found, which say the call was
+    at fault or the thing is not there (issue 38); a not-found names a value the call sent, never an empty one
+    nor a sentence given to write."""
+    items = list(load(run, "review_str").values())
+    assert {r["ground_truth"]["answer"] for r in items} == set("ABCDE")
+    for r in items:
+        response, answer = _response(r), r["ground_truth"]["answer"]
+        args = json.loads(r["origin_prompt"][-1]["content"].split("\nargs: ", 1)[1].split("\ngot this response:", 1)[0])
+        if answer == "B":
+            assert not _CALLERS.search(response), response
+        quoted = re.search(
+            r"(?:not found: no \w+|[Cc]ould not find \w+(?: \w+)?|for) '([^']*)'|'([^']*)' not found", response
+        )
+        if answer in "CE" and quoted and "-32602" not in response:
+            value = quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+            assert value and len(value.split()) <= 12, response
+            assert any(value == str(v)[:60] for v in args.values()), (response, args)
+
+
 # --- T-Eval's own rules (tests/teval_port.py) on the run's files ------------------------------------
 
 

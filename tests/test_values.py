@@ -119,3 +119,21 @@ def test_the_word_tables_are_data_read_once_and_shipped():
     docs = {ast.get_docstring(n, clean=False) for n in ast.walk(code) if isinstance(n, (ast.Module, ast.FunctionDef))}
     strings = {n.value for n in ast.walk(code) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     assert strings - docs - set(data) == {"vocab"}  # table names and the file's subject, no words
+
+
+@pytest.mark.parametrize(
+    ("about", "statement"),
+    [
+        ("read_query execute a select query on the sqlite database", r"SELECT\b"),
+        ("write_query execute an insert, update, or delete query on the sqlite database", r"(INSERT|UPDATE|DELETE)\b"),
+        ("create_table create a new table in the sqlite database", r"CREATE TABLE\b"),
+    ],
+)
+def test_sql_fits_what_the_tool_does(about: str, statement: str) -> None:
+    """A write tool is given a write and a create-table tool DDL, never one pool of SELECTs (issue 38:
+    write_query("SELECT ...") was a correct record, read_query's SELECT labelled incorrect_tool)."""
+    schema = {"type": "string", "description": "SQL query to execute"}
+    for seed in range(12):
+        ctx = Context(rng=random.Random(seed), topic="data", subject="query", about=about)
+        sql, _ = make_value("query", schema, ctx)
+        assert re.match(statement, sql), (about, sql)

@@ -5,6 +5,8 @@ and one that never calls a tool)."""
 from __future__ import annotations
 
 import json
+import re
+import runpy
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from synth.config import Settings
 from synth.pipeline import generate
 from synth.rundir import read_jsonl
 from synth.tasks.verify import task_folders
+from synth.tasks.world import forms
 from synth.tasks.world_verify import run_verify
 
 runner = CliRunner()
@@ -158,3 +161,28 @@ def test_the_shipped_registry_gives_tasks_on_ten_servers_and_doing_nothing_fails
     with OpenAIServer(lambda request: {"content": "I'm sorry, I can't help with that."}) as server:
         code, report = _eval(out, server, tmp_path / "talk")
     assert code == 0 and report["errors"] == 0 and report["passed"] <= 0.1 * report["tasks"], report
+
+
+def test_a_lookup_checks_whole_values_a_good_answer_says_in_its_own_words(run: Path) -> None:
+    """Each fact a read-only task checks is a whole value of at most 80 characters (a title, a name, a number, a
+    date; never a doc's body sentence, which a right answer in its own words does not repeat), and a date is
+    accepted as people write it; the gold answer passes and an answer that says nothing fails (issue 38)."""
+    lookups = [(f, m) for f, m in metas(run) if not m["synth"]["changes_state"]]
+    assert len(lookups) >= 5
+    checked = 0
+    for folder, meta in lookups:
+        state = json.loads((folder / "world.json").read_text())
+        facts = runpy.run_path(str(folder / "verify.py"), run_name="facts")["FACTS"]
+        assert facts, folder
+        for fact in facts:
+            value = fact["forms"][0]
+            assert len(value) <= 80 and len(value.split()) <= 10 and not value.endswith("."), (folder, value)
+        gold = meta["synth"]["gold_answer"]
+        assert run_verify(folder, state, gold).returncode == 0, (folder, gold)
+        assert run_verify(folder, state, "").returncode == 1
+        if re.search(r"\b2026-03-02\b", gold):  # the same answer with the date in words
+            worded = gold.replace("2026-03-02", "March 2, 2026")
+            assert run_verify(folder, state, worded).returncode == 0, worded
+            checked += 1
+    assert forms("2026-03-02") == ["2026-03-02", "March 2, 2026", "2 March 2026", "March 2", "2 March"]
+    assert forms("151.234") == ["151.234", "151.2", "151"]

@@ -277,8 +277,8 @@ class TevalWriter:
         is_error: bool = False,
     ) -> None:
         """One review item for a gold call: its real result, or a failure, another tool's result, a not-found."""
-        if is_error or rr.is_error_json(result):  # the conversation's own failure: not found, or the server's fault
-            answer = "E" if rr.not_found(result) else "B"
+        if is_error or rr.is_error_json(result):  # the conversation's own failure: a not-found, a 4xx, or the server's
+            answer = rr.fault(result)
             self._review(f"{key}:{rr.LABELS[answer]}", server, history, call.name, call.arguments, result, answer, apis)
             return
         names = {c.id: c.name for c in conv.calls}
@@ -294,7 +294,6 @@ class TevalWriter:
             "D": others[rr.pick(key, len(others), "other")][1] if others else result,
             "E": rr.unable(
                 key,
-                call.name,
                 call.arguments,
                 result,
                 [
@@ -318,8 +317,11 @@ class TevalWriter:
         if error is not None:
             response = rr.input_error(record.id, error, record.tool_call.arguments)
         elif record.subtype in WRONG_ENTITY:
-            changed = [v for k, v in record.tool_call.arguments.items() if record.gold_call.arguments.get(k) != v]
-            response = rr.nothing(record.id, record.tool_call.name, changed[0] if changed else "")
+            args = record.tool_call.arguments
+            changed = [k for k, v in args.items() if record.gold_call.arguments.get(k) != v]
+            if not changed or not rr.names_thing(changed[0], args[changed[0]]):
+                return  # a wrong number or message gets a normal-looking response: not an input_error case
+            response = rr.nothing(record.id, changed[0], args[changed[0]])
         else:
             return  # another valid value would get a normal-looking response: not an input_error case
         self._review(

@@ -166,9 +166,15 @@ def _arguments(
         schema = props.get(param)
         if not isinstance(schema, dict):
             continue
-        if param in chosen and _fits(chosen[param][0], schema) and not (ctx.world and chosen[param][1] == "path"):
-            # one symbol/city per conversation; a path of a live world fits one tool (a folder to list, a file to
-            # read), so each tool draws its own
+        kind = chosen[param][1] if param in chosen else ""
+        if (
+            param in chosen
+            and _fits(chosen[param][0], schema)
+            and kind != "code"
+            and not (ctx.world and kind == "path")
+        ):
+            # one symbol/city per conversation; code fits the tool that runs it (a SELECT to read_query, an INSERT
+            # to write_query) and a path of a live world one tool (a folder to list, a file to read): each draws its own
             args[param], kinds[param] = chosen[param]
             continue
         value, kind = make_value(param, schema, ctx)

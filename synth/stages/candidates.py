@@ -98,6 +98,9 @@ class Ctx:
     nodes: tuple[Node, ...]
     context: Scalars
     kin: tuple[tuple[ToolSpec, ...], ...] = ()  # tools not offered, in tiers, whose parameters an extra may borrow
+    # the other calls the turn still makes (made beside this one, or later before the person speaks again), each
+    # with its tool: a negative that is one of them is no mistake
+    needed: tuple[tuple[ToolSpec | None, ToolCall], ...] = ()
 
     def call(self, arguments: dict[str, Any], name: str | None = None) -> ToolCall:
         return ToolCall(id=self.gold.id, name=name or self.gold.name, arguments=arguments)

@@ -112,6 +112,10 @@ def _check(c: Ctx, label: str, cand: Candidate) -> str:
     got = classify(c.tool.spec, c.gold, cand.call)
     if got != label:
         return f"classified as {got}"
+    if any(classify(spec, call, cand.call) == "correct" for spec, call in c.needed):
+        return "a call the turn still needs"
+    if label == "incorrect_tool" and cand.call.name in {call.name for _, call in c.needed}:
+        return "a tool the turn still needs"  # right tool, other arguments: no wrong tool
     args, gold, sub = cand.call.arguments, c.gold.arguments, cand.subtype
     if label == "incorrect_tool":
         if sub == "sibling_tool":
@@ -237,9 +241,11 @@ def inject_call(
     call_index: int,
     seed: int,
     kin: tuple[tuple[ToolSpec, ...], ...] = (),
+    needed: Sequence[tuple[ToolSpec | None, ToolCall]] = (),
 ) -> tuple[list[ScoredCall], list[StageFailure]]:
     """The gold call as ``correct`` plus one checked negative per error label, or a StageFailure. ``kin``: tiers
-    of tools whose optional parameters an extra may borrow (synth.stages.extras)."""
+    of tools whose optional parameters an extra may borrow (synth.stages.extras); ``needed``: the turn's other
+    calls still to make, with their tools (synth.stages.inject.still_needed), none of which a negative may be."""
     info = tool_info(tool)
     c = Ctx(
         info,
@@ -249,6 +255,7 @@ def inject_call(
         nodes_of(info, gold.arguments),
         Scalars(history),
         kin,
+        tuple(needed),
     )
     base: dict[str, Any] = {
         "conversation_id": conversation_id,
@@ -310,6 +317,18 @@ def _missed(tool: ToolSpec, gold: ToolCall, label: str, notes: list[str], base: 
     )
 
 
+def still_needed(messages: Sequence[Message], position: int, call: ToolCall) -> list[ToolCall]:
+    """The calls the turn makes besides ``call`` (at ``messages[position]``) from there on: the others of its
+    message (made in parallel) and those of later messages before the person speaks again. The person asked
+    for each, so none is a wrong call, whatever the label against ``call`` says (eval's ``parallel_calls``)."""
+    rest = [c for c in messages[position].tool_calls if c.id != call.id]
+    for message in messages[position + 1 :]:
+        if message.role == "user":
+            break
+        rest += message.tool_calls
+    return rest
+
+
 def kin(server: ServerSpec, servers: Iterable[ServerSpec]) -> tuple[tuple[ToolSpec, ...], ...]:
     """The tools of the registry's other servers, in two tiers: those of ``server``'s category (same-domain
     servers), then the rest. An ``unexpected_extra`` borrows their optional parameters where they fit the
@@ -353,6 +372,7 @@ def negatives(
                     call_index=index,
                     seed=seed,
                     kin=others,
+                    needed=[(server.tool(c.name), c) for c in still_needed(conv.messages, position, call)],
                 )
                 scored.extend(made)
                 missed.extend(failed)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +114,38 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().replace(",", "").split())
 
 
+MAX_FACT = 80  # characters: a fact is a whole value (a title, a name, a number, a date), never a text cut short
+_ISO_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def forms(value: str) -> list[str]:
+    """The ways a person writes a value: a number to one decimal or whole, a date in words ("March 2, 2026",
+    "2 March 2026", "March 2"); the value itself first."""
+    out = [value]
+    if re.fullmatch(r"-?\d+\.\d+", value):
+        number = float(value)
+        out += [f"{number:.1f}"] + ([str(round(number))] if abs(number) >= 100 else [])
+    if (iso := _ISO_DAY.fullmatch(value)) is not None:
+        try:
+            day = date(*map(int, iso.groups()))
+        except ValueError:
+            return out
+        out += [day.isoformat(), f"{day:%B} {day.day}, {day.year}", f"{day.day} {day:%B} {day.year}"]
+        out += [f"{day:%B} {day.day}", f"{day.day} {day:%B}"]
+    return list(dict.fromkeys(out))
+
+
+def _whole(value: str) -> bool:
+    """A value an answer in its own words still says as it is: not a sentence ("PDF for PMID 39328108 has been
+    downloaded as ..."), not a long text."""
+    if not 4 <= len(value) <= MAX_FACT or len(value.split()) > 10:
+        return False
+    return not re.search(r"[.!?](\s|$)|[。！？，；]|\b(?:is|are|was|were|has|have|been|will)\b", value)
+
+
 def answer_facts(conv: Conversation) -> list[dict[str, Any]]:
-    """Facts each answer took from its results and the person never said: the longest per answer."""
+    """Facts each answer took from its results and the person never said: whole values (synth.tasks.world.MAX_FACT),
+    the longest per answer, each with the forms a person writes it in."""
     said = _plain(" ".join(m.content or "" for m in conv.messages if m.role == "user"))
     facts: list[dict[str, Any]] = []
     results: list[Any] = []
@@ -130,13 +161,15 @@ def answer_facts(conv: Conversation) -> list[dict[str, Any]]:
                 {
                     v
                     for v in _scalars(results)
-                    if len(_plain(v)) >= 4 and _plain(v) in answer and _plain(v) not in said and re.search(r"\w", v)
+                    if _whole(v)
+                    and any(_plain(f) in answer for f in forms(v))
+                    and _plain(v) not in said
+                    and re.search(r"\w", v)
                 },
                 key=lambda v: (-len(v), v),
             )
             if found:
-                value = found[0][:120]
-                facts.append({"what": "a fact of the result", "forms": [value]})
+                facts.append({"what": "a fact of the result", "forms": forms(found[0])})
             results = []
     return facts[:MAX_FACTS]
 

@@ -38,9 +38,19 @@ def titled(ctx: Context, subject: str) -> str:
 _PEOPLE = table("values/string_values", "people", frozenset[str])
 
 
+def sql_for(about: str) -> tuple[str, ...]:
+    """The statements a tool's purpose takes (its name and first sentence, ``about``): CREATE TABLE for a tool
+    that creates tables, INSERT/UPDATE/DELETE for one that writes, SELECT otherwise (issue 38: write_query
+    was given SELECTs)."""
+    said = set(re.findall(r"[a-z]+", about.lower()))
+    if said & _SETS["sql.ddl"] or {"create", "table"} <= said:
+        return vocab.SQL_DDL
+    return vocab.SQL_WRITE if said & _SETS["sql.write"] else vocab.SQL
+
+
 def code(w: set[str], name: str, text: str, ctx: Context) -> tuple[Any, str]:
     if "sql" in text or (w & {"query", "where"} and ctx.topic == "data"):
-        return ctx.rng.choice(vocab.SQL if "where" not in w else vocab.SQL_WHERE), "code"
+        return ctx.rng.choice(vocab.SQL_WHERE if "where" in w else sql_for(ctx.about)), "code"
     if "mermaid" in text:
         return "graph TD; Signup-->Verify; Verify-->Dashboard", "code"
     if w & _SETS["code.expression"] and "javascript" not in text:
