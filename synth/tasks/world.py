@@ -107,7 +107,12 @@ def _scalars(data: Any) -> list[str]:
         return [s for v in data for s in _scalars(v)]
     if isinstance(data, bool) or data is None:
         return []
+    if isinstance(data, str) and not _whole(data):  # a sentence's quoted values: "Order #W1 is 'delivered': ..."
+        return [data, *(a or b for a, b in _QUOTED.findall(data))]
     return [str(data)]
+
+
+_QUOTED = re.compile(r"'([^'\n]{1,80})'|\"([^\"\n]{1,80})\"")
 
 
 def _plain(text: str) -> str:
