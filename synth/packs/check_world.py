@@ -208,7 +208,8 @@ def _check_touch(
                 f"use one of: {', '.join(sorted(params))}",
                 rule="world-params",
             )
-    for field in [*([touch.key] if touch.key else []), *touch.filter.values(), *touch.fields.values(), *touch.cycle]:
+    named_fields = [*([touch.key] if touch.key else []), *touch.filter.values(), *touch.fields.values()]
+    for field in [*named_fields, *touch.cycle, *touch.within]:
         if field not in have:
             problem(tool, at, f"{touch.entity} has no field {field!r}", _fields(have), rule="world-params")
     one = pack.world is not None and touch.entity in pack.world.entities and pack.world.entities[touch.entity].one
@@ -250,7 +251,8 @@ def _check_search(tool: str, touch: Touch, values: dict[str, Any], pack: Pack, p
     if touch.op != "search" or touch.fuzzy or entity is None or entity.open:
         return
     try:
-        seeded = [search_words(r) for r in Expander(random.Random(0)).value(entity.seed) if isinstance(r, dict)]
+        records = [r for r in Expander(random.Random(0)).value(entity.seed) if isinstance(r, dict)]
+        seeded = [search_words({k: r.get(k) for k in touch.within} if touch.within else r) for r in records]
     except Missing:
         return  # reported by _seeds
     for param in touch.match:

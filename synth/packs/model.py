@@ -226,9 +226,14 @@ class Touch(_Model):
     match: list[str] = Field(
         default_factory=list, description="search: parameters whose words rank entities (by their text fields)"
     )
+    within: list[str] = Field(
+        default_factory=list,
+        description="search: the fields whose words it looks at (a route's destination, a stop's name); default all",
+    )
     filter: dict[str, str] = Field(
         default_factory=dict,
-        description="parameter -> field: only entities whose field equals the value (an enum value, a status)",
+        description="parameter -> field: only entities whose field equals the value (an enum value, a status), "
+        "holds it (a list field: the chains a protocol runs on) or is one of the values sent (a list of tickers)",
     )
     limit: str | None = Field(default=None, description="the parameter that says how many items a list holds")
     fuzzy: bool = Field(
@@ -268,7 +273,7 @@ class Touch(_Model):
     sort: str | None = Field(
         default=None,
         description="search/list: the parameter that names the sort field ('points', '-points', 'points desc', "
-        "'name asc'); overrides order when the call sends it",
+        "'name asc'); overrides order when the call sends it (a bare field name sorts in order's direction)",
     )
     becomes: dict[str, str] = Field(
         default_factory=dict,

@@ -482,7 +482,7 @@ class Server:
             e
             for e in self.world.entities(kind)
             if all(
-                str(e.get(field, "")).lower() == str(self.given[param]).lower()
+                _fits(e.get(field), self.given[param])
                 for param, field in self.touch.filter.items()
                 if param in self.given
             )
@@ -493,10 +493,14 @@ class Server:
         wanted = search_words(asked)
         if self.touch.op != "search" or not any(asked):
             return self._sorted(kept), True
+        within = self.touch.within
+        text = [{f: e.get(f) for f in within} if within else e for e in kept]  # what the search looks at
         if not wanted:  # no word to look for ("1:1"): the text as it was typed
-            return [e for e in kept if all(a in json.dumps(e, ensure_ascii=False).lower() for a in asked)], True
+            return [
+                e for e, t in zip(kept, text) if all(a in json.dumps(t, ensure_ascii=False).lower() for a in asked)
+            ], True
         need = 1 if self.touch.fuzzy else len(wanted)  # every word of the request, as a search engine ANDs them
-        scored = [(matched_words(wanted, _words(e)), i, e) for i, e in enumerate(kept)]
+        scored = [(matched_words(wanted, _words(t)), i, e) for i, (e, t) in enumerate(zip(kept, text))]
         ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
         if self.touch.fuzzy and not self.entity.open:  # a relevance search: the best matches, then the nearest
             return [e for _, _, e in ranked], False
@@ -559,12 +563,25 @@ _ORDER = re.compile(r"^\s*([-+]?)\s*([\w.]+)(?:\s+(asc|desc)\w*)?", re.I)
 
 def _order(sent: Any, default: str | None) -> tuple[str | None, bool]:
     """(field, highest first) of a sort argument ("points desc", "-points", "name asc") or the touch's order."""
+    fallback = _ORDER.match(default) if default else None
     for text in (sent, default):
         match = _ORDER.match(str(text)) if isinstance(text, str) and text.strip() else None
         if match:
             sign, field, way = match.groups()
+            if not sign and not way and fallback:  # a bare field sorts the way the list does ("price": highest first)
+                sign = fallback.group(1)
             return field, sign == "-" or (way or "").lower() == "desc"
     return None, False
+
+
+def _fits(have: Any, sent: Any) -> bool:
+    """Whether an entity's field passes a filter: equal to the value (case-blind), holding it (a list field: the
+    chains a protocol runs on), or one of the values sent (a list of tickers)."""
+    if isinstance(sent, list):
+        return any(_fits(have, one) for one in sent)
+    if isinstance(have, list):
+        return any(_fits(one, sent) for one in have)
+    return str(have if have is not None else "").lower() == str(sent).lower()
 
 
 def _sortable(value: Any) -> tuple[int, Any] | None:

@@ -1,0 +1,79 @@
+"""A world's searches and lists keep what the call asked for: a search looks only at the fields it names
+(``within``), a filter keeps entities holding the value or named in a list of values, and a sort field
+the call names without a direction sorts the way the list does (``order``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from synth.packs.check import check_pack
+from synth.packs.load import usable_packs
+from synth.packs.model import Touch, World
+from synth.packs.world import WorldState, serve
+from synth.registry import load_registry
+
+WIKI = Path(__file__).parent / "fixtures" / "worlds"
+
+ROUTES = World.model_validate(
+    {
+        "entities": {
+            "route": {
+                "id": "route",
+                "seed": [
+                    {"route": "1", "origin": "CHUK YUEN ESTATE", "destination": "STAR FERRY", "stops": ["LOK FU"]},
+                    {"route": "2", "origin": "STAR FERRY", "destination": "MEI FOO", "stops": ["JORDAN ROAD"]},
+                    {"route": "5C", "origin": "TSZ WAN SHAN", "destination": "STAR FERRY", "stops": ["STAR FERRY"]},
+                ],
+            },
+            "coin": {
+                "id": "id",
+                "seed": [
+                    {"id": "bitcoin", "symbol": "BTC", "price": 101000.5, "chains": ["Bitcoin"]},
+                    {"id": "ethereum", "symbol": "ETH", "price": 3160.2, "chains": ["Ethereum", "Base"]},
+                    {"id": "solana", "symbol": "SOL", "price": 217.4, "chains": ["Solana"]},
+                    {"id": "aave", "symbol": "AAVE", "price": 176.1, "chains": ["Ethereum", "Base"]},
+                ],
+            },
+        }
+    }
+)
+LIST = {"items": [{"route": "", "origin": "", "destination": ""}] * 3}
+COINS = {"coins": [{"symbol": "", "price": 0}]}
+
+
+def _serve(touch: Touch, template: Any, **given: Any) -> Any:
+    return serve(WorldState(ROUTES, "k"), touch, template, given, given).data
+
+
+def test_a_search_within_a_field_finds_only_what_that_field_says() -> None:
+    to = Touch(op="search", entity="route", match=["destination"], within=["destination"], path="items")
+    assert [r["route"] for r in _serve(to, LIST, destination="Star Ferry")["items"]] == ["1", "5C"]
+    anywhere = Touch(op="search", entity="route", match=["destination"], path="items")  # origin and stops too
+    assert [r["route"] for r in _serve(anywhere, LIST, destination="Star Ferry")["items"]] == ["1", "2", "5C"]
+
+
+def test_a_filter_keeps_entities_holding_the_value_or_named_in_the_values_sent() -> None:
+    on = Touch(op="list", entity="coin", filter={"chain": "chains"}, path="coins")
+    assert [c["symbol"] for c in _serve(on, COINS, chain="base")["coins"]] == ["ETH", "AAVE"]
+    some = Touch(op="list", entity="coin", filter={"assets": "symbol"}, path="coins")
+    assert [c["symbol"] for c in _serve(some, COINS, assets=["SOL", "BTC"])["coins"]] == ["BTC", "SOL"]
+
+
+def test_a_sort_field_sent_bare_sorts_the_way_the_list_does() -> None:
+    ranked = Touch(op="list", entity="coin", sort="sort_by", order="-price", path="coins")
+    assert [c["symbol"] for c in _serve(ranked, COINS, sort_by="price")["coins"]] == ["BTC", "ETH", "SOL", "AAVE"]
+    assert [c["symbol"] for c in _serve(ranked, COINS, sort_by="price asc")["coins"]] == ["AAVE", "SOL", "ETH", "BTC"]
+    plain = Touch(op="list", entity="coin", sort="sort_by", path="coins")  # no order: a bare field is ascending
+    assert [c["symbol"] for c in _serve(plain, COINS, sort_by="price")["coins"]] == ["AAVE", "SOL", "ETH", "BTC"]
+
+
+def test_the_checker_names_a_within_field_the_kind_lacks() -> None:
+    registry = load_registry(WIKI)
+    (server,) = registry.servers
+    pack = usable_packs(registry, WIKI).by_server[server.id]
+    search = pack.tools["search_docs"]
+    assert search.world is not None
+    within = search.model_copy(update={"world": search.world.model_copy(update={"within": ["headline"]})})
+    problems = check_pack(pack.model_copy(update={"tools": {**pack.tools, "search_docs": within}}), server, "x")
+    assert any("doc has no field 'headline'" in p.line() for p in problems if p.severity == "error"), problems
