@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from synth.packs.agree import agreed, fresh
 from synth.packs.model import Draw, Entity, Ref, Touch, World
 from synth.packs.template import SLOT, Expander, Missing, get_path
 from synth.records import content_hash
@@ -279,6 +280,8 @@ class Server:
         entity = self.world.view(self.touch.entity, entity)  # its derived fields too: a story's comments
         out = overlay(shape, {**said, **entity}, self.entity.id, self.touch.fields)
         if isinstance(out, dict):
+            made = {k for k in out if str(self.touch.fields.get(k, k)) not in entity and k not in said}
+            agreed(out, made, entity.get(self.entity.id) if self.entity.id else None)
             for key, value in out.items():
                 name = str(self.touch.fields.get(key, key))
                 if name not in entity and name not in said:
@@ -317,6 +320,7 @@ class Server:
             if isinstance(made, dict):
                 made = self._as_entity(made)
                 found = {**made, self.entity.id: _typed(ident, made.get(self.entity.id))}
+                agreed(found, set(found) - {self.entity.id}, ident)
                 self.world.virtual[self.touch.entity][ident] = found
         return ident, found
 
@@ -348,6 +352,7 @@ class Server:
         )
         ahead = {field: copy.deepcopy(found[src]) for field, src in self.touch.becomes.items() if src in found}
         changed = self.world.relate(self.touch.entity, {**found, **stamps, **ahead, **self._written()})
+        agreed(changed, set(stamps) - set(self._written()), ident)
         for param, field in self.touch.append.items():
             if param in self.given:
                 had = changed.get(field)
@@ -392,6 +397,8 @@ class Server:
         elif not ident or self.world.get(kind, ident) is not None:  # no id, or one the world holds: the service's
             ident = self._fresh_id()
             record[self.entity.id] = _typed(ident, record.get(self.entity.id))
+        written = set(self._written())
+        agreed(fresh(record, written), set(record) - written - {self.entity.id}, record.get(self.entity.id))
         self.world.relate(kind, record)
         self.world.state[kind][ident] = record
         self.world.deleted[kind].discard(ident)
@@ -527,6 +534,7 @@ class Server:
             made = self._about(made, tries)
             tries += 1
             ident = key_of(made.get(self.entity.id, ""))
+            agreed(made, set(made) - {self.entity.id}, ident)
             if not ident or ident in taken or ident in self.world.deleted[kind] or _label(made) in named:
                 continue
             if self.world.get(kind, ident) is None:
