@@ -296,8 +296,9 @@ def test_one_answer_fills_only_the_asks_of_its_kind(tmp_path: Path):
             for a, b in [(a, b) for i, a in enumerate(calls) for b in calls[i + 1 :] if a["name"] != b["name"]]:
                 for param in set(a["arguments"]) & set(b["arguments"]):
                     value = a["arguments"][param]
-                    if value != b["arguments"][param] or not any(str(value) in r for r in replies):
-                        continue
+                    said = [m["content"] for m in messages if m["role"] == "user" and str(value) in m["content"]]
+                    if value != b["arguments"][param] or len(said) != 1 or said[0] not in replies:
+                        continue  # said once, as a reply: one answer (a value a request named is not)
                     together += 1  # one answer given to two calls: they ask for one kind of thing
                     kinds = [pack.tools[c["name"]].values.get(param) for c in (a, b)]
                     assert kinds[0] == kinds[1], (a, b)

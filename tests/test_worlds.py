@@ -362,3 +362,22 @@ def test_a_planned_failure_never_says_not_found_for_what_the_world_holds(wiki) -
     assert _call(runtime, server, "get_doc", doc_id="DOC-1003")["title"]  # step 1: read, so now shown
     assert _call(runtime, server, "get_doc", doc_id="DOC-1003")["title"]  # step 2 planned to fail: it was shown
     assert "not found" in _call(runtime, server, "get_doc", doc_id="DOC-4040")["error"]  # not in the world
+
+
+def test_a_create_sets_a_field_from_inside_an_argument() -> None:
+    """A collection created with a vector config lists with the vectorizer that config names, not the template's."""
+    spec = World.model_validate(
+        {"entities": {"collection": {"id": "class", "seed": [{"class": "Article", "vectorizer": "text2vec-openai"}]}}}
+    )
+    world = WorldState(spec, "k")
+    create = Touch(
+        op="create", entity="collection", set={"class": "class", "vectorConfig.vector_name.vectorizer": "vectorizer"}
+    )
+    config = {"vector_name": {"vectorizer": "text2vec-cohere"}}
+    for sent in ({"class": "LegalClause", "vectorConfig": config}, {"class": "Recipe", "vectorConfig": {}}):
+        serve(world, create, {"class": "{class}"}, sent, sent)  # Recipe's config names no vectorizer: none set
+    listing = Touch(op="list", entity="collection", path="classes")
+    shape = {"classes": [{"class": "", "vectorizer": "text2vec-openai"}]}
+    shown = {c["class"]: c["vectorizer"] for c in serve(world, listing, shape, {}, {}).data["classes"]}
+    assert shown["LegalClause"] == "text2vec-cohere"
+    assert "vectorizer" not in world.state["collection"]["Recipe"]

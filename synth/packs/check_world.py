@@ -194,7 +194,7 @@ def _check_touch(
         *touch.match,
         *touch.filter,
         *limits,
-        *touch.set,
+        *(p.split(".")[0] for p in touch.set),  # a dotted param reads inside an argument
         *touch.assign,
         *touch.append,
         *sorts,

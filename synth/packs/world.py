@@ -168,6 +168,21 @@ class WorldState:
         return {kind: [copy.deepcopy(v) for v in records.values()] for kind, records in self.state.items()}
 
 
+def set_fields(mapping: dict[str, str], args: dict[str, Any]) -> dict[str, Any]:
+    """The fields a write sets: ``param: field``, or ``param: "*"`` for an object whose keys are fields; a dotted
+    param reads inside an argument (``vectorConfig.vector_name.vectorizer``: the vectorizer a config names)."""
+    out: dict[str, Any] = {}
+    for param, field in mapping.items():
+        value = _at(args, param) if "." in param else args.get(param)
+        if value is None and (param not in args or "." in param):
+            continue
+        if field == "*" and isinstance(value, dict):
+            out.update(value)
+        elif field != "*":
+            out[field] = value
+    return out
+
+
 def _total(values: list[Any]) -> Any:
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     total = sum(numbers)
@@ -424,17 +439,7 @@ class Server:
         return f"{like or kind}-{len(self.world.made[kind]) + 2}"
 
     def _written(self) -> dict[str, Any]:
-        """The fields a write sets: ``param: field``, or ``param: "*"`` for an object whose keys are fields."""
-        out: dict[str, Any] = {}
-        for param, field in self.touch.set.items():
-            if param not in self.given:
-                continue
-            value = self.given[param]
-            if field == "*" and isinstance(value, dict):
-                out.update(value)
-            elif field != "*":
-                out[field] = value
-        return out
+        return set_fields(self.touch.set, self.given)
 
     def _about(self, made: dict[str, Any], n: int) -> dict[str, Any]:
         """A made-up match of an open kind about what was asked: when none of its words are the request's,

@@ -12,6 +12,7 @@ from typing import Any
 
 from synth.errors import SynthError
 from synth.packs.model import Pack
+from synth.packs.world import set_fields
 from synth.records import Scenario, ServerSpec
 from synth.runtime.pack import PackRuntime
 from synth.runtime.pick import offline_runtime
@@ -51,18 +52,9 @@ def replay(
             writes.append(call["name"])
             if touch.op == "create":
                 args = call["arguments"]
-                created.append((touch.entity, _set_fields(touch.set, args)))
+                created.append((touch.entity, set_fields(touch.set, args)))
     ids = {kind: e.id for kind, e in world.spec.entities.items()}
     return Replay(results, before, world.snapshot(), ids, writes, created)
-
-
-def _set_fields(mapping: dict[str, str], args: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for param, field in mapping.items():
-        if param in args:
-            value = args[param]
-            out.update(value if field == "*" and isinstance(value, dict) else {} if field == "*" else {field: value})
-    return out
 
 
 def replayer(packs: dict[str, Pack], seed: int) -> Any:
