@@ -53,6 +53,28 @@ def test_a_search_within_a_field_finds_only_what_that_field_says() -> None:
     assert [r["route"] for r in _serve(anywhere, LIST, destination="Star Ferry")["items"]] == ["1", "2", "5C"]
 
 
+def test_a_list_field_is_searched_item_by_item_and_two_letter_words_count() -> None:
+    stops = Touch(op="search", entity="route", match=["stop"], within=["stops"], path="items")
+    spec = World.model_validate(
+        {
+            "entities": {
+                "route": {
+                    "id": "route",
+                    "seed": [
+                        {"route": "2F", "stops": ["TSZ WAN SHAN (CENTRAL)", "WONG TAI SIN STATION"]},
+                        {"route": "74B", "stops": ["TAI WAI STATION", "TAI PO CENTRAL"]},
+                        {"route": "1A", "stops": ["SAN PO KONG", "STAR FERRY"]},
+                    ],
+                }
+            }
+        }
+    )
+    found = serve(WorldState(spec, "k"), stops, LIST, {"stop": "Tai Po Central"}, {"stop": "Tai Po Central"}).data
+    assert [r["route"] for r in found["items"]] == ["74B"]  # not 2F, whose two stops hold the three words
+    found = serve(WorldState(spec, "k"), stops, LIST, {"stop": "Tai Po"}, {"stop": "Tai Po"}).data
+    assert [r["route"] for r in found["items"]] == ["74B"]  # "po" counts, and only whole: not "pokong"
+
+
 def test_a_filter_keeps_entities_holding_the_value_or_named_in_the_values_sent() -> None:
     on = Touch(op="list", entity="coin", filter={"chain": "chains"}, path="coins")
     assert [c["symbol"] for c in _serve(on, COINS, chain="base")["coins"]] == ["ETH", "AAVE"]

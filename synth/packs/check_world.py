@@ -12,7 +12,7 @@ from typing import Any
 
 from synth.packs.model import Draw, Pack, Touch
 from synth.packs.template import Expander, Missing, get_path
-from synth.packs.world import WorldState, item_templates, key_of, matched_words, search_words
+from synth.packs.world import WorldState, item_templates, key_of, looked_at, matched_words, search_words
 from synth.records import ServerSpec
 
 MIN_SEEDED = 10  # "a few dozen": fewer makes every search return the same few entities
@@ -252,7 +252,7 @@ def _check_search(tool: str, touch: Touch, values: dict[str, Any], pack: Pack, p
         return
     try:
         records = [r for r in Expander(random.Random(0)).value(entity.seed) if isinstance(r, dict)]
-        seeded = [search_words({k: r.get(k) for k in touch.within} if touch.within else r) for r in records]
+        seeded = [search_words(text) for r in records for text in looked_at(r, touch.within)]
     except Missing:
         return  # reported by _seeds
     for param in touch.match:

@@ -36,6 +36,8 @@ WORD = re.compile(r"[^\W_]+", re.UNICODE)
 STAMP = re.compile(r"(?i)updated|modified|edited")  # fields a write sets to its own time
 ONE = "1"  # the key a ``one`` kind's object is held under
 STOP = {"the", "and", "for", "with", "from", "about", "into", "any", "all", "our", "some"}
+# two-letter words every text has; others are words a search needs ("Tai Po", "Lok Fu", "AI")
+STOP |= {"of", "to", "in", "on", "is", "it", "an", "at", "by", "my", "me", "we", "us", "or", "as", "be", "do", "if"}
 
 
 def _words(value: Any) -> set[str]:
@@ -44,7 +46,7 @@ def _words(value: Any) -> set[str]:
     if isinstance(value, list):
         return set().union(*(_words(v) for v in value)) if value else set()
     if isinstance(value, str):
-        return {w for w in WORD.findall(value.lower()) if len(w) > 2 or (len(w) == 2 and not w.isascii())}
+        return {w for w in WORD.findall(value.lower()) if len(w) >= 2}
     return set()
 
 
@@ -505,14 +507,13 @@ class Server:
         wanted = search_words(asked)
         if self.touch.op != "search" or not any(asked):
             return self._sorted(kept), True
-        within = self.touch.within
-        text = [{f: e.get(f) for f in within} if within else e for e in kept]  # what the search looks at
+        text = [looked_at(e, self.touch.within) for e in kept]  # what the search reads of each entity
         if not wanted:  # no word to look for ("1:1"): the text as it was typed
             return [
                 e for e, t in zip(kept, text) if all(a in json.dumps(t, ensure_ascii=False).lower() for a in asked)
             ], True
         need = 1 if self.touch.fuzzy else len(wanted)  # every word of the request, as a search engine ANDs them
-        scored = [(matched_words(wanted, _words(t)), i, e) for i, (e, t) in enumerate(zip(kept, text))]
+        scored = [(max(matched_words(wanted, _words(x)) for x in t), i, e) for i, (e, t) in enumerate(zip(kept, text))]
         ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
         if self.touch.fuzzy and not self.entity.open:  # a relevance search: the best matches, then the nearest
             return [e for _, _, e in ranked], False
@@ -587,6 +588,17 @@ def _order(sent: Any, default: str | None) -> tuple[str | None, bool]:
     return None, False
 
 
+def looked_at(entity: dict[str, Any], within: list[str]) -> list[Any]:
+    """The texts a search reads of an entity, any one of which must hold the request's words: the entity; the
+    ``within`` fields; a list field among them item by item (a route is found by one stop's name, not by words
+    of two stops: "Tai Po Central" is not "Wong Tai Sin" and "Tsz Wan Shan (Central)")."""
+    if not within:
+        return [entity]
+    flat = {f: entity.get(f) for f in within if not isinstance(entity.get(f), list)}
+    items: list[Any] = [[flat, item] for f in within if isinstance(entity.get(f), list) for item in entity[f]]
+    return items or [flat]
+
+
 def _fits(have: Any, sent: Any) -> bool:
     """Whether an entity's field passes a filter: equal to the value (case-blind), holding it (a list field: the
     chains a protocol runs on), or one of the values sent (a list of tickers)."""
@@ -654,11 +666,13 @@ def _label(entity: dict[str, Any]) -> str | None:
 
 def matched_words(wanted: set[str], words: set[str]) -> int:
     """How many of the request's words the entity has: a word, or the start of one ("onboard" in "onboarding",
-    "checklists" for "checklist"); a word in a script without spaces anywhere in one (灰度发布 in 灰度发布手册)."""
+    "checklists" for "checklist"; a two-letter word only whole: "po" is not "pokong"); a word in a script without
+    spaces anywhere in one (灰度发布 in 灰度发布手册)."""
     score = 0
     for w in wanted:
         stem = w[:-1] if w.isascii() and len(w) > 4 and w.endswith("s") else w
-        score += any(x.startswith(stem) if w.isascii() else w in x for x in words)
+        whole = w.isascii() and len(w) <= 2
+        score += any((x == w if whole else x.startswith(stem)) if w.isascii() else w in x for x in words)
     return score
 
 
