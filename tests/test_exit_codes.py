@@ -231,8 +231,8 @@ def test_a_stop_signal_ends_a_slow_run_soon_and_resume_finishes_it(tiny_registry
             text=True,
         )
         started, deadline = time.monotonic(), time.monotonic() + 90  # a loaded machine takes seconds to start
-        while server.count() == 0 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
+        while server.count() - server.in_flight == 0 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)  # until a first answer went back (the latency is read as a request is answered)
         server.latency_ms = 15_000
         while server.in_flight == 0 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
