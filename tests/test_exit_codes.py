@@ -123,23 +123,24 @@ def test_the_same_eval_against_two_base_urls_asks_both(tmp_path):
     )
 
 
-def test_ctrl_c_says_what_happened_and_how_to_finish(tiny_registry, tmp_path):
+def _started(args: list) -> tuple:
+    """``synth`` as a user runs it, in a real subprocess, with no OpenAI variables of the caller's."""
     import os
-    import signal
     import subprocess
     import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    cmd = [sys.executable, "-m", "synth.cli.app", *map(str, args), "--model", "m"]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), env
+
+
+def test_ctrl_c_says_what_happened_and_how_to_finish(tiny_registry, tmp_path):
+    import signal
 
     out = tmp_path / "run"
     with OpenAIServer(respond, latency_ms=30) as server:
         args = ["generate", "--servers", tiny_registry, "--out", out, "--n", 400, "--base-url", server.base_url]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "synth.cli.app", *map(str, args), "--model", "m"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc, env = _started(args)
         deadline = time.monotonic() + 60
         while server.count() < 20 and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -202,10 +203,7 @@ def test_a_stop_signal_ends_a_slow_run_soon_and_resume_finishes_it(tiny_registry
     """Issue 41: SIGINT or SIGTERM 8 s into a run whose endpoint takes 15 s a request: the process (a real
     subprocess) ends within seconds with the signal's exit code, the manifest says "stopped", requests.json
     keeps none of the unfinished scenarios' answers, and --resume then completes the run."""
-    import os
     import signal
-    import subprocess
-    import sys
 
     out = tmp_path / "run"
     with OpenAIServer(respond, latency_ms=50) as server:  # the first answers come at once, then 15 s a request
@@ -222,14 +220,7 @@ def test_a_stop_signal_ends_a_slow_run_soon_and_resume_finishes_it(tiny_registry
             "--base-url",
             server.base_url,
         ]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "synth.cli.app", *map(str, args), "--model", "m"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc, env = _started(args)
         started, deadline = time.monotonic(), time.monotonic() + 90  # a loaded machine takes seconds to start
         while server.count() - server.in_flight == 0 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)  # until a first answer went back (the latency is read as a request is answered)
