@@ -83,3 +83,70 @@ def test_a_new_memory_was_last_changed_when_it_was_made_and_the_next_list_shows_
         read = call("get_memory", title="Bike lock")
         stamps = (made["id"], made["created_at"], made["created_at"])
         assert (read["id"], read["created_at"], read["updated_at"]) == stamps
+
+
+# --- made-up matches of an open kind -----------------------------------------------------------------
+
+
+def test_pack_build_sends_back_made_up_matches_that_read_as_one_formula(packed) -> None:
+    from synth.llm.base import ChatResponse
+    from synth.packs.build import _Server, parse_answer
+    from synth.packs.check import check_pack
+
+    server, pack = packed["arxiv-mcp-server"]
+    assert pack.world is not None
+    # as the model wrote it: 'Revisiting|Scaling|Rethinking {query}', 'We study {query} and report results ...'
+    entry = pack.tools["search_papers"].model_dump(mode="json", exclude_defaults=True)
+    world = {"entities": {k: v.model_dump(mode="json", exclude_defaults=True) for k, v in pack.world.entities.items()}}
+    found = [p.line() for p in check_pack(pack, server, "x") if "[world-made]" in p.what]
+    assert len(found) == 4 and all(": warning: " in line for line in found)  # packs written before still load
+    state = _Server(server)
+    kept, messages = parse_answer(
+        ChatResponse(content=json.dumps({"tools": {"search_papers": entry}, "world": world})), ["search_papers"], state
+    )
+    (line,) = messages["search_papers"]
+    assert kept == {} and "summary, title read as one formula in every list" in line and "[world-made]" in line
+    item = entry["results"][0]["papers"][0]["$item"]
+    item["title"] = {
+        "$pick": ["{query}: a survey", "Towards robust {query} under distribution shift", "What limits {query}?"]
+    }
+    item["summary"] = {
+        "$pick": [
+            "We benchmark {query} on six datasets.",
+            "A review of {query} since 2020, with open problems.",
+            "{query} in three observatories' data, 2015-2025.",
+        ]
+    }
+    kept, messages = parse_answer(
+        ChatResponse(content=json.dumps({"tools": {"search_papers": entry}, "world": world})), ["search_papers"], state
+    )
+    assert messages == {} and list(kept) == ["search_papers"]
+    fixed = pack.model_copy(update={"tools": {**pack.tools, "search_papers": kept["search_papers"]}})
+    titles = set()
+    for scenario in ("scn_a", "scn_b", "scn_c", "scn_d"):
+        papers = _caller(server, fixed, scenario)("search_papers", query="gravitational waves", max_results=6)["papers"]
+        assert all("gravitational waves" in p["title"].lower() for p in papers), papers
+        titles |= {p["title"].lower().replace("gravitational waves", "q") for p in papers}
+    assert {"q: a survey", "towards robust q under distribution shift", "what limits q?"} <= titles
+
+
+def test_an_answer_from_items_ends_as_a_sentence_once(packed) -> None:
+    from synth.packs import items
+    from synth.packs.model import goal_of
+    from synth.packs.template import answer_slot
+
+    server, pack = packed["memory-mcp"]
+    goal = goal_of(pack.tools["get_memory"].goals[2])  # 'Your '{r.title}' note: {items}.'
+    result = {"title": "Sourdough", "content": "Bake 20 min lid on, 25 off.", "updated_at": "2026-04-02T10:05:12Z"}
+    said = items.answer(goal, lambda s: answer_slot(s, {}, result), {}, result)
+    assert (
+        said == "Your 'Sourdough' note: it says: Bake 20 min lid on, 25 off. You last changed it on 2 April at 10:05."
+    )
+    server, pack = packed["arxiv-mcp-server"]
+    goal = goal_of(pack.tools["get_papers_by_ids"].goals[0])  # no frame; its item ends '... (20 December 2013)'
+    papers = [
+        {"title": t, "authors": ["D. Kingma"], "published": d}
+        for t, d in (("Adam", "2014-12-22"), ("VAE", "2013-12-20"))
+    ]
+    said = items.answer(goal, lambda s: answer_slot(s, {}, {"papers": papers}), {}, {"papers": papers})
+    assert said.endswith("(20 December 2013).")  # another answer after it in the turn no longer runs on

@@ -27,7 +27,7 @@ from synth.llm.base import ChatBackend, ChatRequest, ChatResponse
 from synth.llm.structured import extract_json, schema_of
 from synth.packs.check import check_pack
 from synth.packs.model import Pack, ToolPack, World
-from synth.packs.rules import RULES
+from synth.packs.rules import BUILT, RULES
 from synth.records import ServerSpec, ToolSpec
 
 TOKENS_PER_TOOL = 700  # what a pack entry costs in completion tokens, measured on hand-written packs
@@ -269,7 +269,8 @@ def parse_answer(
             pass
     trial = state.pack(entries)
     for p in check_pack(trial, state.server, "answer"):
-        for tool in _owners(p, entries) if p.severity == "error" else []:
+        held = p.severity == "error" or p.what.endswith(tuple(f"[{rule}]" for rule in BUILT))
+        for tool in _owners(p, entries) if held else []:
             field = p.pointer.removeprefix(f"/tools/{tool}").lstrip("/") or "(entry)"
             messages.setdefault(tool, []).append(f"{tool}, {field}: {p.what}. Fix: {p.fix}")
     return {k: v for k, v in entries.items() if k not in messages}, messages

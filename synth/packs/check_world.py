@@ -10,9 +10,10 @@ import random
 import re
 from typing import Any
 
+from synth.packs.check_made import check_made
 from synth.packs.model import Draw, Pack, Touch
 from synth.packs.template import Expander, Missing, get_path
-from synth.packs.world import WorldState, item_templates, key_of, looked_at, matched_words, search_words
+from synth.packs.world import WorldState, key_of, looked_at, matched_words, search_words
 from synth.records import ServerSpec
 
 MIN_SEEDED = 10  # "a few dozen": fewer makes every search return the same few entities
@@ -71,7 +72,7 @@ def check_world(pack: Pack, server: ServerSpec, problem) -> None:
             _check_touch(name, tp.world, set(tool.properties), fields, tp.results, problem, pack)
             _check_search(name, tp.world, tp.values, pack, problem)
             _check_order(name, tp.world, set(tool.properties), fields, tool.description, problem)
-            _check_filler(name, tp.world, tp.results, pack, problem)
+            check_made(name, tp.world, tp.results, pack, problem)
         else:
             _check_outside(name, tp.results, pack, problem)
     _check_refs(pack, fields, problem)
@@ -334,51 +335,6 @@ def _check_order(
             'say the field it sorts by: "order": "-created" (highest or newest first) or "order": "name"',
             rule="world-order",
         )
-
-
-FILLER = re.compile(r"\{fake:(?:catch_phrase|sentence|word|bs|text|paragraph)\}")
-_LABELS = re.compile(r"(?i)(?:\w+_)?(?:title|name|headline)")
-_TEXTS = re.compile(r"(?i)(?:\w+_)?(?:notes|description|summary|abstract|snippet|text|body|content)")
-
-
-def _check_filler(tool: str, touch: Touch, results: list[Any], pack: Pack, problem) -> None:
-    """An open kind's made-up matches come from the item template: a title or text that is Faker filler there
-    ("{fake:catch_phrase}") would be shown as a match for any request, so it must be written from the request."""
-    assert pack.world is not None
-    entity = pack.world.entities.get(touch.entity)
-    if entity is None or not entity.open or touch.op not in ("search", "list"):
-        return
-    words = " ".join(f"{{{m}}}" for m in touch.match[:2]) or "{query}"
-    for i, template in enumerate(results):
-        for item in item_templates(template, touch.path):
-            filler = sorted(
-                k
-                for k, v in (item.items() if isinstance(item, dict) else [])
-                if isinstance(v, str)
-                and FILLER.search(v)
-                and k != entity.id
-                and (_LABELS.fullmatch(k) or _TEXTS.fullmatch(k))
-            )
-            if filler:
-                problem(
-                    tool,
-                    f"/tools/{tool}/results/{i}",
-                    f"made-up matches would show filler as what was found: {', '.join(filler)} "
-                    f"{'is' if len(filler) == 1 else 'are'} a Faker phrase",
-                    (
-                        f"write them from the request, in the catalogue's own style: a title that holds {words} "
-                        "the way real items are titled here (a paper's, a dataset's), several forms drawn with "
-                        "{pick:...} that read differently, not one stem with a changing first word, and a summary "
-                        "that says what the item is about"
-                        if touch.match
-                        else "write them as the items the call asks for would be (the papers of that author, the "
-                        "newest of that category): titles and summaries in the subject the catalogue covers, "
-                        "several forms drawn with {pick:...}"
-                    )
-                    + "; a Faker phrase never stands for a match",
-                    rule="world-search",
-                )
-                break
 
 
 def _check_refs(pack: Pack, fields: dict[str, set[str]], problem) -> None:

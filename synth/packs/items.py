@@ -88,5 +88,11 @@ def answer(goal: Goal, lookup: Callable[[str], str], args: dict[str, Any], resul
     items = joined([said(item, lookup, args, result) for item in goal.items])
     frame = goal.answer or "{items}"
     text = fill(frame, lambda slot: items if slot == "items" else lookup(slot))
-    text = text[:1].upper() + text[1:]
-    return text if text.rstrip().endswith((".", "!", "?", ")", '"')) else text.rstrip() + "."
+    text = _DOUBLED.sub(r"\1", text[:1].upper() + text[1:])  # 'note: it says: 25 off.' + the frame's '.'
+    return text if ENDED.search(text) else text.rstrip() + "."
+
+
+# a sentence's end, closing quotes and brackets after it allowed ('...(20 December 2013)' is not one: another
+# answer after it would run on)
+ENDED = re.compile(r"[.!?][\"'”’)\]]*\s*$")
+_DOUBLED = re.compile(r"(?<![.])([.!?])\.(?![.])")

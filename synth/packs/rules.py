@@ -94,12 +94,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "goal-items",
-        'A goal that asks for several things lists them as its items: each period ("week, month and all '
-        'time"), the number of things wanted ("the first 5 comments", "top 10": name them all with '
-        '{each:r.list|$name}), each entity, a verdict ("is it maintained?": yes or no with the figure that '
-        'decides, and "when"/"otherwise" when the result can go either way), a comparison. Its answer is '
-        'written from them ("answer" frames them at {items}), so none is left unsaid; an item the result '
-        'may lack says why ("missing").',
+        "Every goal lists what it asks as its items (a single question is one item; a feed's goals too): each "
+        'period ("week, month and all time"), the number of things wanted ("the first 5 comments", "the latest '
+        'papers": name them all with {each:r.list|$name}), each entity, a verdict ("is it maintained?": yes or no '
+        'with the figure that decides, and "when"/"otherwise" when the result can go either way), a comparison. '
+        'Its answer is written from them ("answer" frames them at {items}), so none is left unsaid and nothing '
+        'unasked is added; an item the result may lack says why ("missing").',
         '"Give me its fee history: week, month and all time." answered by the tool\'s answers, which say '
         "24 hours, the week and since launch",
         '{"text": "Give me {protocol}\'s fees: week, month and all time.", "answer": "{protocol} took {items} '
@@ -194,10 +194,19 @@ WORLD_RULES: tuple[Rule, ...] = (
         "A search returns only the entities that have every word of the request (a server whose search ranks "
         'everything, matching or not, says "fuzzy": true), so each value a search draws for its "match" '
         "parameters names at least one seeded entity; an open kind makes matches for any value from its item "
-        'template, so that template writes titles and summaries from the request ("{query} statistics"), never a '
-        'Faker phrase ("{fake:catch_phrase}") shown as what was found.',
+        "template, so that template writes titles and summaries from the request, never a Faker phrase "
+        '("{fake:catch_phrase}") shown as what was found.',
         '"query": ["dentist"] with no seeded event about a dentist',
         '"query": ["dentist"] and a seeded {"title": "Dentist appointment", ...}',
+    ),
+    Rule(
+        "world-made",
+        "An open kind's made-up matches read like the catalogue's own items and unlike each other: their title and "
+        'summary take 4 to 8 forms ({"$pick": [...]}, each form with its own slots), the request\'s words at '
+        "different places with other words around them, never one stem with a changing first word.",
+        '"title": "{pick:Revisiting|Scaling|Rethinking} {query}", "summary": "We study {query} and report results."',
+        '"title": {"$pick": ["{query}: a survey", "Towards robust {query} under distribution shift", "What limits '
+        '{query}?", "Scaling laws for {query}"]}, "summary": {"$pick": ["We benchmark {query} on ...", "..."]}',
     ),
     Rule(
         "world-touch",
@@ -253,5 +262,7 @@ WORLD_RULES: tuple[Rule, ...] = (
     ),
 )
 RULES = RULES + WORLD_RULES
+# rules pack check reports as warnings on packs written before them, and pack build holds a model's answer to
+BUILT = ("world-made",)
 
 BY_ID = {rule.id: rule for rule in RULES}

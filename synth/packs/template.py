@@ -299,6 +299,9 @@ class Expander:
         return self._fake  # type: ignore[return-value]
 
     def value(self, template: Any, n: int | None = None) -> Any:
+        if isinstance(template, dict) and "$pick" in template:  # one of several forms, each with its own slots
+            forms = template["$pick"]
+            return self.value(self.rng.choice(forms), n) if isinstance(forms, list) and forms else None
         if isinstance(template, dict):
             return {k: self.value(v, n) for k, v in template.items()}
         if isinstance(template, list):
