@@ -150,3 +150,67 @@ def test_an_answer_from_items_ends_as_a_sentence_once(packed) -> None:
     ]
     said = items.answer(goal, lambda s: answer_slot(s, {}, {"papers": papers}), {}, {"papers": papers})
     assert said.endswith("(20 December 2013).")  # another answer after it in the turn no longer runs on
+
+
+def test_a_write_whose_record_sits_under_a_key_names_it_as_its_path(packed) -> None:
+    from synth.packs.check import check_pack
+
+    server, pack = packed["mcp-codex-keeper"]
+    call = _caller(server, pack, "scn_a")
+    done = call("update_documentation", name="Docker Docs")["doc"]
+    assert (done["url"], done["category"]) == ("https://docs.docker.com/", "DevOps")  # the doc, not the template's ""
+    assert done["lastUpdated"] > "2026-04-25T07:30:00Z"  # the refresh's own time
+    entry = pack.tools["update_documentation"]
+    assert entry.world is not None
+    # as the model first wrote it: {"op": "update", "entity": "doc", "by": "name"}, the doc under "doc"
+    pathless = entry.model_copy(update={"world": entry.world.model_copy(update={"path": ""})})
+    lines = [
+        p.line()
+        for p in check_pack(
+            pack.model_copy(update={"tools": {**pack.tools, "update_documentation": pathless}}), server, "x"
+        )
+    ]
+    assert len(lines) == 1 and "its fields are under 'doc' [world-path]" in lines[0] and '"path": "doc"' in lines[0]
+
+
+def test_each_item_said_as_a_sentence_is_not_glued_with_and(packed) -> None:
+    server, pack = packed["arxiv-mcp-server"]
+    call = _caller(server, pack, "scn_a")
+    found = call("get_papers_by_ids", arxiv_ids=["2103.00020", "2307.09288"])
+    from synth.packs.template import answer_slot
+
+    said = answer_slot('each:r.papers|"$title": $summary', {}, found)
+    assert "dialogue. and" not in said and "benchmarks. and" not in said and said.count('." "') == 0
+    assert said.startswith('"') and '. "' in said  # one abstract after the other
+
+
+def test_made_up_matches_may_draw_a_title_and_its_abstract_together(packed) -> None:
+    from synth.packs.check import check_pack
+
+    server, pack = packed["arxiv-mcp-server"]
+    entry = pack.tools["find_papers_by_author"]
+    template = entry.results[0]
+    item = template["papers"][0]["$item"]
+    pairs = [
+        ("Diffusion Policies for Dexterous Manipulation", "We train diffusion policies from 20 demonstrations."),
+        ("Sparse Autoencoders Reveal Planning Features", "We find features that encode multi-step plans."),
+        ("Learning World Models from Unlabeled Web Video", "World models pretrained on 4,000 hours of web video."),
+    ]
+    forms = [{**item, "title": t, "summary": a} for t, a in pairs]
+    paired = {**template, "papers": [{"$repeat": 5, "$item": {"$pick": forms}}]}
+    fixed = pack.model_copy(
+        update={"tools": {**pack.tools, "find_papers_by_author": entry.model_copy(update={"results": [paired]})}}
+    )
+    assert not [p for p in check_pack(fixed, server, "x") if p.tool == "find_papers_by_author"]  # three forms each
+    alike = [{**form, "summary": "New work by {author_name} and co-authors."} for form in forms]
+    alike_item = {**template, "papers": [{"$repeat": 5, "$item": {"$pick": alike}}]}
+    one = pack.model_copy(
+        update={"tools": {**pack.tools, "find_papers_by_author": entry.model_copy(update={"results": [alike_item]})}}
+    )
+    (line,) = [p.line() for p in check_pack(one, server, "x") if p.tool == "find_papers_by_author"]
+    assert "summary reads as one formula" in line and "[world-made]" in line  # the forms are read one by one
+    papers = _caller(server, fixed, "scn_a")("find_papers_by_author", author_name="Max Welling", max_results=5)[
+        "papers"
+    ]
+    made = [p for p in papers if p["arxiv_id"].startswith("2604.")]
+    assert made and all((p["title"], p["summary"]) in pairs for p in made), made

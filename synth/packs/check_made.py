@@ -34,7 +34,7 @@ def check_made(tool: str, touch: Touch, results: list[Any], pack: Pack, problem)
     if entity is None or not entity.open or touch.op not in ("search", "list"):
         return
     for i, template in enumerate(results):
-        for item in item_templates(template, touch.path):
+        for item in map(_forms, item_templates(template, touch.path)):
             fields = {
                 k: v
                 for k, v in (item.items() if isinstance(item, dict) else [])
@@ -49,6 +49,16 @@ def check_made(tool: str, touch: Touch, results: list[Any], pack: Pack, problem)
             if formula:  # a warning for packs written before; pack build sends it back (rules.BUILT)
                 problem(tool, at, _what([], formula, fields), _fix(touch), severity="warning", rule="world-made")
                 return
+
+
+def _forms(item: Any) -> Any:
+    """An item template whose forms are whole items (``{"$pick": [{title, summary}, ...]}``, a title and its
+    abstract drawn together) read as one item whose each field takes the forms' values."""
+    forms = item.get("$pick") if isinstance(item, dict) else None
+    if not isinstance(forms, list) or not all(isinstance(f, dict) for f in forms):
+        return item
+    keys = dict.fromkeys(k for f in forms for k in f)
+    return {k: {"$pick": [f[k] for f in forms if k in f]} for k in keys}
 
 
 def _texts(value: Any) -> list[str]:

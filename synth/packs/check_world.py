@@ -243,6 +243,18 @@ def _check_touch(
                 _where(False),
                 rule="world-path",
             )
+        elif touch.op in ("read", "create", "update") and isinstance(node, dict) and not set(node) & have:
+            inner = [k for k, v in node.items() if isinstance(v, dict) and set(v) & have]
+            if inner:  # {"message": ..., "doc": {...}} with no path: the world would fill in nothing
+                deeper = f"{touch.path}.{inner[0]}" if touch.path else inner[0]
+                problem(
+                    tool,
+                    f"{at}/path",
+                    f"the record at {touch.path or 'the top'} of result template {i} has no field of "
+                    f"{touch.entity}; its fields are under {inner[0]!r}",
+                    f'"path": "{deeper}"',
+                    rule="world-path",
+                )
 
 
 def _check_search(tool: str, touch: Touch, values: dict[str, Any], pack: Pack, problem) -> None:

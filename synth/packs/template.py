@@ -226,6 +226,8 @@ def each(slot: str, result: Any) -> str:
     parts = [one(item) for item in items[:EACH_MAX]]
     if len(items) > EACH_MAX:
         parts.append(f"{len(items) - EACH_MAX} more")
+    if len(parts) > 1 and all(p.rstrip().endswith((".", "!", "?")) for p in parts):
+        return " ".join(parts)  # sentences ('"Llama 2": Releases ... for dialogue.') follow one another
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
