@@ -108,7 +108,10 @@ SPLITS = ("train", "valid", "test")
 # ids, a route's two ends the same in every tool); a search reads a list field item by item and two-letter words.
 # 26 = an each list whose items are sentences says them one after another (was '... for dialogue. and "CLIP"');
 # pack check finds a read/create/update whose record sits under a key the world entry does not name as its path.
-GENERATOR_VERSION = 26
+# 27 = items said as sentences open with a capital after the first; a made-up title opening with the request opens
+# with a capital; an update's stamp is never before the one the entity had; a decline offers no tool whose name
+# reads 'from category' ('look up a from category'), and documentation is a mass noun ('look up documentation').
+GENERATOR_VERSION = 27
 
 
 @dataclass

@@ -214,3 +214,72 @@ def test_made_up_matches_may_draw_a_title_and_its_abstract_together(packed) -> N
     ]
     made = [p for p in papers if p["arxiv_id"].startswith("2604.")]
     assert made and all((p["title"], p["summary"]) in pairs for p in made), made
+
+
+def test_items_said_as_sentences_each_open_with_a_capital(packed) -> None:
+    from synth.packs import items
+    from synth.packs.model import Goal
+    from synth.packs.template import answer_slot
+
+    server, pack = packed["arxiv-mcp-server"]
+    found = _caller(server, pack, "scn_a")("get_latest_from_category", category="cs.CV", max_results=3)
+    goal = Goal.model_validate(  # as the model wrote it in its second build (tests/relay.py)
+        {
+            "text": "I skim {category} every morning with my coffee. Anything interesting come in?",
+            "items": [
+                {"ask": "anything in", "say": '{each:r.papers|"$title" ($published)}'},
+                {
+                    "ask": "interesting",
+                    "say": 'the top of the list, "{r.papers.0.title}", is about this: {r.papers.0.summary}',
+                },
+            ],
+            "answer": "This morning's {category}: {items}",
+        }
+    )
+    args = {"category": "cs.CV", "max_results": 3}
+    said = items.answer(goal, lambda s: answer_slot(s, args, found), args, found)
+    assert "). The top of the list" in said and ". the " not in said, said
+
+
+def test_a_refresh_is_not_stamped_before_the_doc_was_added(packed) -> None:
+    server, pack = packed["mcp-codex-keeper"]
+    for scenario in ("scn_a", "scn_b", "scn_c", "scn_d", "scn_e"):
+        call = _caller(server, pack, scenario)
+        added = call(
+            "add_documentation", name="Playwright", url="https://playwright.dev/docs/intro", category="Testing"
+        )
+        # the update template draws 'lastUpdated: 2026-05-04T{int:10-18}:...' on its own, the add's likewise
+        refreshed = call("update_documentation", name="Playwright")
+        assert refreshed["doc"]["lastUpdated"] >= added["doc"]["lastUpdated"], (added, refreshed)
+
+
+def test_a_made_up_title_opening_with_the_request_opens_with_a_capital(packed) -> None:
+    server, pack = packed["arxiv-mcp-server"]
+    entry = pack.tools["search_papers"]
+    template = json.loads(json.dumps(entry.results[0]))
+    forms = [
+        "{query}: a survey of recent progress",
+        "Towards robust {query} under distribution shift",
+        "What limits {query}?",
+    ]
+    template["papers"][0]["$item"]["title"] = {"$pick": forms}
+    pack = pack.model_copy(
+        update={"tools": {**pack.tools, "search_papers": entry.model_copy(update={"results": [template]})}}
+    )
+    titles = []
+    for scenario in ("scn_a", "scn_b", "scn_c"):
+        papers = _caller(server, pack, scenario)("search_papers", query="vision transformer", max_results=8)["papers"]
+        titles += [p["title"] for p in papers]
+    assert any(t.startswith("Vision transformer") for t in titles)  # '{query}: a survey of recent progress'
+    assert all(t[:1].isupper() for t in titles), titles
+
+
+def test_a_decline_never_offers_a_tool_named_by_a_preposition(packed) -> None:
+    from synth.offline.decisions import _can
+
+    server, _ = packed["arxiv-mcp-server"]
+    offers = {t.name: _can(t) for t in server.tools}
+    assert offers["get_latest_from_category"] is None  # it read 'look up a from category'
+    assert offers["find_papers_by_author"] == "look up papers by author"
+    server, _ = packed["mcp-codex-keeper"]
+    assert {_can(t) for t in server.tools} >= {"look up documentation", "add documentation"}  # not 'a documentation'

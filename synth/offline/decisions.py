@@ -210,6 +210,9 @@ def declines_for(server_tools: tuple[ToolSpec, ...], server: Any, pack: Pack | N
     return near or [d for d in _ANY if not vocab & set(d.needs)]  # the general ones only when no near one fits
 
 
+_PREPOSITIONS = frozenset({"from", "in", "of", "for", "with", "to", "at", "on", "into"})
+
+
 def _can(tool: ToolSpec) -> str | None:
     """What a tool does, offered in plain words from its name ("look up the weather forecast", "look up news by
     country", "convert a file"), never its description read out; None when the name says it in no words a person
@@ -225,6 +228,7 @@ def _can(tool: ToolSpec) -> str | None:
     thing, tail = [w for w in rest[:by] if w not in _VAGUE], [w for w in rest[by + 1 :] if w not in _VAGUE]
     if (
         not thing
+        or thing[0] in _PREPOSITIONS  # get_latest_from_category: not "look up a from category"
         or set(thing) & _HOW_MANY
         or any(not w.isalpha() or (len(w) <= 3 and w not in _SHORT) for w in thing + tail)
     ):
@@ -249,7 +253,7 @@ _OWN_VERBS = {"search"}  # "search Wikipedia": no "look up" for these
 _ONE_OF = {"create", "add", "send", "convert", "delete", "update", "analyze", "debug", "download", "upload", "cancel"}
 _VAGUE = {"detailed", "paginated", "details", "raw", "v1", "v2", "v3", "basic", "advanced", "all", "latest", "common"}
 _HOW_MANY = {"many", "one", "multiple", "bulk", "batch"}  # update-many: how many, not what
-_MASS = {"data", "info", "news", "weather", "metadata", "content", "information", "time"}
+_MASS = {"data", "info", "news", "weather", "metadata", "content", "information", "time", "documentation"}
 _THE = {
     "current",
     "latest",

@@ -87,3 +87,13 @@ def fresh(record: dict[str, Any], sent: set[str]) -> dict[str, Any]:
         if LATER.search(key) and key not in sent and _stamp(value):
             record[key] = _same_form(str(first), str(value))
     return record
+
+
+def not_before(record: dict[str, Any], was: dict[str, Any], stamps: set[str]) -> dict[str, Any]:
+    """An update's stamps (changed in place) no earlier than the ones the entity had: a doc refreshed now was not
+    last updated before it was added."""
+    for key in stamps:
+        now, then = _stamp(record.get(key)), _stamp(was.get(key))
+        if now is not None and then is not None and now < then[: len(now)]:
+            record[key] = _same_form(then, now)
+    return record

@@ -78,8 +78,9 @@ def joined(parts: list[str]) -> str:
     """Items one after another: sentences as they are, phrases as a list ("a, b and c"); when some are
     sentences, each is said as one."""
     ends = [p.rstrip().endswith((".", "!", "?")) for p in parts]
-    if any(ends):
-        return " ".join(p if end else p[:1].upper() + p[1:].rstrip(",;") + "." for p, end in zip(parts, ends))
+    if any(ends):  # each a sentence; the ones after the first open with a capital ('(27 April). The top of ...')
+        said = [p if end else p.rstrip().rstrip(",;") + "." for p, end in zip(parts, ends)]
+        return " ".join([said[0], *(p[:1].upper() + p[1:] for p in said[1:])])
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 

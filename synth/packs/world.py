@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from synth.packs.agree import agreed, fresh
+from synth.packs.agree import agreed, fresh, not_before
 from synth.packs.model import Draw, Entity, Ref, Touch, World
 from synth.packs.template import SLOT, Expander, Missing, get_path
 from synth.records import content_hash
@@ -369,7 +369,7 @@ class Server:
         )
         ahead = {field: copy.deepcopy(found[src]) for field, src in self.touch.becomes.items() if src in found}
         changed = self.world.relate(self.touch.entity, {**found, **stamps, **ahead, **self._written()})
-        agreed(changed, set(stamps) - set(self._written()), ident)
+        agreed(not_before(changed, found, set(stamps)), set(stamps) - set(self._written()), ident)
         for param, field in self.touch.append.items():
             if param in self.given:
                 had = changed.get(field)
@@ -462,6 +462,9 @@ class Server:
         ident, title = made.get(self.entity.id), str(out[labels[0]])
         if isinstance(ident, str) and SLUG.fullmatch(ident) and not _words(ident) & _words(title):
             out[self.entity.id] = "-".join(WORD.findall(title.lower()))  # a made-up slug reads as its title
+        for key in labels:  # a title opening with the request's words: 'Vision transformer: a survey'
+            text = str(out[key])
+            out[key] = text[:1].upper() + text[1:]
         return out
 
     # --- lists -------------------------------------------------------------------------------
