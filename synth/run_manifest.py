@@ -111,7 +111,10 @@ SPLITS = ("train", "valid", "test")
 # 27 = items said as sentences open with a capital after the first; a made-up title opening with the request opens
 # with a capital; an update's stamp is never before the one the entity had; a decline offers no tool whose name
 # reads 'from category' ('look up a from category'), and documentation is a mass noun ('look up documentation').
-GENERATOR_VERSION = 27
+# 28 = issue 42: the crypto data server (scry) gets a world: ten coins, 26 DefiLlama protocols, 11 perpetuals
+# exchanges and three yield pools behind every price, TVL, search, ranking and APY tool; a start/end pair of amounts
+# (start_tvl, end_tvl) may fall, so a TVL that fell is no longer rejected as an end before its start.
+GENERATOR_VERSION = 28
 
 
 @dataclass

@@ -123,6 +123,20 @@ def test_checkout_before_checkin_is_a_derived_mismatch():
     assert derived_mismatch(right) == []
 
 
+def test_an_amount_lower_at_the_end_of_its_window_is_no_mismatch():
+    """A TVL that fell over the window (start_tvl above end_tvl) is data, not an end before its start; a
+    timestamp window that ends before it starts still is one, and so is a minimum above its maximum."""
+    fell = {"protocol": "compound-v3", "summary": {"start_tvl": 2148000000, "end_tvl": 2012870505}}
+    assert derived_mismatch([call("c1", "get_historical_tvl"), result("c1", fell)]) == []
+    window = call("c2", "get_chain_tvl", start_timestamp=1775001600, end_timestamp=1767225600)
+    assert derived_mismatch([window]) == [
+        "get_chain_tvl: end_timestamp 1767225600 is before start_timestamp 1775001600"
+    ]
+    assert derived_mismatch([call("c3", "search", min_tvl=500, max_tvl=100)]) == [
+        "search: max_tvl 100 is before min_tvl 500"
+    ]
+
+
 def test_an_event_that_ends_before_it_starts_on_the_same_day_is_a_derived_mismatch():
     """The fallback's calendar once ended a 23:42 event at 00:42 of the same day; the gate compared days only."""
     event = {"eventId": "e1", "start": "2026-06-03T23:42:23Z", "end": "2026-06-03T00:42:23Z"}

@@ -1,12 +1,14 @@
 """A world's searches and lists keep what the call asked for: a search looks only at the fields it names
-(``within``), a filter keeps entities holding the value or named in a list of values, and a sort field
-the call names without a direction sorts the way the list does (``order``)."""
+(``within``); a filter keeps entities holding the value or named in a list of values (``where``: a value the
+touch fixes); a sort field the call names without a direction sorts the way the list does (``order``) or
+``sort_dir`` says; ``page`` skips the pages before it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from synth.export.card.worlds import Op, Tally, add
 from synth.packs.check import check_pack
 from synth.packs.load import usable_packs
 from synth.packs.model import Touch, World
@@ -78,6 +80,8 @@ def test_a_list_field_is_searched_item_by_item_and_two_letter_words_count() -> N
 def test_a_filter_keeps_entities_holding_the_value_or_named_in_the_values_sent() -> None:
     on = Touch(op="list", entity="coin", filter={"chain": "chains"}, path="coins")
     assert [c["symbol"] for c in _serve(on, COINS, chain="base")["coins"]] == ["ETH", "AAVE"]
+    layer_one = Touch(op="list", entity="coin", where={"chains": ["Ethereum", "Base"]}, path="coins")
+    assert [c["symbol"] for c in _serve(layer_one, COINS)["coins"]] == ["ETH", "AAVE"]  # whatever the call says
     some = Touch(op="list", entity="coin", filter={"assets": "symbol"}, path="coins")
     assert [c["symbol"] for c in _serve(some, COINS, assets=["SOL", "BTC"])["coins"]] == ["BTC", "SOL"]
 
@@ -86,6 +90,13 @@ def test_a_sort_field_sent_bare_sorts_the_way_the_list_does() -> None:
     ranked = Touch(op="list", entity="coin", sort="sort_by", order="-price", path="coins")
     assert [c["symbol"] for c in _serve(ranked, COINS, sort_by="price")["coins"]] == ["BTC", "ETH", "SOL", "AAVE"]
     assert [c["symbol"] for c in _serve(ranked, COINS, sort_by="price asc")["coins"]] == ["AAVE", "SOL", "ETH", "BTC"]
+    paged = Touch(op="list", entity="coin", sort="sort_by", sort_dir="way", limit="n", page="page", path="coins")
+    assert [c["symbol"] for c in _serve(paged, COINS, sort_by="price", way="desc", n=3, page=1)["coins"]] == [
+        "BTC",
+        "ETH",
+        "SOL",
+    ]
+    assert [c["symbol"] for c in _serve(paged, COINS, sort_by="price", way="desc", n=3, page=2)["coins"]] == ["AAVE"]
     plain = Touch(op="list", entity="coin", sort="sort_by", path="coins")  # no order: a bare field is ascending
     assert [c["symbol"] for c in _serve(plain, COINS, sort_by="price")["coins"]] == ["AAVE", "SOL", "ETH", "BTC"]
 
@@ -99,3 +110,32 @@ def test_the_checker_names_a_within_field_the_kind_lacks() -> None:
     within = search.model_copy(update={"world": search.world.model_copy(update={"within": ["headline"]})})
     problems = check_pack(pack.model_copy(update={"tools": {**pack.tools, "search_docs": within}}), server, "x")
     assert any("doc has no field 'headline'" in p.line() for p in problems if p.severity == "error"), problems
+
+
+def test_search_filler_judges_only_items_that_show_what_the_search_read() -> None:
+    """The routes at a stop are found by their stops, which the items do not show: not filler; a search whose
+    items show the field it read and hold none of the query's words is."""
+    conv = {
+        "scenario": {"server": "@t/bus"},
+        "messages": [
+            {"role": "assistant", "tool_calls": [{"id": "a", "name": "at_stop", "arguments": {"stop": "Lok Fu"}}]},
+            {
+                "role": "tool",
+                "tool_call_id": "a",
+                "content": '{"routes": [{"route": "1", "destination": "STAR FERRY"}]}',
+            },
+            {"role": "assistant", "tool_calls": [{"id": "b", "name": "to", "arguments": {"destination": "Mei Foo"}}]},
+            {
+                "role": "tool",
+                "tool_call_id": "b",
+                "content": '{"routes": [{"route": "2", "destination": "STAR FERRY"}]}',
+            },
+        ],
+    }
+    touches = {
+        ("@t/bus", "at_stop"): Op("search", "route", ("stop",), "routes", within=("stop_names",)),
+        ("@t/bus", "to"): Op("search", "route", ("destination",), "routes", within=("destination",)),
+    }
+    tally = Tally()
+    add(conv, touches, {}, tally)
+    assert (tally.search_items, tally.filler) == (1, 1)  # only the destination search is judged, and it is filler

@@ -188,7 +188,7 @@ def _check_touch(
     have = fields[touch.entity]
     named = [touch.by] if touch.by else []
     limits = [touch.limit] if touch.limit else []
-    sorts = [touch.sort] if touch.sort else []
+    sorts = [p for p in (touch.sort, touch.sort_dir, touch.page) if p]
     bounds = [*touch.since, *touch.until]
     for param in [
         *named,
@@ -210,7 +210,7 @@ def _check_touch(
                 rule="world-params",
             )
     named_fields = [*([touch.key] if touch.key else []), *touch.filter.values(), *touch.fields.values()]
-    for field in [*named_fields, *touch.cycle, *touch.within]:
+    for field in [*named_fields, *touch.cycle, *touch.within, *touch.where]:
         if field not in have:
             problem(tool, at, f"{touch.entity} has no field {field!r}", _fields(have), rule="world-params")
     one = pack.world is not None and touch.entity in pack.world.entities and pack.world.entities[touch.entity].one

@@ -226,6 +226,11 @@ class Touch(_Model):
     match: list[str] = Field(
         default_factory=list, description="search: parameters whose words rank entities (by their text fields)"
     )
+    where: dict[str, JSON] = Field(
+        default_factory=dict,
+        description="search/list: only entities whose field equals this value, whatever the call says (a top list "
+        "leaves out the parent entries its protocols add up to)",
+    )
     within: list[str] = Field(
         default_factory=list,
         description="search: the fields whose words it looks at (a route's destination, a stop's name); default all",
@@ -274,6 +279,12 @@ class Touch(_Model):
         default=None,
         description="search/list: the parameter that names the sort field ('points', '-points', 'points desc', "
         "'name asc'); overrides order when the call sends it (a bare field name sorts in order's direction)",
+    )
+    sort_dir: str | None = Field(
+        default=None, description="search/list: the parameter that says asc or desc beside sort's (sort_order)"
+    )
+    page: str | None = Field(
+        default=None, description="search/list: the parameter numbering the page (from 1) of limit items a call shows"
     )
     becomes: dict[str, str] = Field(
         default_factory=dict,

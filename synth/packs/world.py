@@ -483,6 +483,8 @@ class Server:
         """The entities in the order the list claims (``sort``'s argument, else ``order``); else those this
         conversation created first (a list shows the newest, as most servers do), then the rest as they were."""
         field, desc = _order(self.given.get(self.touch.sort) if self.touch.sort else None, self.touch.order)
+        way = self.given.get(self.touch.sort_dir) if self.touch.sort_dir else None
+        desc = str(way).lower().startswith("desc") if isinstance(way, str) else desc
         field = self.touch.fields.get(field, field) if field else None
         if field:
             have = [e for e in entities if _sortable(_at(e, field)) is not None]
@@ -503,6 +505,7 @@ class Server:
                 for param, field in self.touch.filter.items()
                 if param in self.given
             )
+            and all(e.get(field) == value for field, value in self.touch.where.items())
             and all(_within(_at(e, f), self.given[p], True) for p, f in self.touch.since.items() if p in self.given)
             and all(_within(_at(e, f), self.given[p], False) for p, f in self.touch.until.items() if p in self.given)
         ]
@@ -531,7 +534,9 @@ class Server:
             return Served(data)
         n = self._count(len(shown))
         ranked, complete = self._ranked()
-        chosen = ranked[:n]
+        page = self.given.get(self.touch.page) if self.touch.page else None
+        skip = (page - 1) * n if isinstance(page, int) and not isinstance(page, bool) and page > 1 else 0
+        chosen = ranked[skip : skip + n]
         raws = item_templates(self.template, self.touch.path)
         query = json.dumps(self.given, sort_keys=True, default=str)
         kind = self.touch.entity

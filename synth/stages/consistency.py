@@ -28,6 +28,8 @@ _ID_SUFFIX = re.compile(r"(?:_id|Id|ID)$")
 # fields that may differ between two honest reads of one record: clocks, counters of views, rankings
 _VOLATILE = re.compile(r"(?i)(?:time|date|_at$|At$|updated|fetched|timestamp|now|score|rank|relevance|index)")
 _READ = re.compile(r"(?i)^(?:get|list|search|read|fetch|find|show|describe|query|lookup|view|check|count|browse)")
+# what a start/end pair measures when it is not a time: an amount, which can be lower at the end
+_QUANTITY = re.compile(r"tvl|price|value|balance|supply|amount|volume|circulating|apy|cap|count|usd|total")
 _PAIRS = (
     ("checkin", "checkout"),
     ("check_in", "check_out"),
@@ -182,6 +184,8 @@ def _pair_breaks(values: dict[str, Any]) -> Iterator[str]:
             partner = low_keys.get(key.replace(first, second, 1))
             if partner is None or partner == original:
                 continue
+            if first != "min" and _QUANTITY.search(key) and not isinstance(values[original], str):
+                continue  # a quantity at the start and the end of a window: it can fall (start_tvl, end_price)
             if not _ordered(values[original], values[partner]):
                 yield f"{partner} {values[partner]!r} is before {original} {values[original]!r}"
 

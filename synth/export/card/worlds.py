@@ -45,6 +45,7 @@ class Op:
     params: frozenset[str] = frozenset()
     filters: tuple[str, ...] = ()
     assigned: frozenset[str] = frozenset()  # fields the service fills in: the entity's id, ``assign``
+    within: tuple[str, ...] = ()  # the fields a search reads (a route's stops), when not all of them
 
 
 @lru_cache(maxsize=4)
@@ -60,7 +61,14 @@ def _touches(registry: str) -> dict[tuple[str, str], Op]:
                     {*t.assign, ids.get(t.entity, "")} | {p for p, f in t.set.items() if f == ids.get(t.entity)}
                 )
                 out[(server, name)] = Op(
-                    t.op, t.entity, tuple(t.match), t.path, frozenset(t.set), (*t.filter, *t.since, *t.until), assigned
+                    t.op,
+                    t.entity,
+                    tuple(t.match),
+                    t.path,
+                    frozenset(t.set),
+                    (*t.filter, *t.since, *t.until),
+                    assigned,
+                    tuple(t.within),
                 )
     return out
 
@@ -140,6 +148,8 @@ def add(conv: dict[str, Any], touches: dict[tuple[str, str], Op], schemas: dict[
         if op.op == "search":
             wanted = search_words([args[p] for p in op.match if isinstance(args.get(p), str)])
             items = _items(data, op.path) if wanted else []
+            if op.within:  # an item that does not show what the search read (the routes at a stop) is not judged
+                items = [x for x in items if isinstance(x, dict) and any(f in x for f in op.within)]
             t.search_items += len(items)
             t.filler += sum(not matched_words(wanted, search_words(x)) for x in items)
         if op.op == "create":
