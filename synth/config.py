@@ -67,6 +67,9 @@ class Settings(BaseModel):
     decisions: float = Field(
         0.2, ge=0, le=1, description="share of conversations with a turn to decline or to answer without a tool"
     )
+    # an offline run writes no data for a server without a pack (the plain fallback's requests read like forms):
+    # True puts the fallback's conversations in, marked "author": "fallback" (pipeline tests; issue 39)
+    allow_fallback: bool = False
     # where tool results come from: the simulator (packs, schema), or the real servers of entries with a connection
     execute: Literal["simulated", "live"] = "simulated"
     allow_exec: bool = False  # live execution starts commands and contacts URLs from the registry: only when asked
@@ -179,6 +182,7 @@ class Settings(BaseModel):
             "split": list(self.split),
             "max_tools": self.max_tools,
             **({} if self.decisions == 0.2 else {"decisions": self.decisions}),
+            **({"allow_fallback": True} if self.allow_fallback else {}),
             "execute": self.execute,
             **(
                 {

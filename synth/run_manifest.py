@@ -114,7 +114,9 @@ SPLITS = ("train", "valid", "test")
 # 28 = issue 42: the crypto data server (scry) gets a world: ten coins, 26 DefiLlama protocols, 11 perpetuals
 # exchanges and three yield pools behind every price, TVL, search, ranking and APY tool; a start/end pair of amounts
 # (start_tvl, end_tvl) may fall, so a TVL that fell is no longer rejected as an end before its start.
-GENERATOR_VERSION = 28
+# 29 = a default offline run writes no data for servers without a pack; --allow-fallback puts the fallback's
+# conversations in, marked in T-Eval's meta, eval's decision items and preference pairs too (issue 39).
+GENERATOR_VERSION = 29
 
 
 @dataclass
@@ -226,6 +228,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         "split": dict(zip(SPLITS, settings.split)),
         "max_tools": settings.max_tools,
         "execute": settings.execute,
+        "allow_fallback": settings.allow_fallback,
         "outputs": list(outputs.chosen(settings.outputs)),
         "storage": settings.storage,
         "review": {"audit": settings.audit, "below": settings.review_below, "rules": list(settings.review_rules)},

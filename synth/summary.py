@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from synth.packs.load import fix_line
 from synth.rundir import READY, TOOLS, is_compact, read_requests, requests_line, spend_line, stored
 from synth.wording import plural
 
@@ -21,31 +22,35 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console | None =
     _made(console, manifest)
     _tables(console, manifest)
     _registry_and_cost(console, manifest, out)
-    for line in pack_lines(manifest.get("packs") or {}, Path(manifest["config"]["servers"])):
+    offline = manifest.get("backend") == "offline"  # an LLM run's model writes servers without a pack
+    for line in pack_lines(manifest.get("packs") or {}, Path(manifest["config"]["servers"])) if offline else []:
         console.print(f"[yellow]{line}[/]", highlight=False, soft_wrap=True)
     _files(console, manifest, out)
-
-
-PACK_MODEL = "gpt-4.1-mini"  # the model the fix line prices (synth pack build's default)
 
 
 def pack_lines(packs: dict[str, Any], servers: Path) -> list[str]:
     """What a run on servers without packs (or with tools no pack entry serves) must say at its start and in
     its closing summary: how many, what it means for the data, the command that fixes it and its cost."""
     without = packs.get("servers_without_pack") or []
+    left = packs.get("servers_left_out") or []
     unpacked = packs.get("tools_served_by_fallback") or {}
     out = []
     if without:
         total = len(without) + len(packs.get("servers_with_pack") or [])
         named = ", ".join(without[:8]) + (f" and {len(without) - 8} more" if len(without) > 8 else "")
-        out.append(
-            f"{len(without)} of {total} servers have no server pack ({named}): their conversations come from the "
-            "plain fallback: schema-valid calls, but requests that read like forms, one or two calls, plain "
-            'answers; they are marked "author": "fallback" in conversations, eval and scored rows and apart in '
-            f"the card. Fix: synth pack build --servers {servers} --model {PACK_MODEL} "
-            f"({_pack_cost(servers, without)}), "
-            "read the packs, then run again; or let generate build them: add --model M --build-packs."
+        said = (
+            "synth cannot write training data for a server without a pack or a model, so this run leaves them out "
+            "of every data file (train, valid, eval, scored, T-Eval, preference pairs). "
+            + fix_line(servers, without)
+            + ' Or add --allow-fallback to put in the schema-driven fallback\'s conversations, marked "author": '
+            '"fallback" (for pipeline tests: requests that read like forms).'
+            if left
+            else "their conversations come from the plain fallback (--allow-fallback): schema-valid calls, but "
+            'requests that read like forms, one or two calls, plain answers; they are marked "author": "fallback" '
+            "in conversations, eval, scored, T-Eval and preference rows and apart in the card. "
+            + fix_line(servers, without)
         )
+        out.append(f"{len(without)} of {total} servers have no server pack ({named}): {said}")
     if unpacked:
         tools = sum(len(t) for t in unpacked.values())
         named = "; ".join(f"{s}: {', '.join(t[:6])}{' ...' if len(t) > 6 else ''}" for s, t in sorted(unpacked.items()))
@@ -54,22 +59,6 @@ def pack_lines(packs: dict[str, Any], servers: Path) -> list[str]:
             f"{'is' if tools == 1 else 'are'} served by the fallback ({named[:600]}); why: synth pack check {servers}"
         )
     return out
-
-
-def _pack_cost(servers: Path, without: list[str]) -> str:
-    """The requests and dollars of building the missing packs with PACK_MODEL, said in a few words."""
-    from synth.config import PRICES
-    from synth.errors import SynthError
-    from synth.packs.build import estimate
-    from synth.registry import load_registry
-
-    try:
-        registry = load_registry(servers)
-    except SynthError:
-        return "cost unknown: the registry no longer loads"
-    todo = [s for s in registry.servers if s.id in set(without)]
-    e = estimate(todo, PACK_MODEL, PRICES[PACK_MODEL])
-    return f"about {e['requests']} requests, about ${e['usd']:.2f}"
 
 
 def _made(console: Console, manifest: dict[str, Any]) -> None:

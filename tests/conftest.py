@@ -40,6 +40,9 @@ def content(path: Path) -> bytes:
 
 @pytest.fixture(scope="session")
 def tiny_registry() -> Path:
+    """Five real servers, two with packs. Runs on it pass allow_fallback (--allow-fallback): the three without a
+    pack are written by the plain fallback on purpose, the pipeline these tests check (a default run leaves
+    them out of the data: issue 39)."""
     return TINY
 
 

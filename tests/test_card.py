@@ -21,7 +21,7 @@ ROOT = Path(__file__).parents[1]
 @pytest.fixture(scope="module")
 def run(tiny_registry: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("card") / "run"
-    generate(Settings(servers=tiny_registry, out=out, n=4, seed=5))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=4, seed=5))
     return out
 
 

@@ -23,7 +23,19 @@ def test_help_reads_well():
 def test_generate_end_to_end_prints_a_summary(tiny_registry, tmp_path):
     out = tmp_path / "run"
     result = runner.invoke(
-        app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "--n", "25", "--seed", "2"]
+        app,
+        [
+            "generate",
+            "--servers",
+            str(tiny_registry),
+            "--allow-fallback",
+            "--out",
+            str(out),
+            "--n",
+            "25",
+            "--seed",
+            "2",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "25 conversations accepted" in result.output
@@ -34,7 +46,8 @@ def test_generate_end_to_end_prints_a_summary(tiny_registry, tmp_path):
 
 def test_bad_split_and_missing_folder_are_clear_errors(tiny_registry, tmp_path):
     result = runner.invoke(
-        app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path), "--split", "0.5,0.1"]
+        app,
+        ["generate", "--servers", str(tiny_registry), "--allow-fallback", "--out", str(tmp_path), "--split", "0.5,0.1"],
     )
     assert result.exit_code == 2 and "0.8,0.1,0.1" in result.output
     result = runner.invoke(app, ["generate", "--servers", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])

@@ -258,7 +258,8 @@ def test_a_follow_up_asks_about_the_latest_request_and_is_answered_from_its_resu
 def test_servers_without_a_pack_get_declines_and_answers_too(tmp_path):
     servers = tmp_path / "servers"
     shutil.copytree(FALLBACK, servers)
-    generate(Settings(servers=servers, out=tmp_path / "run", n=120, seed=1, decisions=0.5))
+    # the fallback is what this tests (issue 39: it writes only when allowed)
+    generate(Settings(servers=servers, out=tmp_path / "run", n=120, seed=1, decisions=0.5, allow_fallback=True))
     moves = Counter(m for conv in read_jsonl(tmp_path / "run" / "conversations.jsonl") for m in _moves(conv))
     assert moves["decline"] >= 10 and moves["answer"] >= 5 and moves["ask"] and moves["call"], moves
 

@@ -68,7 +68,7 @@ def test_a_pair_at_the_threshold_is_caught_almost_always():
 
 def test_no_near_duplicate_pair_crosses_splits_and_counts_are_reported(tiny_registry, tmp_path: Path):
     out = tmp_path / "run"
-    manifest = generate(Settings(servers=tiny_registry, out=out, n=150, seed=5))
+    manifest = generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=150, seed=5))
     report = manifest["dedup"]
     assert report["threshold"] == 0.9 and report["bands"] * report["rows"] <= report["num_perm"]
     dropped = manifest["funnel"]["dropped"].get("dedup", {})

@@ -87,7 +87,11 @@ def test_eval_with_a_refused_key_stops_asking(tmp_path, monkeypatch):
     from synth.pipeline import generate as make
 
     run = tmp_path / "data"
-    make(Settings(servers=Path(__file__).parent / "fixtures" / "tiny_registry", out=run, n=30, seed=4))
+    make(
+        Settings(
+            servers=Path(__file__).parent / "fixtures" / "tiny_registry", allow_fallback=True, out=run, n=30, seed=4
+        )
+    )
     monkeypatch.setenv("SYNTH_TEST_KEY", WRONG)
     with OpenAIServer(respond, api_key=KEY) as server:
         args = ["eval", run, "--model", "m", "--base-url", server.base_url, "--api-key-env", "SYNTH_TEST_KEY"]
@@ -105,7 +109,11 @@ def test_the_same_eval_against_two_base_urls_asks_both(tmp_path):
     from synth.pipeline import generate as make
 
     run = tmp_path / "data"
-    make(Settings(servers=Path(__file__).parent / "fixtures" / "tiny_registry", out=run, n=20, seed=4))
+    make(
+        Settings(
+            servers=Path(__file__).parent / "fixtures" / "tiny_registry", allow_fallback=True, out=run, n=20, seed=4
+        )
+    )
 
     def said(word: str):
         return lambda body: {"content": f"{word}: no call needed."}
@@ -170,12 +178,14 @@ def test_resume_right_after_a_kill_during_start_up_starts_the_run(tiny_registry,
     subprocess.run([sys.executable, "-c", die, str(out)], timeout=60)
     assert [p.name for p in out.iterdir()] == [".synth.lock"]  # what the killed start-up left
     result = runner.invoke(
-        app, ["generate", "--servers", str(tiny_registry), "--out", str(out), "--n", "5", "--resume"]
+        app,
+        ["generate", "--servers", str(tiny_registry), "--allow-fallback", "--out", str(out), "--n", "5", "--resume"],
     )
     assert result.exit_code == 0, result.output
     assert status(out)["status"] == "complete"
     never = runner.invoke(
-        app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "new"), "--resume"]
+        app,
+        ["generate", "--servers", str(tiny_registry), "--allow-fallback", "--out", str(tmp_path / "new"), "--resume"],
     )
     assert never.exit_code == 3 and "holds no run to continue" in never.output
 

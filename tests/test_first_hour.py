@@ -109,7 +109,8 @@ def test_a_run_whose_servers_are_mostly_dead_exits_1_naming_them_and_why(tiny_re
             "connections": [{"type": "stdio", "command": gone}],
         }
         (reg / f"{name}.json").write_text(json.dumps(entry))
-    argv = ["generate", "--servers", str(reg), "-n", "12", "--execute", "live", "--allow-exec"]
+    # the dead entries have no pack: --allow-fallback plans their scenarios, so their deaths are seen (issue 39)
+    argv = ["generate", "--servers", str(reg), "-n", "12", "--execute", "live", "--allow-exec", "--allow-fallback"]
     result = runner.invoke(app, [*argv, "--out", str(tmp_path / "run")], env={"COLUMNS": "200"})
     assert result.exit_code == 1, result.output
     said = " ".join(result.output.split())

@@ -26,7 +26,7 @@ def lines(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def run(tiny_registry, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    generate(Settings(servers=tiny_registry, out=out, n=80, seed=3))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=80, seed=3))
     return out
 
 
@@ -135,7 +135,7 @@ def test_every_first_n_conversations_fill_the_splits_near_their_shares(count):
 
 def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, tmp_path, run):
     again = tmp_path / "again"
-    generate(Settings(servers=tiny_registry, out=again, n=80, seed=3))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=again, n=80, seed=3))
     for name in (
         "conversations.jsonl",
         "train.jsonl",
@@ -147,7 +147,7 @@ def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, t
     ):
         assert stored(again / name).read_bytes() == stored(run / name).read_bytes(), name
     fewer = tmp_path / "fewer"
-    generate(Settings(servers=tiny_registry, out=fewer, n=30, seed=3))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=fewer, n=30, seed=3))
     small = [(c["id"], c["split"]) for c in lines(fewer / "conversations.jsonl")]
     big = [(c["id"], c["split"]) for c in lines(run / "conversations.jsonl")]
     assert big[: len(small)] == small
@@ -156,7 +156,7 @@ def test_same_seed_same_bytes_and_more_data_keeps_earlier_items(tiny_registry, t
 def test_golden_hash(tiny_registry, tmp_path):
     """Pins the offline output for one seed. If you changed generation on purpose, update the hash."""
     out = tmp_path / "golden"
-    generate(Settings(servers=tiny_registry, out=out, n=12, seed=7))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=12, seed=7))
     # the content as published (the rows of conversations.jsonl and scored.jsonl), whatever the storage
     text = "".join(
         json.dumps(r, ensure_ascii=False) + "\n"

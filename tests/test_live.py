@@ -107,7 +107,10 @@ def test_http_import_with_a_token_from_the_environment(http_server, tmp_path, mo
     assert "s3cret-value" not in text
     assert [t["name"] for t in entry["tools"]] == ["list_tasks", "get_task", "create_task", "complete_task"]
     # the entry generates over HTTP with one session for the run (the server is not marked stateful)
-    manifest = generate(Settings(servers=out, out=tmp_path / "run", n=4, seed=2, execute="live", allow_exec=True))
+    # the imported server has no pack: the fallback writes it on purpose (issue 39)
+    manifest = generate(
+        Settings(servers=out, out=tmp_path / "run", n=4, seed=2, execute="live", allow_exec=True, allow_fallback=True)
+    )
     assert manifest["counts"]["conversations"] == 4 and set(manifest["execute"]["results"]["tasks"]) == {"live"}
     # a literal credential is refused, not written
     result = runner.invoke(
@@ -214,7 +217,8 @@ def test_import_keeps_the_schemas_byte_for_byte(imported, tmp_path):
 @pytest.fixture(scope="module")
 def live_run(imported, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("live") / "run"
-    generate(Settings(servers=imported, out=out, n=8, seed=3, execute="live", allow_exec=True))
+    # the imported server has no pack: the fallback writes it on purpose (issue 39)
+    generate(Settings(servers=imported, out=out, n=8, seed=3, execute="live", allow_exec=True, allow_fallback=True))
     return out
 
 
@@ -240,7 +244,7 @@ def test_live_conversations_replay_exactly_on_a_fresh_server(live_run, tmp_path)
 
 def test_live_runs_are_deterministic(imported, live_run, tmp_path):
     again = tmp_path / "again"
-    generate(Settings(servers=imported, out=again, n=8, seed=3, execute="live", allow_exec=True))
+    generate(Settings(servers=imported, out=again, n=8, seed=3, execute="live", allow_exec=True, allow_fallback=True))
     assert stored(again / "conversations.jsonl").read_bytes() == stored(live_run / "conversations.jsonl").read_bytes()
 
 
@@ -265,13 +269,25 @@ def test_without_allow_exec_nothing_is_started(tmp_path):
     }
     (reg / "touchy.json").write_text(json.dumps(entry))
     result = runner.invoke(
-        app, ["generate", "--servers", str(reg), "-n", "2", "--out", str(tmp_path / "run"), "--execute", "live"]
+        app,  # --allow-fallback: the entry has no pack, and the refusal to start it is what is tested
+        [
+            "generate",
+            "--servers",
+            str(reg),
+            "-n",
+            "2",
+            "--out",
+            str(tmp_path / "run"),
+            "--execute",
+            "live",
+            "--allow-fallback",
+        ],
     )
     assert result.exit_code == 2
     assert "--allow-exec" in result.output and "nothing was started" in result.output
     assert not marker.exists() and not stored(tmp_path / "run" / "conversations.jsonl").exists()
     with pytest.raises(ConfigError):
-        generate(Settings(servers=reg, out=tmp_path / "run2", n=2, execute="live"))
+        generate(Settings(servers=reg, out=tmp_path / "run2", n=2, execute="live", allow_fallback=True))
     assert not marker.exists()
 
 
@@ -300,8 +316,17 @@ def test_a_dead_server_is_refused_once_and_the_rest_of_the_run_goes_on(tiny_regi
     }
     (reg / "hangs.json").write_text(json.dumps(hang))
     started = time.monotonic()
-    manifest = generate(
-        Settings(servers=reg, out=tmp_path / "run", n=12, seed=1, execute="live", allow_exec=True, connect_timeout=1.0)
+    manifest = generate(  # the hanging server has no pack: allow_fallback plans its scenarios (issue 39)
+        Settings(
+            servers=reg,
+            out=tmp_path / "run",
+            n=12,
+            seed=1,
+            execute="live",
+            allow_exec=True,
+            connect_timeout=1.0,
+            allow_fallback=True,
+        )
     )
     assert time.monotonic() - started < 30  # one timeout for the server, not one per scenario
     dropped = manifest["funnel"]["dropped"]["execute"]

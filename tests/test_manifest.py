@@ -18,7 +18,7 @@ from synth.rundir import MANIFEST, RunDir
 @pytest.fixture(scope="module")
 def run(tiny_registry: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("manifest") / "run"
-    generate(Settings(servers=tiny_registry, out=out, n=4, seed=2))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=4, seed=2))
     return out
 
 

@@ -100,7 +100,11 @@ def test_an_unreached_endpoint_is_judged_down_after_a_few_refusals():
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("outage") / "run"
-    generate(Settings(servers=Path(__file__).parent / "fixtures" / "tiny_registry", out=out, n=40, seed=4))
+    generate(
+        Settings(
+            servers=Path(__file__).parent / "fixtures" / "tiny_registry", allow_fallback=True, out=out, n=40, seed=4
+        )
+    )
     return out
 
 

@@ -77,9 +77,11 @@ def probe(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_a_new_output_is_one_module_and_one_entry(tiny_registry: Path, tmp_path: Path, probe):
-    plain = generate(Settings(servers=tiny_registry, out=tmp_path / "plain", n=6, seed=3))
+    plain = generate(Settings(servers=tiny_registry, allow_fallback=True, out=tmp_path / "plain", n=6, seed=3))
     outputs = registry.parse(",".join([*registry.defaults(), "probe"]))  # --outputs takes the new name
-    probed = generate(Settings(servers=tiny_registry, out=tmp_path / "probed", n=6, seed=3, outputs=outputs))
+    probed = generate(
+        Settings(servers=tiny_registry, allow_fallback=True, out=tmp_path / "probed", n=6, seed=3, outputs=outputs)
+    )
     (made,) = probe.made
     conversations = [row["id"] for row in read_jsonl(tmp_path / "probed" / rundir.CONVERSATIONS)]
     assert made.seen == conversations and len(conversations) == 6 and made.closed == 1
@@ -95,9 +97,9 @@ def test_a_new_output_is_one_module_and_one_entry(tiny_registry: Path, tmp_path:
 
 def test_an_output_left_off_writes_nothing_and_its_writer_is_not_made(tiny_registry: Path, tmp_path: Path, probe):
     out = tmp_path / "run"
-    generate(Settings(servers=tiny_registry, out=out, n=4, seed=3, outputs=("probe",)))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=4, seed=3, outputs=("probe",)))
     assert len(probe.made) == 1
-    generate(Settings(servers=tiny_registry, out=out, n=4, seed=3, outputs=("train", "valid")))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=4, seed=3, outputs=("train", "valid")))
     assert len(probe.made) == 1 and not (out / Probe.FILE).exists()  # the earlier run's file of it is gone
     assert not (out / rundir.TEVAL).exists() and not stored(out / rundir.SCORED).exists()
 
@@ -106,7 +108,9 @@ def test_the_manifest_files_are_the_facts_the_writers_closed_with(tiny_registry:
     """Each file's lines and sha256 are counted as it is written, and are what reading it back gives."""
     for storage in ("ready", "compact", "plain"):
         out = tmp_path / storage
-        manifest = generate(Settings(servers=tiny_registry, out=out, n=20, seed=2, storage=storage))
+        manifest = generate(
+            Settings(servers=tiny_registry, allow_fallback=True, out=out, n=20, seed=2, storage=storage)
+        )
         assert list(manifest["files"]) == list(rundir.FILES)
         assert manifest["files"] == {name: file_facts(out / name) for name in rundir.FILES}, storage
         assert manifest["counts"]["eval_items"] == manifest["files"][rundir.EVAL]["lines"] > 0
@@ -117,7 +121,7 @@ def test_preference_pairs_are_an_output_of_their_own(tiny_registry: Path, tmp_pa
     decision rows (per conversation, where the export takes the scored file, then the decisions file)."""
     out = tmp_path / "run"
     outputs = (*registry.defaults(), "preference")
-    manifest = generate(Settings(servers=tiny_registry, out=out, n=30, seed=5, outputs=outputs))
+    manifest = generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=30, seed=5, outputs=outputs))
     pairs = list(read_jsonl(out / PREFERENCE))
     expected = [p for name in (rundir.SCORED, rundir.DECIDED) for r in read_jsonl(out / name) if (p := pair(r))]
     key = lambda p: json.dumps(p, sort_keys=True)  # noqa: E731

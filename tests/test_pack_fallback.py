@@ -3,6 +3,8 @@ the manifest, the card and the closing summary (never 0 conversations in silence
 
 from __future__ import annotations
 
+import gzip
+import json
 import shutil
 from pathlib import Path
 
@@ -10,10 +12,12 @@ import yaml
 from typer.testing import CliRunner
 
 from synth.cli.app import app
+from synth.export.outputs import defaults
 from synth.rundir import RunDir, read_jsonl
 
 ROOT = Path(__file__).parents[1]
 runner = CliRunner()
+EVERY = ",".join([*defaults(), "preference"])  # the default outputs and the preference pairs
 
 
 def test_a_tool_left_out_of_the_pack_is_served_by_the_fallback_and_named(tmp_path: Path):
@@ -61,14 +65,57 @@ def test_a_tool_left_out_of_the_pack_is_served_by_the_fallback_and_named(tmp_pat
     assert {r["author"] for r in read_jsonl(pub / "conversations.jsonl")} == {"pack"}
 
 
-def test_a_run_on_servers_without_packs_says_so_at_start_and_end_with_the_fix(tmp_path: Path):
+def test_a_run_on_servers_without_packs_writes_none_of_their_data_and_says_how_to_fix_it(tmp_path: Path):
+    """Issue 39: the fallback's conversations are not training data. A default run on a registry with one packed
+    and one unpacked server writes only the packed one and says, at its start and in its summary, which server
+    was left out and the command that fixes it; a registry with no pack at all is refused with that command;
+    --allow-fallback puts them in, marked in every file whose format has room for it."""
     reg = tmp_path / "reg"
-    reg.mkdir()
+    (reg / "packs").mkdir(parents=True)
     shutil.copy(ROOT / "registry" / "kazuph__mcp-fetch.json", reg)
-    result = runner.invoke(app, ["generate", "--servers", str(reg), "-n", "10", "--out", str(tmp_path / "run")])
+    shutil.copy(ROOT / "registry" / "HarunGuclu__weather_mcp.json", reg)
+    shutil.copy(ROOT / "registry" / "packs" / "HarunGuclu__weather_mcp.pack.yaml", reg / "packs")
+    out = tmp_path / "run"
+    argv = ["generate", "--servers", str(reg), "-n", "12", "--out", str(out), "--outputs", EVERY]
+    result = runner.invoke(app, argv)
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    said = "1 of 1 servers have no server pack (@kazuph/mcp-fetch)"
+    said = "1 of 2 servers have no server pack (@kazuph/mcp-fetch): synth cannot write training data"
     assert text.count(said) == 2 and text.index("note: " + said) < text.index("conversations accepted")
     assert f"Fix: synth pack build --servers {reg} --model gpt-4.1-mini (about 2 requests, about $" in text
-    assert all(c["author"] == "fallback" for c in read_jsonl(tmp_path / "run" / "conversations.jsonl"))
+    assert "--allow-fallback" in text
+    assert RunDir(out).manifest()["packs"]["servers_left_out"] == ["@kazuph/mcp-fetch"]
+    for name in ("conversations.jsonl", "scored.jsonl", "preference.jsonl"):
+        servers = {r["scenario"]["server"] if "scenario" in r else r["server"] for r in read_jsonl(out / name)}
+        assert servers == {"@HarunGuclu/weather_mcp"}, name
+    assert {r["item"]["metadata"]["server"] for r in read_jsonl(out / "eval.jsonl")} == {"@HarunGuclu/weather_mcp"}
+    tools = {
+        t["function"]["name"]
+        for name in ("train.jsonl", "valid.jsonl")
+        for r in read_jsonl(out / name)
+        for t in r["tools"]
+    }
+    assert tools and "fetch" not in tools
+    assert "left out of the data" in (out / "README.md").read_text("utf-8")
+
+    (reg / "packs" / "HarunGuclu__weather_mcp.pack.yaml").unlink()
+    refused = runner.invoke(app, ["generate", "--servers", str(reg), "-n", "12", "--out", str(tmp_path / "none")])
+    text = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and "no server in" in text and "has a server pack" in text, text
+    assert f"Fix: synth pack build --servers {reg} --model gpt-4.1-mini" in text and "--allow-fallback" in text
+    assert not (tmp_path / "none").exists()
+
+    allowed = tmp_path / "allowed"
+    result = runner.invoke(app, [*argv[:-4], "--out", str(allowed), "--outputs", EVERY, "--allow-fallback"])
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 servers have no server pack" in " ".join(result.output.split())
+    assert {c["author"] for c in read_jsonl(allowed / "conversations.jsonl")} == {"fallback"}
+    assert {r["author"] for r in read_jsonl(allowed / "scored.jsonl")} == {"fallback"}
+    assert {r["author"] for r in read_jsonl(allowed / "preference.jsonl")} == {"fallback"}
+    assert {r["item"]["metadata"]["author"] for r in read_jsonl(allowed / "eval.jsonl")} == {"fallback"}
+    teval = [
+        json.loads(p.read_bytes() if p.suffix == ".json" else gzip.decompress(p.read_bytes()))
+        for p in (allowed / "teval").iterdir()
+    ]
+    records = [r for subset in teval for r in subset.values()]
+    assert records and all((r.get("meta") or r["meta_data"])["author"] == "fallback" for r in records)

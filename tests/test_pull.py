@@ -145,7 +145,10 @@ def test_pulled_folder_loads_with_connections_and_generates(
     assert by_id["@anirbanbasu/frankfurtermcp"].connection.url == "https://server.example/frank/mcp"
 
     run = tmp_path / "run"
-    result = runner.invoke(app, ["generate", "--servers", str(folder), "-n", "20", "--out", str(run)])
+    # pulled servers have no packs: --allow-fallback lets the fallback write them (issue 39)
+    result = runner.invoke(
+        app, ["generate", "--servers", str(folder), "-n", "20", "--out", str(run), "--allow-fallback"]
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["registry"]["servers"] == 10

@@ -78,7 +78,9 @@ def offline_run(tiny_registry, tmp_path_factory) -> Path:
     # (GENERATOR_VERSION 4 changed the fallback's data; seed 2 no longer queued a test conversation)
     # the audit rule alone: what a reader gate flags (unpointed_reuse) is queued too by default, and these tests
     # are about the audit share and what a person does with it
-    generate(Settings(servers=tiny_registry, out=out, n=40, seed=5, audit=0.25, review_rules=AUDIT))
+    generate(
+        Settings(servers=tiny_registry, allow_fallback=True, out=out, n=40, seed=5, audit=0.25, review_rules=AUDIT)
+    )
     return out
 
 
@@ -143,10 +145,14 @@ def test_a_recount_of_an_untouched_run_is_the_manifest_the_pipeline_wrote(offlin
 
 def test_queue_bytes_are_reproducible_and_rules_can_be_set(tiny_registry, offline_run, tmp_path):
     again = tmp_path / "again"
-    generate(Settings(servers=tiny_registry, out=again, n=40, seed=5, audit=0.25, review_rules=AUDIT))
+    generate(
+        Settings(servers=tiny_registry, allow_fallback=True, out=again, n=40, seed=5, audit=0.25, review_rules=AUDIT)
+    )
     assert (again / "review_queue.jsonl").read_bytes() == (offline_run / "review_queue.jsonl").read_bytes()
     none = tmp_path / "none"
-    generate(Settings(servers=tiny_registry, out=none, n=40, seed=5, audit=0.0, review_rules=AUDIT))
+    generate(
+        Settings(servers=tiny_registry, allow_fallback=True, out=none, n=40, seed=5, audit=0.0, review_rules=AUDIT)
+    )
     assert (none / "review_queue.jsonl").read_bytes() == b""
     for name in ("conversations.jsonl", "scored.jsonl", "train.jsonl", "eval.jsonl"):  # the queue changes no data
         assert stored(none / name).read_bytes() == stored(offline_run / name).read_bytes()
@@ -154,7 +160,7 @@ def test_queue_bytes_are_reproducible_and_rules_can_be_set(tiny_registry, offlin
     assert result.exit_code == 0, result.output
     assert sorted(i.id for i in read_queue(none)) == sorted(i.id for i in read_queue(offline_run))
     with pytest.raises(ValueError, match="unknown review rules"):
-        Settings(servers=tiny_registry, out=none, review_rules=("audit", "vibes"))
+        Settings(servers=tiny_registry, allow_fallback=True, out=none, review_rules=("audit", "vibes"))
 
 
 def _keys_for(items: list[QueueItem]) -> tuple[str, dict[str, QueueItem]]:
@@ -431,7 +437,9 @@ def test_a_conversation_gives_the_rows_the_pipeline_wrote(tiny_registry, tmp_pat
     from synth.rundir.output import Accepted
 
     out = tmp_path / "run"
-    generate(Settings(servers=tiny_registry, out=out, n=12, seed=4))  # a seed whose 12 reach train and test
+    generate(
+        Settings(servers=tiny_registry, allow_fallback=True, out=out, n=12, seed=4)
+    )  # a seed whose 12 reach train and test
     registry = load_registry(tiny_registry)
     servers, names = {s.id: s for s in registry.servers}, ToolNames(registry.servers)
     written = {name: list(read_jsonl(out / name)) for name in (CONVERSATIONS, *CHAT.values(), EVAL, SCORED, DECIDED)}
@@ -457,7 +465,7 @@ def test_apply_keeps_the_decision_rows_of_the_conversations_that_stay(tiny_regis
     from synth.rundir import DECIDED, SCORED
 
     out = tmp_path / "run"
-    generate(Settings(servers=tiny_registry, out=out, n=30, seed=5))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=out, n=30, seed=5))
     before = {name: list(read_jsonl(out / name)) for name in (SCORED, DECIDED)}
     items = list(iter_queue(out))
     with_decisions = {row["conversation_id"] for row in before[DECIDED]}

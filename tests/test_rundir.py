@@ -54,12 +54,14 @@ def test_a_second_run_into_a_folder_being_written_is_refused_and_the_first_is_un
             go.wait(60)
 
     thread = threading.Thread(
-        target=generate, args=(Settings(servers=tiny_registry, out=shared, n=30, seed=first), hold)
+        target=generate, args=(Settings(servers=tiny_registry, allow_fallback=True, out=shared, n=30, seed=first), hold)
     )
     thread.start()
     try:
         assert started.wait(60)
-        result = cli("generate", "--servers", tiny_registry, "--out", shared, "--n", 20, "--seed", second)
+        result = cli(
+            "generate", "--servers", tiny_registry, "--allow-fallback", "--out", shared, "--n", 20, "--seed", second
+        )
         assert result.exit_code == 3, result.output
         assert "is being written by pid" in result.output and "wait for it to end" in result.output
         assert "Traceback" not in result.output
@@ -69,7 +71,7 @@ def test_a_second_run_into_a_folder_being_written_is_refused_and_the_first_is_un
         go.set()
         thread.join(120)
     alone = tmp_path / "alone"
-    generate(Settings(servers=tiny_registry, out=alone, n=30, seed=first))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=alone, n=30, seed=first))
     same_files(shared, alone)
     assert not (shared / LOCK).exists()  # released on exit
 
@@ -78,7 +80,7 @@ def test_the_lock_names_its_holder_and_a_dead_holder_is_no_obstacle(tiny_registr
     """Another process holds the folder: writers and readers refuse naming its pid and command; once it
     is killed (its lock file left behind), the folder is free again."""
     folder = tmp_path / "D"
-    generate(Settings(servers=tiny_registry, out=folder, n=8, seed=1))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=folder, n=8, seed=1))
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -99,7 +101,7 @@ def test_the_lock_names_its_holder_and_a_dead_holder_is_no_obstacle(tiny_registr
         assert writer_of(folder) == f"pid {holder.pid} (synth generate -n 3000 --seed 5 --out D)"
         with pytest.raises(RunFolderError, match=f"pid {holder.pid}"):
             RunLock(folder).acquire()
-        result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 8, "--seed", 1)
+        result = cli("generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 8, "--seed", 1)
         assert result.exit_code == 3 and f"pid {holder.pid} (synth generate -n 3000 --seed 5" in result.output
         for command in (["card"], ["export"], ["push", "--repo", "me/x"], ["review"], ["review", "apply"]):
             result = cli(*command, folder)
@@ -109,18 +111,25 @@ def test_the_lock_names_its_holder_and_a_dead_holder_is_no_obstacle(tiny_registr
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     assert (folder / LOCK).exists() and writer_of(folder) is None  # stale: the pid is gone, the OS dropped the lock
-    result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 8, "--seed", 1)
+    result = cli("generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 8, "--seed", 1)
     assert result.exit_code == 0, result.output
 
 
 def test_a_different_run_into_a_used_folder_needs_overwrite(tiny_registry, tmp_path):
     folder = tmp_path / "D"
-    assert cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 5).exit_code == 0
+    assert (
+        cli(
+            "generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 10, "--seed", 5
+        ).exit_code
+        == 0
+    )
     before = stored(folder / "conversations.jsonl").read_bytes()
-    result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6)
+    result = cli("generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 10, "--seed", 6)
     assert result.exit_code == 3 and "holds a different run (seed 5 there, 6 asked)" in result.output
     assert "--overwrite" in result.output and stored(folder / "conversations.jsonl").read_bytes() == before
-    result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6, "--resume")
+    result = cli(
+        "generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 10, "--seed", 6, "--resume"
+    )
     assert result.exit_code == 3 and "--resume only continues the same run" in result.output
     other = tmp_path / "other_registry"
     other.mkdir()
@@ -130,19 +139,36 @@ def test_a_different_run_into_a_used_folder_needs_overwrite(tiny_registry, tmp_p
     next(p for p in other.iterdir() if p.suffix == ".json").write_text(
         next(p for p in other.iterdir() if p.suffix == ".json").read_text() + "\n"
     )
-    result = cli("generate", "--servers", other, "--out", folder, "--n", 10, "--seed", 5)
+    result = cli("generate", "--servers", other, "--allow-fallback", "--out", folder, "--n", 10, "--seed", 5)
     assert result.exit_code == 3 and "other registry content" in result.output
-    result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6, "--overwrite")
+    result = cli(
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--allow-fallback",
+        "--out",
+        folder,
+        "--n",
+        10,
+        "--seed",
+        6,
+        "--overwrite",
+    )
     assert result.exit_code == 0, result.output
     alone = tmp_path / "alone"
-    generate(Settings(servers=tiny_registry, out=alone, n=10, seed=6))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=alone, n=10, seed=6))
     same_files(folder, alone)
     # the same run again is always allowed: that is how a run is made again or finished
-    assert cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 10, "--seed", 6).exit_code == 0
+    assert (
+        cli(
+            "generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 10, "--seed", 6
+        ).exit_code
+        == 0
+    )
     loose = tmp_path / "loose"
     loose.mkdir()
     (loose / "train.jsonl").write_text("{}\n")
-    result = cli("generate", "--servers", tiny_registry, "--out", loose, "--n", 10)
+    result = cli("generate", "--servers", tiny_registry, "--allow-fallback", "--out", loose, "--n", 10)
     assert result.exit_code == 3 and "no manifest.json" in result.output
 
 
@@ -159,7 +185,7 @@ def test_an_unfinished_run_is_refused_by_readers_and_resume_finishes_it_offline(
             raise Killed()
 
     with pytest.raises(Killed):
-        generate(Settings(servers=tiny_registry, out=folder, n=12, seed=3), die)
+        generate(Settings(servers=tiny_registry, allow_fallback=True, out=folder, n=12, seed=3), die)
     manifest = json.loads((folder / MANIFEST).read_text())
     assert manifest["status"] == "running" and stored(folder / "train.jsonl").exists()
     for command in (
@@ -175,19 +201,25 @@ def test_an_unfinished_run_is_refused_by_readers_and_resume_finishes_it_offline(
         assert "holds an unfinished run" in result.output and "--resume" in result.output, command
     result = cli("eval", folder, "--model", "m", "--base-url", "http://127.0.0.1:1/v1")
     assert result.exit_code == 3 and "unfinished run" in result.output
-    result = cli("generate", "--servers", tiny_registry, "--out", folder, "--n", 12, "--seed", 3, "--resume")
+    result = cli(
+        "generate", "--servers", tiny_registry, "--allow-fallback", "--out", folder, "--n", 12, "--seed", 3, "--resume"
+    )
     assert result.exit_code == 0, result.output
     assert json.loads((folder / MANIFEST).read_text())["status"] == "complete"
     alone = tmp_path / "alone"
-    generate(Settings(servers=tiny_registry, out=alone, n=12, seed=3))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=alone, n=12, seed=3))
     same_files(folder, alone)
     assert cli("card", folder).exit_code == 0
 
 
 def test_resume_needs_a_run_to_continue(tiny_registry, tmp_path):
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "none", "--n", 5, "--resume")
+    result = cli(
+        "generate", "--servers", tiny_registry, "--allow-fallback", "--out", tmp_path / "none", "--n", 5, "--resume"
+    )
     assert result.exit_code == 3 and "holds no run to continue" in result.output
-    result = cli("generate", "--servers", tiny_registry, "--out", tmp_path / "x", "--resume", "--overwrite")
+    result = cli(
+        "generate", "--servers", tiny_registry, "--allow-fallback", "--out", tmp_path / "x", "--resume", "--overwrite"
+    )
     assert result.exit_code == 2 and "give one of them" in result.output
 
 
@@ -214,7 +246,7 @@ def test_the_lock_is_reentrant_in_one_thread_and_released_by_the_last_holder(tmp
 
 def test_readers_accept_a_finished_run(tiny_registry, tmp_path):
     folder = tmp_path / "D"
-    generate(Settings(servers=tiny_registry, out=folder, n=6, seed=2))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=folder, n=6, seed=2))
     assert RunDir(folder).finished().status == "complete"
     assert cli("card", folder).exit_code == 0
     assert not (folder / LOCK).exists()
@@ -224,7 +256,7 @@ def test_review_from_a_pipe_reads_the_text_after_n_as_the_note(tiny_registry, tm
     from synth.review.queue import read_queue
 
     folder = tmp_path / "D"
-    generate(Settings(servers=tiny_registry, out=folder, n=6, seed=2, audit=1.0))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=folder, n=6, seed=2, audit=1.0))
     assert len(read_queue(folder)) >= 2
     result = runner.invoke(
         app, ["review", str(folder), "--reviewer", "ann"], input="n\nlooks fine to me\na\nn same line note\nr\nq\n"
@@ -246,7 +278,7 @@ def test_a_run_that_accepts_nothing_exits_one(tmp_path):
 
 
 def test_max_reject_turns_a_mostly_rejected_run_into_exit_one(tiny_registry, tmp_path):
-    run = ("generate", "--servers", tiny_registry, "--out", tmp_path / "a", "--n", 25, "--seed", 2)
+    run = ("generate", "--servers", tiny_registry, "--allow-fallback", "--out", tmp_path / "a", "--n", 25, "--seed", 2)
     done = cli(*run)
     assert done.exit_code == 0, done.output
     funnel = json.loads((tmp_path / "a" / MANIFEST).read_text())["funnel"]
@@ -259,7 +291,20 @@ def test_max_reject_turns_a_mostly_rejected_run_into_exit_one(tiny_registry, tmp
 
 def test_making_a_reviewed_run_again_needs_overwrite(tiny_registry, tmp_path):
     folder = tmp_path / "D"
-    args = ("generate", "--servers", tiny_registry, "--out", folder, "--n", 6, "--seed", 2, "--audit", 1.0)
+    args = (
+        "generate",
+        "--servers",
+        tiny_registry,
+        "--allow-fallback",
+        "--out",
+        folder,
+        "--n",
+        6,
+        "--seed",
+        2,
+        "--audit",
+        1.0,
+    )
     assert cli(*args).exit_code == 0
     result = runner.invoke(app, ["review", str(folder), "--reviewer", "ann"], input="a\nq\n")
     assert result.exit_code == 0, result.output

@@ -61,6 +61,7 @@ def run(reg: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
     env.update({"OPENAI_API_KEY": OPENAI_KEY, "HF_TOKEN": HF_KEY, "SYNTH_TEST_KEY": OWN_KEY})
     cmd = [sys.executable, "-m", "synth.cli.app", "generate", "--servers", str(reg), "--out", str(out), "--n", "3"]
     cmd += ["--backend", "offline", "--execute", "live", "--allow-exec", "--api-key-env", "SYNTH_TEST_KEY", *extra]
+    cmd += ["--allow-fallback"]  # the entries have no pack; what a started server reads is what is tested
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -170,7 +171,8 @@ def test_lint_and_the_allow_exec_line_name_what_each_entry_reads(tmp_path):
     )
     result = runner.invoke(app, ["registry", "lint", str(reg)])
     assert "other" in result.output and "gets $AWS_REGION from your environment" in " ".join(result.output.split())
-    result = runner.invoke(app, ["generate", "--servers", str(reg), "--out", str(tmp_path / "r"), "--execute", "live"])
+    argv = ["generate", "--servers", str(reg), "--out", str(tmp_path / "r"), "--execute", "live", "--allow-fallback"]
+    result = runner.invoke(app, argv)  # --allow-fallback: no pack, and the refusal to start them is what is tested
     line = " ".join(result.output.split())
     assert (
         result.exit_code == 2

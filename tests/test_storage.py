@@ -43,20 +43,22 @@ runner = CliRunner()
 # answer word for word) now ask something new; the other 76 are unchanged), and at 22 (issue 38: a negative that
 # was a call its turn still needs is drawn again, review labels from what a response says: scored.jsonl and
 # review_str.json change)
+# and at 26 (issue 39: the fallback's conversations, here allowed, are marked in T-Eval's meta and eval's
+# decision items carry their author as call items do; conversations, scored, train and valid unchanged)
 BEFORE = {
     "conversations.jsonl": "54bfdd62ed2947124853c3a21c1da8fae1c62bbc1cc9909f61de07280a33eb35",
-    "eval.jsonl": "fef0c0097b4e77458b1d9e49a1657721e91d341d100bf41380bc991217b007bb",
+    "eval.jsonl": "f3f5e7d363bbd4f1aa0339ec1e873631a3d6792ffe10446e4cca6c4ce9314091",
     "scored.jsonl": "dc4acfbdc0f84b5bb3e58302753d81143a3dc285b18e96f6675d0d2d0c9c15ba",
     "scored_decisions.jsonl": "688433d569566c2ce1452b81f1efcdfd9d72e86c6b00ea8c5c7c710cbbc0afc6",
-    "teval/instruct_json.json": "8faf02b378c7c284decd5ccfa462bccec86244665121f03bb670cb9129f7832c",
-    "teval/instruct_str.json": "16e3ee1582b3deb7bc52968fd047b8893b91bdc0b27e640572c212a3655e119c",
-    "teval/plan_json.json": "40fc403de6419d62260430c58a4d191b3498ab20fcf362a2a80a46a0a7608474",
-    "teval/plan_str.json": "2debd53a992550ee8d30c9c591defca476671aff6ae6e461a52ee6b674dbc015",
-    "teval/reason_retrieve_understand_json.json": "18f5d496594fec1d1526cbf46cd452f53102e1155e2b5fa2d460a5d3e93eb49c",
-    "teval/reason_str.json": "d27d3346d7908c63e24cf5be3d71bb419dd5875d97ecc524516b08882cb607b6",
-    "teval/retrieve_str.json": "552ddc3b9ad78968d4252225139bc2a63301cc5fbac0d36b3825b8edf2dd357f",
-    "teval/review_str.json": "df095ccc04c23efc62e90a78bdc6e3e8788a6dbea250df98e5d56c9ca07a6f2d",
-    "teval/understand_str.json": "6817c20b8652bc7c1bd0ccdc706315555bce8895198f8b8a58c0b5b665ff437e",
+    "teval/instruct_json.json": "8d0491ca216fd8760e45d5527372912742d4a3ac2c23f29455209579219cb2de",
+    "teval/instruct_str.json": "502b6182eb025afa95b6a54afff19a745010c2f2617c256a26958033f05d9e53",
+    "teval/plan_json.json": "f5a8b8b5ec414ac6bb8cccad1b400ca7bf8c4b7ef888618cd659c8f2250937b9",
+    "teval/plan_str.json": "f01ecc2d6f150d63cfe8fa8a475b1ee8faeb221ec998e42f0a6b62814e5833be",
+    "teval/reason_retrieve_understand_json.json": "44ba616055abe0a6081cae712ce2d8daa9e5ebf791b281483745483b27e6ef07",
+    "teval/reason_str.json": "556cfde2209619b5b092669eae09da5a6170734298fdd21539d44ddb531fd2ba",
+    "teval/retrieve_str.json": "d4495bfbfe6f03e9b7ab67967605bb94af40ab2ad77d891f4fa639598332198f",
+    "teval/review_str.json": "40638123df7741eded11754c58c0603e532a4b2929ab8b4de286e81e6b73111e",
+    "teval/understand_str.json": "bc7c6503c0febb52c0de213ddeb063c8717ca3457ab126e9efccccf4b46e02fd",
     "train.jsonl": "d3e99cf1a8e15bb53eaf83042a13add2c440c113cec15ff7c1328ddcf6ee6653",
     "valid.jsonl": "59196c792e0c3f53044a09d9b03a0bada04c49afb703e237305259d6cae06ed3",
 }
@@ -75,13 +77,15 @@ def runs(tiny_registry, tmp_path_factory) -> tuple[Path, Path]:
     """The same run stored compactly (--storage compact) and plain (the code path synth had before)."""
     root = tmp_path_factory.mktemp("storage")
     for storage in ("compact", "plain"):
-        generate(Settings(servers=tiny_registry, out=root / storage, n=80, seed=3, storage=storage))
+        generate(
+            Settings(servers=tiny_registry, allow_fallback=True, out=root / storage, n=80, seed=3, storage=storage)
+        )
     return root / "compact", root / "plain"
 
 
 def test_the_default_run_keeps_train_valid_eval_plain_and_the_bulky_files_compact(runs, tiny_registry, tmp_path):
     compact, plain = runs
-    generate(Settings(servers=tiny_registry, out=tmp_path / "ready", n=80, seed=3))
+    generate(Settings(servers=tiny_registry, allow_fallback=True, out=tmp_path / "ready", n=80, seed=3))
     ready = tmp_path / "ready"
     for name in ("train.jsonl", "valid.jsonl", "eval.jsonl"):  # uploaded as they are: the public bytes
         assert (ready / name).read_bytes() == (plain / name).read_bytes(), name
@@ -134,14 +138,25 @@ def test_the_compact_run_is_a_fraction_of_the_plain_one(runs):
 
 def test_same_seed_same_stored_bytes(tiny_registry, tmp_path):
     for name in ("a", "b"):
-        generate(Settings(servers=tiny_registry, out=tmp_path / name, n=30, seed=4))
+        generate(Settings(servers=tiny_registry, allow_fallback=True, out=tmp_path / name, n=30, seed=4))
     a, b = files(tmp_path / "a"), files(tmp_path / "b")
     assert a.keys() == b.keys() and all(a[k] == b[k] for k in a if not k.startswith("."))
 
 
 def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_path):
     out = tmp_path / "run"
-    run = ["generate", "--servers", str(tiny_registry), "--out", str(out), "-n", "40", "--seed", "3"]
+    run = [
+        "generate",
+        "--servers",
+        str(tiny_registry),
+        "--allow-fallback",
+        "--out",
+        str(out),
+        "-n",
+        "40",
+        "--seed",
+        "3",
+    ]
     result = runner.invoke(app, [*run, "--outputs", "train,valid,eval"])
     assert result.exit_code == 0, result.output
     assert not stored(out / "scored.jsonl").exists() and not (out / "teval").exists()
@@ -152,7 +167,17 @@ def test_outputs_left_out_are_not_written_and_readers_cope(tiny_registry, tmp_pa
     published = sorted(p.name for p in (tmp_path / "pub").iterdir())
     assert published == ["conversations.jsonl", "eval.jsonl", "train.jsonl", "valid.jsonl"]
     bad = runner.invoke(
-        app, ["generate", "--servers", str(tiny_registry), "--out", str(tmp_path / "x"), "--outputs", "chat"]
+        app,
+        [
+            "generate",
+            "--servers",
+            str(tiny_registry),
+            "--allow-fallback",
+            "--out",
+            str(tmp_path / "x"),
+            "--outputs",
+            "chat",
+        ],
     )
     assert bad.exit_code == 2 and "train,valid,eval,scored,decisions,preference,teval,tasks" in bad.output
 

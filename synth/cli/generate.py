@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # Flags that become Settings fields of the same name as they are given.
 _AS_GIVEN = (
     "n seed max_tools decisions audit review_below execute allow_exec connect_timeout call_timeout max_result_chars"
-    " result_overflow storage"
+    " result_overflow storage allow_fallback"
 ).split()
 _AS_TUPLES = ("allow_env",)  # repeatable flags
 
@@ -107,6 +107,13 @@ def generate(
         "tool lists once. compact: every file that way (large runs; synth export writes the plain files). "
         "plain: every file plain JSONL.",
         rich_help_panel=OUTPUT,
+    ),
+    allow_fallback: bool = _flag(
+        "--allow-fallback",
+        "Also write servers that have no server pack, from the schema-driven fallback (for pipeline tests: its "
+        'requests read like forms), marked "author": "fallback" in every file with room for it. Without it an '
+        "offline run leaves them out of the data and says how to build their packs.",
+        REGISTRY,
     ),
     resume: bool = _flag(
         "--resume",
@@ -313,14 +320,14 @@ def _settings(flags: dict[str, Any]) -> Settings:
 
 
 def _announce_packs(settings: Settings) -> None:
-    """Before an offline run: how many servers have no pack, what that means, and the fix (the closing
-    summary says it again, with the tools whose entries did not pass the checker)."""
-    from synth.packs.load import load_packs
-    from synth.registry import load_registry
+    """Before an offline run: how many servers have no pack, what that means for the data, and the fix (the
+    closing summary says it again, with the tools whose entries did not pass the checker); a run whose every
+    server lacks a pack stops here with the fix (synth.scenarios.runplan)."""
+    from synth.scenarios.runplan import open_run
     from synth.summary import pack_lines
 
-    registry = load_registry(settings.servers)
-    for line in pack_lines(load_packs(settings.servers).summary(registry), settings.servers):
+    run = open_run(settings)
+    for line in pack_lines(run.packs.summary(run.registry), settings.servers):
         typer.echo(f"note: {line}", err=True)
 
 

@@ -43,6 +43,7 @@ def decision_items(conv: Conversation, server: ServerSpec, names: ToolNames) -> 
                     "server": server.id,
                     "tool": NO_CALL,
                     "split": conv.split,
+                    **({"author": conv.author} if conv.author else {}),
                     "tool_errors": [m.tool_call_id for m in conv.messages[: d.message] if m.is_error],
                 },
             }

@@ -126,6 +126,7 @@ def decision_row(line: dict[str, Any]) -> dict[str, Any]:
 
 def preference_row(row: dict[str, Any]) -> dict[str, Any]:
     return {
+        "author": None,
         **row,
         "prompt": [hf_message(m) for m in row["prompt"]],
         "chosen": [hf_message(m) for m in row["chosen"]],

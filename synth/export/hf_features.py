@@ -78,6 +78,7 @@ SPECS: dict[str, dict[str, Any]] = {
         "conversation_id": "string",
         "server": "string",
         "split": "string",
+        "author": "string",
     },
 }
 

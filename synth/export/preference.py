@@ -56,4 +56,5 @@ def pair(row: dict[str, Any]) -> dict[str, Any] | None:
         "subtype": row["subtype"],
         "decision": row.get("decision", "call"),
         "failure_reason": row["failure_reason"],
+        **({"author": row["author"]} if row.get("author") else {}),  # "fallback": no pack wrote it (issue 39)
     }

@@ -106,11 +106,15 @@ class TevalWriter:
                 stale.unlink(missing_ok=True)  # a subset of an older storage would shadow this one
             self.files[name] = open_write(target)
         self.count = dict.fromkeys(FILES, 0)
+        self.fallback = False  # the conversation being written is the plain fallback's: its records say so
         self.earlier: dict[str, list[tuple[str, str]]] = {}  # server -> (tool, result) of earlier conversations
         for f in self.files.values():
             f.write("{")
 
     def _put(self, name: str, key: str, record: dict[str, Any]) -> None:
+        if self.fallback:  # T-Eval's meta (plan subsets) or meta_data has room for who wrote it (issue 39)
+            meta = "meta" if "meta" in record else "meta_data"
+            record = {**record, meta: {**record.get(meta, {}), "author": "fallback"}}
         f = self.files[name]
         f.write(
             ("," if self.count[name] else "") + "\n" + json.dumps(key) + ": " + json.dumps(record, ensure_ascii=False)
@@ -125,6 +129,7 @@ class TevalWriter:
 
     def add(self, conv: Conversation, server: ServerSpec, scored: list[ScoredCall]) -> None:
         """Every subset's records from one test-split conversation."""
+        self.fallback = conv.author == "fallback"
         apis, names = api_text(server, conv), [api_name(server, t) for t in conv.tools]
         request = next((m.content or "" for m in conv.messages if m.role == "user"), "")
         steps = plan_steps(conv)

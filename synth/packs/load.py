@@ -26,6 +26,8 @@ class Packs:
     by_server: dict[str, Pack] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # server id -> file
     problems: list[Problem] = field(default_factory=list)
+    # servers the run leaves out of its data (no pack on an offline run: synth.scenarios.runplan.left_out)
+    left_out: list[str] = field(default_factory=list)
 
     def get(self, server_id: str) -> Pack | None:
         return self.by_server.get(server_id)
@@ -36,6 +38,7 @@ class Packs:
         return {
             "servers_with_pack": with_pack,
             "servers_without_pack": sorted(s.id for s in registry.servers if s.id not in self.by_server),
+            "servers_left_out": list(self.left_out),
             "tools_served_by_fallback": self.unpacked(registry),
             "files": {k: self.files[k] for k in with_pack},
             "problems": [p.line() for p in self.problems if p.severity == "error"],
@@ -163,3 +166,30 @@ def with_worlds(registry: Registry, packs: Packs) -> Registry:
             server = server.model_copy(update={"connection": connection})
         servers.append(server)
     return registry.model_copy(update={"servers": tuple(servers)})
+
+
+PACK_MODEL = "gpt-4.1-mini"  # the model the fix line prices (synth pack build's default)
+
+
+def fix_line(servers: Path, without: list[str]) -> str:
+    """The command that gives ``without`` their packs, with its cost, and the road through generate."""
+    return (
+        f"Fix: synth pack build --servers {servers} --model {PACK_MODEL} ({pack_cost(servers, without)}), "
+        "read the packs, then run again; or let generate build them: add --model M --build-packs."
+    )
+
+
+def pack_cost(servers: Path, without: list[str]) -> str:
+    """The requests and dollars of building the missing packs with PACK_MODEL, said in a few words."""
+    from synth.config import PRICES
+    from synth.errors import SynthError
+    from synth.packs.build import estimate
+    from synth.registry import load_registry
+
+    try:
+        registry = load_registry(servers)
+    except SynthError:
+        return "cost unknown: the registry no longer loads"
+    todo = [s for s in registry.servers if s.id in set(without)]
+    e = estimate(todo, PACK_MODEL, PRICES[PACK_MODEL])
+    return f"about {e['requests']} requests, about ${e['usd']:.2f}"

@@ -99,9 +99,17 @@ class Planner:
     """Precomputes the tool order and chain options of a registry once per run."""
 
     def __init__(
-        self, registry: Registry, seed: int, packs: dict[str, Pack] | None = None, decisions: float = DECISION_SHARE
+        self,
+        registry: Registry,
+        seed: int,
+        packs: dict[str, Pack] | None = None,
+        decisions: float = DECISION_SHARE,
+        left_out: frozenset[str] = frozenset(),
     ):
+        """``left_out``: servers no scenario is planned for (synth.scenarios.runplan.left_out: no pack to write
+        them from on an offline run without --allow-fallback)."""
         self.registry = registry
+        self.left_out = left_out
         self.seed = seed
         self.packs = packs or {}
         self.decisions = decisions
@@ -141,6 +149,8 @@ class Planner:
     def _interleave(self) -> list[ToolSpec]:
         queues = []
         for server in sorted(self.registry.servers, key=lambda s: content_hash([self.seed, s.id])):
+            if server.id in self.left_out:
+                continue
             tools = sorted(server.tools, key=lambda t: content_hash([self.seed, t.key]))
             queues.append(tools)
         order: list[ToolSpec] = []

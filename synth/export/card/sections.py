@@ -38,8 +38,13 @@ def realism(run: Path, manifest: Manifest) -> list[str]:
         with_pack = packs.get("servers_with_pack", [])
         out += [
             f"{len(with_pack)} of {len(with_pack) + len(packs.get('servers_without_pack', []))} servers had a "
-            "server pack (goals, values, results and answers reviewed by a person); the others used the plain "
-            "fallback."
+            "server pack (goals, values, results and answers reviewed by a person); "
+            + (
+                "the others were left out of the data (without a pack or a model synth writes none; `synth pack "
+                "build` writes their packs)."
+                if packs.get("servers_left_out")
+                else 'the others used the plain fallback (`--allow-fallback`, marked "author": "fallback").'
+            )
             + (
                 f" With a pack: {', '.join(f'`{s}`' for s in with_pack[:30])}"
                 + (" and more." if len(with_pack) > 30 else ".")
