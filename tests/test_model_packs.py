@@ -283,3 +283,41 @@ def test_a_decline_never_offers_a_tool_named_by_a_preposition(packed) -> None:
     assert offers["find_papers_by_author"] == "look up papers by author"
     server, _ = packed["mcp-codex-keeper"]
     assert {_can(t) for t in server.tools} >= {"look up documentation", "add documentation"}  # not 'a documentation'
+
+
+def test_pack_build_replays_the_codex_exchange_and_sends_back_the_pathless_write(tmp_path: Path) -> None:
+    """The exchange recorded behind tests/relay.py (tests/fixtures/pack_exchanges/codex): the first answer's
+    update_documentation left its doc under "doc" with no world path; the checker sent it back and the re-answer
+    named the path."""
+    import shutil
+
+    from openai_server import OpenAIServer
+    from test_pack_build import run
+
+    from synth.packs.load import load_packs
+
+    exchange = Path(__file__).parent / "fixtures" / "pack_exchanges" / "codex"
+    reg = tmp_path / "reg"
+    reg.mkdir()
+    shutil.copy(FIXTURE / "aindreyway__mcp-codex-keeper.json", reg)
+
+    def answer(request: dict) -> dict:
+        name = "first" if len(request["messages"]) == 2 else "reask"
+        return {"content": (exchange / f"{name}.answer.json").read_text("utf-8")}
+
+    with OpenAIServer(answer) as server:
+        built = run("build", "--servers", str(reg), base_url=server.base_url)
+        first, reask = (r.json for r in server.requests)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "5 of 5 tools packed, 0 left to the fallback; 2 requests (1 asked again" in built.stderr
+    recorded = json.loads((exchange / "first.request.json").read_text("utf-8"))
+    assert first["messages"][1] == recorded["messages"][1]  # the request the recorded answer was written for
+    said = reask["messages"][-1]["content"]
+    assert "problems in 1 of the entries (update_documentation)" in said
+    assert (
+        "update_documentation, world/path: the record at the top of result template 0" in said
+        and "[world-path]" in said
+    )
+    pack = load_packs(reg).get("@aindreyway/mcp-codex-keeper")
+    assert pack is not None and pack.tools["update_documentation"].world is not None
+    assert pack.tools["update_documentation"].world.path == "doc"
