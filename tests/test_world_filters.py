@@ -139,3 +139,25 @@ def test_search_filler_judges_only_items_that_show_what_the_search_read() -> Non
     tally = Tally()
     add(conv, touches, {}, tally)
     assert (tally.search_items, tally.filler) == (1, 1)  # only the destination search is judged, and it is filler
+
+
+def test_a_read_whose_record_names_entity_fields_its_own_way_passes_the_path_rule() -> None:
+    """{"document_id", "meta": {...}} with fields {document_id: id} shows the doc at the top: no world-path error;
+    without fields the doc's fields are only under "meta", which the rule names."""
+    registry = load_registry(WIKI)
+    (server,) = registry.servers
+    pack = usable_packs(registry, WIKI).by_server[server.id]
+    get = pack.tools["get_doc"]
+    assert get.world is not None
+    renamed = get.model_copy(
+        update={
+            "results": [{"document_id": "{doc_id}", "meta": {"title": "...", "status": "draft"}}],
+            "answers": ["It is {r.meta.title}.", "That doc is {r.meta.title}."],
+            "world": get.world.model_copy(update={"fields": {"document_id": "id"}}),
+        }
+    )
+    problems = check_pack(pack.model_copy(update={"tools": {**pack.tools, "get_doc": renamed}}), server, "x")
+    assert not [p for p in problems if p.severity == "error" and "world-path" in p.line()], problems
+    unnamed = renamed.model_copy(update={"world": get.world})
+    problems = check_pack(pack.model_copy(update={"tools": {**pack.tools, "get_doc": unnamed}}), server, "x")
+    assert any("world-path" in p.line() for p in problems if p.severity == "error"), problems

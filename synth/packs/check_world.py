@@ -243,7 +243,7 @@ def _check_touch(
                 _where(False),
                 rule="world-path",
             )
-        elif touch.op in ("read", "create", "update") and isinstance(node, dict) and not set(node) & have:
+        elif touch.op in ("read", "create", "update") and isinstance(node, dict) and not _shown(node, touch) & have:
             inner = [k for k, v in node.items() if isinstance(v, dict) and set(v) & have]
             if inner:  # {"message": ..., "doc": {...}} with no path: the world would fill in nothing
                 deeper = f"{touch.path}.{inner[0]}" if touch.path else inner[0]
@@ -282,6 +282,11 @@ def _check_search(tool: str, touch: Touch, values: dict[str, Any], pack: Pack, p
                     "warning",
                     rule="world-search",
                 )
+
+
+def _shown(node: dict[str, Any], touch: Touch) -> set[str]:
+    """The entity fields a result record shows: its keys, as ``fields`` names them (``summary`` -> tvl_summary)."""
+    return {touch.fields.get(k, k) for k in node}
 
 
 def _kinds(fields: dict[str, set[str]]) -> str:
