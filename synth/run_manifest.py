@@ -116,7 +116,10 @@ SPLITS = ("train", "valid", "test")
 # (start_tvl, end_tvl) may fall, so a TVL that fell is no longer rejected as an end before its start.
 # 29 = a default offline run writes no data for servers without a pack; --allow-fallback puts the fallback's
 # conversations in, marked in T-Eval's meta, eval's decision items and preference pairs too (issue 39).
-GENERATOR_VERSION = 29
+# 30 = shipped worlds (issue 42) for Bitbucket, Frankfurter, IPMA, Exa, Google News, DuckDuckGo, Bitrefill, GitHub
+# trending and Box3 storage; Postgres's shared figures written once; a write of JSON text to a structured field
+# keeps it structured.
+GENERATOR_VERSION = 30
 
 
 @dataclass

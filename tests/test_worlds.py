@@ -381,3 +381,18 @@ def test_a_create_sets_a_field_from_inside_an_argument() -> None:
     shown = {c["class"]: c["vectorizer"] for c in serve(world, listing, shape, {}, {}).data["classes"]}
     assert shown["LegalClause"] == "text2vec-cohere"
     assert "vectorizer" not in world.state["collection"]["Recipe"]
+
+
+def test_an_update_sent_as_json_text_keeps_the_record_structured() -> None:
+    """A storage write sends its value as JSON text; the record a later read shows is still an object, with it."""
+    seed = [{"key": "user_1", "value": {"content": {"coins": 10, "level": 2}}}]
+    world = WorldState(World.model_validate({"entities": {"record": {"id": "key", "seed": seed}}}), "k")
+    write = Touch(op="update", entity="record", by="key", set={"value": "value"})
+    sent = {"key": "user_1", "value": '{"content": {"coins": 1500, "level": 8}}'}
+    serve(world, write, {"key": "{key}"}, sent, sent)
+    read = Touch(op="read", entity="record", by="key")
+    shown = serve(world, read, {"key": "", "value": {}}, {}, {"key": "user_1"}).data
+    assert shown["value"] == {"content": {"coins": 1500, "level": 8}}
+    text = {"key": "user_1", "value": "not json"}  # text that is no object is written as it came
+    serve(world, write, {"key": "{key}"}, text, text)
+    assert world.state["record"]["user_1"]["value"] == "not json"

@@ -185,6 +185,21 @@ def set_fields(mapping: dict[str, str], args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _parsed(written: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    """The written fields with JSON text parsed where the entity holds an object or a list (a storage value sent as
+    '{"content": {...}}'), so a later read shows the record as it showed before, with the new content."""
+    out = dict(written)
+    for field, value in written.items():
+        if isinstance(value, str) and isinstance(found.get(field), (dict, list)):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                continue
+            if isinstance(parsed, type(found[field])):
+                out[field] = parsed
+    return out
+
+
 def _total(values: list[Any]) -> Any:
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     total = sum(numbers)
@@ -368,7 +383,7 @@ class Server:
             else {}
         )
         ahead = {field: copy.deepcopy(found[src]) for field, src in self.touch.becomes.items() if src in found}
-        changed = self.world.relate(self.touch.entity, {**found, **stamps, **ahead, **self._written()})
+        changed = self.world.relate(self.touch.entity, {**found, **stamps, **ahead, **_parsed(self._written(), found)})
         agreed(not_before(changed, found, set(stamps)), set(stamps) - set(self._written()), ident)
         for param, field in self.touch.append.items():
             if param in self.given:
