@@ -238,6 +238,21 @@ def test_a_value_from_an_earlier_turn_needs_a_pointer():
     assert read((*start, user("Please cancel that same order."), *later), SERVER)["unpointed_reuse"] == []
 
 
+def test_a_request_for_what_the_person_holds_is_an_ask_and_its_reply_stays_in_the_request():
+    """'Paste the SQL.' has no question mark: the reply is still part of the request it answers, so a value of that
+    request is not 'from an earlier turn'."""
+    start = (
+        user("What's the status of order A-4512?"),
+        call("c1", "get_order", order_id="A-4512"),
+        result("c1", ORDER),
+    )
+    asked = (said("A-4512 has shipped."), user("I have an order to cancel."), said("Paste the order number."))
+    later = (user("A-4512"), call("c2", "update_order", order_id="A-4512", status="cancelled"), result("c2", ORDER))
+    messages = (*start, *asked, *later, said("Done."))
+    assert [len(t.questions) for t in turns(messages)] == [0, 1]
+    assert read(messages, SERVER)["unpointed_reuse"] == []
+
+
 def test_repeats_and_success_claimed_after_an_error():
     ask = "Can you pull up order A-4512 and tell me where it is right now?"
     turn = (user(ask), call("c1", "get_order", order_id="A-4512"), result("c1", ORDER), said("A-4512 has shipped."))
@@ -287,6 +302,8 @@ def test_a_default_run_counts_every_gate_and_queues_flagged_items_first(registry
         assert facts["decision"] == DECISIONS[gate]
         if facts["decision"] == "reject":  # every finding of a reject gate is in rejected.jsonl under its name
             assert sum(r["stage"] == "reader" and r["reason"] == gate for r in rejected) <= facts["found"]
+    for gate in ("dropped_request", "repeated_call", "mixed_owners", "unpointed_reuse"):  # the generator is the cure,
+        assert section["gates"][gate]["found"] <= max(1, section["checked"] // 100), gate  # the gates only a net
     card = write_card(registry_run).read_text()
     assert "## Reader gates" in card and "`dropped_request`" in card
     queue = read_queue(registry_run)

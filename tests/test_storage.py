@@ -45,6 +45,8 @@ runner = CliRunner()
 # review_str.json change)
 # and at 26 (issue 39: the fallback's conversations, here allowed, are marked in T-Eval's meta and eval's
 # decision items carry their author as call items do; conversations, scored, train and valid unchanged)
+# and at 30 (issue 44: a value from an earlier request is asked for again, never carried unsaid; the reader reads
+# "Paste the SQL." as an ask: the conversations and what derives from them change)
 BEFORE = {
     "conversations.jsonl": "54bfdd62ed2947124853c3a21c1da8fae1c62bbc1cc9909f61de07280a33eb35",
     "eval.jsonl": "f3f5e7d363bbd4f1aa0339ec1e873631a3d6792ffe10446e4cca6c4ce9314091",

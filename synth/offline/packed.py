@@ -298,7 +298,7 @@ class PackAuthor:
                 request.args[step][param] = answered[param][0]
                 continue
             entry = self.entry(step)
-            question = entry.ask.get(param) or f"Sure. Which {' '.join(language.words(param))} should I use?"
+            question = self._asked(entry, param, request.args[step])
             guess = self._guess(step, param, request.args[step])
             self.decisions.append(D.ask_decision(len(self.messages), guess, param))
             self.messages.append(Message(role="assistant", content=question))
@@ -425,6 +425,23 @@ class PackAuthor:
         said = " ".join(m.content or "" for m in self.messages if m.role == "user").lower()
         return str(value).lower() in said or spoken(value).lower() in said
 
+    def _asked(self, entry: ToolPack, param: str, args: dict[str, Any]) -> str:
+        """The question for ``param``: the pack's, its slots filled from the step's other values ("Which database is
+        movies in?"), or a plain one when the pack has none or it names a value the step lacks."""
+        plain = f"Sure. Which {' '.join(language.words(param))} should I use?"
+        if (question := entry.ask.get(param)) is None:
+            return plain
+
+        def slot(name: str) -> str:
+            if name == param or name not in args:
+                raise Missing(name)
+            return self._said(entry, name, args[name])
+
+        try:
+            return fill(question, slot)
+        except Missing:
+            return plain
+
     def _pick(self, goals: list[Goal], steps: tuple[int, ...]) -> Goal:
         """A goal; when the scenario wants a value asked for, prefer goals that leave a required value out.
 
@@ -470,8 +487,12 @@ class PackAuthor:
             # next step too, unless this request states a new one; same name and a value valid here
             # this request's own values first (one entity per slot: "the Bergen article ... its history section"
             # is Bergen's), then the latest turn's; a request that would repeat a call takes none of that tool's
+            # (a value the person said in an earlier turn is not carried: the request that leaves it out is asked
+            # about, and the person answers afresh: "Which team?" may be another team this time)
             earlier_turns = [
-                a for s, a in reversed(self.args.items()) if not (self.fresh and self.tools[s].name == tool.name)
+                {p: v for p, v in a.items() if p in OWNER_KEYS or credential(p) or not self._user_said(v)}
+                for s, a in reversed(self.args.items())
+                if not (self.fresh and self.tools[s].name == tool.name)
             ]
             for earlier in [*args.values(), *self.composing, *earlier_turns]:
                 fixed.update(
@@ -490,8 +511,9 @@ class PackAuthor:
             # given in this message, or what the session holds (a token) or a tool returned: not asked again; a
             # value the person gave in an earlier turn is asked for when the request leaves it out ("Which map?"),
             # so it is said where the request needs it, never pointed at ("Same map as before (100347019).")
-            shared = {p for a in [*args.values(), *self.composing] for p in a}
-            shared |= {p for a in self.args.values() for p, v in a.items() if credential(p) or not self._user_said(v)}
+            shared = {p for k, a in args.items() if k != s for p in a} | set(goal.set)
+            shared |= {p for a in self.composing for p in a}
+            shared |= {p for a in earlier_turns for p in a}  # a token, the customer, what a tool returned
             shared &= set(fixed)
             withheld += [
                 (s, p)

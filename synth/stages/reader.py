@@ -116,6 +116,10 @@ def _failed(message: Message) -> bool:
     return isinstance(data, dict) and (data.get("isError") is True or ("error" in data and len(data) <= 3))
 
 
+# a question, or a request for what the person holds ("Paste the SQL.", "Go ahead and paste the pipeline stages.")
+_ASKS = re.compile(r"\?|^(?:(?:sure|ok|okay)[,.!]?\s+)?(?:go ahead and\s+)?(?:paste|send|share|upload)\b", re.I)
+
+
 def turns(messages: Iterable[Message]) -> list[Turn]:
     """The conversation as requests; a user message after an answer opens the next one."""
     out: list[Turn] = []
@@ -136,7 +140,7 @@ def turns(messages: Iterable[Message]) -> list[Turn]:
             name, args = pending.get(m.tool_call_id or "", ("?", {}))
             out[-1].calls.append((name, args, m.content or "", _failed(m)))
         elif m.role == "assistant":
-            if out[-1].calls or "?" not in (m.content or ""):
+            if out[-1].calls or not _ASKS.search(m.content or ""):
                 out[-1].answer = m.content or ""
             else:
                 out[-1].questions.append((m.content or "", ""))
