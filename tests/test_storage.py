@@ -48,10 +48,10 @@ runner = CliRunner()
 # and at 30 (issue 44: a value from an earlier request is asked for again, never carried unsaid; the reader reads
 # "Paste the SQL." as an ask: the conversations and what derives from them change)
 BEFORE = {
-    "conversations.jsonl": "54bfdd62ed2947124853c3a21c1da8fae1c62bbc1cc9909f61de07280a33eb35",
+    "conversations.jsonl": "e754c31be20d6278a50214269b92ad299456c17bc2020d30b92f58105135bab7",
     "eval.jsonl": "f3f5e7d363bbd4f1aa0339ec1e873631a3d6792ffe10446e4cca6c4ce9314091",
-    "scored.jsonl": "dc4acfbdc0f84b5bb3e58302753d81143a3dc285b18e96f6675d0d2d0c9c15ba",
-    "scored_decisions.jsonl": "688433d569566c2ce1452b81f1efcdfd9d72e86c6b00ea8c5c7c710cbbc0afc6",
+    "scored.jsonl": "a59a406cd61bb5c3bbd735adcb603dc83ca70989a6a7411533b8dee5548da3cd",
+    "scored_decisions.jsonl": "8d8b3faeb3cf8d9ac4c3eeb466fb968d4a2bdeefb46fa15f0e2a09b6444efa4c",
     "teval/instruct_json.json": "8d0491ca216fd8760e45d5527372912742d4a3ac2c23f29455209579219cb2de",
     "teval/instruct_str.json": "502b6182eb025afa95b6a54afff19a745010c2f2617c256a26958033f05d9e53",
     "teval/plan_json.json": "f5a8b8b5ec414ac6bb8cccad1b400ca7bf8c4b7ef888618cd659c8f2250937b9",
@@ -62,7 +62,7 @@ BEFORE = {
     "teval/review_str.json": "40638123df7741eded11754c58c0603e532a4b2929ab8b4de286e81e6b73111e",
     "teval/understand_str.json": "bc7c6503c0febb52c0de213ddeb063c8717ca3457ab126e9efccccf4b46e02fd",
     "train.jsonl": "d3e99cf1a8e15bb53eaf83042a13add2c440c113cec15ff7c1328ddcf6ee6653",
-    "valid.jsonl": "59196c792e0c3f53044a09d9b03a0bada04c49afb703e237305259d6cae06ed3",
+    "valid.jsonl": "bbaaa78bf44e7c397438e0da0066ac2b8df2cc1205efd0d133c39e442814a0bf",
 }
 
 
