@@ -321,3 +321,35 @@ def test_pack_build_replays_the_codex_exchange_and_sends_back_the_pathless_write
     pack = load_packs(reg).get("@aindreyway/mcp-codex-keeper")
     assert pack is not None and pack.tools["update_documentation"].world is not None
     assert pack.tools["update_documentation"].world.path == "doc"
+
+
+def test_two_writes_in_one_message_ask_for_two_entities(packed) -> None:
+    """'Memory #13 is outdated, remove it' and 'one of my notes is out of date, it should now say ...' in one message
+    are two notes: the update asks its own, never updates the note just deleted (scenario 169 of a -n 500 run on the
+    model-written packs: 'Memory with ID 13 not found', with another note's text)."""
+    from synth.offline.packed import write_packed
+    from synth.runtime.pick import offline_runtime
+
+    server, pack = packed["memory-mcp"]
+    tools = ["delete_memory", "update_memory", "remember"]
+    scenario = Scenario(
+        id="scn_10ab29673e199f3b",
+        index=169,
+        server=server.id,
+        tools=tuple(tools),
+        persona="",
+        multi_turn=True,
+        turns=((0, 1), (2,)),
+        fail=(),
+        decision="decline",
+    )
+    _, _, trajectory = write_packed(scenario, server, pack, 0, offline_runtime(scenario, pack, "general", 0))
+    calls = [c for m in trajectory.messages for c in m.tool_calls or ()]
+    deleted = next(c.arguments["memory_id"] for c in calls if c.name == "delete_memory")
+    updated = next(c for c in calls if c.name == "update_memory")
+    assert updated.arguments["memory_id"] != deleted
+    revision = next(e for e in pack.world.entities["memory"].seed if e["id"] == updated.arguments["memory_id"])  # type: ignore[union-attr,index]
+    assert updated.arguments["content"] == revision["revision"]  # its own new text, drawn with it
+    asks = [m.content for m in trajectory.messages if m.role == "assistant" and (m.content or "").startswith("Which")]
+    assert len(asks) == 2  # one question for each note
+    assert not any("not found" in (m.content or "") for m in trajectory.messages if m.role == "tool")

@@ -289,13 +289,20 @@ class PackAuthor:
         self.messages.append(Message(role="user", content=text))
         # a value asked for once holds for every request of the turn that needs one of its kind (the pack draws it
         # the same way): "Which coin?" "Monero." is not asked again; an object's id and a job's id are two asks
-        answered: dict[str, tuple[Any, Any]] = {}
+        # two writes are two things ("delete one of my notes ... and update one": two notes, two asks)
+        answered: dict[str, tuple[Any, Any, int]] = {}
         for k, (step, param) in enumerate(request.withheld):
             self.withheld.append(f"{step}.{param}")
             kind = self.entry(step).values.get(param)
             kind = kind.pool if isinstance(kind, Pool) else kind  # the values drawn, however each is phrased
-            if param in answered and answered[param][1] == kind and self._holds(step, param, answered[param][0]):
-                request.args[step][param] = answered[param][0]
+            had = answered.get(param)
+            if (
+                had is not None
+                and had[1] == kind
+                and self._holds(step, param, had[0])
+                and not (self._writes(step) or self._writes(had[2]))
+            ):
+                request.args[step][param] = had[0]
                 continue
             entry = self.entry(step)
             question = self._asked(entry, param, request.args[step])
@@ -303,13 +310,22 @@ class PackAuthor:
             self.decisions.append(D.ask_decision(len(self.messages), guess, param))
             self.messages.append(Message(role="assistant", content=question))
             value = request.args[step][param]
-            answered[param] = (value, kind)
+            answered[param] = (value, kind, step)
             said = self._said(entry, param, value)
             reply = fill(self.rng.choice(entry.say.get(param) or SAY), lambda s, said=said: said)  # type: ignore[misc]
             if k == 0 and self.scenario.multi_turn and self.rng.random() < P_CHANGE:
                 reply = self._change(request, reply)
             self.messages.append(Message(role="user", content=reply))
         self._call(request)
+
+    def _names_entity(self, step: int, param: str) -> bool:
+        """Whether ``param`` of a writing step names one of the world's entities (an id it draws from the world)."""
+        return self._writes(step) and isinstance(self.entry(step).values.get(param), Draw)
+
+    def _writes(self, step: int) -> bool:
+        """Whether the step's tool changes its world (creates, updates or deletes an entity)."""
+        touch = self.entry(step).world
+        return touch is not None and touch.op in ("create", "update", "delete")
 
     def _said(self, entry: ToolPack, param: str, value: Any) -> str:
         return phrase_of(entry.values.get(param), value) or spoken(value)
@@ -494,15 +510,19 @@ class PackAuthor:
                 for s, a in reversed(self.args.items())
                 if not (self.fresh and self.tools[s].name == tool.name)
             ]
-            for earlier in [*args.values(), *self.composing, *earlier_turns]:
+            # a write takes no entity from another request (a note just deleted is not the one "out of date")
+            apart = [*self.composing, *earlier_turns]
+            for earlier in [*({"": a} for a in args.values()), *({"apart": a} for a in apart)]:
+                (where, values), *_ = earlier.items()
                 fixed.update(
                     {
                         p: v
-                        for p, v in earlier.items()
+                        for p, v in values.items()
                         if p in needed
                         and (p not in mine or p in OWNER_KEYS)  # one customer per conversation, said or not
                         and p not in fixed
                         and self._holds(s, p, v)
+                        and not (where and p not in OWNER_KEYS and self._names_entity(s, p))
                     }
                 )
             args[s] = arguments(self.entry(s), needed, self.rng, self.expander, fixed) | (given or {})
