@@ -77,6 +77,14 @@ def test_a_list_field_is_searched_item_by_item_and_two_letter_words_count() -> N
     assert [r["route"] for r in found["items"]] == ["74B"]  # "po" counts, and only whole: not "pokong"
 
 
+def test_a_search_can_return_bare_ids() -> None:
+    ids = Touch(op="search", entity="route", match=["stop"], within=["stops"], path="ids", fields={"": "route"})
+    found = serve(
+        WorldState(ROUTES, "k"), ids, {"total": 9, "ids": [1, 2, 3]}, {"stop": "Star Ferry"}, {"stop": "Star Ferry"}
+    )
+    assert found.data == {"total": 1, "ids": ["5C"]}  # the one route whose stops hold it, and a total that agrees
+
+
 def test_a_filter_keeps_entities_holding_the_value_or_named_in_the_values_sent() -> None:
     on = Touch(op="list", entity="coin", filter={"chain": "chains"}, path="coins")
     assert [c["symbol"] for c in _serve(on, COINS, chain="base")["coins"]] == ["ETH", "AAVE"]

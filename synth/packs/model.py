@@ -299,7 +299,8 @@ class Touch(_Model):
     fields: dict[str, str] = Field(
         default_factory=dict,
         description="result key -> entity field, where the result names a field otherwise (document_id for id); "
-        "'' -> field: the result (at path) is that one field of the entity (a bare number, a history list)",
+        "'' -> field: the result (at path) is that one field of the entity (a bare number, a history list), or for "
+        "a search or list each item is (a search that returns object ids)",
     )
 
 

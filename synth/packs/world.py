@@ -580,7 +580,8 @@ class Server:
             shape = by_id.get(key_of(entity.get(self.entity.id, "")))  # a template item about this very entity
             if shape is None:
                 shape = shown[i] if i < len(shown) else (self.make("shape", i, template=raw, n=i + 1) if raw else {})
-            items.append(self._overlay(shape, entity))
+            whole = self.touch.fields.get("")
+            items.append(copy.deepcopy(entity.get(whole)) if whole else self._overlay(shape, entity))  # bare ids
         data = _put(data, self.touch.path, items)
         found = len(ranked) if complete and not self.entity.open else None  # an endless holding: its own count
         return Served(_counted(data, self.touch.path, len(items), found))
