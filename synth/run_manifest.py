@@ -129,7 +129,9 @@ SPLITS = ("train", "valid", "test")
 # 35 = two writes in one message, or a write after another request, take no entity id from each other: "delete one
 # of my notes ... one of my notes is out of date" asks for two notes (it deleted #13, then updated #13: not found).
 # 36 = issue 42: the Met gets a world (a search's ids are the prints that match, an object read is that print).
-GENERATOR_VERSION = 36
+# 37 = a live server without a pack discovers, then acts: it lists first and takes tables, columns and ids from
+# the real results or the person's words, SQL by the tool's purpose, a create read back (issue 39).
+GENERATOR_VERSION = 37
 
 
 @dataclass

@@ -78,7 +78,9 @@ def test_a_stateful_server_keeps_its_home_in_the_scenario_sandbox(tmp_path, home
 
 def test_errors_said_in_text_are_errors_everywhere(tmp_path, home):
     out = tmp_path / "run"
-    args = ["generate", "--servers", str(imported(tmp_path)), "--out", str(out), "-n", "12", "--seed", "4"]
+    # the month is closed: its writes fail, said in text (each conversation looks, then its create is refused)
+    servers = imported(tmp_path, "--month-closed")
+    args = ["generate", "--servers", str(servers), "--out", str(out), "-n", "12", "--seed", "4"]
     # the ledger has no pack: --allow-fallback lets the fallback write it (issue 39)
     result = runner.invoke(app, [*args, "--execute", "live", "--allow-exec", "--allow-fallback"])
     convs = list(read_jsonl(out / "conversations.jsonl"))

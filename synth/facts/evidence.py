@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any
 
+from synth.facts import sql
 from synth.records import Message
 from synth.wording import spell
 
@@ -167,4 +168,7 @@ class Evidence:
         array or object whose every leaf is (each from wherever: the gates read arguments leaf by leaf)."""
         if isinstance(value, (list, dict)):
             return all(self.grounded(v) for v in (value.values() if isinstance(value, dict) else value))
-        return isinstance(value, bool) or value is None or bool(self.source(value))
+        if isinstance(value, bool) or value is None or self.source(value):
+            return True
+        # SQL the assistant wrote: every table, column and literal in it from the person or a result (issue 39)
+        return isinstance(value, str) and sql.grounded(value, lambda part: bool(self.source(part)))

@@ -13,11 +13,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from synth.config import Settings
 from synth.errors import LiveError
+from synth.offline.discovered import Convo
+from synth.offline.discovered_items import items
+from synth.offline.discovered_sql import sql
 from synth.offline.packed import write_packed
 from synth.offline.writer import write as write_fallback
 from synth.packs.model import Pack
-from synth.records import Author, Scenario, ServerSpec, StageFailure, Written
+from synth.records import Author, Plan, Query, Scenario, ServerSpec, StageFailure, Trajectory, Written
+from synth.runtime.base import ToolRuntime
 from synth.runtime.pick import offline_runtime, pick_runtime
+from synth.scenarios.discover import ITEM_ROLES, Roles
 from synth.scenarios.planner import Planner
 from synth.stages import gates
 
@@ -94,6 +99,10 @@ def written(
         elif pack is not None and packed and runtime is not None:
             query, plan, trajectory = write_packed(scenario, server, pack, settings.seed, runtime)
             author = "pack"
+        elif runtime is not None and pool is not None and (roles := discovering(scenario, server)) is not None:
+            # a live store without a pack: it looks before it acts, every value from its results or the person
+            query, plan, trajectory = write_discovered(scenario, server, roles, settings.seed, runtime)
+            author = "fallback"
         else:  # no runtime picked: the fallback writer's own simulator answers
             query, plan, trajectory = write_fallback(scenario, server, topic, settings.seed, runtime)
             author = "fallback"
@@ -115,3 +124,22 @@ def written(
             update={"raw": {"server": server.id, "tools": list(scenario.tools)}}
         )
     return Written(query=query, plan=plan, trajectory=trajectory, review=review, author=author)
+
+
+def discovering(scenario: Scenario, server: ServerSpec) -> Roles | None:
+    """The roles of a store's tools when ``scenario`` is the planner's discover-then-act one (its first tool acts)."""
+    roles = Roles.of(server)
+    primary = server.tool(scenario.tools[0]) if scenario.tools else None
+    return roles if roles is not None and primary is not None and roles.act(primary) is not None else None
+
+
+def write_discovered(
+    scenario: Scenario, server: ServerSpec, roles: Roles, seed: int, runtime: ToolRuntime
+) -> tuple[Query, Plan, Trajectory]:
+    """One conversation: the calls made on ``runtime`` in order, each from what the earlier results held."""
+    primary = server.tool(scenario.tools[0])
+    act = roles.act(primary) if primary is not None else None
+    assert primary is not None and act is not None, "not a discover-then-act scenario"
+    convo = Convo(scenario, server, seed, runtime)
+    (items if act in ITEM_ROLES else sql)(convo, roles, primary, act)
+    return convo.written()

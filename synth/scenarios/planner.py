@@ -13,6 +13,7 @@ from typing import Literal
 
 from synth.packs.model import Pack
 from synth.records import Link, Registry, Scenario, ServerSpec, ToolSpec, content_hash, make_id
+from synth.scenarios.discover import Roles
 from synth.scenarios.episodes import Capacity, plan_turns
 from synth.simulator import vocab
 from synth.simulator.toolnames import kind, singular
@@ -105,11 +106,14 @@ class Planner:
         packs: dict[str, Pack] | None = None,
         decisions: float = DECISION_SHARE,
         left_out: frozenset[str] = frozenset(),
+        live: bool = False,
     ):
         """``left_out``: servers no scenario is planned for (synth.scenarios.runplan.left_out: no pack to write
         them from on an offline run without --allow-fallback)."""
         self.registry = registry
         self.left_out = left_out
+        self.live = live  # a live run: a server without a pack that is a store discovers, then acts
+        self.stores: dict[str, Roles | None] = {}
         self.seed = seed
         self.packs = packs or {}
         self.decisions = decisions
@@ -146,6 +150,18 @@ class Planner:
             decision=decision,
         )
 
+    def _discovered(self, index: int, primary: ToolSpec, server: ServerSpec) -> Scenario | None:
+        """A live server without a pack that is a store synth can read (synth.scenarios.discover): the act first,
+        then the tools it looks with and creates with, one request (synth.offline.discovered writes it)."""
+        if server.id not in self.stores:
+            self.stores[server.id] = Roles.of(server)
+        roles = self.stores[server.id]
+        names = roles.tools(primary) if roles is not None else None
+        if names is None:
+            return None
+        sid = make_id("scn", self.seed, index, server.id, names, "discover")
+        return Scenario(id=sid, index=index, server=server.id, tools=names, persona="")
+
     def _interleave(self) -> list[ToolSpec]:
         queues = []
         for server in sorted(self.registry.servers, key=lambda s: content_hash([self.seed, s.id])):
@@ -169,6 +185,10 @@ class Planner:
         pack = self.packs.get(server.id)
         if pack is not None and primary.name in pack.tools:
             return self._packed(index, rng, primary, server, pack)
+        if self.live and pack is None and server.connection is not None:
+            found = self._discovered(index, primary, server)
+            if found is not None:
+                return found
         # no pack, or none for this tool (the model's entry never passed the checker): the plain fallback
         # serves it, so every usable tool gets its share of conversations
         tools: list[ToolSpec] = [primary]

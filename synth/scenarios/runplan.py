@@ -44,7 +44,8 @@ def open_run(settings: Settings) -> RunPlan:
     packs = usable_packs(loaded, settings.servers)
     registry = with_worlds(loaded, packs)  # a pack's sandbox is the world its live server starts from
     packs.left_out = left_out(settings, registry, packs)
-    planner = Planner(registry, settings.seed, packs.by_server, settings.decisions, frozenset(packs.left_out))
+    live = settings.execute == "live"
+    planner = Planner(registry, settings.seed, packs.by_server, settings.decisions, frozenset(packs.left_out), live)
     if packs.left_out and not planner.order:
         raise ConfigError(nothing_to_write(settings, packs.left_out))
     return RunPlan(registry, packs, planner, settings.n)

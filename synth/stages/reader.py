@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from synth.asks import counts, named_fewer
+from synth.facts import sql
 from synth.records import Message, ServerSpec, StageFailure, ToolSpec
 from synth.stages.consistency import conflicting_ids, derived_mismatch, mixed_owners
 from synth.wording import large, when_forms, words
@@ -368,8 +369,10 @@ def repeats(turns_: list[Turn], messages: list[Message]) -> tuple[list[str], lis
             if key in made:
                 calls.append(f"{c.name} called twice with the same arguments")
             made[key] = 1
-            if not reads(c.name):
-                made = {key: 1}  # a write: the same read after it sees something new
+            if not reads(c.name) or sql.writes(c.arguments):
+                made = {
+                    key: 1
+                }  # a write (a CREATE sent to a query tool too): the same read after it sees something new
     return requests, calls
 
 

@@ -1,7 +1,8 @@
 """A test server as many on PyPI and npm are written: stateful, its SQLite database under the user's home
 (``~/.local/share/ledger/ledger.db``, or ``--data DIR``), read and write SQL tools, and every failure returned
 as plain text with ``isError`` unset ("Error: SELECT queries are not allowed for write_query", "no such table:
-invoices", "Invoice 7 not found")."""
+invoices", "Invoice 7 not found"). ``--month-closed``: every write is refused, in text as well ("Error: the ledger
+is closed for the month end")."""
 
 import sqlite3
 import sys
@@ -12,6 +13,8 @@ from mcp.server.mcpserver import MCPServer
 data = Path(sys.argv[sys.argv.index("--data") + 1]) if "--data" in sys.argv else Path("~/.local/share/ledger")
 data = data.expanduser()
 data.mkdir(parents=True, exist_ok=True)
+CLOSED = "Error: the ledger is closed for the month end; no writes until it reopens"
+closed = "--month-closed" in sys.argv
 db = sqlite3.connect(data / "ledger.db", check_same_thread=False)
 mcp = MCPServer("ledger", instructions="A small bookkeeping ledger kept in SQLite: tables of invoices and payments.")
 
@@ -37,6 +40,8 @@ def read_query(query: str) -> str:
 @mcp.tool()
 def write_query(query: str) -> str:
     """Run an INSERT, UPDATE or DELETE query on the ledger."""
+    if closed:
+        return CLOSED
     if query.strip().upper().startswith("SELECT"):
         return "Error: SELECT queries are not allowed for write_query"
     try:
@@ -50,6 +55,8 @@ def write_query(query: str) -> str:
 @mcp.tool()
 def create_table(query: str) -> str:
     """Create a table with a CREATE TABLE statement."""
+    if closed:
+        return CLOSED
     if not query.strip().upper().startswith("CREATE TABLE"):
         return "Error: only CREATE TABLE statements are allowed"
     try:
