@@ -396,3 +396,27 @@ def test_an_update_sent_as_json_text_keeps_the_record_structured() -> None:
     text = {"key": "user_1", "value": "not json"}  # text that is no object is written as it came
     serve(world, write, {"key": "{key}"}, text, text)
     assert world.state["record"]["user_1"]["value"] == "not json"
+
+
+def test_a_write_of_several_writes_each_item() -> None:
+    """Tenants created, updated and deleted in lists are each seen by the next list; an unknown one fails the call and
+    changes nothing."""
+    seed = [{"name": "acme", "activityStatus": "ACTIVE"}, {"name": "globex", "activityStatus": "ACTIVE"}]
+    world = WorldState(World.model_validate({"entities": {"tenant": {"id": "name", "seed": seed}}}), "k")
+    status = {"activityStatus": "activityStatus"}
+    fill = {"activityStatus": "ACTIVE"}  # what the service gives a tenant created without a status
+    create = Touch(op="create", entity="tenant", each="tenants", set={"name": "name", **status}, assign=fill)
+    update = Touch(op="update", entity="tenant", each="tenants", by="name", set=status)
+    delete = Touch(op="delete", entity="tenant", each="tenantIds", by="tenantIds")
+    echo = "{tenants}"
+    for touch, sent in [
+        (create, {"tenants": [{"name": "hooli"}, {"name": "initech", "activityStatus": "COLD"}]}),
+        (update, {"tenants": [{"name": "acme", "activityStatus": "INACTIVE"}]}),
+    ]:
+        assert serve(world, touch, echo, sent, sent).data == sent["tenants"]  # the batch echoed
+    assert serve(world, delete, {"deleted": "{tenantIds}"}, *[{"tenantIds": ["globex"]}] * 2).missing is None
+    lost = {"tenantIds": ["hooli", "nobody"]}
+    assert serve(world, delete, {"deleted": "{tenantIds}"}, lost, lost).missing == "nobody"
+    listing = Touch(op="list", entity="tenant")
+    shown = serve(world, listing, [{"name": "", "activityStatus": ""}], {}, {}).data
+    assert {t["name"]: t["activityStatus"] for t in shown} == {"acme": "INACTIVE", "hooli": "ACTIVE", "initech": "COLD"}

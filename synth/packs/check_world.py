@@ -69,7 +69,7 @@ def check_world(pack: Pack, server: ServerSpec, problem) -> None:
             if isinstance(values, Draw):
                 _check_draw(name, param, values, fields, problem)
         if tp.world is not None:
-            _check_touch(name, tp.world, set(tool.properties), fields, tp.results, problem, pack)
+            _check_touch(name, tp.world, _params(tool.properties, tp.world), fields, tp.results, problem, pack)
             _check_search(name, tp.world, tp.values, pack, problem)
             _check_order(name, tp.world, set(tool.properties), fields, tool.description, problem)
             check_made(name, tp.world, tp.results, pack, problem)
@@ -178,6 +178,14 @@ def _check_draw(tool: str, param: str, values: Draw, fields: dict[str, set[str]]
                 )
 
 
+def _params(properties: dict[str, Any], touch: Touch) -> set[str]:
+    """The names a world entry may use: the tool's parameters, and for a write of several (``each``) the keys of
+    its items too."""
+    items = properties.get(touch.each or "", {}).get("items", {}) if touch.each else {}
+    keys = items.get("properties", {}) if isinstance(items, dict) else {}
+    return set(properties) | set(keys if isinstance(keys, dict) else ())
+
+
 def _check_touch(
     tool: str, touch: Touch, params: set[str], fields: dict[str, set[str]], results: list[Any], problem, pack: Pack
 ) -> None:
@@ -197,6 +205,7 @@ def _check_touch(
         *limits,
         *(p.split(".")[0] for p in touch.set),  # a dotted param reads inside an argument
         *touch.assign,
+        *([touch.each] if touch.each else []),
         *touch.append,
         *sorts,
         *bounds,

@@ -291,6 +291,11 @@ class Touch(_Model):
         description="update: field -> the entity's field holding what it becomes, written ahead (a cancelled "
         "order's payment history with its refunds, as the service computes them)",
     )
+    each: str | None = Field(
+        default=None,
+        description="create/update/delete: the list parameter whose items are written one by one (tenants: "
+        "[{name, activityStatus}]); an object item's keys are read as parameters, a plain item as this parameter",
+    )
     changes: list[str] = Field(
         default_factory=list,
         description="update: the result template's fields that are the write's change (a cancel's status and "

@@ -326,6 +326,8 @@ class Server:
 
     def serve(self) -> Served:
         op = self.touch.op
+        if self.touch.each and op in WRITES and isinstance(self.given.get(self.touch.each), list):
+            return self._each()
         handler: dict[str, Callable[[], Served]] = {
             "read": self._read,
             "update": self._update,
@@ -335,6 +337,23 @@ class Server:
             "list": self._list,
         }
         return handler[op]()
+
+    def _each(self) -> Served:
+        """A write of several entities in one call (tenants: [...]): each item written as a call of its own would be,
+        a value the item leaves out filled as ``assign`` says; the result is the template's (the service echoes the
+        batch). An item naming an entity the world lacks fails the call before anything changes."""
+        each = self.touch.each or ""
+        rest = {k: v for k, v in self.given.items() if k != each}
+        filled = {k: self.make("assign", k, template=v) for k, v in self.touch.assign.items()}
+        calls = [{**filled, **rest, **(x if isinstance(x, dict) else {each: x})} for x in self.given[each]]
+        one = self.touch.model_copy(update={"each": None})
+        for call in calls if self.touch.op != "create" else []:
+            ident, found = Server(self.world, one, {}, call, call)._named()
+            if found is None:
+                return Served(None, ident)
+        for call in calls:
+            Server(self.world, one, {}, call, call).serve()
+        return Served(self.make(self.touch.op, json.dumps(self.given, sort_keys=True, default=str)))
 
     # --- one entity --------------------------------------------------------------------------
 
