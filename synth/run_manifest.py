@@ -135,7 +135,9 @@ SPLITS = ("train", "valid", "test")
 # batches are seen by the next tenant list and check (issue 42).
 # 39 = issue 42: the Met gets a world (a search's ids are the prints that match, an object read is that print);
 # scry's legacy protocol list no longer shows a deprecation notice the call asked to skip.
-GENERATOR_VERSION = 39
+# 40 = discover-then-act wording: 'an expenses table', no 'put X in it' after a long row, a task read back
+# right after it was added is 'it' (issue 39).
+GENERATOR_VERSION = 40
 
 
 @dataclass

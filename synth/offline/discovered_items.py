@@ -70,6 +70,7 @@ class Items:
         self.getter, self.changer, self.remover = own("get_item"), own("update_item"), own("delete_item")
         self.noun = noun(self.creator or primary)
         self.name = convo.rng.choice(NAMES)
+        self.made: set[str] = set()  # the names this conversation added
 
     def run(self) -> None:
         c = self.convo
@@ -137,6 +138,7 @@ class Items:
         by_id = self.getter or self.changer or self.remover
         key = id_param(by_id) if by_id is not None else None
         made = new_id(result, kind(by_id.properties.get(key)) if by_id is not None and key else None)
+        self.made.add(name)
         if made is None:
             c.told.append(f"I added '{name}'.")
         else:
@@ -177,7 +179,8 @@ class Items:
         """What a read of one item says, in words: its name and id, and the state a person asks about."""
         if not isinstance(value, dict):
             return f"It reads: {str(value)[:200]}"
-        out = [f"'{self.label(value)}' is {self.noun} {item}"]
+        label = self.label(value)  # said already when this conversation added it
+        out = [f"It's {self.noun} {item}" if label in self.made else f"'{label}' is {self.noun} {item}"]
         for key, form in (("status", "{}"), ("state", "{}"), ("priority", "priority {}"), ("due_date", "due {}")):
             if value.get(key) not in (None, "", "none"):
                 out.append(form.format(value[key]))

@@ -27,6 +27,10 @@ class Design:
     rows: tuple[tuple[Any, ...], ...]
     form: str  # one row in words, from its values by column name
 
+    @property
+    def article(self) -> str:
+        return "an" if self.name[0] in "aeiou" else "a"
+
     def say(self, row: dict[str, Any]) -> str:
         return self.form.format(**row)
 
@@ -157,10 +161,10 @@ LOOK = (  # the look the list call answers; "" when the request to make the tabl
 EMPTY = (  # each names the tables and says "no" as the dropped_request gate hears it (synth.stages.reader)
     "Your database had no tables yet.",
     "I found no tables in your database yet.",
-    "Your database has no tables so far.",
+    "The database had no tables so far.",
     "Nothing was there yet: no tables in the database.",
 )
-ADD = ("Add {rows} to it.", "Put {rows} in it.", "Then add {rows}.", "Enter {rows}.")
+ADD = ("Add {rows} to it.", "Then add {rows}.", "Enter {rows}.", "Then put in {rows}.")
 WHOLE = (
     "Then show me what the {name} table holds.",
     "Then read the {name} table back to me.",
@@ -169,11 +173,11 @@ WHOLE = (
 ONE = ("Then show me the row for {value}.", "Then pull up {value} so I can check it.", "Then show me {value}'s row.")
 MAKE = (
     "If there's no {name} table yet, set one up for {purpose}, with the columns {cols}.",
-    "I'd like a {name} table for {purpose} ({cols}); make it if it isn't there.",
+    "I'd like a table called {name} for {purpose} ({cols}); make it if it isn't there.",
     "If {name} is missing, create it for {purpose}: columns {cols}.",
-    "Set up a {name} table for {purpose} unless there's one already, with {cols} as its columns.",
-    "I want to keep {purpose} in a {name} table ({cols}); create it if my database doesn't have it.",
-    "Unless I already have a {name} table, make one with the columns {cols}: it's for {purpose}.",
+    "Set up {a} {name} table for {purpose} unless there's one already, with {cols} as its columns.",
+    "I want to keep {purpose} in {a} {name} table ({cols}); create it if my database doesn't have it.",
+    "Unless I already have {a} {name} table, make one with the columns {cols}: it's for {purpose}.",
 )
 
 
@@ -218,11 +222,11 @@ class Sql:
         c, d = self.convo, self.design
         cols = said([name for name, _ in d.columns])
         if exists or self.creator is None:
-            c.asked.append(f"I want a {d.name} table for {d.purpose}, with the columns {cols}.")
+            c.asked.append(f"I want {d.article} {d.name} table for {d.purpose}, with the columns {cols}.")
             c.told.append(f"The {d.name} table is there already." if exists else "I have no tool that creates tables.")
             c.failed = True  # nothing more to do on it
             return
-        c.asked.append(c.rng.choice(MAKE).format(name=d.name, purpose=d.purpose, cols=cols))
+        c.asked.append(c.rng.choice(MAKE).format(name=d.name, purpose=d.purpose, cols=cols, a=d.article))
         sql = f"CREATE TABLE {d.name} ({', '.join(f'{n} {t}' for n, t in d.columns)})"
         c.call(self.creator, {sql_param(self.creator) or "query": sql})
         if c.failed:
