@@ -82,6 +82,12 @@ _COUNT = re.compile(
     rf"\b(?:(?:top|first|latest|last|newest|recent|best)\s+{_NUMBER}\b|{_NUMBER}\s+(?:[a-z\-]+\s+){{0,2}}?[a-z]{{3,}}s\b)",
     re.I,
 )
+# "show me 5", "give me three", "3 of them": a number asked for with no noun after it
+_COUNT_BARE = re.compile(
+    rf"\b(?:show|give|list|pull|get|fetch|find|send)\s+(?:me\s+)?(?:the\s+)?{_NUMBER}(?=\s*(?:[.,;:!?]|$|please\b))"
+    rf"|\b{_NUMBER}\s+of\s+them\b",
+    re.I,
+)
 _SPELLED = {spell(n): n for n in range(2, 21)}
 _NOT_ITEMS = re.compile(
     r"(?i)^(?:days|weeks|months|years|hours|minutes|seconds|nights|adults|children|kids|people|guests|times|"
@@ -105,6 +111,10 @@ def counts(request: str) -> set[int]:
         noun = m.group(0).split()[-1] if m.group(2) else (after[0].strip(".,;:?!") if after else "")
         if _NOT_ITEMS.match(noun):
             continue
+        n = int(word) if word.isdigit() else _SPELLED.get(word.lower(), 0)
+        out |= {n} if 2 <= n <= 50 else set()
+    for m in _COUNT_BARE.finditer(request):
+        word = m.group(1) or m.group(2)
         n = int(word) if word.isdigit() else _SPELLED.get(word.lower(), 0)
         out |= {n} if 2 <= n <= 50 else set()
     return out

@@ -137,7 +137,9 @@ SPLITS = ("train", "valid", "test")
 # scry's legacy protocol list no longer shows a deprecation notice the call asked to skip.
 # 40 = discover-then-act wording: 'an expenses table', no 'put X in it' after a long row, a task read back
 # right after it was added is 'it' (issue 39).
-GENERATOR_VERSION = 40
+# 41 = the reader counts a number asked with no noun after it ("Show me 5.", "3 of them") as items asked for: an
+# answer naming fewer while the result holds them is dropped_request (issue 44).
+GENERATOR_VERSION = 41
 
 
 @dataclass

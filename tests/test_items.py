@@ -49,6 +49,10 @@ def test_a_request_names_the_periods_it_asks_together_and_how_many_things():
     assert count_asked("Give me the usual top ten.") == 10
     assert count_asked("Give me page 7 of protocols sorted by name.") == 0
     assert count_asked("Show me how its TVL moved over the last 30 days.") == 0
+    # a number asked for with no noun after it (a shipped run answered each with two)
+    assert count_asked("What has Circulation published on heart failure recently? Show me 5.") == 5
+    assert count_asked("Sort by the 7-day change, best first, 3 of them.") == 3
+    assert count_asked("Give me 3 days of forecast.") == count_asked("Show me page 2 of the results.") == 0
     result = json.dumps([{"title": t} for t in ("Alpha one", "Beta two", "Gamma three")])
     assert named_fewer(3, 'Top: "Alpha one" and "Beta two".', [result])
     assert not named_fewer(3, 'The first 2 of 3: "Alpha one" and "Beta two".', [result])  # says why
