@@ -268,6 +268,15 @@ def test_repeats_and_success_claimed_after_an_error():
     )
 
 
+def test_a_repeated_request_names_the_first_sentence_said_again():
+    """The sentences are read in the order said (they were a set, whose order follows the process's string hashing,
+    so rejected.jsonl named one sentence or another from run to run)."""
+    parts = [f"Can you look up the shipping status of order A-45{i} for me please?" for i in range(6)]
+    first = (user(" ".join(parts)), said("Done."))
+    found = read((*first, user(" ".join(reversed(parts))), said("Done.")), SERVER)["repeated_request"]
+    assert found == [f"turn 2 asks again: {parts[-1][:80]!r}"]
+
+
 def test_decide_rejects_on_a_reject_gate_and_flags_the_rest():
     failure = decide({"dropped_request": ["turn 1: x"], "unpointed_reuse": ["turn 2: y"]}, "scn_1")
     assert not isinstance(failure, tuple) and (failure.stage, failure.reason) == ("reader", "dropped_request")

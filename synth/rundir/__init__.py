@@ -70,7 +70,15 @@ from synth.rundir.reading import dump_line, inflater, read_json, read_jsonl, rea
 from synth.rundir.requests import ERROR_LABELS, read_requests, requests_line, spend_line
 from synth.rundir.storage import is_compact, lines, open_text, open_write, other_spelling, parse_line, stored
 from synth.rundir.tooltable import ToolTable, tool_table
-from synth.rundir.writing import Replacing, RunWriter, append_jsonl, write_atomic, write_json, write_jsonl
+from synth.rundir.writing import (
+    Replacing,
+    RunWriter,
+    append_jsonl,
+    sync_tree,
+    write_atomic,
+    write_json,
+    write_jsonl,
+)
 
 __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps working for every X it ever had
     "CACHE",
@@ -136,6 +144,7 @@ __all__ = [  # the re-exported names, so `from synth.rundir import X` keeps work
     "teval_rows",
     "tool_table",
     "tree_digest",
+    "sync_tree",
     "write_atomic",
     "write_json",
     "write_jsonl",

@@ -8,6 +8,8 @@ storage (gzip, tool lists referenced from the folder's tool table), except the f
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import json
 import os
@@ -44,9 +46,16 @@ class Replacing:
     READY file keeps the spelling it has (plain unless the run stored it compactly). Lines for a name
     in ``skip`` (an output the run does not write) are dropped."""
 
-    def __init__(self, folder: Path, names: Iterable[str], compact: bool | None = None, skip: Iterable[str] = ()):
+    def __init__(
+        self,
+        folder: Path,
+        names: Iterable[str],
+        compact: bool | None = None,
+        skip: Iterable[str] = (),
+        sync: bool = True,
+    ):
         folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
+        self.folder, self.sync = folder, sync
         self.skip = frozenset(skip)
         compact = is_compact(folder) if compact is None else compact
         names = tuple(names)
@@ -85,8 +94,9 @@ class Replacing:
             f.flush()
             f.close()
         for name, tmp in self.temp.items():
-            with open(tmp, "rb") as f:  # type: ignore[assignment]
-                os.fsync(f.fileno())
+            if self.sync:
+                with open(tmp, "rb") as f:  # type: ignore[assignment]
+                    os.fsync(f.fileno())
             target = self.folder / storage_name(name, not self.plain[name])
             os.replace(tmp, target)
             other_spelling(target.parent, target.name).unlink(missing_ok=True)
@@ -103,9 +113,10 @@ class Replacing:
         self.abort() if kind is not None else self.commit()
 
 
-def write_atomic(path: Path, chunks: Iterable[str]) -> None:
-    """Write a file so that a crash leaves the old or the new one, never half of each."""
-    with Replacing(path.parent, (path.name,)) as files:
+def write_atomic(path: Path, chunks: Iterable[str], sync: bool = True) -> None:
+    """Write a file so that a crash leaves the old or the new one, never half of each. ``sync=False`` leaves the
+    flush to disk to one ``sync_tree`` over the folder when many small files are written (a run's tasks)."""
+    with Replacing(path.parent, (path.name,), sync=sync) as files:
         for chunk in chunks:
             files.write(path.name, chunk)
 
@@ -124,8 +135,26 @@ def append_jsonl(path: Path, records: Iterable[Any]) -> None:
             f.write(dump_line(record))
 
 
-def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
-    write_atomic(path, [json.dumps(data, indent=indent, ensure_ascii=False) + "\n"])
+def write_json(path: Path, data: Any, indent: int | None = 2, sync: bool = True) -> None:
+    write_atomic(path, [json.dumps(data, indent=indent, ensure_ascii=False) + "\n"], sync)
+
+
+def sync_tree(root: Path) -> None:
+    """Flush the files of ``root``'s filesystem to disk in one call (Linux ``syncfs``; ``sync`` elsewhere): what a
+    fsync per file did for hundreds of task files (issue 43: 655 fsyncs were 6.2 s of a 1,000-conversation run)."""
+    if not root.is_dir():
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fd = os.open(root, os.O_RDONLY)
+        try:
+            if libc.syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
 
 
 class Stream:

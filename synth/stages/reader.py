@@ -355,7 +355,8 @@ def repeats(turns_: list[Turn], messages: list[Message]) -> tuple[list[str], lis
     seen: set[str] = set()
     for number, turn in enumerate(turns_):
         key = _norm(turn.user[0]) if turn.user else ""
-        sentences = {s for s in re.split(r"(?<=[.?!])\s+", turn.user[0]) if len(s) > 25} if turn.user else set()
+        # in the order said (a set's order changes with the process's string hashing: rejected.jsonl did too)
+        sentences = [s for s in re.split(r"(?<=[.?!])\s+", turn.user[0]) if len(s) > 25] if turn.user else []
         for s in sentences:
             if _norm(s) in seen:
                 requests.append(f"turn {number + 1} asks again: {s[:80]!r}")

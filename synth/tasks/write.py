@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.records import Conversation, ScoredCall, ServerSpec, StageFailure
-from synth.rundir import TASKS, write_atomic, write_json
+from synth.rundir import TASKS, sync_tree, write_atomic, write_json
 from synth.rundir.output import Accepted, Closed, Place
 from synth.store import state as state_module
 from synth.tasks import world as world_tasks
@@ -346,13 +346,14 @@ class TaskWriter:
             return
         folder = self.out / TASKS / task.folder
         write_task(self.out / TASKS, Task(task.folder, task.meta, task.description, task.verify))
-        write_json(folder / "world.json", task.world)
+        write_json(folder / "world.json", task.world, sync=False)
         self._count(task.meta, task.folder)
 
     def close(self) -> dict[str, Any]:
         if self._stores is not None:
             self._stores.close()
             self._stores = None
+        sync_tree(self.out / TASKS)
         return {
             "written": self.written,
             "folder": TASKS,
@@ -375,8 +376,7 @@ def tasks_digest(root: Path) -> str:
 def write_task(root: Path, task: Task) -> None:
     folder = root / task.folder
     folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(
-        folder / "description.md", [task.description]
-    )  # through rundir, as every run file: whole or not at all
-    write_json(folder / "meta.json", task.meta)
-    write_atomic(folder / "verify.py", [task.verify])
+    # through rundir, as every run file: whole or not at all; flushed to disk once, when the writer closes
+    write_atomic(folder / "description.md", [task.description], sync=False)
+    write_json(folder / "meta.json", task.meta, sync=False)
+    write_atomic(folder / "verify.py", [task.verify], sync=False)
