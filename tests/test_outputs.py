@@ -129,3 +129,18 @@ def test_preference_pairs_are_an_output_of_their_own(tiny_registry: Path, tmp_pa
     assert {p["decision"] for p in pairs} > {"call"}  # the decisions' pairs too
     assert manifest["files"][PREFERENCE]["lines"] == len(pairs)
     assert manifest["config"]["outputs"] == list(outputs)
+
+
+def test_naming_the_outputs_imports_no_writer():
+    """`synth --help` lists --outputs' choices from the registry; the writers behind them are imported when a run
+    makes them (issue 43: the help took 0.45 CPU s, most of it importing every exporter)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys, synth.cli.app, synth.export.outputs as o; o.describe(); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('synth.export.', 'synth.tasks.')))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stdout))
+    assert not loaded & {"synth.export.teval", "synth.export.chat", "synth.tasks.write", "synth.export.card.counts"}

@@ -14,17 +14,29 @@ nowhere else. An output that is one run file of rows only says which rows a conv
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from synth.errors import ConfigError
-from synth.export import chat, decisions, evalset, preference, scored
-from synth.export.card.counts import Counts
-from synth.export.teval import Teval
-from synth.rundir import CONVERSATIONS, DECIDED, EVAL, SCORED, TASKS, TEVAL, TRAIN, VALID
-from synth.rundir.output import Accepted, Output, Place, Rows, RowWriter
-from synth.tasks.write import Tasks
+from synth.rundir.names import CONVERSATIONS, DECIDED, EVAL, PREFERENCE, SCORED, TASKS, TEVAL, TRAIN, VALID
+
+if TYPE_CHECKING:
+    from synth.rundir.output import Accepted, Output, Place, Rows
+
+
+def _later(module: str, name: str, *made: Any) -> Callable[..., Any]:
+    """``module.name`` (called with ``made`` first, when given: a factory), imported when first called, so naming
+    the outputs (``--outputs``' help, ``synth --help``) does not import every writer."""
+
+    @functools.cache
+    def target() -> Callable[..., Any]:
+        found = getattr(importlib.import_module(module), name)
+        return found(*made) if made else found
+
+    return lambda *args: target()(*args)
 
 
 @dataclass(frozen=True)
@@ -43,23 +55,41 @@ class Kind:
     def writer(self, place: Place) -> Output:
         if self.make is not None:
             return self.make(place)
+        from synth.rundir.output import RowWriter
+
         assert self.rows is not None and len(self.files) == 1, "an output of rows writes one file"
         return RowWriter(place.files.stream(self.files[0]), self.rows)
 
 
 OUTPUTS: dict[str, Kind] = {
     "conversations": Kind(files=(CONVERSATIONS,), rows=lambda item: [item.conv.to_json()], always=True),
-    "train": Kind(files=(TRAIN,), rows=chat.rows("train"), help="chat fine-tuning lines"),
-    "valid": Kind(files=(VALID,), rows=chat.rows("valid"), help="chat lines held out for validation"),
-    "eval": Kind(files=(EVAL,), rows=evalset.rows, help="eval items, one per gold call and no-call turn"),
-    "scored": Kind(files=(SCORED,), rows=scored.rows, help="labelled calls: gold and injected errors"),
-    "decisions": Kind(files=(DECIDED,), rows=decisions.rows, help="a call or a guess where none was right"),
-    "preference": Kind(
-        files=(preference.PREFERENCE,), rows=preference.rows, default=False, help="preference pairs (TRL, DPO)"
+    "train": Kind(files=(TRAIN,), rows=_later("synth.export.chat", "rows", "train"), help="chat fine-tuning lines"),
+    "valid": Kind(
+        files=(VALID,), rows=_later("synth.export.chat", "rows", "valid"), help="chat lines held out for validation"
     ),
-    "teval": Kind(make=Teval, folder=TEVAL, help="T-Eval subsets"),
-    "tasks": Kind(make=Tasks, folder=TASKS, help="MCPMark-style tasks of store and world servers"),
-    "counts": Kind(make=Counts, always=True),  # the card's inputs: the manifest's counts, coverage and results
+    "eval": Kind(
+        files=(EVAL,),
+        rows=_later("synth.export.evalset", "rows"),
+        help="eval items, one per gold call and no-call turn",
+    ),
+    "scored": Kind(
+        files=(SCORED,), rows=_later("synth.export.scored", "rows"), help="labelled calls: gold and injected errors"
+    ),
+    "decisions": Kind(
+        files=(DECIDED,), rows=_later("synth.export.decisions", "rows"), help="a call or a guess where none was right"
+    ),
+    "preference": Kind(
+        files=(PREFERENCE,),
+        rows=_later("synth.export.preference", "rows"),
+        default=False,
+        help="preference pairs (TRL, DPO)",
+    ),
+    "teval": Kind(make=_later("synth.export.teval", "Teval"), folder=TEVAL, help="T-Eval subsets"),
+    "tasks": Kind(
+        make=_later("synth.tasks.write", "Tasks"), folder=TASKS, help="MCPMark-style tasks of store and world servers"
+    ),
+    # the card's inputs: the manifest's counts, coverage and results
+    "counts": Kind(make=_later("synth.export.card.counts", "Counts"), always=True),
 }
 
 

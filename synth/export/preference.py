@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from synth.export import decisions, scored
+from synth.rundir.names import PREFERENCE as PREFERENCE  # named with the run's other files
 from synth.rundir.output import Accepted
-
-PREFERENCE = "preference.jsonl"
 
 
 def rows(item: Accepted) -> list[dict[str, Any]]:

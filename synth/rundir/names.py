@@ -13,6 +13,7 @@ TRAIN = "train.jsonl"
 VALID = "valid.jsonl"
 EVAL = "eval.jsonl"
 SCORED = "scored.jsonl"
+PREFERENCE = "preference.jsonl"  # chosen and rejected calls in TRL's layout (an output off by default)
 DECIDED = "scored_decisions.jsonl"  # judge rows for the no-call decisions: a call where none should be, a guess
 REJECTED = "rejected.jsonl"
 QUEUE = "review_queue.jsonl"
