@@ -132,6 +132,8 @@ def test_objects_are_said_in_words_or_pasted_never_as_key_value_pairs():
     assert spoken(address) == "1 Main St, Unit 4, Burlington, VT 05401"
     mail = {"to": "maria@fastmail.com", "subject": "Q2 budget", "body": "See you Thursday.", "cc": "sam@gmail.com"}
     assert spoken(mail) == 'to maria@fastmail.com, cc sam@gmail.com, subject "Q2 budget", saying: "See you Thursday."'
+    text = {"to": "+14155550142", "content": "Running 10 minutes late."}  # a text message, as dictated
+    assert spoken(text) == 'to +14155550142, saying: "Running 10 minutes late."'
 
 
 def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path, tmp_path: Path):

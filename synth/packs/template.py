@@ -164,16 +164,18 @@ def _address(record: dict[str, Any]) -> str | None:
 
 
 def _email(record: dict[str, Any]) -> str | None:
-    """An e-mail as a person dictates it: to whom, the subject, what it says."""
-    if "to" not in record or not set(record) <= {"to", "cc", "bcc", "subject", "body"}:
+    """An e-mail or a text message as a person dictates it: to whom, the subject, what it says (``body``, or a
+    message's ``content``)."""
+    if "to" not in record or not set(record) <= {"to", "cc", "bcc", "subject", "body", "content"}:
         return None
-    if not all(isinstance(v, str) for v in record.values()):
+    if not all(isinstance(v, str) for v in record.values()) or ("body" in record and "content" in record):
         return None
     parts = [f"to {record['to']}"] + [f"{k} {record[k]}" for k in ("cc", "bcc") if record.get(k)]
     if record.get("subject"):
         parts.append(f'subject "{record["subject"]}"')
     said = ", ".join(parts)
-    return f'{said}, saying: "{record["body"]}"' if record.get("body") else said
+    body = record.get("body") or record.get("content")
+    return f'{said}, saying: "{body}"' if body else said
 
 
 def _link(record: dict[str, Any]) -> bool:
