@@ -143,7 +143,8 @@ SPLITS = ("train", "valid", "test")
 # statuses and phases in words, every tenant and reference named, sample_supplies listed, no all-day JSON event.
 # 43 = a text message is dictated like an e-mail ('to +14155550142, saying: "..."', not pasted JSON); ClinicalTrials'
 # saved-data counts, CSV rows and Weaviate's batched GraphQL answers name every item asked (issue 44).
-GENERATOR_VERSION = 43
+# 44 = a tenant's new state is said in words ('"globex", to ACTIVE and "initech", to INACTIVE'), not pasted JSON.
+GENERATOR_VERSION = 44
 
 
 @dataclass

@@ -134,6 +134,8 @@ def test_objects_are_said_in_words_or_pasted_never_as_key_value_pairs():
     assert spoken(mail) == 'to maria@fastmail.com, cc sam@gmail.com, subject "Q2 budget", saying: "See you Thursday."'
     text = {"to": "+14155550142", "content": "Running 10 minutes late."}  # a text message, as dictated
     assert spoken(text) == 'to +14155550142, saying: "Running 10 minutes late."'
+    tenants = [{"name": "globex", "activityStatus": "ACTIVE"}, {"name": "initech", "activityStatus": "INACTIVE"}]
+    assert spoken(tenants) == '"globex", to ACTIVE and "initech", to INACTIVE'
 
 
 def test_pack_conversations_are_grounded_chained_and_deterministic(weather: Path, tmp_path: Path):

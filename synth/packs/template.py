@@ -128,6 +128,7 @@ KEY_PHRASES = {
     "url": "{}",
     "file": "{}",
     "pages": "pages {}",
+    "activityStatus": "to {}",  # a tenant's new state, as a person asks for it: "hooli" to COLD
 }
 
 
