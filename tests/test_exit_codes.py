@@ -134,12 +134,20 @@ def test_the_same_eval_against_two_base_urls_asks_both(tmp_path):
 def _started(args: list) -> tuple:
     """``synth`` as a user runs it, in a real subprocess, with no OpenAI variables of the caller's."""
     import os
+    import signal
     import subprocess
     import sys
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     cmd = [sys.executable, "-m", "synth.cli.app", *map(str, args), "--model", "m"]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), env
+
+    def as_in_a_terminal() -> None:  # a shell's background job (pytest run as `cmd &`) hands down SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    started = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal
+    )
+    return started, env
 
 
 def test_ctrl_c_says_what_happened_and_how_to_finish(tiny_registry, tmp_path):
