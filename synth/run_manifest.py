@@ -144,7 +144,9 @@ SPLITS = ("train", "valid", "test")
 # 43 = a text message is dictated like an e-mail ('to +14155550142, saying: "..."', not pasted JSON); ClinicalTrials'
 # saved-data counts, CSV rows and Weaviate's batched GraphQL answers name every item asked (issue 44).
 # 44 = a tenant's new state is said in words ('"globex", to ACTIVE and "initech", to INACTIVE'), not pasted JSON.
-GENERATOR_VERSION = 44
+# 45 = answers joined in one message end as sentences ("...saved as PMID_1.pdf Here are the top hits" ran on;
+# issue 44).
+GENERATOR_VERSION = 45
 
 
 @dataclass

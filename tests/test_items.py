@@ -255,3 +255,16 @@ def test_a_detail_agrees_with_the_search_item_it_opened():
     (a beach listed as 함덕해수욕장 was described as 곽지해수욕장)."""
     assert _identifies("contentid") and _identifies("contentId") and _identifies("content_id")
     assert not _identifies("valid") and not _identifies("paid")
+
+
+def test_answers_joined_in_one_message_end_as_sentences():
+    """A read found "... has been downloaded as PMID_39328108_PMC_PMC15887492.pdf Here are the top hits": the
+    download's answer ended with the server's words, and the next answer ran on from it."""
+    from synth.offline.language import told
+
+    said = told(["The PDF was saved as PMID_1.pdf", "Here are the top hits."], "Save it. Find papers.")
+    assert said == "The PDF was saved as PMID_1.pdf. Here are the top hits."
+    tree = "Directory structure:\n└── celery/\n    └── README.md"
+    assert told([tree, "Next."], "x") == tree + " Next."  # a block ends as it is
+    linked = told(["Done: it reads (see https://x.org/a)", "Next."], "x")
+    assert linked == "Done: it reads (see https://x.org/a). Next."

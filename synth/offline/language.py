@@ -11,6 +11,7 @@ import random
 import re
 from typing import Any
 
+from synth.packs.items import ended
 from synth.records import ToolSpec, content_hash
 from synth.runtime.base import ToolResult
 from synth.simulator import vocab
@@ -393,7 +394,7 @@ def told(answers: list[str], request: str) -> str:
         sentences = _SENTENCE.split(answers[i])
         kept = [s for s in sentences if not s.rstrip().endswith("?")]
         answers[i] = " ".join(kept) if kept else answers[i]
-    text = " ".join(answers)
+    text = " ".join([*(ended(a) for a in answers[:-1]), *answers[-1:]])
     if "?" not in request:
         text = _YES.sub(lambda m: m.group(1).upper(), text, count=1)
     return text

@@ -96,4 +96,15 @@ def answer(goal: Goal, lookup: Callable[[str], str], args: dict[str, Any], resul
 # a sentence's end, closing quotes and brackets after it allowed ('...(20 December 2013)' is not one: another
 # answer after it would run on)
 ENDED = re.compile(r"[.!?][\"'”’)\]]*\s*$")
+_BLOCK = re.compile(
+    r"(?:^|\n)(?:[ │└]|```)[^\n]*$|(?:^|\n)\S*(?:\s\S*)?\s*$"
+)  # a tree, a file, a last line of 1-2 words
 _DOUBLED = re.compile(r"(?<![.])([.!?])\.(?![.])")
+
+
+def ended(answer: str) -> str:
+    """An answer another follows in one message, ending as a sentence does ("... saved as PMID_1.pdf" then "Here
+    are" ran on); a block (a file, a tree) and a line ending in a colon or semicolon end as they are."""
+    text = answer.rstrip()
+    block = "\n" in text and _BLOCK.search(text) is not None
+    return answer if not text or block or ENDED.search(text) or text.endswith((":", ";", "…")) else text + "."
