@@ -203,6 +203,7 @@ class OpenAIServer:
         self.requests: list[Received] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.answered = 0  # chat requests whose answer (or error) the server has sent back
         self._seen: Counter[bytes] = Counter()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -335,6 +336,7 @@ class OpenAIServer:
             return await self._answer(request)
         finally:
             self.in_flight -= 1
+            self.answered += 1
 
     async def _answer(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
