@@ -169,3 +169,53 @@ def test_a_read_whose_record_names_entity_fields_its_own_way_passes_the_path_rul
     unnamed = renamed.model_copy(update={"world": get.world})
     problems = check_pack(pack.model_copy(update={"tools": {**pack.tools, "get_doc": unnamed}}), server, "x")
     assert any("world-path" in p.line() for p in problems if p.severity == "error"), problems
+
+
+BARS = World.model_validate(
+    {
+        "entities": {
+            "bar": {
+                "id": "id",
+                "seed": [
+                    {"id": f"{s} 2026-03-{d:02d}", "symbol": s, "Date": f"2026-03-{d:02d}", "Close": c + d}
+                    for s, c in (("AAPL", 250.0), ("HON", 190.0))
+                    for d in (9, 10, 11, 12, 13, 16)
+                ],
+            }
+        }
+    }
+)
+
+
+def test_a_read_names_one_of_the_entities_its_filter_keeps() -> None:
+    """A day's close of one stock: named by its date among that stock's sessions; a day with no session fails."""
+    on = Touch(op="read", entity="bar", by="date", key="Date", filter={"symbol": "symbol"}, fields={"close": "Close"})
+    shape = {"symbol": "", "date": "{date}", "close": 0.0}
+    got = serve(
+        WorldState(BARS, "k"),
+        on,
+        shape,
+        {"symbol": "HON", "date": "2026-03-12"},
+        {"symbol": "HON", "date": "2026-03-12"},
+    )
+    assert got.data == {"symbol": "HON", "date": "2026-03-12", "close": 202.0}  # HON's, not AAPL's 262.0
+    weekend = {"symbol": "HON", "date": "2026-03-14"}
+    assert serve(WorldState(BARS, "k"), on, shape, weekend, weekend).missing == "2026-03-14"
+
+
+def test_a_range_through_an_end_date_includes_it_and_shows_the_whole_range() -> None:
+    """An inclusive end (``through``) keeps the end date's session; a tool with no page size shows every session
+    of the range, however few the template shows."""
+    span = Touch(
+        op="list",
+        entity="bar",
+        filter={"symbol": "symbol"},
+        since={"start": "Date"},
+        through={"end": "Date"},
+        path="prices",
+    )
+    shape = {"prices": [{"Date": "", "Close": 0.0}] * 2}
+    asked = {"symbol": "AAPL", "start": "2026-03-10", "end": "2026-03-13"}
+    got = serve(WorldState(BARS, "k"), span, shape, asked, asked).data
+    assert [p["Date"] for p in got["prices"]] == ["2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13"]
+    assert [p["Close"] for p in got["prices"]] == [260.0, 261.0, 262.0, 263.0]

@@ -197,7 +197,7 @@ def _check_touch(
     named = [touch.by] if touch.by else []
     limits = [touch.limit] if touch.limit else []
     sorts = [p for p in (touch.sort, touch.sort_dir, touch.page) if p]
-    bounds = [*touch.since, *touch.until]
+    bounds = [*touch.since, *touch.until, *touch.through]
     for param in [
         *named,
         *touch.match,

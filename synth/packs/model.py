@@ -238,7 +238,8 @@ class Touch(_Model):
     filter: dict[str, str] = Field(
         default_factory=dict,
         description="parameter -> field: only entities whose field equals the value (an enum value, a status), "
-        "holds it (a list field: the chains a protocol runs on) or is one of the values sent (a list of tickers)",
+        "holds it (a list field: the chains a protocol runs on) or is one of the values sent (a list of tickers); "
+        "a read names its entity among those (a day's close of the stock the call names)",
     )
     limit: str | None = Field(default=None, description="the parameter that says how many items a list holds")
     fuzzy: bool = Field(
@@ -269,6 +270,11 @@ class Touch(_Model):
     until: dict[str, str] = Field(
         default_factory=dict,
         description="search/list: parameter -> field: only entities whose field is before the value (timeMax)",
+    )
+    through: dict[str, str] = Field(
+        default_factory=dict,
+        description="search/list: parameter -> field: only entities whose field is at or before the value (an end "
+        "date the range includes); a call that sends it, on a tool with no page size, gets the whole range",
     )
     order: str | None = Field(
         default=None,

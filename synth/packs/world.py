@@ -363,7 +363,8 @@ class Server:
         ident = key_of(self.given.get(self.touch.by or self.entity.id, ""))
         if self.touch.key and self.touch.key != self.entity.id:  # named by another field (a slug, an email)
             kind = self.touch.entity
-            found = next((e for e in self.world.entities(kind) if key_of(e.get(self.touch.key, "")) == ident), None)
+            named = (e for e in self.world.entities(kind) if key_of(e.get(self.touch.key, "")) == ident)
+            found = next((e for e in named if self._kept(e)), None)  # a day's bar of the stock the call names
             return (key_of(found[self.entity.id]) if found else ident), found
         found = self.world.get(self.touch.entity, ident)
         if found is None and self.entity.open and ident and ident not in self.world.deleted[self.touch.entity]:
@@ -509,6 +510,8 @@ class Server:
             return min(value, 50)
         if self.entity.open or self.touch.op == "search":
             return shown
+        if self.touch.limit is None and any(p in self.given for p in self.touch.through):
+            return max(shown, RANGE)  # a range the call names in full (prices from a start through an end date)
         if self.touch.limit is None or any(p in self.given for p in [*self.touch.filter, *self.touch.since]):
             return max(shown, UNLIMITED)  # no page size, or a view of some (a user's submissions): all of them
         return shown
@@ -528,21 +531,21 @@ class Server:
         first = {i: n for n, i in enumerate(reversed(made))}
         return sorted(entities, key=lambda e: first.get(key_of(e.get(self.entity.id, "")), len(first)))
 
+    def _kept(self, e: dict[str, Any]) -> bool:
+        """Whether an entity passes the call's filters and bounds (and the touch's ``where``)."""
+        given, touch = self.given, self.touch
+        bounds = [(touch.since, ">="), (touch.until, "<"), (touch.through, "<=")]
+        return (
+            all(_fits(e.get(f), given[p]) for p, f in touch.filter.items() if p in given)
+            and all(e.get(field) == value for field, value in touch.where.items())
+            and all(
+                _within(_at(e, f), given[p], way) for fields, way in bounds for p, f in fields.items() if p in given
+            )
+        )
+
     def _ranked(self) -> tuple[list[dict[str, Any]], bool]:
         """The entities the call can list, best match first, and whether they are all that match."""
-        kind = self.touch.entity
-        kept = [
-            e
-            for e in self.world.entities(kind)
-            if all(
-                _fits(e.get(field), self.given[param])
-                for param, field in self.touch.filter.items()
-                if param in self.given
-            )
-            and all(e.get(field) == value for field, value in self.touch.where.items())
-            and all(_within(_at(e, f), self.given[p], True) for p, f in self.touch.since.items() if p in self.given)
-            and all(_within(_at(e, f), self.given[p], False) for p, f in self.touch.until.items() if p in self.given)
-        ]
+        kept = [e for e in self.world.entities(self.touch.entity) if self._kept(e)]
         asked = [str(self.given[p]).strip().lower() for p in self.touch.match if p in self.given]
         wanted = search_words(asked)
         if self.touch.op != "search" or not any(asked):
@@ -609,6 +612,7 @@ class Server:
 _LABEL = re.compile(r"(?:\w+_)?title|name|headline")
 WRITES = ("create", "update", "delete")
 SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
+RANGE = 60  # the most a range with no page size shows (about three months of trading days)
 UNLIMITED = 20  # a list with no page size, or a filtered one the call does not limit, shows this many at most
 # what a service names a thing the person did not name (docker: "eager_hopper"), and the words it is made of
 NAME_WORDS = ("eager", "quirky", "brave", "calm", "clever", "dreamy", "focused", "jolly", "nifty", "serene")
@@ -661,13 +665,13 @@ def _sortable(value: Any) -> tuple[int, Any] | None:
     return (1, str(value).lower())
 
 
-def _within(value: Any, bound: Any, after: bool) -> bool:
-    """Whether a field's value is at or after (``after``) or before a bound: numbers as numbers, dates and other
-    text as text (ISO dates sort as text); an entity without the field is kept."""
+def _within(value: Any, bound: Any, way: str) -> bool:
+    """Whether a field's value is at or after (``>=``), before (``<``) or at or before (``<=``) a bound: numbers as
+    numbers, dates and other text as text (ISO dates sort as text); an entity without the field is kept."""
     have, edge = _sortable(value), _sortable(bound)
     if have is None or edge is None or have[0] != edge[0]:
         return True
-    return have >= edge if after else have < edge
+    return have >= edge if way == ">=" else have < edge if way == "<" else have <= edge
 
 
 def _like(c: str, rng: random.Random, hexed: bool) -> str:
