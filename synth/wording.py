@@ -90,6 +90,21 @@ def large(value: Any) -> str | None:
     return None
 
 
+# a machine enum a server returns for a state ('PHASE2', 'NOT_YET_RECRUITING'), said in words in an answer
+_ENUM = re.compile(r"^(?=[A-Z0-9_]{4,}$)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$")
+_STATE_KEYS = frozenset({"status", "phase", "phases", "state", "allocation", "type"})
+
+
+def state(value: Any, key: str) -> str | None:
+    """A state a server spells as an enum, as a person says it ('PHASE2' -> 'phase 2', 'NOT_YET_RECRUITING' ->
+    'not yet recruiting'), when ``key`` (the last word of its field) names a state; else None."""
+    if key not in _STATE_KEYS or not isinstance(value, str) or not _ENUM.match(value):
+        return None
+    said = re.sub(r"(?<=[A-Z])(?=\d)", " ", value).replace("_", " ").lower()
+    said = re.sub(r"phase (\d) phase (\d)", r"phase \1/\2", said)
+    return {"active not recruiting": "active, not recruiting"}.get(said, said)
+
+
 def words(name: str) -> list[str]:
     """``startDate`` / ``start_date`` / ``get-page`` -> ["start", "date"]."""
     return list(_words(name))

@@ -137,3 +137,42 @@ def test_a_large_amount_is_said_rounded_and_an_id_as_it_is():
     assert dropped(turns(messages)) == []  # the reader gate reads the rounded amount as the result's
     wrong = [*messages[:3], Message(role="assistant", content="The biggest holds a lot.")]
     assert dropped(turns(wrong)) != []
+
+
+def test_a_state_is_said_in_words_and_a_symbol_as_it_is():
+    """BioMCP answers said "All are PHASE2 and RECRUITING."; a person writes "phase 2" and "recruiting"."""
+    from synth.packs.template import answer_slot
+
+    trials = {
+        "trials": [{"nct_id": "NCT06117579", "phase": "PHASE2", "status": "NOT_YET_RECRUITING", "symbol": "USDC"}]
+    }
+    assert answer_slot("each:r.trials|$nct_id ($phase, $status)", {}, trials) == (
+        "NCT06117579 (phase 2, not yet recruiting)"
+    )
+    assert answer_slot("r.trials.0.symbol", {}, trials) == "USDC"  # a ticker is no state
+    assert answer_slot("r.status", {}, {"status": "ACTIVE_NOT_RECRUITING"}) == "active, not recruiting"
+
+
+def test_one_token_opens_a_whole_conversation(tmp_path):
+    """Google Calendar conversations carried two tokens: "Schedule ... Here's my token: T1. Show me ..." asked for
+    a token for the first part and got T2; a request repeating a call was asked for a token again."""
+    registry = tmp_path / "registry"
+    (registry / "packs").mkdir(parents=True)
+    shutil.copy(REGISTRY / "MaheshtheDev__gcal-mcp.json", registry)
+    shutil.copy(REGISTRY / "packs" / "MaheshtheDev__gcal-mcp.pack.yaml", registry / "packs")
+    out = tmp_path / "run"
+    args = ["generate", "--servers", str(registry), "-n", "40", "--seed", "11", "--out", str(out), "--storage", "plain"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    many = 0
+    for line in (out / "conversations.jsonl").read_text().splitlines():
+        messages = json.loads(line)["messages"]
+        tokens = {
+            json.loads(c["arguments"]).get("accessToken")
+            if isinstance(c["arguments"], str)
+            else c["arguments"].get("accessToken")
+            for m in messages
+            for c in m.get("tool_calls") or []
+        } - {None}
+        many += len(tokens) > 1
+    assert many == 0

@@ -298,9 +298,9 @@ class PackAuthor:
             had = answered.get(param)
             if (
                 had is not None
-                and had[1] == kind
+                and (had[1] == kind or credential(param))  # one token opens every call of the session
                 and self._holds(step, param, had[0])
-                and not (self._writes(step) or self._writes(had[2]))
+                and (credential(param) or not (self._writes(step) or self._writes(had[2])))
             ):
                 request.args[step][param] = had[0]
                 continue
@@ -392,6 +392,13 @@ class PackAuthor:
             merged.withheld += other.withheld
             merged.stated += other.stated
             merged.goals.update(other.goals)
+        # a token or the customer a later part states holds for the parts before it: one message gives one token
+        # ("Schedule ... Here's my token: T. Show me ..." is not asked for a token, nor answered with a second one)
+        stated = {p: merged.args[s][p] for s, p in merged.stated if credential(p) or p in OWNER_KEYS}
+        for s, p in list(merged.withheld):
+            if p in stated and self._holds(s, p, stated[p]):
+                merged.args[s][p] = stated[p]
+                merged.withheld.remove((s, p))
         return merged
 
     def _then(self, step: int) -> _Request:
@@ -475,6 +482,9 @@ class PackAuthor:
             }
 
         goals = [g for g in goals if g.text not in self.used] or goals  # no request twice in one conversation
+        # a token the person gave already is not pasted again ("Here's my token: ..." once a conversation)
+        given = {p for a in [*self.args.values(), *self.composing] for p in a if credential(p)}
+        goals = [g for g in goals if not set(goal_params(g)) & given] or goals
         # a goal that leaves out a value a tool returned in an earlier turn would reuse it unsaid (the person cannot
         # be asked for it): one that says it comes first
         returned = {p for a in self.args.values() for p, v in a.items() if not credential(p) and not self._user_said(v)}
@@ -503,12 +513,18 @@ class PackAuthor:
             # next step too, unless this request states a new one; same name and a value valid here
             # this request's own values first (one entity per slot: "the Bergen article ... its history section"
             # is Bergen's), then the latest turn's; a request that would repeat a call takes none of that tool's
+            # values but the session's (a token, the customer)
             # (a value the person said in an earlier turn is not carried: the request that leaves it out is asked
             # about, and the person answers afresh: "Which team?" may be another team this time)
             earlier_turns = [
-                {p: v for p, v in a.items() if p in OWNER_KEYS or credential(p) or not self._user_said(v)}
+                {
+                    p: v
+                    for p, v in a.items()
+                    if p in OWNER_KEYS
+                    or credential(p)
+                    or not (self._user_said(v) or (self.fresh and self.tools[s].name == tool.name))
+                }
                 for s, a in reversed(self.args.items())
-                if not (self.fresh and self.tools[s].name == tool.name)
             ]
             # a write takes no entity from another request (a note just deleted is not the one "out of date")
             apart = [*self.composing, *earlier_turns]
@@ -519,7 +535,7 @@ class PackAuthor:
                         p: v
                         for p, v in values.items()
                         if p in needed
-                        and (p not in mine or p in OWNER_KEYS)  # one customer per conversation, said or not
+                        and (p not in mine or p in OWNER_KEYS or credential(p))  # one customer, one token
                         and p not in fixed
                         and self._holds(s, p, v)
                         and not (where and p not in OWNER_KEYS and self._names_entity(s, p))

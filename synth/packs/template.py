@@ -16,7 +16,7 @@ from typing import Any
 from faker import Faker
 
 from synth.stages.fakers import Seeded
-from synth.wording import BASE_DATE, large, when, words
+from synth.wording import BASE_DATE, large, state, when, words
 
 SLOT = re.compile(r"\{([a-z]+:[^{}]*|[A-Za-z_$][\w.\-$]*)\}")
 FAKES = frozenset(
@@ -246,7 +246,8 @@ def _value(name: str, value: Any) -> str:
     stamp = bool(last) and last[-1] in _NOT_AMOUNT and last[-2:] != ["all", "time"]  # totalAllTime: an amount
     amount = bool(keys) and not stamp and bool(_AMOUNT.search(".".join(keys[-2:])))
     rounded = large(value) if amount else None
-    return rounded or when(value, keys[-1] if keys else "") or spoken(value)  # "due 18 May at 17:30", not a stamp
+    said = state(value, last[-1]) if last else None  # a status or a phase in words: 'phase 2', not 'PHASE2'
+    return rounded or said or when(value, keys[-1] if keys else "") or spoken(value)  # not a stamp: "due 18 May"
 
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a column named by its date (cash flow by year end)
