@@ -420,3 +420,16 @@ def test_a_write_of_several_writes_each_item() -> None:
     listing = Touch(op="list", entity="tenant")
     shown = serve(world, listing, [{"name": "", "activityStatus": ""}], {}, {}).data
     assert {t["name"]: t["activityStatus"] for t in shown} == {"acme": "INACTIVE", "hooli": "ACTIVE", "initech": "COLD"}
+
+
+def test_a_read_shows_the_record_its_argument_names_and_the_default_one_unsent() -> None:
+    fees = {"dailyFees": {"total_24h": 900, "total_7d": 6300}, "dailyRevenue": {"total_24h": 150, "total_7d": 1050}}
+    spec = World.model_validate({"entities": {"fees": {"id": "slug", "seed": [{"slug": "uniswap", **fees}]}}})
+    world = WorldState(spec, "k")
+    read = Touch(op="read", entity="fees", by="protocol", part="data_type")
+    shape = {"protocol": "{protocol}", "data_type": "{data_type}", "total_24h": 0, "total_7d": 0}
+    revenue = {"protocol": "uniswap", "data_type": "dailyRevenue"}
+    assert serve(world, read, shape, revenue, revenue).data["total_7d"] == 1050
+    unsent = {"protocol": "uniswap"}  # the runtime's args hold the schema default
+    got = serve(world, read, shape, {**unsent, "data_type": "dailyFees"}, unsent).data
+    assert (got["total_24h"], got["total_7d"], got["data_type"]) == (900, 6300, "dailyFees")

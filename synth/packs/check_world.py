@@ -196,7 +196,7 @@ def _check_touch(
     have = fields[touch.entity]
     named = [touch.by] if touch.by else []
     limits = [touch.limit] if touch.limit else []
-    sorts = [p for p in (touch.sort, touch.sort_dir, touch.page) if p]
+    sorts = [p for p in (touch.sort, touch.sort_dir, touch.page, touch.part) if p]
     bounds = [*touch.since, *touch.until, *touch.through]
     for param in [
         *named,

@@ -249,6 +249,11 @@ class Touch(_Model):
     )
     path: str = Field(default="", description="where the entity (or the list) is in the result; '' = the result")
     set: dict[str, str] = Field(default_factory=dict, description="create/update: parameter -> the field it writes")
+    part: str | None = Field(
+        default=None,
+        description="read: the parameter whose value names a record of the entity shown as its fields (data_type: "
+        "dailyFees or dailyRevenue, each a record of the protocol's period totals); the schema default when unsent",
+    )
     assign: dict[str, JSON] = Field(
         default_factory=dict,
         description="create/update: parameter -> what the service fills in when the call leaves it out (a "

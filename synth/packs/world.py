@@ -390,6 +390,10 @@ class Server:
         ident, found = self._named()
         if found is None:
             return Served(None, ident)
+        named = self.args.get(self.touch.part) if self.touch.part else None
+        part = found.get(str(named)) if named is not None else None
+        if isinstance(part, dict) and self.touch.part:  # the record the call asked for (revenue), named as asked
+            found = {**found, **part, self.touch.part: named}
         return Served(self._shaped(found, "read", ident))
 
     def _update(self) -> Served:
