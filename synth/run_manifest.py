@@ -152,7 +152,9 @@ SPLITS = ("train", "valid", "test")
 # 48 = one token a message and a conversation (a later part's token holds for the parts before it; a request
 # that repeats a call keeps the session's token); states and phases in words ('phase 2', not 'PHASE2'); IPMA,
 # RubyGems and scry answer what their goals ask (issue 44).
-GENERATOR_VERSION = 48
+# 49 = the store's products are a world kind (the shop's own variants: options, prices, what is in stock), and
+# a product's answer names every variant with its options in words ("color grey, resolution 4K"), not JSON.
+GENERATOR_VERSION = 49
 
 
 @dataclass

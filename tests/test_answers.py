@@ -176,3 +176,15 @@ def test_one_token_opens_a_whole_conversation(tmp_path):
         } - {None}
         many += len(tokens) > 1
     assert many == 0
+
+
+def test_a_flat_record_of_options_is_said_in_words_and_a_document_stays_whole():
+    """A variant's options ({"color": "grey", "resolution": "4K"}) read in an answer as a person says them,
+    never as JSON; a nested document (a filter, a schema) is still pasted as it is."""
+    from synth.packs.template import answer_slot, each
+
+    variants = {"variants": [{"options": {"color": "grey", "resolution": "4K"}, "price": "435.96", "available": True}]}
+    said = each("each:r.variants|($options) at $price dollars (in stock: $available)", variants)
+    assert said == "(color grey, resolution 4K) at 435.96 dollars (in stock: yes)"
+    nested = {"filter": {"status": {"$in": ["open", "closed"]}}}
+    assert answer_slot("r.filter", {}, nested) == json.dumps(nested["filter"])

@@ -788,3 +788,8 @@ def test_every_pack_value_works_on_the_seed_store(seed0: Path, tmp_path: Path) -
         assert len(calls) >= 3 or tool == "list_all_product_types", tool
         for args, (is_error, message, _) in zip(calls, run_calls(db, [(tool, a) for a in calls])):
             assert not is_error, (tool, args, message)
+    # the world's products are the shop's: a product read in a conversation is what the server returns for it
+    products = pack["world"]["entities"]["product"]["seed"]
+    asked = [("get_product_details", {"product_id": p["product_id"]}) for p in products]
+    answers = run_calls(seed0, asked)
+    assert len(products) >= 12 and all(json.loads(t) == p for p, (_, t, _) in zip(products, answers, strict=True))

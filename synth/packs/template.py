@@ -247,7 +247,13 @@ def _value(name: str, value: Any) -> str:
     amount = bool(keys) and not stamp and bool(_AMOUNT.search(".".join(keys[-2:])))
     rounded = large(value) if amount else None
     said = state(value, last[-1]) if last else None  # a status or a phase in words: 'phase 2', not 'PHASE2'
+    if isinstance(value, dict) and value and not _sayable(value) and all(_scalar(v) for v in value.values()):
+        return ", ".join(f"{k.replace('_', ' ')} {spoken(v)}" for k, v in value.items())  # "color black, size M"
     return rounded or said or when(value, keys[-1] if keys else "") or spoken(value)  # not a stamp: "due 18 May"
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) and len(str(value)) <= 40
 
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a column named by its date (cash flow by year end)

@@ -127,12 +127,15 @@ def _shop(db: Path) -> Shop:
             if record["status"] == "pending":
                 record |= _after(conn, "cancel", {"order_id": order_id, "reason": "no longer needed"})
             orders.append(record)
+        some = _spread(products)
+        asked = {p["product_id"] for p in some} | {i["product_id"] for o in orders for i in o["items"]}
         return Shop(
             users=users,
             products=products,
-            some_products=_spread(products),
+            some_products=some,
             people=[_person(conn, u) for u in people],
             orders=orders,
+            catalog=[reads.product(conn, p).model_dump(mode="json") for p in sorted(asked)],
         )
     finally:
         conn.close()

@@ -76,15 +76,18 @@ class Shop:
     some_products: list[sqlite3.Row]  # a few, spread over the catalog
     people: list[dict[str, Any]]  # the customers of the world, as the server returns them
     orders: list[dict[str, Any]]  # all their orders, each marked with the changes it can take
+    catalog: list[dict[str, Any]]  # the products asked about (some, and those in orders) as the server returns them
 
     @property
     def world(self) -> dict[str, Any]:
-        """One customer per conversation (the person), and their orders."""
+        """One customer per conversation (the person), their orders, and the products they ask about (a
+        product's variants are the shop's: its options, prices and what is in stock)."""
         return {
             "person": "user",
             "entities": {
                 "user": {"id": "user_id", "seed": self.people},
                 "order": {"id": "order_id", "seed": self.orders},
+                "product": {"id": "product_id", "seed": self.catalog},
             },
         }
 
@@ -297,22 +300,31 @@ def _get_order_details(shop: Shop) -> dict[str, Any]:
     }
 
 
+# a product's variants as the answer says them: item 1234567890 (color black, size M) at 49.99 dollars (in stock: yes)
+VARIANTS = "{each:r.variants|item $item_id ($options) at $price dollars (in stock: $available)}"
+
+
 def _get_product_details(shop: Shop) -> dict[str, Any]:
     """A product's variants, the options an exchange or a swap chooses from."""
     return {
+        "world": {"op": "read", "entity": "product", "by": "product_id"},
         "goals": [
-            "Which variants of product {product_id} are in stock?",
             {
-                "text": "What colors and sizes does product {product_id} come in, and at what prices?",
+                "text": "Which variants of product {product_id} are in stock?",
                 "answer": "The {r.name} comes in {count:r.variants} versions: {items}.",
-                "items": [
-                    {
-                        "ask": "colors, sizes and prices",
-                        "say": "{each:r.variants|$options.color in $options.size at $price dollars}",
-                    }
-                ],
+                "items": [{"ask": "which are in stock", "say": VARIANTS}],
             },
-            "Is product {product_id} available in another option? I'd like to swap mine.",
+            {
+                "text": "What options does product {product_id} come in, and at what prices?",
+                "answer": "The {r.name} comes in {count:r.variants} versions: {items}.",
+                "items": [{"ask": "options and prices", "say": VARIANTS}],
+            },
+            {
+                "text": "Is product {product_id} available in another option? I'd like to swap mine.",
+                "answer": "The {r.name} comes in {count:r.variants} versions: {items}. Any of those in stock can be "
+                "swapped in: tell me which you'd like and the order it's for.",
+                "items": [{"ask": "the other options", "say": VARIANTS}],
+            },
         ],
         "values": {"product_id": [p["product_id"] for p in shop.some_products]},
         "results": [
@@ -333,10 +345,8 @@ def _get_product_details(shop: Shop) -> dict[str, Any]:
             }
         ],
         "answers": [
-            "The {r.name} comes in {count:r.variants} variants. For example item {r.variants.0.item_id} "
-            "({r.variants.0.options.color}, size {r.variants.0.options.size}) costs {r.variants.0.price} dollars.",
-            "Product {product_id} is the {r.name}: {count:r.variants} versions, such as "
-            "{r.variants.1.options.color} in {r.variants.1.options.size} for {r.variants.1.price} dollars.",
+            "Product {product_id} is the {r.name}, in {count:r.variants} versions: " + VARIANTS + ".",
+            "The {r.name} ({product_id}) has {count:r.variants} versions: " + VARIANTS + ".",
         ],
     }
 
