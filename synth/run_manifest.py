@@ -156,7 +156,9 @@ SPLITS = ("train", "valid", "test")
 # a product's answer names every variant with its options in words ("color grey, resolution 4K"), not JSON.
 # 50 = worlds for ArcGIS (DC addresses at their coordinates, the address at each Toronto point, Portland routes,
 # summit heights) and Airbnb (five listings per city: searches filter by price, guests and pets; details agree).
-GENERATOR_VERSION = 50
+# 51 = scry's fee histories, DEX volumes and perp volumes come from its world (issue 42): fees and revenue per
+# protocol (every slug the TVL tools list; a parent's are its versions' added up), per-chain volumes that add up.
+GENERATOR_VERSION = 51
 
 
 @dataclass
