@@ -158,7 +158,9 @@ SPLITS = ("train", "valid", "test")
 # summit heights) and Airbnb (five listings per city: searches filter by price, guests and pets; details agree).
 # 51 = scry's fee histories, DEX volumes and perp volumes come from its world (issue 42): fees and revenue per
 # protocol (every slug the TVL tools list; a parent's are its versions' added up), per-chain volumes that add up.
-GENERATOR_VERSION = 51
+# 52 = an amount that rounds to itself is said to hold ("TVL held at about $4.56 billion", not "went from $4.56
+# billion to $4.56 billion"; issue 44).
+GENERATOR_VERSION = 52
 
 
 @dataclass

@@ -42,8 +42,15 @@ _AT_AT = re.compile(r"\b(at|from|until|since|by) (\d{1,2} [A-Z][a-z]+(?: \d{4})?
 
 def timed(text: str) -> str:
     """A sentence with a time said after "at" or "from" as a person says it: "measured at 4 May at 14:00" ->
-    "measured at 14:00 on 4 May"."""
-    return _AT_AT.sub(r"\1 \3 on \2", text)
+    "measured at 14:00 on 4 May"; an amount that rounds to itself is said to hold ("TVL went from $4.56 billion
+    to $4.56 billion" -> "TVL held at about $4.56 billion")."""
+    return _SAME.sub(r"held at about \1", _AT_AT.sub(r"\1 \3 on \2", text))
+
+
+_SAME = re.compile(
+    r"\b(?:went|moved|changed|rose|fell|grew|dropped) from (\$?\d[\d.,]*(?: (?:million|billion|trillion))?) to \$?\1"
+    r"(?![\d.,]*\d)"
+)
 
 
 def when_forms(value: Any, key: str = "") -> tuple[str, ...]:

@@ -188,3 +188,12 @@ def test_a_flat_record_of_options_is_said_in_words_and_a_document_stays_whole():
     assert said == "(color grey, resolution 4K) at 435.96 dollars (in stock: yes)"
     nested = {"filter": {"status": {"$in": ["open", "closed"]}}}
     assert answer_slot("r.filter", {}, nested) == json.dumps(nested["filter"])
+
+
+def test_an_amount_that_rounds_to_itself_is_said_to_hold():
+    """DefiLlama: "TVL went from $4.56 billion to $4.56 billion." said nothing a person would say."""
+    from synth.wording import timed
+
+    assert timed("TVL went from $4.56 billion to $4.56 billion.") == "TVL held at about $4.56 billion."
+    assert timed("TVL went from $4.56 billion to $4.58 billion.") == "TVL went from $4.56 billion to $4.58 billion."
+    assert timed("It went from 12 to 12.5 points.") == "It went from 12 to 12.5 points."
