@@ -160,7 +160,9 @@ SPLITS = ("train", "valid", "test")
 # protocol (every slug the TVL tools list; a parent's are its versions' added up), per-chain volumes that add up.
 # 52 = an amount that rounds to itself is said to hold ("TVL held at about $4.56 billion", not "went from $4.56
 # billion to $4.56 billion"; issue 44).
-GENERATOR_VERSION = 52
+# 53 = the executor's plan names each tool as it is offered ("Votars_fetch_recent_transcripts"); the reader counts
+# "No active weather alerts found" and two-character Korean or Japanese names ("서울") as said (issue 41).
+GENERATOR_VERSION = 53
 
 
 @dataclass

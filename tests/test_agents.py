@@ -4,6 +4,7 @@ as the offline path, identical bytes whatever the concurrency, every failure cou
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,28 @@ def test_a_failed_call_is_marked_for_the_reviewer_and_never_labelled_success():
     assert _labels(gates, ["success", "success"]) == ("success", "internal_error")
     assert _labels(gates, ["success"]) == ("success", "internal_error")
     assert _labels(gates, ["irrelevant_response", "input_error"]) == ("irrelevant_response", "internal_error")
+
+
+def test_the_plan_names_each_tool_as_the_executor_is_offered_it(tmp_path):
+    """Votars' tools are named with spaces ("Votars fetch recent transcripts"); the executor is offered
+    "Votars_fetch_recent_transcripts". The plan note once named the first, a function the model could not call."""
+    registry = tmp_path / "registry"
+    (registry / "packs").mkdir(parents=True)
+    for name in ("scarletlabs-ai__votars-mcp.json", "packs/scarletlabs-ai__votars-mcp.pack.yaml"):
+        (registry / name).write_bytes((REGISTRY / name).read_bytes())
+    plans: list[tuple[list[str], set[str]]] = []
+
+    def recording(body):
+        system = body["messages"][0].get("content") or ""
+        notes = [m["content"] for m in body["messages"] if m["role"] == "system" and "<plan>" in (m["content"] or "")]
+        if notes and not system.startswith("You are synth's"):
+            offered = {t["function"]["name"] for t in body.get("tools") or []}
+            plans.append(([s["tool"] for s in json.loads(notes[0].split("<plan>")[1].split("</plan>")[0])], offered))
+        return respond(body)
+
+    backend = ScriptedBackend(recording)
+    settings = Settings(servers=registry, out=tmp_path / "v", n=4, seed=2, backend="openai")
+    manifest = generate(settings, backends={role: backend for role in ROLES})
+    assert plans and manifest["funnel"]["accepted"] == 4
+    assert all(set(tools) <= offered for tools, offered in plans), plans[0]
+    assert any("Votars_fetch_recent_transcripts" in tools for tools, _ in plans)

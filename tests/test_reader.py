@@ -337,3 +337,39 @@ def test_an_answer_that_says_a_date_in_words_speaks_of_the_result():
     assert not _covered("It's due soon.", "get_task", {}, result, False)
     assert credential("token") and credential("accessToken") and credential("api_key") and credential("userAgent")
     assert not credential("key") and not credential("workspaceSlug")
+
+
+def test_an_answer_that_says_nothing_was_found_speaks_of_the_failed_call():
+    """The weather pack's own failure ({"message": "No active weather alerts found for ..."}, flagged an error)
+    answered as its pack says ("there are no active weather alerts") or as the result words it: both say the
+    outcome; an answer that only claims success still drops it."""
+    messages = (
+        user("Any weather alerts for Denver?"),
+        call("c1", "get_order", order_id="Denver"),
+        Message(
+            role="tool",
+            tool_call_id="c1",
+            is_error=True,
+            content=json.dumps({"message": "No active weather alerts found for Denver."}),
+        ),
+    )
+    for answer in (
+        "Good news: there are no active weather alerts matching that for Denver right now.",
+        "All done. No active weather alerts found for Denver.",
+    ):
+        found = read((*messages, said(answer)), SERVER)
+        assert found["dropped_request"] == found["success_after_error"] == [], answer
+    found = read((*messages, said("All done: I checked the alerts.")), SERVER)
+    assert found["dropped_request"] and found["success_after_error"]
+
+
+def test_an_answer_that_names_two_character_places_speaks_of_the_result():
+    """The Korean tourism pack's area codes are two-character names ("서울", "부산"): an answer naming them says
+    what the result holds; one naming none of them still drops it."""
+    messages = (
+        user("Which area codes can I search tours by?"),
+        call("c1", "list_orders"),
+        result("c1", {"items": [{"code": "1", "name": "서울"}, {"code": "6", "name": "부산"}]}),
+    )
+    assert read((*messages, said("You can use 서울 and 부산.")), SERVER)["dropped_request"] == []
+    assert read((*messages, said("You can search by area.")), SERVER)["dropped_request"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -273,12 +274,15 @@ def lost_verbatim(before: str, after: str) -> list[str]:
     return [block for block in verbatim(before) if block not in after]
 
 
-def plan_note(steps: list[PlanItem], items: tuple[str, ...] | list[str] = ()) -> str:
+def plan_note(
+    steps: list[PlanItem], items: tuple[str, ...] | list[str] = (), offered: Callable[[str], str] = str
+) -> str:
     """The planner's steps and what the request asks for, shown to the executor as a system note (never
-    written into the data)."""
+    written into the data). Each step names its tool as the executor is offered it (``offered``: the
+    OpenAI-valid name), so "Votars fetch recent transcripts" is the function it can call."""
     return templates.render(
         "executor.plan.j2",
-        plan_json=_dump([s.model_dump() for s in steps]),
+        plan_json=_dump([{**s.model_dump(), "tool": offered(s.tool)} for s in steps]),
         items_json=_dump(list(items)) if items else "",
     )
 

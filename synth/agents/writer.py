@@ -139,7 +139,7 @@ async def _write(ep: _Episode) -> Written | StageFailure:
     if isinstance(messages, StageFailure):
         return messages
     decisions = asked(messages)
-    note = roles.plan_note(plan_answer.steps, ep.items)
+    note = roles.plan_note(plan_answer.steps, ep.items, partial(ep.agents.names, ep.server.id))
     decided = await decide(
         scenario,
         server,
@@ -330,7 +330,7 @@ async def _talk(
     ep: _Episode, request: str, details: list[dict[str, Any]], plan: roles.PlanAnswer, runtime: AsyncToolRuntime
 ) -> list[Message] | StageFailure:
     sid, seed, m, server = ep.sid, ep.agents.seed, ep.models, ep.server
-    note = roles.plan_note(plan.steps, ep.items)
+    note = roles.plan_note(plan.steps, ep.items, partial(ep.agents.names, ep.server.id))
     # the deployment's own prompt (or none); how to behave is the plan note's, never written into the data
     messages: list[Message] = [*opening(server, seed, sid), Message(role="user", content=request)]
     results: list[Any] = []

@@ -64,7 +64,9 @@ _FAILED = re.compile(
     r"|does ?n[o']t|is ?n[o']t|was ?n[o']t|are ?n[o']t|invalid|denied|refused|rejected|sorry|unfortunately"
     r"|no (?:\w+ )?(?:match|result|record|data|access)|missing|unavailable|timed out|not (?:allowed|available|exist)"
     # "RubyGems.org has no owner with the handle ...", "Nothing came up for Steam", "There's no pull request #142"
-    r"|nothing\b|(?:has|have|had|there'?s|there is|returned|found) no\b)"
+    r"|nothing\b|(?:has|have|had|there'?s|there is|there are|returned|found) no\b"
+    # "No active weather alerts found for Denver": the result's own words for an empty outcome
+    r"|\bno (?:[\w-]+ ){1,3}found\b)"
 )
 _SUCCESS = re.compile(
     r"(?i)\b(?:done|success(?:ful(?:ly)?)?|created|saved|updated|deleted|sent|downloaded|completed|booked"
@@ -76,6 +78,7 @@ _POINTER = re.compile(
 )
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _SECRET = {"token", "secret", "password", "passwd", "cookie", "credential", "credentials", "authorization"}
 
 
@@ -164,7 +167,7 @@ def _words(value: Any) -> Iterator[str]:
             yield text
     elif isinstance(value, str):
         text = value.strip()
-        if len(text) >= 3:
+        if len(text) >= 3 or (len(text) == 2 and _CJK.search(text)):  # "서울", "東京": a whole name in two
             yield text[:60].lower()
             yield from (w for w in re.findall(r"[\w.\-@/]{4,}", text.lower())[:40])
 
