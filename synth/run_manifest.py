@@ -162,7 +162,9 @@ SPLITS = ("train", "valid", "test")
 # billion to $4.56 billion"; issue 44).
 # 53 = the executor's plan names each tool as it is offered ("Votars_fetch_recent_transcripts"); the reader counts
 # "No active weather alerts found" and two-character Korean or Japanese names ("서울") as said (issue 41).
-GENERATOR_VERSION = 53
+# 54 = worlds for gitingest (twelve repositories: size, README, tree and pyproject.toml each its own) and the
+# GitHub contents server (ten repositories' roots, .github folders and config files; issue 42).
+GENERATOR_VERSION = 54
 
 
 @dataclass
