@@ -164,7 +164,9 @@ SPLITS = ("train", "valid", "test")
 # "No active weather alerts found" and two-character Korean or Japanese names ("서울") as said (issue 41).
 # 54 = worlds for gitingest (twelve repositories: size, README, tree and pyproject.toml each its own) and the
 # GitHub contents server (ten repositories' roots, .github folders and config files; issue 42).
-GENERATOR_VERSION = 54
+# 55 = worlds for Visit Korea (Jeju's beaches by content ID), DuckDuckGo (nickclyde: pages by URL, each guide its own
+# text) and mcp-fetch (three eclipse pages, each its own markdown, none truncated).
+GENERATOR_VERSION = 55
 
 
 @dataclass
