@@ -166,7 +166,11 @@ SPLITS = ("train", "valid", "test")
 # GitHub contents server (ten repositories' roots, .github folders and config files; issue 42).
 # 55 = worlds for Visit Korea (Jeju's beaches by content ID), DuckDuckGo (nickclyde: pages by URL, each guide its own
 # text) and mcp-fetch (three eclipse pages, each its own markdown, none truncated).
-GENERATOR_VERSION = 55
+# 56 = a part of a message about another entity lends its values to no other part (a repository in another
+# workspace is asked for, not taken from the first part); a state the call sent said in words; unix times in
+# milliseconds said as dates; "What are the authors?" (a plural field); Google Calendar, DefiLlama, weather,
+# geo-news, Bitbucket and Weaviate answers say what their goals ask (issue 44).
+GENERATOR_VERSION = 56
 
 
 @dataclass

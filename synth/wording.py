@@ -34,7 +34,7 @@ _STAMP = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?$"
 )
 _MONTHS = "January February March April May June July August September October November December".split()
-_TIMED = {"time", "date", "at", "on", "start", "end", "created", "updated", "since", "until", "timestamp", "ts"}
+_TIMED = {"time", "date", "at", "on", "start", "end", "created", "updated", "since", "until", "timestamp", "ts", "unix"}
 
 
 _AT_AT = re.compile(r"\b(at|from|until|since|by) (\d{1,2} [A-Z][a-z]+(?: \d{4})?) at (\d{2}:\d{2})\b")
@@ -99,13 +99,18 @@ def large(value: Any) -> str | None:
 
 # a machine enum a server returns for a state ('PHASE2', 'NOT_YET_RECRUITING'), said in words in an answer
 _ENUM = re.compile(r"^(?=[A-Z0-9_]{4,}$)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$")
+_CAMEL_STATE = re.compile(r"^[a-z]+(?:[A-Z][a-z]+)+$")
 _STATE_KEYS = frozenset({"status", "phase", "phases", "state", "allocation", "type"})
 
 
 def state(value: Any, key: str) -> str | None:
     """A state a server spells as an enum, as a person says it ('PHASE2' -> 'phase 2', 'NOT_YET_RECRUITING' ->
     'not yet recruiting'), when ``key`` (the last word of its field) names a state; else None."""
-    if key not in _STATE_KEYS or not isinstance(value, str) or not _ENUM.match(value):
+    if key not in _STATE_KEYS or not isinstance(value, str):
+        return None
+    if _CAMEL_STATE.match(value):  # Google's responseStatus
+        return {"needsAction": "no reply yet"}.get(value, " ".join(words(value)))
+    if not _ENUM.match(value):
         return None
     said = re.sub(r"(?<=[A-Z])(?=\d)", " ", value).replace("_", " ").lower()
     said = re.sub(r"phase (\d) phase (\d)", r"phase \1/\2", said)

@@ -197,3 +197,23 @@ def test_an_amount_that_rounds_to_itself_is_said_to_hold():
     assert timed("TVL went from $4.56 billion to $4.56 billion.") == "TVL held at about $4.56 billion."
     assert timed("TVL went from $4.56 billion to $4.58 billion.") == "TVL went from $4.56 billion to $4.58 billion."
     assert timed("It went from 12 to 12.5 points.") == "It went from 12 to 12.5 points."
+
+
+def test_a_plural_field_is_asked_back_as_plural_and_a_state_sent_is_said_in_words():
+    """Read: "What's the authors, by the way?" -> "It's Mensah JB, ..."; "PRs ... in state DECLINED"."""
+    import random
+
+    from synth.offline.followups import _asked
+    from synth.packs.template import answer_slot
+
+    for seed in range(6):
+        asked = _asked("authors", ["Mensah JB", "Keller E"], "", random.Random(seed))
+        assert asked is not None
+        ask, say = asked
+        assert not ask.startswith("What's") and not say.startswith("It's"), (ask, say)
+    asked = _asked("title", "Ketamine versus ECT", "", random.Random(0))
+    assert asked is not None
+    ask, say = asked
+    assert "are" not in ask.split() and "They're" not in say
+    assert answer_slot("state", {"state": "DECLINED"}, {}) == "declined"
+    assert answer_slot("query", {"query": "USDC"}, {}) == "USDC"

@@ -51,6 +51,10 @@ SAY_LOW = ("{label} has the lowest {field}, at {value}.", "That would be {label}
 AGAIN = ("Sorry, what was the {field} again?", "Remind me, what was the {field}?")  # the answer said it
 RECALL = ("What's the {field}, by the way?", "And the {field}?", "Did it mention the {field}?")  # it did not
 SAY_RECALL = ("The {field} is {value}.", "It's {value}.", "{value}, according to the result.")
+# the same for a plural field ("authors"): "What are the authors?", not "What's the authors?"
+AGAIN_MANY = ("Sorry, what were the {field} again?", "Remind me, what were the {field}?")
+RECALL_MANY = ("What are the {field}, by the way?", "And the {field}?", "Did it mention the {field}?")
+SAY_RECALL_MANY = ("The {field} are {value}.", "They're {value}.", "{value}, according to the result.")
 _HOW_MANY = {"count", "total", "total count", "num results", "result count", "total results", "matches", "hits"}
 HOW_MANY = ("Sorry, how many was that?", "How many were there in all?", "How many did it find?")
 SAY_HOW_MANY = ("{value} in all.", "There were {value}.", "{value}.")
@@ -217,11 +221,13 @@ def _asked(key: str, value: Any, stated: str, rng: random.Random) -> tuple[str, 
     if _number(value) and len(counted) < len(field.split()) and counted and counted[-1].endswith("s"):
         noun = " ".join(counted)  # total_records: "How many records were there?"
         return rng.choice(HOW_MANY_OF).format(noun=noun), rng.choice(SAY_HOW_MANY_OF).format(value=amount, noun=noun)
-    ask = rng.choice(AGAIN if str(value) in stated else RECALL).format(field=field)
+    many = isinstance(value, list) or (field.endswith("s") and not field.endswith(("ss", "us", "is")))
+    again, recall = (AGAIN_MANY, RECALL_MANY) if many else (AGAIN, RECALL)
+    ask = rng.choice(again if str(value) in stated else recall).format(field=field)
     said = f"{amount}{unit}".rstrip(".")
     if said.endswith(("?", "!")):  # a sentence of its own: 'It says "Are we still on for Saturday?"'
         return ask, f'It says "{said}"'
-    say = rng.choice(SAY_RECALL).format(field=field, value=said)
+    say = rng.choice(SAY_RECALL_MANY if many else SAY_RECALL).format(field=field, value=said)
     return ask, say[:1].upper() + say[1:]
 
 

@@ -322,6 +322,11 @@ class PackAuthor:
         """Whether ``param`` of a writing step names one of the world's entities (an id it draws from the world)."""
         return self._writes(step) and isinstance(self.entry(step).values.get(param), Draw)
 
+    @staticmethod
+    def _session(param: str) -> bool:
+        """Whether ``param`` holds for the whole session (a token, the customer), whatever the request is about."""
+        return param in OWNER_KEYS or credential(param)
+
     def _writes(self, step: int) -> bool:
         """Whether the step's tool changes its world (creates, updates or deletes an entity)."""
         touch = self.entry(step).world
@@ -527,7 +532,10 @@ class PackAuthor:
                 for s, a in reversed(self.args.items())
             ]
             # a write takes no entity from another request (a note just deleted is not the one "out of date")
-            apart = [*self.composing, *earlier_turns]
+            # an earlier part about another entity lends nothing: "a PR in kestrel-data/ml-features ... a repository in
+            # the quarry-analytics workspace" does not make the second ml-features (its slug is asked for)
+            alike = [c for c in self.composing if not {p for p in c if p in mine and not self._session(p)}]
+            apart = [*alike, *earlier_turns]
             for earlier in [*({"": a} for a in args.values()), *({"apart": a} for a in apart)]:
                 (where, values), *_ = earlier.items()
                 fixed.update(

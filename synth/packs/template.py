@@ -278,8 +278,8 @@ def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
         return _value(slot, get_path(result, slot[2:]))
     if slot.startswith("re:"):  # {re:Message: (.+)}: the first match in a text result (see get_path)
         return spoken(get_path(result, "~" + slot[3:]))
-    if slot in args:
-        return spoken(args[slot])
+    if slot in args:  # a state the call sent, in words too: 'PRs in state merged'
+        return state(args[slot], (words(slot) or [""])[-1]) or spoken(args[slot])
     raise Missing(slot)
 
 
