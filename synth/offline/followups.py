@@ -222,6 +222,8 @@ def _asked(key: str, value: Any, stated: str, rng: random.Random) -> tuple[str, 
         noun = " ".join(counted)  # total_records: "How many records were there?"
         return rng.choice(HOW_MANY_OF).format(noun=noun), rng.choice(SAY_HOW_MANY_OF).format(value=amount, noun=noun)
     many = isinstance(value, list) or (field.endswith("s") and not field.endswith(("ss", "us", "is")))
+    if many and _number(value):  # samples: 20 is "How many samples were there?", not "what were the samples?"
+        return rng.choice(HOW_MANY_OF).format(noun=field), rng.choice(SAY_HOW_MANY_OF).format(value=amount, noun=field)
     again, recall = (AGAIN_MANY, RECALL_MANY) if many else (AGAIN, RECALL)
     ask = rng.choice(again if str(value) in stated else recall).format(field=field)
     said = f"{amount}{unit}".rstrip(".")
