@@ -56,8 +56,8 @@ def test_a_bad_pack_gets_one_clear_line_per_problem(weather: Path):
     text = pack_file.read_text(encoding="utf-8")
     text = text.replace("days: {range: [2, 7]}", "days: [three, four]")  # a string where an integer is asked
     text = text.replace(
-        "path: locations.0.name\n        goals:\n          - \"I'm visiting",
-        "path: locations.0.town\n        goals:\n          - \"I'm visiting",
+        "path: locations.0.name\n        goals:\n          - text: \"I'm visiting",
+        "path: locations.0.town\n        goals:\n          - text: \"I'm visiting",
     )
     text = text.replace("  get_live_temp:", "  get_live_temperature:")
     text = text.replace('"Which place name should I search for?"', '"Which {place} should I search for?"')
