@@ -47,7 +47,7 @@ runner = CliRunner()
 # decision items carry their author as call items do; conversations, scored, train and valid unchanged)
 # and at 30 (issue 44: a value from an earlier request is asked for again, never carried unsaid; the reader reads
 # "Paste the SQL." as an ask: the conversations and what derives from them change)
-# and at 50 (issue 44: a plural field is asked back as a person asks it; checked by diffing the 80 conversations:
+# and at 54 (issue 44: a plural field is asked back as a person asks it; checked by diffing the 80 conversations:
 # one changed, 'Sorry, what was the samples again?' / 'The samples is 20.' -> 'How many samples were there?' /
 # '20 samples.'; the other 79 are unchanged)
 BEFORE = {
