@@ -170,7 +170,9 @@ SPLITS = ("train", "valid", "test")
 # workspace is asked for, not taken from the first part); a state the call sent said in words; unix times in
 # milliseconds said as dates; "What are the authors?" (a plural field); Google Calendar, DefiLlama, weather,
 # geo-news, Bitbucket and Weaviate answers say what their goals ask (issue 44).
-GENERATOR_VERSION = 56
+# 57 = Postgres: an EXPLAIN of orders scans the monitor's 12,874,190 rows; the customer a data fix changes is not one
+# the customer queries return (issue 42).
+GENERATOR_VERSION = 57
 
 
 @dataclass
