@@ -95,7 +95,7 @@ def _query(text: str, rng: random.Random) -> dict[str, Any]:
                 stated.append(f"the {human(p)} from step {step}'s result (at {field})")
                 continue
             value, _ = make_value(p, schema, ctx)
-            if data["multi_turn"] and not details and isinstance(value, (str, int)) and said[human(p)] == 1:
+            if data["multi_turn"] and not details and said[human(p)] == 1:  # any value the person knows
                 details.append({"step": i + 1, "param": p, "value": value})
                 continue
             stated.append(say(p, value))

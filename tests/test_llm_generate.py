@@ -257,6 +257,30 @@ def test_the_dry_run_prices_a_scenario_within_15_percent_of_what_it_sent(clean_r
     assert abs(per - sent) <= 0.15 * sent, (per, sent)
 
 
+def test_a_dry_run_on_a_folder_a_model_run_used_prices_the_turn_away_it_measured(clean_run, tmp_path):
+    """Issue 41: how many scenarios a run starts per conversation kept depends on the model; a dry run on the
+    folder of an earlier model run of the command (finished or stopped) uses the rate that run measured, and
+    says so, and prices the whole run within 15% of the calls it sent. A folder without one, or with an
+    offline run's, is priced with the default quarter."""
+    from synth.agents.estimate import SPARE, estimate
+    from synth.config import Settings
+
+    out, _ = clean_run
+    funnel = json.loads((out / "manifest.json").read_text())["funnel"]
+    settings = Settings(servers=ROOT / "registry", out=out, n=16, seed=4, backend="openai", model="synth-test")
+    priced = estimate(settings)
+    assert priced["spare"] == round(funnel["scenarios"] / 16, 3) and priced["scenarios"] == funnel["scenarios"]
+    assert f"took {funnel['scenarios']} scenarios for 16 accepted" in priced["spare_said"]
+    sent = sum(e["sent"]["calls"] for e in json.loads((out / "requests.json").read_text()))
+    assert abs(priced["calls"] - sent) <= 0.15 * sent, (priced["calls"], sent)
+    (tmp_path / "offline").mkdir()
+    offline = {"backend": "offline", "funnel": {"scenarios": 90, "accepted": 16}}
+    (tmp_path / "offline" / "manifest.json").write_text(json.dumps(offline))
+    for folder in (tmp_path / "none", tmp_path / "offline"):
+        fresh = estimate(settings.model_copy(update={"out": folder}))
+        assert fresh["spare"] == SPARE and fresh["scenarios"] == 20 and "a quarter" in fresh["spare_said"]
+
+
 def test_budget_stops_new_work_and_a_resume_with_more_budget_finishes(server, clean_run, tmp_path):
     uninterrupted, _ = clean_run
     out = tmp_path / "budget"

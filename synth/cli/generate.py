@@ -521,8 +521,8 @@ def _print_estimate(settings: Settings) -> None:
     )
     if report.get("max_scenarios", 0) > report["scenarios"]:
         Console().print(
-            f"estimated for {report['scenarios']} scenarios (n plus a quarter for the ones the gates, reviewer and "
-            f"dedup turn away); a run that turns away many starts up to {report['max_scenarios']} (2n + 20), "
+            f"estimated for {report['scenarios']} scenarios ({report['spare_said']}); a run that turns away many "
+            f"starts up to {report['max_scenarios']} (2n + 20), "
             f"which would cost about ${report['usd_max']:.2f}",
             highlight=False,
         )
