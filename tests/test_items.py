@@ -115,6 +115,15 @@ def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
     )
     assert _said(hours, {"datetime": "2026-05-04T11:04:09"}).startswith("Yes")
     assert _said(hours, {"datetime": "2026-05-04T21:04:09"}).startswith("No")
+    # "Does the 2F go anywhere near Mong Kok?": a list (or a text) holding a value
+    near = Goal.model_validate(
+        {
+            "text": "Does the {route} go anywhere near Mong Kok?",
+            "items": [{"ask": "near", "when": "r.stops has Mong Kok", "say": "Yes.", "otherwise": "No."}],
+        }
+    )
+    assert _said(near, {"stops": [{"name": "WONG TAI SIN"}, {"name": "MONG KOK STATION"}]}) == "Yes."
+    assert _said(near, {"stops": [{"name": "WONG TAI SIN"}, {"name": "LOK FU"}]}) == "No."
     # every item of a list, each said by its form; a list's length
     stories = [{"title": f"Story {n}", "score": 100 + n} for n in range(5)]
     assert answer_slot('each:r|"$title" ($score points)', {}, stories).count("points") == 5

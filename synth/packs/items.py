@@ -7,6 +7,7 @@ the result, or why not ("the result gives no figure for month"), so it cannot dr
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from synth.packs.model import Goal, Item
 from synth.packs.template import Missing, fill, get_path
 
-_TEST = re.compile(r"^\s*([\w.\-$:]+)\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*$")
+_TEST = re.compile(r"^\s*([\w.\-$:]+)\s*(<=|>=|==|!=|<|>|\bhas\b)\s*(.+?)\s*$")
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b,
@@ -22,6 +23,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": lambda a, b: a >= b,
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
+    "has": lambda a, b: str(b).lower() in str(a).lower(),  # 'r.stops has Mong Kok': a list or text holding it
 }
 
 
@@ -34,7 +36,7 @@ def parse_test(test: str) -> tuple[str, str, str]:
     """``'r.0.created_at >= 2025-11-01'`` -> (slot, operator, value); ValueError when it is not one."""
     m = _TEST.match(test)
     if m is None:
-        raise ValueError(f"{test!r} is not 'SLOT OP VALUE' (OP one of < <= > >= == !=)")
+        raise ValueError(f"{test!r} is not 'SLOT OP VALUE' (OP one of < <= > >= == != has)")
     return m.group(1), m.group(2), m.group(3).strip("'\"")
 
 
@@ -57,6 +59,8 @@ def _holds(test: str, args: dict[str, Any], result: Any) -> bool:
     left = _operand(slot, args, result)
     if value.startswith("r.") or value in args:
         value = _operand(value, args, result)
+    if op == "has":
+        return _OPS[op](json.dumps(left, ensure_ascii=False) if not isinstance(left, str) else left, value)
     try:
         return _OPS[op](float(left), float(value))
     except (TypeError, ValueError):

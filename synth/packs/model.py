@@ -63,7 +63,7 @@ class Item(_Model):
     when: str | None = Field(
         default=None,
         description="a verdict's test on the result, 'SLOT OP VALUE' ('r.0.created_at >= 2025-11-01', "
-        "'r.apy_change < 1'): ``say`` when it holds, ``otherwise`` when not",
+        "'r.apy_change < 1', 'r.stops has Mong Kok'): ``say`` when it holds, ``otherwise`` when not",
     )
     otherwise: str | None = Field(default=None, description="the verdict's words when ``when`` does not hold")
     missing: str | None = Field(

@@ -110,7 +110,8 @@ RULES: tuple[Rule, ...] = (
         "item-slots",
         "An item's say and otherwise, and a goal's answer, use slots every result template of the goal's "
         "(last) tool fills, as answers do; in a feed's goal {first:r.path} reads the first tool's result. A "
-        "verdict's when is 'SLOT OP VALUE' (OP one of < <= > >= == !=; VALUE a literal or another slot).",
+        "verdict's when is 'SLOT OP VALUE' (OP one of < <= > >= == != has; VALUE a literal or another slot; has: "
+        "the list or text holds VALUE).",
         '{"ask": "maintained", "say": "Yes", "when": "recent"}',
         '{"ask": "maintained", "say": "Yes: the newest release came out {r.0.created_at}.", "when": '
         '"r.0.created_at >= 2026-01-01", "otherwise": "Not lately: the newest release is from {r.0.created_at}."}',
