@@ -47,6 +47,22 @@ def timed(text: str) -> str:
     return _SAME.sub(r"held at about \1", _AT_AT.sub(r"\1 \3 on \2", text))
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"])")
+_NAMED = re.compile(r"(?:^|[^,\s]\s)[A-Z][a-z]+ [A-Z]\.$")  # "by Diederik P." (not "Patel S, Mcdonald K.")
+
+
+def sentences_of(text: str) -> list[str]:
+    """An answer's sentences; an initial inside a name ends none ("New work by Diederik P. Kingma"), where the
+    last initial of an author list ("Graham M, Patel S, Mcdonald K. Abstract: ...") does."""
+    parts: list[str] = []
+    for part in _SENTENCE.split(text):
+        if parts and _NAMED.search(parts[-1]):
+            parts[-1] += " " + part
+        else:
+            parts.append(part)
+    return parts
+
+
 _SAME = re.compile(
     r"\b(?:went|moved|changed|rose|fell|grew|dropped) from (\$?\d[\d.,]*(?: (?:million|billion|trillion))?) to \$?\1"
     r"(?![\d.,]*\d)"

@@ -217,3 +217,14 @@ def test_a_plural_field_is_asked_back_as_plural_and_a_state_sent_is_said_in_word
     assert "are" not in ask.split() and "They're" not in say
     assert answer_slot("state", {"state": "DECLINED"}, {}) == "declined"
     assert answer_slot("query", {"query": "USDC"}, {}) == "USDC"
+
+
+def test_an_initial_in_a_name_ends_no_sentence():
+    """A model-written arXiv pack's answer lost half a sentence: "New work by Diederik P. Kingma and co-authors"
+    was cut at "P." and its first half dropped as a repeat, leaving "Kingma and co-authors, submitted in ..."."""
+    listed = 'I found 2 papers by Diederik P. Kingma: "Equivariant Networks" (26 April) and "Adam" (22 December 2014).'
+    read = (
+        '2604.29431 is "Equivariant Networks" by Diederik P. Kingma et al., submitted 26 April in cs.LG. '
+        "New work by Diederik P. Kingma and co-authors, submitted in April 2026."
+    )
+    assert unrepeated([listed, read])[1] == read

@@ -18,7 +18,7 @@ from synth.simulator import vocab
 from synth.simulator.toolnames import kind as tool_kind
 from synth.simulator.toolnames import noun, singular, subject
 from synth.simulator.values.values import human, words
-from synth.wording import intent
+from synth.wording import intent, sentences_of
 
 
 def show(value: Any, kind: str) -> str:
@@ -361,9 +361,6 @@ def _repeats(text: str, rest: str) -> bool:
     return sum(w in rest.lower() for w in said) >= 0.75 * len(said)
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"])")
-
-
 def unrepeated(answers: list[str]) -> list[str]:
     """The answers of one turn without what only repeats: a search answer that named the paper and quoted
     its abstract, then the paper's record saying the same, tells it once. An answer that repeats the others
@@ -375,7 +372,7 @@ def unrepeated(answers: list[str]) -> list[str]:
             del kept[i]
     for i in range(1, len(kept)):
         before = " ".join(kept[:i])
-        sentences = _SENTENCE.split(kept[i])
+        sentences = sentences_of(kept[i])
         new = [s for s in sentences if not _repeats(s, before)]
         if new and len(new) < len(sentences):
             kept[i] = " ".join(new)
@@ -391,7 +388,7 @@ def told(answers: list[str], request: str) -> str:
     asked nothing ("Check the log" is not answered "Yes: ...")."""
     answers = unrepeated(answers)
     for i in range(len(answers) - 1):
-        sentences = _SENTENCE.split(answers[i])
+        sentences = sentences_of(answers[i])
         kept = [s for s in sentences if not s.rstrip().endswith("?")]
         answers[i] = " ".join(kept) if kept else answers[i]
     text = " ".join([*(ended(a) for a in answers[:-1]), *answers[-1:]])
