@@ -124,6 +124,14 @@ def test_a_goals_answer_says_each_item_from_the_result_or_why_not():
     )
     assert _said(near, {"stops": [{"name": "WONG TAI SIN"}, {"name": "MONG KOK STATION"}]}) == "Yes."
     assert _said(near, {"stops": [{"name": "WONG TAI SIN"}, {"name": "LOK FU"}]}) == "No."
+    # the store said "Name first_name Adam, ..." to "How much is left on my gift card?": a list's items of one kind
+    wallet = {"methods": [{"source": "card", "id": "cc_1"}, {"source": "gift_card", "id": "gc_7", "balance": 67.5}]}
+    assert answer_slot("each:r.methods[source=gift_card]|$id has $$balance left", {}, wallet) == "gc_7 has $67.5 left"
+    try:
+        answer_slot("each:r.methods[source=paypal]|$id", {}, wallet)
+        raise AssertionError("no paypal method, yet said")
+    except Missing:
+        pass
     # every item of a list, each said by its form; a list's length
     stories = [{"title": f"Story {n}", "score": 100 + n} for n in range(5)]
     assert answer_slot('each:r|"$title" ($score points)', {}, stories).count("points") == 5

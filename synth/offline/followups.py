@@ -42,6 +42,9 @@ _UNITS = {
     "min": " minutes",
     "hours": " hours",
     "m": " m",
+    "inhg": " inHg",
+    "hpa": " hPa",
+    "mb": " mb",
 }
 
 HIGH = ("Which of those has the highest {field}?", "Of those, which one has the most {field}?")

@@ -211,11 +211,13 @@ EACH_MAX = 25  # a list said item by item names at most this many, then how many
 
 
 def each(slot: str, result: Any) -> str:
-    """``each:r.path|$name ($tvl)``: every item of the list at ``path``, each said by the text after ``|``
-    (``$field``, ``$a.b``: the item's values; the item itself without one), as "a, b and c": a person who
-    asked for five stories gets five."""
+    """``each:r.path|$name ($tvl)``: every item of the list at ``path`` (``path[key=value]``: those whose key holds
+    the value), each said by the text after ``|`` (``$field``, ``$a.b``: the item's values; the item itself
+    without one), as "a, b and c": a person who asked for five stories gets five."""
     path, _, form = slot[len("each:r") :].lstrip(".").partition("|")
-    items = get_path(result, path)
+    path, _, where = path.rstrip("]").partition("[")
+    items, (key, _, wanted) = get_path(result, path), where.partition("=")
+    items = [i for i in items if isinstance(i, dict) and str(i.get(key)) == wanted] if where else items
     if not isinstance(items, list) or not items:
         raise Missing(slot)
 
