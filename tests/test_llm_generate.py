@@ -243,7 +243,8 @@ def test_the_dry_run_prices_a_scenario_within_15_percent_of_what_it_sent(clean_r
     """Issue 41: on the shipped registry (every server packed, so the tool role asks nothing) the dry run's
     calls per scenario are within 15% of what the run sent per scenario it started, discarded work included.
     How many scenarios a run starts depends on how many the gates turn away (a quarter assumed; these
-    loopback agents lose about half), which no estimate made before the run can know."""
+    loopback agents lose about a fifth), which no estimate made before the run can know (a dry run on an
+    earlier run's folder uses the rate it measured: the next test)."""
     from synth.agents.estimate import estimate
     from synth.config import Settings
 
