@@ -24,10 +24,12 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from synth.packs.agree import agreed, fresh, not_before
-from synth.packs.model import Draw, Entity, Ref, Touch, World
+from synth.packs.model import Draw, Ref, Touch, World
+from synth.packs.seeding import plain_copy, seeded
 from synth.packs.template import SLOT, Expander, Missing, get_path
 from synth.records import content_hash
 from synth.stages.consistency import COUNT_KEY, TOTAL_KEY
@@ -74,7 +76,7 @@ class WorldState:
         self.person: dict[str, Any] | None = None  # the one the conversation is with, once drawn
         for kind, entity in spec.entities.items():
             self.state[kind] = {}
-            for record in _seeded(entity, self.rng("seed", kind)):
+            for record in seeded(entity, partial(self.rng, "seed", kind)):
                 ident = ONE if entity.one else key_of(record.get(entity.id, ""))
                 if ident and ident not in self.state[kind]:
                     self.state[kind][ident] = record
@@ -167,7 +169,7 @@ class WorldState:
 
     def snapshot(self) -> dict[str, list[dict[str, Any]]]:
         """The state as JSON (kind -> entities in order): what a write task's verify.py checks."""
-        return {kind: [copy.deepcopy(v) for v in records.values()] for kind, records in self.state.items()}
+        return {kind: [plain_copy(v) for v in records.values()] for kind, records in self.state.items()}
 
 
 def set_fields(mapping: dict[str, str], args: dict[str, Any]) -> dict[str, Any]:
@@ -204,11 +206,6 @@ def _total(values: list[Any]) -> Any:
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     total = sum(numbers)
     return round(total, 2) if isinstance(total, float) else total
-
-
-def _seeded(entity: Entity, rng: random.Random) -> list[dict[str, Any]]:
-    records = Expander(rng).value(entity.seed)
-    return [r for r in records if isinstance(r, dict)][: 1 if entity.one else None]
 
 
 def _has(records: dict[str, dict[str, Any]], field: str) -> bool:
@@ -435,7 +432,7 @@ class Server:
         made = _at(data, self.touch.path)
         kind = self.touch.entity
         if self.entity.one:  # a new game, a new session: the object starts again from its seed
-            record = {**_seeded(self.entity, self.world.rng("seed", kind))[0], **self._written()}
+            record = {**seeded(self.entity, partial(self.world.rng, "seed", kind))[0], **self._written()}
             self.world.state[kind][ONE] = record
             return Served(_put(data, self.touch.path, overlay(made, record, self.entity.id, self.touch.fields)))
         record = self._as_entity(made)
