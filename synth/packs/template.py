@@ -274,8 +274,8 @@ def answer_slot(slot: str, args: dict[str, Any], result: Any) -> str:
         if not isinstance(value, list):
             raise Missing(slot)
         return str(len(value))
-    if slot == "r":
-        return spoken(result)
+    if slot == "r":  # a bare amount (a TVL) as a person writes it
+        return large(result) or spoken(result)
     if slot.startswith("r."):
         return _value(slot, get_path(result, slot[2:]))
     if slot.startswith("re:"):  # {re:Message: (.+)}: the first match in a text result (see get_path)

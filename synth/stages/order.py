@@ -32,7 +32,7 @@ _LOWER_IS_BETTER = re.compile(r"(?i)distance|dist$|miles|km$|price|cost|fare")
 NEW = re.compile(r"(?i)\b(?:newest|latest|most recent)\b(?!-)")
 OLD = re.compile(r"(?i)\b(?:oldest|earliest)\b(?!-)")
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")  # "... citations). 2 of the citing papers ..." is two
 _LABEL = re.compile(r"(?i)^(?:\w+_)?(?:title|name|headline|symbol|ticker|login|slug)$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _ID = re.compile(r"(?i)(?:^|_)id$|[a-z]Id$|^pageid$|^pmid$|^rank$|^index$")
