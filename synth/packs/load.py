@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
 from synth.packs.model import Pack
-from synth.records import Problem, Registry
+from synth.records import Problem, Registry, ServerSpec
 from synth.registry.files import PACK_SUFFIXES as SUFFIXES
 from synth.registry.files import read_yaml
 
@@ -93,6 +95,33 @@ def read_pack(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
         return None, out
 
 
+# what a process already read and checked (generate opens its run twice: the note on packs, then the run), by the
+# file's bytes and the server's spec; a pack is frozen, so one object serves every reader
+_READ: dict[tuple[str, str, str], tuple[Pack | None, list[Problem]]] = {}
+_CHECKED: dict[tuple[int, str, str], tuple[Pack, list[Problem]]] = {}
+
+
+def _read_once(path: Path, rel: str) -> tuple[Pack | None, list[Problem]]:
+    """``read_pack``, parsed and validated once per process for the same bytes."""
+    try:
+        key = (path.suffix, rel, hashlib.sha256(path.read_bytes()).hexdigest())
+    except OSError:
+        return read_pack(path, rel)
+    if key not in _READ:
+        _READ[key] = read_pack(path, rel)
+    pack, problems = _READ[key]
+    return pack, list(problems)
+
+
+def _checked_once(pack: Pack, server: ServerSpec, file: str, check: Any) -> list[Problem]:
+    """``check(pack, server, file)``, once per process for the same pack object and server spec."""
+    key = (id(pack), file, server.model_dump_json())
+    held = _CHECKED.get(key)
+    if held is None or held[0] is not pack:
+        held = _CHECKED[key] = (pack, check(pack, server, file))
+    return list(held[1])
+
+
 def load_packs(*folders: Path) -> Packs:
     """Every pack under the folders, in sorted order; the first pack for a server wins, later ones are problems."""
     packs = Packs()
@@ -103,7 +132,7 @@ def load_packs(*folders: Path) -> Packs:
             if any(part.startswith(".") for part in path.relative_to(folder).parts):
                 continue
             rel = path.relative_to(folder).as_posix()
-            pack, problems = read_pack(path, rel)
+            pack, problems = _read_once(path, rel)
             packs.problems.extend(problems)
             if pack is None:
                 continue
@@ -144,7 +173,7 @@ def usable_packs(registry: Registry, *folders: Path) -> Packs:
             )
             del found.by_server[server_id]
             continue
-        problems = check_pack(pack, server, file)
+        problems = _checked_once(pack, server, file, check_pack)
         found.problems.extend(problems)
         broken = {p.tool for p in problems if p.severity == "error" and p.tool}
         if broken:
