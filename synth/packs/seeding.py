@@ -1,13 +1,14 @@
 """The entities a world kind starts with (``Entity.seed``), expanded per conversation from its own random stream.
 
 Most seeds draw nothing (fixed records: ten routes' flights, a shop's products), and expanding one is a copy of
-the template; those are expanded once per process and handed out as plain copies, which is the same records
-for a fraction of the time.
+the template; those are expanded once per process and handed out as copies (``marshal``), which is the same
+records for a fraction of the time.
 """
 
 from __future__ import annotations
 
 import copy
+import marshal
 import random
 from collections.abc import Callable
 from typing import Any
@@ -39,19 +40,29 @@ def _static(template: Any) -> bool:
     return not isinstance(template, str) or "{" not in template
 
 
-# id(entity) -> (the entity, its seed records when the seed draws nothing, else None): most worlds are fixed
-_FIXED: dict[int, tuple[Entity, list[dict[str, Any]] | None]] = {}
+# id(entity) -> (the entity, its seed records marshalled when the seed draws nothing, else None): most worlds are
+# fixed, and ``marshal.loads`` makes a fresh copy of JSON data in C, types and key order kept
+_FIXED: dict[int, tuple[Entity, bytes | None]] = {}
 
 
 def seeded(entity: Entity, rng: Callable[[], random.Random]) -> list[dict[str, Any]]:
     """The entities a kind starts with; a seed that draws nothing is expanded once per process and copied."""
     held = _FIXED.get(id(entity))
     if held is None or held[0] is not entity:
-        fixed = _kept(entity, Expander(random.Random(0)).value(entity.seed)) if _static(entity.seed) else None
-        held = _FIXED[id(entity)] = (entity, fixed)
+        held = _FIXED[id(entity)] = (entity, _fixed(entity))
     if held[1] is not None:
-        return plain_copy(held[1])
+        return marshal.loads(held[1])
     return _kept(entity, Expander(rng()).value(entity.seed))
+
+
+def _fixed(entity: Entity) -> bytes | None:
+    """The seed's records, marshalled, when expanding it draws nothing and marshal holds them (JSON data does)."""
+    if not _static(entity.seed):
+        return None
+    try:
+        return marshal.dumps(_kept(entity, Expander(random.Random(0)).value(entity.seed)))
+    except ValueError:  # a value marshal cannot hold: expanded per world, as before
+        return None
 
 
 def _kept(entity: Entity, records: Any) -> list[dict[str, Any]]:
