@@ -179,11 +179,14 @@ def test_faults_cost_retries_not_data(tmp_path):
 def test_killed_run_resumes_to_the_same_bytes(server, clean_run, tmp_path):
     """SIGKILL part way, then --resume: the files equal those of the uninterrupted run of the same seed."""
     uninterrupted, _ = clean_run
-    with OpenAIServer(respond, latency_ms=40, faults=Faults(rate_429=0.05, retry_after_s=0.02)) as slow:
+    # a third of what the whole run sends, then 1.5 s more, is part way (the loopback agents are turned away
+    # less often than they were, and 60 requests plus 1.5 s at 40 ms had become the whole run)
+    part = json.loads((uninterrupted / "requests.json").read_text())[0]["requests"] // 3
+    with OpenAIServer(respond, latency_ms=120, faults=Faults(rate_429=0.05, retry_after_s=0.02)) as slow:
         out = tmp_path / "killed"
         proc = synth(*llm_args(slow, out), wait=False)
         deadline = time.monotonic() + 60
-        while len(slow.requests) < 60 and time.monotonic() < deadline:
+        while len(slow.requests) < part and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(1.5)  # the killed process's requests reach requests.json within a second
         killed_at = time.monotonic()

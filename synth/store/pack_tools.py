@@ -137,6 +137,18 @@ class Shop:
         return json.loads(text)
 
 
+# what a customer asks of their own account, said from it (the person is thanked once they are found)
+THANKED = "Thank you, {first:first_name}: that's account {first:r.user_id}. {items}"
+GIFT_CARD = {
+    "ask": "gift card",
+    "when": "r.payment_methods has gift_card",
+    "say": "Your gift card {each:r.payment_methods[source=gift_card]|$payment_method_id has $$balance left}.",
+    "otherwise": "There's no gift card on your account; you pay with {each:r.payment_methods|$payment_method_id}.",
+}
+PAYMENT_IDS = "{each:r.payment_methods|$payment_method_id}"
+ORDERS = {"ask": "orders", "say": "You have {count:r.orders} orders with us: {each:r.orders}."}
+
+
 def read_tools(shop: Shop) -> dict[str, Any]:
     """The tools that read: finding the customer, their account, orders and the catalog."""
     return {
@@ -225,8 +237,16 @@ def _find_user_id_by_name_zip(shop: Shop) -> dict[str, Any]:
                 "param": "user_id",
                 "path": "user_id",
                 "goals": [
-                    "I'm {first_name} {last_name}, ZIP {zip}. How much is left on my gift card?",
-                    "{first_name} {last_name} here, ZIP code {zip}. Which orders do I have with you?",
+                    {
+                        "text": "I'm {first_name} {last_name}, ZIP {zip}. How much is left on my gift card?",
+                        "answer": THANKED,
+                        "items": [GIFT_CARD],
+                    },
+                    {
+                        "text": "{first_name} {last_name} here, ZIP code {zip}. Which orders do I have with you?",
+                        "answer": THANKED,
+                        "items": [ORDERS],
+                    },
                 ],
             }
         ],
@@ -238,8 +258,11 @@ def _get_user_details(shop: Shop) -> dict[str, Any]:
     return {
         "world": {"op": "read", "entity": "user", "by": "user_id"},
         "goals": [
-            "My user id is {user_id}. Which payment methods do I have on file?",
-            "Can you check how much is left on my gift card? My account is {user_id}.",
+            {
+                "text": "My user id is {user_id}. Which payment methods do I have on file?",
+                "items": [{"ask": "payment methods", "say": "On file for {user_id}: " + PAYMENT_IDS + "."}],
+            },
+            {"text": "Can you check how much is left on my gift card? My account is {user_id}.", "items": [GIFT_CARD]},
             {
                 "text": "What address do you have for me? The account id is {user_id}.",
                 "items": [
@@ -250,7 +273,7 @@ def _get_user_details(shop: Shop) -> dict[str, Any]:
                     }
                 ],
             },
-            "I want to see all the orders on my account, {user_id}.",
+            {"text": "I want to see all the orders on my account, {user_id}.", "items": [ORDERS]},
         ],
         "values": {"user_id": {"entity": "user"}},
         "results": [shop.user_result],
