@@ -137,6 +137,13 @@ def test_an_order_claim_its_result_contradicts_is_found() -> None:
     near = [{"name": "Yerba Buena", "distance_m": 109}, {"name": "Embarcadero", "distance_m": 335}]
     assert contradicted_claims(_answered(near, "Yerba Buena is your best bet, 109 m away.")) == []  # less is better
     assert len(contradicted_claims(_answered(near, "The nearest is Embarcadero, 335 m away."))) == 1
+    pools = [
+        {"symbol": "STETH", "tvlUsd": 25400000000, "apy": 2.93},
+        {"symbol": "USDC", "tvlUsd": 4400000000, "apy": 4.94},
+    ]
+    biggest = "The biggest pool is STETH with $25.4 billion and 2.93% APY."  # biggest by size: its APY is no claim
+    assert contradicted_claims(_answered(pools, biggest)) == []
+    assert len(contradicted_claims(_answered(pools, "The biggest pool is USDC, 4400000000 deposited."))) == 1
 
 
 # --- the world behind the runtime ----------------------------------------------------------

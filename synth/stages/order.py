@@ -20,11 +20,15 @@ from synth.stages.consistency import _as_dict, _parsed
 HIGH = re.compile(r"(?i)\b(?:top|most|highest|biggest|largest|leading|greatest|number one)\b|\bbest\b(?!-)")
 LOW = re.compile(r"(?i)\b(?:cheapest|lowest|least|fewest|smallest|nearest|closest)\b(?!-)")
 # the field a claim word is about, where the word says it: "nearest" is a distance, "most cited" citations
+_SIZE_OF = "tvl|size|cap|volume|count|total|amount|supply|deposit|bytes|length|area|population|enrollment"
 _ABOUT = {
     "nearest": "distance|dist|miles|km",
     "closest": "distance|dist|miles|km",
     "cheapest": "price|cost|fare|rate|amount",
+    "biggest": _SIZE_OF,  # "the biggest pool ... $25.4 billion and 2.93% APY" is about its size, not its APY
+    "largest": _SIZE_OF,
 }
+_SIZE = re.compile(r"(?i)\b(?:biggest|largest)\b")
 _NEXT = re.compile(r"(?i)\b(?:most|least)[- ](\w{4,})")
 _CHANGE = re.compile(r"(?i)change|pct|percent|delta|diff")
 _TIME = re.compile(r"(?i)year|date|time|_at$|At$")
@@ -77,7 +81,7 @@ def _comparable(a: Any, b: Any, dates: bool) -> bool:
 def _beaten(item: dict[str, Any], items: list[dict[str, Any]], sentence: str, low: bool, dates: bool) -> str | None:
     """The field the sentence cites of ``item`` on which another item of the list ranks above it, with that item."""
     cited = [k for k, v in item.items() if not _ID.search(k) and _cited(v, sentence)]
-    word = LOW.search(sentence)
+    word = LOW.search(sentence) or _SIZE.search(sentence)
     about = _ABOUT.get(word.group(0).lower(), "") if word else ""
     after = _NEXT.search(sentence)
     about = about or (after.group(1)[:3].lower() if after else "")
